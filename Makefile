@@ -1,0 +1,99 @@
+# cmtc — build out of tree in build/.  Sources are globbed, so adding a
+# file to frontend/, ir/, passes/ or backend/ needs no change here.
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+RE2C    ?= re2c
+BISON   ?= bison
+
+WARN    = -std=c11 -Wall -Wextra -Wpedantic -Werror
+CFLAGS  ?= -O2 -g
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. -I$(BUILD)/gen \
+            -DCMT_STDLIB_DIR='"$(PREFIX)/share/cmtc/stdlib"' \
+            -DCMT_SOURCE_STDLIB='"$(CURDIR)/stdlib"'
+LDLIBS  = -ljansson -llpsolve55 -lcolamd -ldl -lm
+
+SRC      = $(wildcard frontend/*.c ir/*.c passes/*.c backend/*.c)
+MAIN_SRC = backend/main.c
+LIB_SRC  = $(filter-out $(MAIN_SRC),$(SRC))
+GEN_C    = $(BUILD)/gen/cmt.lex.c $(BUILD)/gen/cmt.tab.c
+OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
+           $(BUILD)/obj/gen/cmt.lex.o $(BUILD)/obj/gen/cmt.tab.o
+HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/cmt.tab.h
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+
+.PHONY: all check test unit asan valgrind fuzz bench lint fmt install clean
+all: $(BUILD)/cmtc
+
+$(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
+	@mkdir -p $(BUILD)/gen
+	$(BISON) -Wall -Werror -Wcounterexamples -d -o $(BUILD)/gen/cmt.tab.c $<
+
+$(BUILD)/gen/cmt.lex.c: lang/cmt.re $(BUILD)/gen/cmt.tab.h
+	@mkdir -p $(BUILD)/gen
+	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -Wno-unused-function $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libcmt.a: $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/cmtc: $(BUILD)/obj/$(MAIN_SRC:.c=.o) $(BUILD)/libcmt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcmt.a $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(BUILD)/libcmt.a $(LDLIBS)
+
+unit: $(UNIT_BIN)
+
+# The one test runner: golden files, unit tests, docs examples, LSP
+# transcripts.  Ends with `N passed, N failed`.
+check test: all unit
+	@CMTC=$(BUILD)/cmtc UNIT_DIR=$(BUILD)/unit sh tests/run.sh
+
+asan:
+	$(MAKE) BUILD=build-asan CC=clang \
+	  CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+	  LDFLAGS='-fsanitize=address,undefined' check
+
+valgrind: all unit
+	@CMTC=$(BUILD)/cmtc UNIT_DIR=$(BUILD)/unit VALGRIND=1 sh tests/run.sh
+
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang \
+	  CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libcmt.a
+	clang -I. -Ibuild-fuzz/gen -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -O1 -g \
+	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_frontend \
+	  tests/fuzz/fuzz_frontend.c build-fuzz/libcmt.a $(LDLIBS)
+	@mkdir -p build-fuzz/corpus
+	cp examples/*.cmt stdlib/std/*/*.cmt build-fuzz/corpus/ 2>/dev/null || true
+	build-fuzz/fuzz_frontend -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
+	  -timeout=10 -rss_limit_mb=4096 build-fuzz/corpus
+
+bench: all
+	@CMTC=$(BUILD)/cmtc sh tests/bench/run.sh
+
+lint:
+	clang-format --dry-run --Werror $(wildcard frontend/*.[ch] ir/*.[ch] passes/*.[ch] backend/*.[ch])
+
+fmt:
+	clang-format -i $(wildcard frontend/*.[ch] ir/*.[ch] passes/*.[ch] backend/*.[ch])
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cmtc/stdlib \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/cmtc $(DESTDIR)$(PREFIX)/bin/cmtc
+	cp -R stdlib/std $(DESTDIR)$(PREFIX)/share/cmtc/stdlib/
+	install -m 644 docs/cmtc.1 $(DESTDIR)$(PREFIX)/share/man/man1/cmtc.1
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,445 @@
+/* cmt.h — the one shared header of cmtc's front end: memory arenas,
+ * interned names, source files and spans, diagnostics, units and the AST.
+ * Later stages (ir/, passes/, backend/) include this and ir/ir.h. */
+#ifndef CMT_H
+#define CMT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ arena */
+
+/* Everything lives in an arena freed whole: the process, one document
+ * version, or one pass.  There is no free() of single objects. */
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+    ArenaChunk *head;
+    size_t used_total; /* bytes handed out, for statistics */
+} Arena;
+
+void *arena_alloc(Arena *a, size_t size);             /* zeroed, 16-aligned */
+void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+void arena_free_all(Arena *a);
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* A growable array of pointers kept in an arena (old storage is simply
+ * abandoned to the arena when it grows). */
+typedef struct PtrVec {
+    void **items;
+    int count, cap;
+} PtrVec;
+void ptrvec_push(Arena *a, PtrVec *v, void *item);
+
+/* The process arena: interned names, the standard library, server state. */
+Arena *process_arena(void);
+
+/* ------------------------------------------------------------------ names */
+
+/* Interned strings: equal names are equal pointers.  Lives in the process
+ * arena for the life of the process. */
+typedef const char *Name;
+Name intern(const char *s, size_t len);
+Name intern_cstr(const char *s);
+
+/* ------------------------------------------------------- sources and spans */
+
+typedef struct SourceFile {
+    int id;               /* index in the source manager */
+    const char *path;     /* as given or resolved; "<stdin>" etc. */
+    const char *text;     /* NUL-terminated copy; may contain NUL bytes */
+    size_t len;           /* bytes, excluding the terminating NUL */
+    uint32_t *line_starts;/* byte offset of each line start */
+    uint32_t line_count;
+} SourceFile;
+
+/* Byte span [start, end) in one file. */
+typedef struct Span {
+    int32_t file; /* SourceFile id, -1 for none */
+    uint32_t start, end;
+} Span;
+
+#define SPAN_NONE ((Span){-1, 0, 0})
+Span span_join(Span a, Span b); /* smallest span covering both (same file) */
+
+typedef struct SourceManager {
+    Arena *arena;
+    SourceFile **files;
+    int count, cap;
+} SourceManager;
+
+void sources_init(SourceManager *sm, Arena *arena);
+/* Adds a file whose text is copied; computes the line table. */
+SourceFile *sources_add(SourceManager *sm, const char *path, const char *text,
+                        size_t len);
+/* Reads a file from disk; NULL (and errno set) on I/O failure. */
+SourceFile *sources_load(SourceManager *sm, const char *path);
+SourceFile *sources_get(const SourceManager *sm, int id);
+
+/* 1-based line; 1-based column counted in bytes. */
+void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line,
+                     uint32_t *col);
+/* 0-based column in UTF-16 code units for the language server. */
+uint32_t source_utf16_col(const SourceFile *f, uint32_t offset);
+/* Byte offset of a 0-based (line, UTF-16 or UTF-8 column); clamps. */
+uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col,
+                          bool utf16);
+/* The text of 1-based line `line` without its newline. */
+const char *source_line_text(const SourceFile *f, uint32_t line, size_t *len);
+
+/* ------------------------------------------------------------ diagnostics */
+
+typedef enum Severity { SEV_ERROR, SEV_WARNING, SEV_NOTE } Severity;
+
+typedef struct DiagLabel {
+    Span span;
+    const char *message; /* may be "" */
+} DiagLabel;
+
+typedef struct Diag {
+    Severity severity;
+    const char *code;    /* stable, e.g. "E0304"; docs/errors/E0304.md */
+    Span span;           /* primary */
+    const char *message; /* lower case, no final period */
+    DiagLabel *labels;   /* secondary spans, rendered as `note:` with source */
+    int label_count;
+    const char **notes;  /* `= note: ...` lines */
+    int note_count;
+    const char **helps;  /* `= help: ...` lines */
+    int help_count;
+} Diag;
+
+#define DIAG_MAX_ERRORS 50
+
+typedef struct DiagSink {
+    Arena *arena;
+    Diag **items;
+    int count, cap;
+    int error_count;
+    bool capped; /* reached DIAG_MAX_ERRORS; later errors are dropped */
+} DiagSink;
+
+void diags_init(DiagSink *d, Arena *arena);
+Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt,
+                 ...) __attribute__((format(printf, 4, 5)));
+Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt,
+                   ...) __attribute__((format(printf, 4, 5)));
+/* All of these accept NULL (a dropped diagnostic) and do nothing. */
+void diag_label(Diag *g, DiagSink *d, Span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(Diag *g, DiagSink *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_help(Diag *g, DiagSink *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sorts by file, offset (stable), so output order is deterministic. */
+void diags_sort(DiagSink *d);
+
+typedef struct DiagRenderOptions {
+    bool color;
+} DiagRenderOptions;
+/* GCC-style text with line gutter, caret and ~ underline. */
+void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
+                       DiagRenderOptions opts);
+/* A JSON array of diagnostic objects (jansson), written to `out`. */
+void diags_render_json(FILE *out, const SourceManager *sm, const DiagSink *d);
+
+/* ------------------------------------------------------------- spelling */
+
+/* The candidate closest to `name` within an edit-distance cutoff that grows
+ * with the name's length, or NULL. */
+const char *spell_suggest(const char *name, const char *const *candidates,
+                          int count);
+int edit_distance(const char *a, const char *b);
+
+/* ------------------------------------------------------------------ units */
+
+/* A unit is numerator/denominator of base kinds; a value is stored in the
+ * SI base of that pair (bytes, seconds, hertz, joules, counts). */
+typedef enum BaseUnit {
+    BU_NONE,   /* dimensionless */
+    BU_BYTE,   /* size */
+    BU_SECOND, /* time */
+    BU_CYCLE,  /* time in clock cycles: needs the arch's clock */
+    BU_HERTZ,  /* frequency */
+    BU_JOULE,  /* energy */
+    BU_MAC,    /* multiply-accumulate */
+    BU_OP,     /* vector element operation */
+    BU_FLOP    /* floating point operation (1 MAC = 2 FLOP) */
+} BaseUnit;
+
+typedef struct UnitDim {
+    uint8_t num, den; /* BaseUnit */
+} UnitDim;
+
+/* Parses a unit spelling such as "GiB", "GB/s", "pJ/MAC", "cycles".
+ * On success sets *dim and *scale (multiply a value to get SI). */
+bool unit_parse(const char *text, size_t len, UnitDim *dim, double *scale);
+/* "size", "bandwidth", "energy per byte", ... for messages. */
+const char *unit_dim_describe(UnitDim dim);
+/* An example for messages: "2 MiB", "64 GB/s", ... */
+const char *unit_dim_example(UnitDim dim);
+bool unit_dim_eq(UnitDim a, UnitDim b);
+/* Formats an SI value with a readable prefix ("1.5 MiB", "18.4 us"). */
+const char *unit_format(Arena *a, double value, UnitDim dim);
+
+/* ------------------------------------------------------------ numbers */
+
+/* Parses an integer literal with optional '_' separators.  false on
+ * overflow of int64. */
+bool parse_int_literal(const char *text, size_t len, int64_t *out);
+/* Parses a decimal literal (with '_' separators, optional exponent). */
+bool parse_real_literal(const char *text, size_t len, double *out);
+/* Overflow-checked arithmetic; false on overflow. */
+bool checked_add(int64_t a, int64_t b, int64_t *out);
+bool checked_sub(int64_t a, int64_t b, int64_t *out);
+bool checked_mul(int64_t a, int64_t b, int64_t *out);
+
+/* -------------------------------------------------------------------- AST */
+
+typedef struct Ident {
+    Name name; /* NULL when hole */
+    Span span;
+    bool hole; /* written `?` */
+} Ident;
+
+typedef struct IdentList {
+    Ident *items;
+    int count;
+} IdentList;
+
+typedef enum ExprKind {
+    EX_ERROR,    /* a parse error stood here; checks stay quiet about it */
+    EX_INT,      /* 4096 */
+    EX_REAL,     /* 0.5 */
+    EX_QUANTITY, /* 2 MiB: value already scaled to SI */
+    EX_NAME,     /* a const, parameter or bare identifier */
+    EX_ACCESS,   /* A[m, k] */
+    EX_UNARY,    /* -x */
+    EX_BINARY,   /* a + b, a - b, a * b, a / b */
+    EX_CALL,     /* exp(x), max(a, b) */
+    EX_REDUCE,   /* sum(n) e[m, n] */
+    EX_HOLE      /* ? */
+} ExprKind;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    Span span;
+    union {
+        int64_t int_value;
+        double real_value;
+        struct {
+            double value; /* SI */
+            UnitDim dim;
+            Span unit_span;
+        } quantity;
+        Name name;
+        struct {
+            Ident tensor;
+            IdentList indices;
+        } access;
+        struct {
+            char op; /* '-' */
+            Expr *operand;
+        } unary;
+        struct {
+            char op; /* + - * / */
+            Expr *lhs, *rhs;
+        } binary;
+        struct {
+            Ident fn;
+            Expr **args;
+            int arg_count;
+        } call;
+        struct {
+            Ident fn; /* sum max min mean */
+            IdentList indices;
+            Expr *body;
+        } reduce;
+    } u;
+};
+
+typedef enum ElemType {
+    ET_NONE, ET_INT4, ET_INT8, ET_INT16, ET_INT32,
+    ET_FP8, ET_BF16, ET_FP16, ET_FP32
+} ElemType;
+/* Bits per element. */
+int elem_type_bits(ElemType t);
+const char *elem_type_name(ElemType t);
+
+typedef struct Param {
+    Ident name;
+    Expr *default_value; /* NULL if none */
+} Param;
+
+typedef enum TensorRole { TR_IN, TR_OUT, TR_VAR } TensorRole;
+
+typedef struct TensorDecl {
+    TensorRole role;
+    Ident name;
+    Expr **dims; /* none for `var` */
+    int dim_count;
+    ElemType type;
+    Span type_span;
+    Span span;
+} TensorDecl;
+
+typedef struct Stmt {
+    Ident target;
+    IdentList indices; /* left-hand side indices */
+    Expr *rhs;
+    Span span;
+} Stmt;
+
+typedef struct OpDecl {
+    Param *params;
+    int param_count;
+    TensorDecl **tensors; /* in, out and var, in source order */
+    int tensor_count;
+    Stmt **stmts;
+    int stmt_count;
+} OpDecl;
+
+/* `key value;`, `key v1, v2;`, `cost exp 4, rsqrt 4;`, `array 32 x 32;`,
+ * `role input`: the value shapes allowed depend on the key (checked). */
+typedef struct AttrPair {
+    Ident key;
+    Expr *value;
+} AttrPair;
+
+typedef struct Attr {
+    Ident key;
+    Expr **values; /* plain values */
+    int value_count;
+    AttrPair *pairs; /* for `cost fn n, ...` */
+    int pair_count;
+    Span span;
+} Attr;
+
+typedef struct AttrList {
+    Attr **items;
+    int count;
+} AttrList;
+
+typedef enum ArchItemKind {
+    AI_ERROR,
+    AI_ATTR,    /* clock 1 GHz; */
+    AI_MEMORY,  /* memory NAME role R { ... } */
+    AI_CLUSTER, /* cluster NAME[d = n KIND, ...] KIND { ... } */
+    AI_COMPUTE  /* compute NAME matrix|vector { ... } */
+} ArchItemKind;
+
+typedef struct ClusterDimDecl {
+    Ident name;
+    Expr *size;
+    Ident kind; /* name NULL when not given */
+    Span span;
+} ClusterDimDecl;
+
+typedef struct ArchItem {
+    ArchItemKind kind;
+    Span span;
+    Ident name;
+    Ident role;      /* memory: name NULL when none */
+    Ident unit_kind; /* compute: matrix|vector; cluster: topology kind */
+    ClusterDimDecl *dims; /* cluster */
+    int dim_count;
+    Attr *attr; /* AI_ATTR */
+    AttrList body; /* memory, cluster, compute */
+} ArchItem;
+
+typedef struct ArchDecl {
+    Ident parent; /* `arch cloud : edge`; name NULL if none */
+    ArchItem **items;
+    int item_count;
+} ArchDecl;
+
+typedef enum MapItemKind {
+    MI_ERROR, MI_SPATIAL, MI_TILE, MI_ORDER, MI_FUSE, MI_OVERLAP,
+    MI_OBJECTIVE, MI_REPEAT
+} MapItemKind;
+
+typedef struct SpatialAssign {
+    Ident index;  /* may be a hole */
+    IdentList dims; /* one or more; a single hole ident for `i -> ?` */
+    Span span;
+} SpatialAssign;
+
+typedef struct TileEntry {
+    Ident index;  /* may be a hole */
+    Expr *size;   /* EX_HOLE for ? */
+    Span span;
+} TileEntry;
+
+typedef struct MapItem {
+    MapItemKind kind;
+    Span span;
+    Span keyword_span;
+    bool whole_hole;   /* `spatial ?;`, `fuse ?;`, `order GLB: ?;` */
+    IdentList stmts;   /* spatial for S, ...: / fuse S, ... */
+    SpatialAssign *assigns; /* spatial */
+    int assign_count;
+    Ident level;       /* tile, order, fuse ... at LEVEL (may be hole) */
+    TileEntry *tiles;
+    int tile_count;
+    IdentList order;   /* order */
+    Ident value;       /* overlap full|none, objective latency|energy|edp */
+    Expr *count;       /* repeat */
+} MapItem;
+
+typedef struct ParamBinding {
+    Ident name;
+    Expr *value;
+} ParamBinding;
+
+typedef struct MappingDecl {
+    Ident op;
+    ParamBinding *bindings;
+    int binding_count;
+    Ident arch;
+    MapItem **items;
+    int item_count;
+} MappingDecl;
+
+typedef enum DeclKind { DK_ERROR, DK_USE, DK_CONST, DK_OP, DK_ARCH, DK_MAPPING } DeclKind;
+
+typedef struct Decl {
+    DeclKind kind;
+    Span span;
+    Ident name; /* const, op, arch, mapping; for use: the written path */
+    union {
+        struct {
+            const char *path; /* "std.arch.edge" or "my/ops.cmt" */
+            bool is_string;   /* written as a string literal */
+        } use;
+        Expr *const_value;
+        OpDecl op;
+        ArchDecl arch;
+        MappingDecl mapping;
+    } u;
+} Decl;
+
+/* One parsed file. */
+typedef struct Module {
+    SourceFile *file;
+    Decl **decls;
+    int decl_count;
+    /* comments, for the formatter: spans in source order */
+    Span *comments;
+    int comment_count;
+} Module;
+
+/* Parses one file into a module, reporting every syntax error it can
+ * recover from (at most DIAG_MAX_ERRORS).  Never fails: a broken part
+ * becomes an error node. */
+Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags);
+
+#endif

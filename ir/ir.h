@@ -1,0 +1,282 @@
+/* ir.h — cmtc's IR: checked ops (einsum statements with bound index
+ * extents), archs (levels, roles, cluster dimensions, compute units) and
+ * mappings (decisions, each with the source span that made it).  The
+ * lowered schedule lives in ir/schedule.h. */
+#ifndef CMT_IR_H
+#define CMT_IR_H
+
+#include "../frontend/cmt.h"
+#include <math.h>
+
+/* ------------------------------------------------------------------ ops */
+
+typedef enum ReduceOp { RO_NONE, RO_SUM, RO_MAX, RO_MIN, RO_MEAN } ReduceOp;
+const char *reduce_op_name(ReduceOp op); /* "sum", "max", ... ; "none" */
+
+typedef struct IrIndex {
+    Name name;
+    int64_t extent;
+    Span first_use;   /* where the extent was bound */
+} IrIndex;
+
+typedef enum TensorKind { TK_INPUT, TK_OUTPUT, TK_INTERMEDIATE } TensorKind;
+
+#define IR_MAX_RANK 8
+typedef struct IrTensor {
+    int id;
+    Name name;
+    TensorKind kind;
+    ElemType type;
+    int rank;
+    int index[IR_MAX_RANK];      /* index id of each dimension */
+    int64_t extent[IR_MAX_RANK]; /* = indices[index[i]].extent */
+    int producer;                /* statement id, -1 for inputs */
+    Span span;                   /* declaration or first assignment */
+} IrTensor;
+
+typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;
+
+typedef struct FnCount {
+    Name fn;   /* exp, rsqrt, ... (two-argument max/min too) */
+    int count; /* occurrences per output point */
+} FnCount;
+
+#define IR_MAX_OPERANDS 16
+typedef struct IrStmt {
+    int id;
+    Name name;          /* = name of the tensor it defines */
+    int out_tensor;
+    int lhs_count;
+    int lhs[IR_MAX_RANK];           /* index ids on the left */
+    int reduced_count;
+    int reduced[IR_MAX_RANK];       /* index ids summed/reduced */
+    ReduceOp reduce_op;             /* RO_NONE when nothing is reduced */
+    StmtClass cls;
+    int input_count;
+    int inputs[IR_MAX_OPERANDS];    /* tensor ids read, first occurrence order;
+                                       for a contraction [0]=first operand
+                                       (role input), [1]=second (role weight) */
+    int arith_ops;                  /* + - * / and unary - per point */
+    FnCount *fns;                   /* function calls per point */
+    int fn_count;
+    const Stmt *ast;
+    Span span;
+} IrStmt;
+
+typedef struct IrOp {
+    Name name;
+    const Decl *decl;
+    int param_count;
+    Name *param_names;
+    int64_t *param_values;
+    IrIndex *indices;
+    int index_count;
+    IrTensor *tensors;
+    int tensor_count;
+    IrStmt *stmts;     /* in dependence (source) order */
+    int stmt_count;
+} IrOp;
+
+/* Every index a statement iterates over: lhs then reduced. */
+int ir_stmt_indices(const IrStmt *s, int out[2 * IR_MAX_RANK]);
+bool ir_stmt_uses_index(const IrStmt *s, int index);
+/* Work of one statement over the given per-index extents (MACs for a
+ * contraction, element ops for a vector statement, using fn costs from the
+ * given compute unit or 1 each when unit is NULL). */
+struct IrCompute;
+double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
+                    const struct IrCompute *unit);
+int ir_find_index(const IrOp *op, Name name);
+int ir_find_tensor(const IrOp *op, Name name);
+int ir_find_stmt(const IrOp *op, Name name);
+
+/* ---------------------------------------------------------------- archs */
+
+typedef enum Topology { TOPO_RING, TOPO_MESH, TOPO_TORUS, TOPO_SWITCH, TOPO_FULL } Topology;
+const char *topology_name(Topology t);
+
+typedef enum MemRole { ROLE_ANY, ROLE_INPUT, ROLE_WEIGHT, ROLE_OUTPUT } MemRole;
+const char *mem_role_name(MemRole r);
+
+typedef struct IrClusterDim {
+    int id;
+    Name name;
+    int64_t size;
+    Topology topology;
+    int cluster;      /* IrCluster id */
+    Span span;
+} IrClusterDim;
+
+typedef struct IrCluster {
+    int id;
+    Name name;
+    int first_dim, dim_count; /* its dims in IrArch.dims */
+    double link_bandwidth;    /* B/s per link and direction */
+    double hop_latency;       /* s */
+    double link_energy;       /* J/B per hop */
+    int depth;                /* 0 = outermost cluster */
+    Span span;
+} IrCluster;
+
+typedef struct IrMemory {
+    int id;
+    Name name;
+    MemRole role;
+    double capacity;     /* bytes per instance; INFINITY when unbounded */
+    double bandwidth;    /* B/s per instance */
+    double read_energy;  /* J/B */
+    double write_energy; /* J/B */
+    int level;           /* IrLevel id */
+    Span span;
+} IrMemory;
+
+/* A level of the hierarchy: one memory, or several split by role. */
+typedef struct IrLevel {
+    int id;             /* 0 = outermost */
+    Name name;          /* the memory's name, or the first of a role split */
+    int first_memory, memory_count;
+    int clusters_outside; /* number of IrClusters declared before it */
+    int64_t instances;  /* product of the sizes of all dims outside it */
+    Span span;
+} IrLevel;
+
+typedef struct FnCost {
+    Name fn;
+    double cost; /* element ops per call */
+} FnCost;
+
+typedef struct IrCompute {
+    int id;
+    Name name;
+    bool matrix;           /* matrix (contractions) or vector */
+    double peak_per_cycle; /* MAC/cycle or op/cycle of one unit */
+    double throughput;     /* per second: peak * clock * efficiency * count */
+    double energy;         /* J per MAC or per op */
+    double efficiency;     /* default 1 */
+    int array_rows, array_cols; /* systolic array; 0 when not given */
+    int count;             /* units per instance (default 1) */
+    FnCost *costs;
+    int cost_count;
+    int64_t instances;     /* product of all cluster dims */
+    Span span;
+} IrCompute;
+
+typedef struct IrArch {
+    Name name;
+    const Decl *decl;
+    double clock_hz;      /* 0 when not given (cycles then unusable) */
+    IrLevel *levels;
+    int level_count;
+    IrMemory *memories;
+    int memory_count;
+    IrCluster *clusters;
+    int cluster_count;
+    IrClusterDim *dims;   /* all cluster dims, outermost cluster first */
+    int dim_count;
+    IrCompute *units;
+    int unit_count;
+    Span clock_span;
+} IrArch;
+
+int ir_find_level(const IrArch *a, Name name);   /* by level or memory name */
+int ir_find_dim(const IrArch *a, Name name);
+const IrCompute *ir_matrix_unit(const IrArch *a); /* first matrix unit or NULL */
+const IrCompute *ir_vector_unit(const IrArch *a); /* first vector unit or NULL */
+/* The memory of a level that holds tensors of the given role (a role split
+ * level picks the matching role, else the single memory). */
+const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role);
+
+/* ------------------------------------------------------------- mappings */
+
+/* Decision values: HOLE where the user wrote `?`, UNSET where nothing was
+ * said (a default applies). */
+#define IR_HOLE (-2)
+#define IR_UNSET (-1)
+
+typedef enum Objective { OBJ_LATENCY, OBJ_ENERGY, OBJ_EDP } Objective;
+typedef enum Overlap { OVERLAP_FULL, OVERLAP_NONE } Overlap;
+
+/* For each statement and cluster dim: which index is split over it. */
+typedef struct IrSpatial {
+    int *split;         /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
+    Span *split_span;   /* where each decision was written */
+    bool whole_hole;    /* `spatial ?;` */
+    Span hole_span;
+} IrSpatial;
+
+typedef struct IrTile {
+    int64_t *size;      /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
+    Span *span;         /* where each was written */
+    bool *index_hole;   /* [level]: `tile L: ? 64` — an index hole at level */
+} IrTile;
+
+typedef struct IrOrder {
+    int *perm;          /* [level * index_count + k] index ids outermost first; */
+    int *length;        /* [level]: 0 = unset, -2 = hole (`order L: ?`) */
+    Span *span;         /* [level] */
+} IrOrder;
+
+typedef struct IrFuse {
+    int *group;         /* [stmt]: group id, or IR_HOLE when `fuse ?` */
+    int group_count;
+    int *level;         /* [group]: level id, IR_HOLE, IR_UNSET (default) */
+    Span *span;         /* [group] */
+    bool whole_hole;
+    Span hole_span;
+} IrFuse;
+
+typedef struct IrMapping {
+    Name name;
+    const Decl *decl;
+    IrOp *op;           /* instantiated with the mapping's parameters */
+    IrArch *arch;
+    IrSpatial spatial;
+    IrTile tile;
+    IrOrder order;
+    IrFuse fuse;
+    Overlap overlap;
+    Objective objective;
+    bool objective_given;
+    int64_t repeat;     /* default 1 */
+    int hole_count;     /* 0: evaluate only */
+} IrMapping;
+
+/* --------------------------------------------------------- the program */
+
+/* Everything checked in one compile: every module read, the global symbol
+ * table, and the IR of each op (at default parameters), arch and mapping. */
+typedef struct Program {
+    Arena *arena;
+    SourceManager *sources;
+    DiagSink *diags;
+    Module **modules;   /* the root file first, then every used file */
+    int module_count;
+    IrArch **archs;
+    int arch_count;
+    IrMapping **mappings; /* in source order of the root file */
+    int mapping_count;
+} Program;
+
+typedef struct CheckOptions {
+    const char **include_dirs; /* -I */
+    int include_count;
+    const char *stdlib_dir;    /* installed standard library */
+    /* Optional: text of open, unsaved buffers (language server) keyed by
+     * absolute path; NULL when none. */
+    const char *(*overlay)(void *ctx, const char *path, size_t *len);
+    void *overlay_ctx;
+} CheckOptions;
+
+/* Parses `root` and every file it uses, resolves names, checks ops, archs
+ * and mappings, and builds their IR.  Diagnostics go to `diags`. */
+Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
+                       SourceFile *root, const CheckOptions *opts);
+
+/* Instantiates an op with parameter values (NULL bindings = defaults).
+ * Reports unbound parameters and index extent disagreements at `use_site`.
+ * Returns NULL on error. */
+IrOp *ir_instantiate_op(Program *p, const Decl *op_decl,
+                        const ParamBinding *bindings, int binding_count,
+                        Span use_site);
+
+#endif
