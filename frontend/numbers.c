@@ -1,0 +1,147 @@
+/* numbers.c — integer and real literals with '_' separators, overflow
+ * checked arithmetic, and element type sizes. */
+#include "frontend/cmt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A '_' is a separator only between two digits. */
+static inline bool separator_ok(const char *text, size_t len, size_t i) {
+    return i > 0 && i + 1 < len && is_digit(text[i - 1]) &&
+           is_digit(text[i + 1]);
+}
+
+bool parse_int_literal(const char *text, size_t len, int64_t *out) {
+    if (len == 0) return false;
+    int64_t value = 0;
+    bool any_digit = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '_') {
+            if (!separator_ok(text, len, i)) return false;
+            continue;
+        }
+        if (!is_digit(c)) return false;
+        if (__builtin_mul_overflow(value, 10, &value) ||
+            __builtin_add_overflow(value, c - '0', &value))
+            return false;
+        any_digit = true;
+    }
+    if (!any_digit) return false;
+    *out = value;
+    return true;
+}
+
+/* Checks digits [. digits] [(e|E) [+|-] digits] with '_' between digits,
+ * copies it without the separators into `clean`, and returns its length,
+ * or -1 when the text is not such a literal. */
+static long clean_real(const char *text, size_t len, char *clean) {
+    size_t i = 0, n = 0;
+    size_t mantissa_digits = 0;
+    while (i < len && (is_digit(text[i]) || text[i] == '_')) {
+        if (text[i] == '_') {
+            if (!separator_ok(text, len, i)) return -1;
+        } else {
+            clean[n++] = text[i];
+            mantissa_digits++;
+        }
+        i++;
+    }
+    if (i < len && text[i] == '.') {
+        clean[n++] = text[i++];
+        size_t first = i;
+        while (i < len && (is_digit(text[i]) || text[i] == '_')) {
+            if (text[i] == '_') {
+                if (i == first || !separator_ok(text, len, i)) return -1;
+            } else {
+                clean[n++] = text[i];
+                mantissa_digits++;
+            }
+            i++;
+        }
+    }
+    if (mantissa_digits == 0) return -1;
+    if (i < len && (text[i] == 'e' || text[i] == 'E')) {
+        clean[n++] = text[i++];
+        if (i < len && (text[i] == '+' || text[i] == '-')) clean[n++] = text[i++];
+        size_t first = i, exponent_digits = 0;
+        while (i < len && (is_digit(text[i]) || text[i] == '_')) {
+            if (text[i] == '_') {
+                if (i == first || !separator_ok(text, len, i)) return -1;
+            } else {
+                clean[n++] = text[i];
+                exponent_digits++;
+            }
+            i++;
+        }
+        if (exponent_digits == 0) return -1;
+    }
+    if (i != len) return -1;
+    clean[n] = '\0';
+    return (long)n;
+}
+
+bool parse_real_literal(const char *text, size_t len, double *out) {
+    char small[128];
+    Arena scratch = {0};
+    char *clean = len < sizeof small ? small : arena_alloc(&scratch, len + 1);
+    bool ok = false;
+    if (clean_real(text, len, clean) >= 0) {
+        char *end;
+        errno = 0;
+        double value = strtod(clean, &end);
+        /* underflow to a tiny or zero value is fine; overflow is not */
+        if (*end == '\0' && isfinite(value)) {
+            *out = value;
+            ok = true;
+        }
+    }
+    arena_free_all(&scratch);
+    return ok;
+}
+
+bool checked_add(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+
+bool checked_sub(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_sub_overflow(a, b, out);
+}
+
+bool checked_mul(int64_t a, int64_t b, int64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+int elem_type_bits(ElemType t) {
+    switch (t) {
+    case ET_INT4: return 4;
+    case ET_INT8: return 8;
+    case ET_INT16: return 16;
+    case ET_INT32: return 32;
+    case ET_FP8: return 8;
+    case ET_BF16: return 16;
+    case ET_FP16: return 16;
+    case ET_FP32: return 32;
+    case ET_NONE: break;
+    }
+    return 0;
+}
+
+const char *elem_type_name(ElemType t) {
+    switch (t) {
+    case ET_INT4: return "int4";
+    case ET_INT8: return "int8";
+    case ET_INT16: return "int16";
+    case ET_INT32: return "int32";
+    case ET_FP8: return "fp8";
+    case ET_BF16: return "bf16";
+    case ET_FP16: return "fp16";
+    case ET_FP32: return "fp32";
+    case ET_NONE: break;
+    }
+    return "none";
+}

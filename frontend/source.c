@@ -1,0 +1,216 @@
+/* source.c — source files, their line tables, and conversions between
+ * byte offsets, (line, byte column) and LSP (line, UTF-16 column). */
+#include "frontend/cmt.h"
+
+#include <errno.h>
+#include <string.h>
+
+Span span_join(Span a, Span b) {
+    if (a.file < 0) return b;
+    if (b.file < 0) return a;
+    Span joined = a;
+    if (b.start < joined.start) joined.start = b.start;
+    if (b.end > joined.end) joined.end = b.end;
+    return joined;
+}
+
+void sources_init(SourceManager *sm, Arena *arena) {
+    memset(sm, 0, sizeof *sm);
+    sm->arena = arena;
+}
+
+/* Line starts: offset 0 and every offset just after a '\n'. */
+static void build_line_table(Arena *arena, SourceFile *f) {
+    uint32_t count = 1;
+    const char *p = f->text, *end = f->text + f->len;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
+    }
+    f->line_starts = ARENA_ARRAY(arena, uint32_t, count);
+    f->line_count = count;
+    uint32_t line = 1;
+    p = f->text;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        p++;
+        f->line_starts[line++] = (uint32_t)(p - f->text);
+    }
+}
+
+SourceFile *sources_add(SourceManager *sm, const char *path, const char *text,
+                        size_t len) {
+    if (len >= UINT32_MAX) { /* offsets are 32-bit */
+        errno = EFBIG;
+        return NULL;
+    }
+    if (sm->count == sm->cap) {
+        int new_cap = sm->cap ? sm->cap * 2 : 8;
+        sm->files = arena_realloc(sm->arena, sm->files,
+                                  sizeof(SourceFile *) * (size_t)sm->cap,
+                                  sizeof(SourceFile *) * (size_t)new_cap);
+        sm->cap = new_cap;
+    }
+    SourceFile *f = ARENA_NEW(sm->arena, SourceFile);
+    f->id = sm->count;
+    f->path = arena_strdup(sm->arena, path);
+    f->text = arena_strndup(sm->arena, text, len);
+    f->len = len;
+    build_line_table(sm->arena, f);
+    sm->files[sm->count++] = f;
+    return f;
+}
+
+SourceFile *sources_load(SourceManager *sm, const char *path) {
+    FILE *in = fopen(path, "rb");
+    if (!in) return NULL;
+    /* Read through a growing arena buffer so pipes and /dev/stdin work
+     * as well as regular files; the bytes are kept exactly. */
+    Arena scratch = {0};
+    size_t cap = 64 * 1024, len = 0;
+    char *buf = arena_alloc(&scratch, cap);
+    for (;;) {
+        if (len == cap) {
+            buf = arena_realloc(&scratch, buf, cap, cap * 2);
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, in);
+        len += got;
+        if (got == 0) break;
+    }
+    int read_failed = ferror(in);
+    int saved_errno = errno;
+    fclose(in);
+    if (read_failed) {
+        arena_free_all(&scratch);
+        errno = saved_errno ? saved_errno : EIO;
+        return NULL;
+    }
+    SourceFile *f = sources_add(sm, path, buf, len);
+    saved_errno = errno;
+    arena_free_all(&scratch);
+    errno = saved_errno;
+    return f;
+}
+
+SourceFile *sources_get(const SourceManager *sm, int id) {
+    if (id < 0 || id >= sm->count) return NULL;
+    return sm->files[id];
+}
+
+/* 0-based index of the line holding `offset` (binary search). */
+static uint32_t line_index_of(const SourceFile *f, uint32_t offset) {
+    uint32_t lo = 0, hi = f->line_count; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->line_starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line,
+                     uint32_t *col) {
+    if (offset > f->len) offset = (uint32_t)f->len;
+    uint32_t index = line_index_of(f, offset);
+    *line = index + 1;
+    *col = offset - f->line_starts[index] + 1;
+}
+
+/* End (exclusive) of 0-based line `index`'s text: before "\n" or "\r\n". */
+static uint32_t line_text_end(const SourceFile *f, uint32_t index) {
+    if (index + 1 >= f->line_count) return (uint32_t)f->len;
+    uint32_t end = f->line_starts[index + 1] - 1; /* the '\n' */
+    if (end > f->line_starts[index] && f->text[end - 1] == '\r') end--;
+    return end;
+}
+
+const char *source_line_text(const SourceFile *f, uint32_t line, size_t *len) {
+    if (line == 0 || line > f->line_count) {
+        *len = 0;
+        return "";
+    }
+    uint32_t start = f->line_starts[line - 1];
+    *len = line_text_end(f, line - 1) - start;
+    return f->text + start;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (at most `avail` bytes),
+ * or 0 when the bytes there are not one. */
+static unsigned utf8_sequence_length(const unsigned char *p, size_t avail) {
+    unsigned char b = p[0];
+    if (b < 0x80) return 1;
+    unsigned n;
+    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the 2nd byte */
+    if (b >= 0xC2 && b <= 0xDF) {
+        n = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        n = 3;
+        if (b == 0xE0) lo = 0xA0;      /* no overlong forms */
+        else if (b == 0xED) hi = 0x9F; /* no surrogates */
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        n = 4;
+        if (b == 0xF0) lo = 0x90;
+        else if (b == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (avail < n) return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (unsigned i = 2; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+/* UTF-16 units of the character at p: 2 for a 4-byte sequence (a
+ * surrogate pair), 1 otherwise; an invalid byte counts as one unit. */
+static unsigned utf16_units_at(const unsigned char *p, size_t avail,
+                               unsigned *bytes) {
+    unsigned n = utf8_sequence_length(p, avail);
+    if (n == 0) {
+        *bytes = 1;
+        return 1;
+    }
+    *bytes = n;
+    return n == 4 ? 2 : 1;
+}
+
+uint32_t source_utf16_col(const SourceFile *f, uint32_t offset) {
+    if (offset > f->len) offset = (uint32_t)f->len;
+    uint32_t start = f->line_starts[line_index_of(f, offset)];
+    const unsigned char *text = (const unsigned char *)f->text;
+    uint32_t units = 0, i = start;
+    while (i < offset) {
+        if (text[i] < 0x80) { /* ASCII fast path */
+            units++;
+            i++;
+            continue;
+        }
+        unsigned bytes;
+        unsigned u = utf16_units_at(text + i, f->len - i, &bytes);
+        if (i + bytes > offset) break; /* offset inside a character */
+        units += u;
+        i += bytes;
+    }
+    return units;
+}
+
+uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col,
+                          bool utf16) {
+    if (line0 >= f->line_count) return (uint32_t)f->len;
+    uint32_t start = f->line_starts[line0];
+    uint32_t end = line_text_end(f, line0);
+    if (!utf16) return col > end - start ? end : start + col;
+    const unsigned char *text = (const unsigned char *)f->text;
+    uint32_t units = 0, i = start;
+    while (i < end && units < col) {
+        unsigned bytes;
+        unsigned u = text[i] < 0x80 ? (bytes = 1, 1u)
+                                    : utf16_units_at(text + i, end - i, &bytes);
+        if (units + u > col) break; /* col inside a surrogate pair */
+        units += u;
+        i += bytes;
+    }
+    return i;
+}
