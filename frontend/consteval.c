@@ -1,0 +1,367 @@
+/* consteval.c — the global symbol table and constant expressions: 64-bit
+ * integers with overflow detection, reals, and quantities with units. */
+#include "sema.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Const definitions may refer to later ones; this caps how deep such a
+ * chain may go, so evaluation depth stays bounded. */
+#define CONST_MAX_DEPTH 128
+
+/* ---------------------------------------------------------- the table */
+
+static uint32_t name_hash(Name n) {
+    uintptr_t p = (uintptr_t)n;
+    return (uint32_t)((p >> 4) * 2654435761u);
+}
+
+static void globals_insert(Arena *arena, Globals *g, Name name,
+                           const Decl *decl);
+
+static void globals_grow(Arena *arena, Globals *g) {
+    GlobalEntry *old = g->slots;
+    int old_cap = g->cap;
+    g->cap = old_cap ? old_cap * 2 : 64;
+    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
+    g->count = 0;
+    for (int i = 0; i < old_cap; i++)
+        if (old[i].name) globals_insert(arena, g, old[i].name, old[i].decl);
+}
+
+static void globals_insert(Arena *arena, Globals *g, Name name,
+                           const Decl *decl) {
+    if ((g->count + 1) * 2 > g->cap) globals_grow(arena, g);
+    uint32_t mask = (uint32_t)g->cap - 1;
+    uint32_t i = name_hash(name) & mask;
+    while (g->slots[i].name) i = (i + 1) & mask;
+    g->slots[i].name = name;
+    g->slots[i].decl = decl;
+    g->count++;
+}
+
+GlobalEntry *globals_find(const Globals *g, Name name) {
+    if (!g->cap || !name) return NULL;
+    uint32_t mask = (uint32_t)g->cap - 1;
+    uint32_t i = name_hash(name) & mask;
+    while (g->slots[i].name) {
+        if (g->slots[i].name == name) return &g->slots[i];
+        i = (i + 1) & mask;
+    }
+    return NULL;
+}
+
+static const char *decl_kind_name(DeclKind k) {
+    switch (k) {
+    case DK_CONST: return "constant";
+    case DK_OP: return "op";
+    case DK_ARCH: return "arch";
+    case DK_MAPPING: return "mapping";
+    case DK_USE:
+    case DK_ERROR: break;
+    }
+    return "declaration";
+}
+
+Globals *globals_build(Arena *arena, Module **modules, int module_count,
+                       DiagSink *diags) {
+    Globals *g = ARENA_NEW(arena, Globals);
+    for (int m = 0; m < module_count; m++) {
+        for (int i = 0; i < modules[m]->decl_count; i++) {
+            const Decl *d = modules[m]->decls[i];
+            if (d->kind == DK_ERROR || d->kind == DK_USE || !d->name.name)
+                continue;
+            GlobalEntry *prev = globals_find(g, d->name.name);
+            if (prev) {
+                if (diags) {
+                    Diag *e = diag_error(diags, d->name.span, "E0202",
+                                         "`%s` is defined twice",
+                                         d->name.name);
+                    diag_label(e, diags, prev->decl->name.span,
+                               "first defined here as %s %s",
+                               prev->decl->kind == DK_OP ? "an" : "a",
+                               decl_kind_name(prev->decl->kind));
+                    diag_help(e, diags,
+                              "rename one of them: names are global across "
+                              "every file that `use` brings in");
+                }
+                continue;
+            }
+            globals_insert(arena, g, d->name.name, d);
+        }
+    }
+    return g;
+}
+
+const char **globals_names(Arena *arena, const Globals *g, int kind,
+                           int *count) {
+    const char **out = ARENA_ARRAY(arena, const char *, g->count + 1);
+    int n = 0;
+    for (int i = 0; i < g->cap; i++)
+        if (g->slots[i].name &&
+            (kind < 0 || (int)g->slots[i].decl->kind == kind))
+            out[n++] = g->slots[i].name;
+    *count = n;
+    return out;
+}
+
+/* ----------------------------------------------------------- messages */
+
+const char *span_text(Arena *arena, const SourceManager *sm, Span span) {
+    if (span.file < 0 || !sm) return "";
+    SourceFile *f = sources_get(sm, span.file);
+    if (!f || span.end > f->len || span.start > span.end) return "";
+    size_t n = span.end - span.start;
+    if (n > 48) return arena_printf(arena, "%.45s...", f->text + span.start);
+    return arena_strndup(arena, f->text + span.start, n);
+}
+
+const char *value_describe(Arena *arena, Value v) {
+    switch (v.kind) {
+    case VK_INT: return arena_printf(arena, "the integer %lld", (long long)v.i);
+    case VK_REAL: return arena_printf(arena, "the number %g", v.r);
+    case VK_QUANTITY:
+        return arena_printf(arena, "%s (%s)", unit_dim_describe(v.dim),
+                            unit_format(arena, v.r, v.dim));
+    case VK_ERROR: break;
+    }
+    return "an invalid value";
+}
+
+static Diag *env_error(ConstEnv *env, Span span, const char *code,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static Diag *env_error(ConstEnv *env, Span span, const char *code,
+                       const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = arena_vprintf(env->arena, fmt, ap);
+    va_end(ap);
+    return diag_error(env->diags, span, code, "%s", msg);
+}
+
+/* ------------------------------------------------------ evaluation */
+
+static Value value_error(void) { return (Value){.kind = VK_ERROR}; }
+static Value value_int(int64_t i) { return (Value){.kind = VK_INT, .i = i}; }
+static Value value_real(double r) { return (Value){.kind = VK_REAL, .r = r}; }
+static Value value_quantity(double r, UnitDim dim) {
+    return (Value){.kind = VK_QUANTITY, .r = r, .dim = dim};
+}
+
+static double as_real(Value v) { return v.kind == VK_INT ? (double)v.i : v.r; }
+static bool is_number(Value v) { return v.kind == VK_INT || v.kind == VK_REAL; }
+
+static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use);
+
+static Value eval_name(ConstEnv *env, const Expr *e) {
+    Name name = e->u.name;
+    for (int i = 0; i < env->param_count; i++)
+        if (env->param_names[i] == name) return value_int(env->param_values[i]);
+    GlobalEntry *g = env->globals ? globals_find(env->globals, name) : NULL;
+    if (g && g->decl->kind == DK_CONST) return eval_const_name(env, g, e->span);
+    if (g) {
+        Diag *d = env_error(env, e->span, "E0207",
+                            "`%s` is %s %s, not a constant", name,
+                            g->decl->kind == DK_OP ? "an" : "a",
+                            decl_kind_name(g->decl->kind));
+        diag_label(d, env->diags, g->decl->name.span, "defined here");
+        return value_error();
+    }
+    /* Candidates: constants and the parameters in scope. */
+    int count = 0;
+    const char **cands =
+        env->globals ? globals_names(env->arena, env->globals, DK_CONST, &count)
+                     : NULL;
+    const char **all = ARENA_ARRAY(env->arena, const char *,
+                                   count + env->param_count + 1);
+    for (int i = 0; i < count; i++) all[i] = cands[i];
+    for (int i = 0; i < env->param_count; i++)
+        all[count + i] = env->param_names[i];
+    Diag *d = env_error(env, e->span, "E0201", "unknown name `%s` in %s", name,
+                        env->where ? env->where : "a constant expression");
+    const char *best = spell_suggest(name, all, count + env->param_count);
+    if (best) diag_help(d, env->diags, "did you mean `%s`?", best);
+    return value_error();
+}
+
+static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
+    if (g->const_state == CS_DONE) return g->const_value;
+    if (g->const_state == CS_EVALUATING) {
+        Diag *d = env_error(env, use, "E0214",
+                            "constant `%s` is defined in terms of itself",
+                            g->name);
+        diag_label(d, env->diags, g->decl->name.span, "`%s` is defined here",
+                   g->name);
+        g->const_value = value_error();
+        return value_error();
+    }
+    if (env->const_depth >= CONST_MAX_DEPTH) {
+        env_error(env, use, "E0215",
+                  "constant definitions refer to later ones more than %d "
+                  "deep",
+                  CONST_MAX_DEPTH);
+        return value_error();
+    }
+    /* A constant's own expression sees no op parameters. */
+    ConstEnv inner = *env;
+    inner.param_count = 0;
+    inner.where = "a constant";
+    inner.const_depth = env->const_depth + 1;
+    g->const_state = CS_EVALUATING;
+    Value v = const_eval(&inner, g->decl->u.const_value);
+    g->const_state = CS_DONE;
+    g->const_value = v;
+    return v;
+}
+
+static const char *operator_verb(char op) {
+    switch (op) {
+    case '+': return "add";
+    case '-': return "subtract";
+    case '*': return "multiply";
+    default: return "divide";
+    }
+}
+
+static Value eval_binary(ConstEnv *env, const Expr *e) {
+    Value a = const_eval(env, e->u.binary.lhs);
+    Value b = const_eval(env, e->u.binary.rhs);
+    if (a.kind == VK_ERROR || b.kind == VK_ERROR) return value_error();
+    char op = e->u.binary.op;
+    bool zero_divisor = (b.kind == VK_INT && b.i == 0) ||
+                        (b.kind != VK_INT && b.r == 0.0);
+    if (op == '/' && zero_divisor) {
+        Diag *d = env_error(env, e->u.binary.rhs->span, "E0206",
+                            "division by zero in %s",
+                            env->where ? env->where : "a constant expression");
+        diag_label(d, env->diags, e->span, "in this division");
+        return value_error();
+    }
+    if (a.kind == VK_INT && b.kind == VK_INT) {
+        int64_t r = 0;
+        bool ok = true;
+        switch (op) {
+        case '+': ok = checked_add(a.i, b.i, &r); break;
+        case '-': ok = checked_sub(a.i, b.i, &r); break;
+        case '*': ok = checked_mul(a.i, b.i, &r); break;
+        default:
+            if (a.i == INT64_MIN && b.i == -1) ok = false;
+            else if (a.i % b.i != 0) return value_real((double)a.i / (double)b.i);
+            else r = a.i / b.i;
+            break;
+        }
+        if (!ok) {
+            env_error(env, e->span, "E0205",
+                      "integer overflow: %lld %c %lld does not fit in 64 bits",
+                      (long long)a.i, op, (long long)b.i);
+            return value_error();
+        }
+        return value_int(r);
+    }
+    if (is_number(a) && is_number(b)) {
+        double x = as_real(a), y = as_real(b);
+        switch (op) {
+        case '+': return value_real(x + y);
+        case '-': return value_real(x - y);
+        case '*': return value_real(x * y);
+        default: return value_real(x / y);
+        }
+    }
+    /* At least one quantity. */
+    if (op == '*' && is_number(a)) return value_quantity(as_real(a) * b.r, b.dim);
+    if ((op == '*' || op == '/') && is_number(b))
+        return value_quantity(op == '*' ? a.r * as_real(b) : a.r / as_real(b),
+                              a.dim);
+    if (a.kind == VK_QUANTITY && b.kind == VK_QUANTITY &&
+        unit_dim_eq(a.dim, b.dim)) {
+        if (op == '+') return value_quantity(a.r + b.r, a.dim);
+        if (op == '-') return value_quantity(a.r - b.r, a.dim);
+        if (op == '/') return value_real(a.r / b.r);
+    }
+    const char *da = a.kind == VK_QUANTITY ? unit_dim_describe(a.dim) : "number";
+    const char *db = b.kind == VK_QUANTITY ? unit_dim_describe(b.dim) : "number";
+    Diag *d = env_error(env, e->span, "E0213", "cannot %s %s %s and %s %s",
+                        operator_verb(op),
+                        strchr("aeiou", da[0]) ? "an" : "a", da,
+                        strchr("aeiou", db[0]) ? "an" : "a", db);
+    diag_note(d, env->diags,
+              "quantities combine as number * quantity, quantity / number, "
+              "quantity + or - quantity of the same kind, and quantity / "
+              "quantity of the same kind (a number)");
+    return value_error();
+}
+
+Value const_eval(ConstEnv *env, const Expr *e) {
+    if (!e) return value_error();
+    switch (e->kind) {
+    case EX_ERROR: return value_error();
+    case EX_INT: return value_int(e->u.int_value);
+    case EX_REAL: return value_real(e->u.real_value);
+    case EX_QUANTITY:
+        return value_quantity(e->u.quantity.value, e->u.quantity.dim);
+    case EX_NAME: return eval_name(env, e);
+    case EX_UNARY: {
+        Value v = const_eval(env, e->u.unary.operand);
+        if (v.kind == VK_INT) {
+            if (v.i == INT64_MIN) {
+                env_error(env, e->span, "E0205",
+                          "integer overflow: -(%lld) does not fit in 64 bits",
+                          (long long)v.i);
+                return value_error();
+            }
+            v.i = -v.i;
+        } else {
+            v.r = -v.r;
+        }
+        return v;
+    }
+    case EX_BINARY: return eval_binary(env, e);
+    case EX_ACCESS:
+        env_error(env, e->span, "E0207",
+                  "a tensor access is not allowed in %s",
+                  env->where ? env->where : "a constant expression");
+        return value_error();
+    case EX_CALL:
+    case EX_REDUCE:
+        env_error(env, e->span, "E0207", "a function call is not allowed in %s",
+                  env->where ? env->where : "a constant expression");
+        return value_error();
+    case EX_HOLE:
+        env_error(env, e->span, "E0207", "a hole `?` is not allowed in %s",
+                  env->where ? env->where : "a constant expression");
+        return value_error();
+    }
+    return value_error();
+}
+
+void const_eval_all(ConstEnv *env, Module **modules, int module_count) {
+    for (int m = 0; m < module_count; m++)
+        for (int i = 0; i < modules[m]->decl_count; i++) {
+            const Decl *d = modules[m]->decls[i];
+            if (d->kind != DK_CONST || !d->name.name) continue;
+            GlobalEntry *g = globals_find(env->globals, d->name.name);
+            if (g && g->decl == d)
+                eval_const_name(env, g, d->name.span);
+        }
+}
+
+bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
+                    int64_t *out) {
+    Value v = const_eval(env, e);
+    if (v.kind == VK_ERROR) return false;
+    if (v.kind == VK_INT) {
+        *out = v.i;
+        return true;
+    }
+    if (v.kind == VK_REAL && v.r == floor(v.r) && fabs(v.r) < 9.0e18) {
+        *out = (int64_t)v.r;
+        return true;
+    }
+    Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s",
+                        what, value_describe(env->arena, v));
+    if (v.kind == VK_REAL && e->kind == EX_BINARY && e->u.binary.op == '/')
+        diag_note(d, env->diags, "the division does not come out even");
+    return false;
+}

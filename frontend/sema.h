@@ -1,0 +1,131 @@
+/* sema.h — private to the semantic checker (resolve.c, consteval.c,
+ * check_op.c, check_arch.c, check_mapping.c): the global symbol table,
+ * constant evaluation and the entry points of each checker. */
+#ifndef CMT_SEMA_H
+#define CMT_SEMA_H
+
+#include "../ir/ir.h"
+#include "cmt.h"
+
+/* ------------------------------------------------------- global symbols */
+
+typedef enum ConstState { CS_UNVISITED, CS_EVALUATING, CS_DONE } ConstState;
+
+typedef enum ValueKind {
+    VK_ERROR, /* already reported: stay quiet */
+    VK_INT,
+    VK_REAL,
+    VK_QUANTITY
+} ValueKind;
+
+typedef struct Value {
+    ValueKind kind;
+    int64_t i;   /* VK_INT */
+    double r;    /* VK_REAL, VK_QUANTITY (SI) */
+    UnitDim dim; /* VK_QUANTITY */
+} Value;
+
+typedef struct GlobalEntry {
+    Name name;
+    const Decl *decl;
+    ConstState const_state;
+    Value const_value;
+} GlobalEntry;
+
+typedef struct Globals {
+    GlobalEntry *slots; /* open addressing on the interned pointer */
+    int cap, count;
+} Globals;
+
+/* Builds the table of consts, ops, archs and mappings over the given
+ * modules (in the order given: the first definition wins, a later one is
+ * reported as a duplicate when `diags` is not NULL). */
+Globals *globals_build(Arena *arena, Module **modules, int module_count,
+                       DiagSink *diags);
+GlobalEntry *globals_find(const Globals *g, Name name);
+/* Every name of the given decl kind (or every kind when kind < 0), for
+ * "did you mean". */
+const char **globals_names(Arena *arena, const Globals *g, int kind,
+                           int *count);
+
+/* ----------------------------------------------------- constant values */
+
+typedef struct ConstEnv {
+    Arena *arena;
+    DiagSink *diags;
+    const SourceManager *sources;
+    Globals *globals;
+    /* op parameters in scope (values known), or none */
+    const Name *param_names;
+    const int64_t *param_values;
+    int param_count;
+    const char *where; /* "a constant", "a tensor dimension", ... */
+    int const_depth;   /* nesting of const definitions being evaluated */
+} ConstEnv;
+
+/* Evaluates a constant expression; reports errors and returns VK_ERROR. */
+Value const_eval(ConstEnv *env, const Expr *e);
+/* Evaluates every const of every module in order (reports once). */
+void const_eval_all(ConstEnv *env, Module **modules, int module_count);
+/* Evaluates an integer: reports a non-integer as E0216.  `what` names the
+ * thing for the message ("tensor dimension").  False on error. */
+bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
+                    int64_t *out);
+/* The source text of a span, for quoting in messages. */
+const char *span_text(Arena *arena, const SourceManager *sm, Span span);
+/* "an integer", "a real number", "a size (2 MiB)" ... */
+const char *value_describe(Arena *arena, Value v);
+
+/* ------------------------------------------------------------- checkers */
+
+typedef struct OpCacheEntry {
+    const Decl *decl;
+    bool structure_checked, structure_ok;
+    int64_t *values; /* the parameter values of `op`, when instantiated */
+    IrOp *op;        /* NULL when that instantiation failed */
+    bool instantiated;
+} OpCacheEntry;
+
+typedef struct ArchCacheEntry {
+    const Decl *decl;
+    IrArch *arch; /* NULL when it had errors */
+} ArchCacheEntry;
+
+typedef struct Sema {
+    Program *prog;
+    Arena *arena;
+    DiagSink *diags;
+    Globals *globals;
+    ConstEnv env;    /* global scope */
+    PtrVec op_cache; /* OpCacheEntry*, one per instantiation */
+    PtrVec arch_cache;
+} Sema;
+
+/* Functions the op checker knows and their argument counts. */
+int op_function_arity(Name fn); /* -1 when unknown */
+extern const char *const op_function_names[];
+extern const int op_function_count;
+
+/* Checks the structure of an op (no parameter values needed); reports into
+ * `diags`; true when it is sound enough to instantiate. */
+bool check_op_structure(Sema *s, const Decl *op_decl);
+/* Instantiates with known parameter values.  Structural errors go to a
+ * scratch sink (they were reported by check_op_structure); value errors
+ * (dimensions, extents) to s->diags, with a label at use_site when it is
+ * not SPAN_NONE. */
+IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
+                     Span use_site);
+
+IrArch *check_arch(Sema *s, const Decl *arch_decl);
+IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
+
+/* The IrArch built for an arch decl (NULL when it had errors). */
+IrArch *sema_arch_for(Sema *s, const Decl *arch_decl);
+/* The default instantiation of an op, or a fresh one for these values. */
+IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
+                  Span use_site);
+
+/* Sema for a Program already checked (rebuilds the global table). */
+Sema *sema_for_program(Program *p, DiagSink *diags);
+
+#endif

@@ -1,0 +1,125 @@
+/* ir.c — small queries over the IR of ops and archs (ir.h). */
+#include "ir.h"
+
+#include <string.h>
+
+const char *reduce_op_name(ReduceOp op) {
+    switch (op) {
+    case RO_SUM: return "sum";
+    case RO_MAX: return "max";
+    case RO_MIN: return "min";
+    case RO_MEAN: return "mean";
+    case RO_NONE: break;
+    }
+    return "none";
+}
+
+int ir_stmt_indices(const IrStmt *s, int out[2 * IR_MAX_RANK]) {
+    int n = 0;
+    for (int i = 0; i < s->lhs_count; i++) out[n++] = s->lhs[i];
+    for (int i = 0; i < s->reduced_count; i++) out[n++] = s->reduced[i];
+    return n;
+}
+
+bool ir_stmt_uses_index(const IrStmt *s, int index) {
+    for (int i = 0; i < s->lhs_count; i++)
+        if (s->lhs[i] == index) return true;
+    for (int i = 0; i < s->reduced_count; i++)
+        if (s->reduced[i] == index) return true;
+    return false;
+}
+
+/* The cost of one call of `fn` on `unit`: its `cost` entry, else 1. */
+static double fn_cost(const IrCompute *unit, Name fn) {
+    if (unit)
+        for (int i = 0; i < unit->cost_count; i++)
+            if (unit->costs[i].fn == fn) return unit->costs[i].cost;
+    return 1.0;
+}
+
+double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
+                    const IrCompute *unit) {
+    (void)op;
+    int idx[2 * IR_MAX_RANK];
+    int n = ir_stmt_indices(s, idx);
+    double points = 1.0;
+    for (int i = 0; i < n; i++) points *= (double)extents[idx[i]];
+    if (s->cls == SC_CONTRACTION) return points;
+    double per_point = (double)s->arith_ops;
+    for (int i = 0; i < s->fn_count; i++)
+        per_point += s->fns[i].count * fn_cost(unit, s->fns[i].fn);
+    if (s->reduced_count > 0) per_point += 1.0; /* combining into the result */
+    return per_point * points;
+}
+
+int ir_find_index(const IrOp *op, Name name) {
+    for (int i = 0; i < op->index_count; i++)
+        if (op->indices[i].name == name) return i;
+    return -1;
+}
+
+int ir_find_tensor(const IrOp *op, Name name) {
+    for (int i = 0; i < op->tensor_count; i++)
+        if (op->tensors[i].name == name) return i;
+    return -1;
+}
+
+int ir_find_stmt(const IrOp *op, Name name) {
+    for (int i = 0; i < op->stmt_count; i++)
+        if (op->stmts[i].name == name) return i;
+    return -1;
+}
+
+const char *topology_name(Topology t) {
+    switch (t) {
+    case TOPO_RING: return "ring";
+    case TOPO_MESH: return "mesh";
+    case TOPO_TORUS: return "torus";
+    case TOPO_SWITCH: return "switch";
+    case TOPO_FULL: return "full";
+    }
+    return "mesh";
+}
+
+const char *mem_role_name(MemRole r) {
+    switch (r) {
+    case ROLE_INPUT: return "input";
+    case ROLE_WEIGHT: return "weight";
+    case ROLE_OUTPUT: return "output";
+    case ROLE_ANY: break;
+    }
+    return "any";
+}
+
+int ir_find_level(const IrArch *a, Name name) {
+    for (int i = 0; i < a->level_count; i++)
+        if (a->levels[i].name == name) return i;
+    for (int i = 0; i < a->memory_count; i++)
+        if (a->memories[i].name == name) return a->memories[i].level;
+    return -1;
+}
+
+int ir_find_dim(const IrArch *a, Name name) {
+    for (int i = 0; i < a->dim_count; i++)
+        if (a->dims[i].name == name) return i;
+    return -1;
+}
+
+static const IrCompute *find_unit(const IrArch *a, bool matrix) {
+    for (int i = 0; i < a->unit_count; i++)
+        if (a->units[i].matrix == matrix) return &a->units[i];
+    return NULL;
+}
+
+const IrCompute *ir_matrix_unit(const IrArch *a) { return find_unit(a, true); }
+const IrCompute *ir_vector_unit(const IrArch *a) { return find_unit(a, false); }
+
+const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role) {
+    if (level < 0 || level >= a->level_count) return NULL;
+    const IrLevel *l = &a->levels[level];
+    for (int i = 0; i < l->memory_count; i++) {
+        const IrMemory *m = &a->memories[l->first_memory + i];
+        if (m->role == role) return m;
+    }
+    return &a->memories[l->first_memory];
+}
