@@ -244,56 +244,50 @@ static const Prefix flops[] = {{1, "FLOP"},   {1e3, "kFLOP"},
 static const Prefix cycles[] = {{1, "cycles"}};
 static const Prefix plain[] = {{1, ""}};
 
-/* Three significant digits: "512", "18.4", "1.50".  `m` is in [1, 1000)
- * or outside the prefix range altogether. */
-static void format_mantissa(char *buf, size_t size, double m) {
-    double a = fabs(m);
-    if (a == 0) {
+/* Three significant digits without an exponent for magnitudes in
+ * [0.001, 10^6): "0.500", "1.50", "18.4", "512", "12345"; the number of
+ * decimals is taken after rounding, so 9.996 prints "10.0", not "10.00". */
+static void format_three_digits(char *buf, size_t size, double m) {
+    double am = fabs(m);
+    if (am == 0) {
         snprintf(buf, size, "0");
-    } else if (a >= 1e6 || a < 1e-3) {
-        snprintf(buf, size, "%.3g", m);
-    } else {
-        int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-        snprintf(buf, size, "%.*f", decimals, m);
+        return;
     }
+    if (am < 1e-3 || am >= 1e6) {
+        snprintf(buf, size, "%.3g", m);
+        return;
+    }
+    int decimals = 2 - (int)floor(log10(am));
+    if (decimals < 0) decimals = 0;
+    if (decimals > 0) {
+        double p = pow(10, decimals);
+        if (round(am * p) / p >= pow(10, 3 - decimals)) decimals--;
+    }
+    snprintf(buf, size, "%.*f", decimals, m);
 }
 
-/* The largest prefix not above |value|, and the mantissa rounded to three
- * digits; rounding up to the next step (999.7 -> 1000) moves up a prefix. */
+/* The largest prefix not above |value|, then three digits; a mantissa
+ * that rounds up to the next step (999.7 -> 1000) moves up a prefix. */
 static const char *format_with(Arena *a, double value, const Prefix *table,
                                size_t count, double step) {
     double mag = fabs(value);
     size_t k = 0;
     while (k + 1 < count && mag >= table[k + 1].scale) k++;
     double m = value / table[k].scale;
-    if (k + 1 < count && fabs(m) >= 100) {
-        double rounded = round(fabs(m));
-        if (rounded >= step) {
-            k++;
-            m = value / table[k].scale;
-        }
+    if (k + 1 < count && fabs(m) >= 100 && round(fabs(m)) >= step) {
+        k++;
+        m = value / table[k].scale;
     }
     char number[64];
-    /* 9.996 would print as "10.00" with two decimals: one fewer */
-    double am = fabs(m);
-    if (am >= 1 && am < 1e6) {
-        int decimals = am >= 100 ? 0 : am >= 10 ? 1 : 2;
-        double limit = decimals == 2 ? 10 : decimals == 1 ? 100 : 1e6;
-        double p = pow(10, decimals);
-        if (round(am * p) / p >= limit && decimals > 0) decimals--;
-        snprintf(number, sizeof number, "%.*f", decimals, m);
-    } else {
-        format_mantissa(number, sizeof number, m);
-    }
+    format_three_digits(number, sizeof number, m);
     if (table[k].name[0] == '\0') return arena_strdup(a, number);
     return arena_printf(a, "%s %s", number, table[k].name);
 }
 
 #define FORMAT(a, v, table, step) format_with(a, v, table, COUNT_OF(table), step)
 
-/* Whole small counts read better exactly: "512 B", "3 cycles". */
-static bool small_whole(double value) {
-    return fabs(value) < 1000 && value == floor(value);
+static bool whole_below(double value, double limit) {
+    return fabs(value) < limit && value == floor(value);
 }
 
 static const char *denominator_word(BaseUnit den) {
@@ -308,30 +302,38 @@ static const char *denominator_word(BaseUnit den) {
     }
 }
 
+/* Exact whole numbers read better for small counts ("512 B", "3 cycles",
+ * "4096 MAC/cycle"); everything else gets a prefix and three digits. */
 static const char *format_numerator(Arena *a, double value, BaseUnit num,
                                     bool alone) {
     switch (num) {
     case BU_BYTE:
         if (alone) {
-            if (small_whole(value)) return arena_printf(a, "%.0f B", value);
+            if (whole_below(value, 1024)) return arena_printf(a, "%.0f B", value);
             return FORMAT(a, value, binary_sizes, 1024);
         }
+        if (whole_below(value, 1000)) return arena_printf(a, "%.0f B", value);
         return FORMAT(a, value, decimal_sizes, 1000);
     case BU_SECOND: return FORMAT(a, value, seconds, 1000);
     case BU_CYCLE:
-        if (fabs(value) < 1e6 && value == floor(value))
+        if (whole_below(value, 1e15))
             return arena_printf(a, "%.0f %s", value,
                                 value == 1 ? "cycle" : "cycles");
         return FORMAT(a, value, cycles, 1000);
     case BU_HERTZ: return FORMAT(a, value, hertz, 1000);
     case BU_JOULE: return FORMAT(a, value, joules, 1000);
-    case BU_MAC: return FORMAT(a, value, macs, 1000);
-    case BU_OP: return FORMAT(a, value, ops, 1000);
-    case BU_FLOP: return FORMAT(a, value, flops, 1000);
+    case BU_MAC:
+        if (whole_below(value, 1e6)) return arena_printf(a, "%.0f MAC", value);
+        return FORMAT(a, value, macs, 1000);
+    case BU_OP:
+        if (whole_below(value, 1e6)) return arena_printf(a, "%.0f op", value);
+        return FORMAT(a, value, ops, 1000);
+    case BU_FLOP:
+        if (whole_below(value, 1e6)) return arena_printf(a, "%.0f FLOP", value);
+        return FORMAT(a, value, flops, 1000);
     case BU_NONE: break;
     }
-    if (small_whole(value) || (fabs(value) < 1e15 && value == floor(value)))
-        return arena_printf(a, "%.0f", value);
+    if (whole_below(value, 1e15)) return arena_printf(a, "%.0f", value);
     return FORMAT(a, value, plain, 1000);
 }
 
