@@ -1,0 +1,271 @@
+/* cmt.re — the scanner of .cmt files (re2c 3.0).  The buffer ends with a
+ * NUL sentinel; a NUL before the end is a bad character, not the end. */
+#include "cmt.tab.h"
+
+#include <string.h>
+
+/* Deeper bracket nesting than this is refused: it guards every recursive
+ * walk after the parser against stack exhaustion. */
+#define MAX_NESTING 256
+
+static Span here(ParseState *ps, const char *from, const char *to) {
+    return (Span){ps->file->id, (uint32_t)(from - ps->file->text),
+                  (uint32_t)(to - ps->file->text)};
+}
+
+static void add_comment(ParseState *ps, const char *from, const char *to) {
+    Span *s = ARENA_NEW(ps->arena, Span);
+    *s = here(ps, from, to);
+    ptrvec_push(ps->arena, &ps->comments, s);
+}
+
+/* Length of the valid UTF-8 sequence at p, or 0 if invalid. */
+static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
+    size_t n;
+    uint32_t min;
+    if (p[0] < 0x80) return 1;
+    if ((p[0] & 0xE0) == 0xC0) { n = 2; min = 0x80; }
+    else if ((p[0] & 0xF0) == 0xE0) { n = 3; min = 0x800; }
+    else if ((p[0] & 0xF8) == 0xF0) { n = 4; min = 0x10000; }
+    else return 0;
+    if ((size_t)(end - p) < n) return 0;
+    uint32_t cp = p[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* A run of bytes that cannot start a token: one diagnostic for the run. */
+static const char *bad_characters(ParseState *ps, const char *from) {
+    const unsigned char *p = (const unsigned char *)from;
+    const unsigned char *end = (const unsigned char *)ps->limit;
+    size_t first = utf8_length(p, end);
+    bool invalid_utf8 = first == 0;
+    unsigned first_byte = p[0];
+    while (p < end) {
+        size_t n = utf8_length(p, end);
+        bool ascii_token = n == 1 && (p[0] > 0x20 && p[0] < 0x7F) &&
+                           strchr("$@#`'\\!%&|^~", p[0]) == NULL;
+        if (ascii_token || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            break;
+        p += n ? n : 1;
+    }
+    Span s = here(ps, from, (const char *)p);
+    ps->lex_error_pending = true;
+    if (invalid_utf8)
+        diag_error(ps->diags, s, "E0105", "invalid UTF-8 byte 0x%02X", first_byte);
+    else if (first_byte == 0)
+        diag_error(ps->diags, s, "E0101", "unexpected NUL byte");
+    else if (first_byte < 0x80)
+        diag_error(ps->diags, s, "E0101", "unexpected character `%c`", first_byte);
+    else
+        diag_error(ps->diags, s, "E0101", "unexpected character `%.*s`",
+                   (int)first, from);
+    return (const char *)p;
+}
+
+/* Skips a block comment starting at `from` (just after the opening).
+ * Comments may hold any bytes; they are not nested. */
+static const char *block_comment(ParseState *ps, const char *open) {
+    const char *p = open + 2;
+    while (p + 1 < ps->limit && !(p[0] == '*' && p[1] == '/')) p++;
+    if (p + 1 >= ps->limit) {
+        Diag *g = diag_error(ps->diags, here(ps, open, open + 2), "E0102",
+                             "unterminated block comment");
+        diag_help(g, ps->diags, "close it with `*/`");
+        add_comment(ps, open, ps->limit);
+        return ps->limit;
+    }
+    add_comment(ps, open, p + 2);
+    return p + 2;
+}
+
+static int number_token(ParseState *ps, const char *from, const char *to,
+                        CMTSTYPE *value, bool is_int) {
+    if (is_int) {
+        if (parse_int_literal(from, (size_t)(to - from), &value->int_value))
+            return INT;
+        ps->lex_error_pending = true;
+        diag_error(ps->diags, here(ps, from, to), "E0103",
+                   "integer literal `%.*s` does not fit in 64 bits",
+                   (int)(to - from), from);
+        return BAD_NUMBER;
+    }
+    if (parse_real_literal(from, (size_t)(to - from), &value->real_value))
+        return REAL;
+    diag_error(ps->diags, here(ps, from, to), "E0103",
+               "malformed number `%.*s`", (int)(to - from), from);
+    return BAD_NUMBER;
+}
+
+/* `2 MiB`, `64GB/s`: the number, optional blanks, then the unit. */
+static int quantity_token(ParseState *ps, const char *from, const char *to,
+                          CMTSTYPE *value) {
+    const char *unit = from;
+    while (unit < to && ((*unit >= '0' && *unit <= '9') || *unit == '_' ||
+                         *unit == '.' ||
+                         ((*unit == 'e' || *unit == 'E') && unit + 1 < to &&
+                          (unit[1] == '-' || unit[1] == '+' ||
+                           (unit[1] >= '0' && unit[1] <= '9'))) ||
+                         ((*unit == '-' || *unit == '+') && unit > from &&
+                          (unit[-1] == 'e' || unit[-1] == 'E'))))
+        unit++;
+    const char *number_end = unit;
+    while (*unit == ' ' || *unit == '\t') unit++;
+    double number = 0;
+    bool ok = parse_real_literal(from, (size_t)(number_end - from), &number);
+    UnitDim dim = {0, 0};
+    double scale = 1;
+    value->quantity.unit_start = (uint32_t)(unit - ps->file->text);
+    value->quantity.bad = false;
+    if (!ok) {
+        diag_error(ps->diags, here(ps, from, number_end), "E0103",
+                   "malformed number `%.*s`", (int)(number_end - from), from);
+        value->quantity.bad = true;
+    } else if (!unit_parse(unit, (size_t)(to - unit), &dim, &scale)) {
+        Diag *g = diag_error(ps->diags, here(ps, unit, to), "E0104",
+                             "unknown unit `%.*s`", (int)(to - unit), unit);
+        diag_help(g, ps->diags, "units combine as size/time, size/cycle, "
+                  "energy/B, energy/MAC, energy/op, count/cycle or count/time");
+        value->quantity.bad = true;
+    }
+    value->quantity.value = number * scale;
+    value->quantity.dim = dim;
+    return QUANTITY;
+}
+
+static int open_bracket(ParseState *ps, int token) {
+    if (++ps->nesting > MAX_NESTING) {
+        diag_error(ps->diags, here(ps, ps->token, ps->cursor), "E0113",
+                   "brackets nested more than %d deep", MAX_NESTING);
+        ps->too_deep = true;
+        return END;
+    }
+    return token;
+}
+
+int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
+    const char *YYMARKER = NULL, *YYCTXMARKER = NULL;
+    (void)YYCTXMARKER;
+    if (ps->too_deep) {
+        loc->start = loc->end = (uint32_t)(ps->limit - ps->file->text);
+        return END;
+    }
+    for (;;) {
+        const char *start = ps->cursor;
+        ps->token = start;
+        int token;
+        /*!re2c
+        re2c:define:YYCTYPE = "unsigned char";
+        re2c:define:YYCURSOR = "ps->cursor";
+        re2c:define:YYLIMIT = "ps->limit";
+        re2c:yyfill:enable = 0;
+        re2c:eof = 0;
+        re2c:flags:tags = 0;
+
+        digits   = [0-9] ("_"? [0-9])*;
+        exponent = [eE] [+-]? [0-9]+;
+        integer  = digits;
+        real     = digits "." digits? exponent? | digits exponent;
+
+        size_w   = [kKMGTP]? "B" | [KMGTP] "iB" | [kMGT]? "bit";
+        time_w   = "s" | "ms" | "us" | "ns" | "ps" | "cycle" | "cycles";
+        freq_w   = [kMGT]? "Hz";
+        energy_w = [kmunpf]? "J";
+        count_w  = [kMGTP]? ("MAC" | "MACs" | "op" | "ops" | "FLOP" | "FLOPs");
+        unit_w   = size_w | time_w | freq_w | energy_w | count_w;
+        unit     = unit_w ("/" unit_w)?;
+        ident    = [A-Za-z_][A-Za-z0-9_]*;
+
+        $ {
+            ps->prev_end = loc->end;
+            loc->start = loc->end = (uint32_t)(start - ps->file->text);
+            return END; }
+
+        [ \t\r\n]+ { continue; }
+        "//" [^\n\x00]* { add_comment(ps, start, ps->cursor); continue; }
+        "/*" { ps->cursor = block_comment(ps, start); continue; }
+
+        (integer | real) [ \t]* unit / [^A-Za-z0-9_] {
+            token = quantity_token(ps, start, ps->cursor, value); goto done; }
+        integer { token = number_token(ps, start, ps->cursor, value, true); goto done; }
+        real    { token = number_token(ps, start, ps->cursor, value, false); goto done; }
+        digits [A-Za-z_][A-Za-z0-9_]* {
+            diag_error(ps->diags, here(ps, start, ps->cursor), "E0103",
+                       "malformed number `%.*s`", (int)(ps->cursor - start), start);
+            token = BAD_NUMBER; goto done; }
+
+        "use"       { token = USE; goto done; }
+        "const"     { token = CONST; goto done; }
+        "op"        { token = OP; goto done; }
+        "in"        { token = IN; goto done; }
+        "out"       { token = OUT; goto done; }
+        "var"       { token = VAR; goto done; }
+        "arch"      { token = ARCH; goto done; }
+        "memory"    { token = MEMORY; goto done; }
+        "cluster"   { token = CLUSTER; goto done; }
+        "compute"   { token = COMPUTE; goto done; }
+        "role"      { token = ROLE; goto done; }
+        "cost"      { token = COST; goto done; }
+        "array"     { token = ARRAY; goto done; }
+        "mapping"   { token = MAPPING; goto done; }
+        "for"       { token = FOR; goto done; }
+        "on"        { token = ON; goto done; }
+        "spatial"   { token = SPATIAL; goto done; }
+        "tile"      { token = TILE; goto done; }
+        "order"     { token = ORDER; goto done; }
+        "fuse"      { token = FUSE; goto done; }
+        "at"        { token = AT; goto done; }
+        "overlap"   { token = OVERLAP; goto done; }
+        "objective" { token = OBJECTIVE; goto done; }
+        "repeat"    { token = REPEAT; goto done; }
+
+        ident {
+            value->name = intern(start, (size_t)(ps->cursor - start));
+            token = IDENT; goto done; }
+
+        ["] [^"\n\x00]* ["] {
+            value->name = intern(start + 1, (size_t)(ps->cursor - start - 2));
+            token = STRING; goto done; }
+        ["] [^"\n\x00]* {
+            diag_error(ps->diags, here(ps, start, ps->cursor), "E0107",
+                       "unterminated string");
+            value->name = intern(start + 1, (size_t)(ps->cursor - start - 1));
+            token = STRING; goto done; }
+
+        "->" { token = ARROW; goto done; }
+        ";"  { token = SEMI; goto done; }
+        ","  { token = COMMA; goto done; }
+        ":"  { token = COLON; goto done; }
+        "."  { token = DOT; goto done; }
+        "("  { token = open_bracket(ps, LPAREN); goto done; }
+        ")"  { if (ps->nesting > 0) ps->nesting--; token = RPAREN; goto done; }
+        "["  { token = open_bracket(ps, LBRACKET); goto done; }
+        "]"  { if (ps->nesting > 0) ps->nesting--; token = RBRACKET; goto done; }
+        "{"  { token = LBRACE; goto done; }
+        "}"  { token = RBRACE; goto done; }
+        "<"  { token = LANGLE; goto done; }
+        ">"  { token = RANGLE; goto done; }
+        "="  { token = EQUALS; goto done; }
+        "+"  { token = PLUS; goto done; }
+        "-"  { token = MINUS; goto done; }
+        "*"  { token = STAR; goto done; }
+        "/"  { token = SLASH; goto done; }
+        "?"  { token = HOLE; goto done; }
+
+        * { ps->cursor = bad_characters(ps, start); continue; }
+        */
+    done:
+        /* A lexical error silences syntax errors until the statement ends. */
+        if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
+            ps->lex_error_pending = false;
+        ps->last_token = token;
+        ps->prev_end = loc->end;
+        loc->start = (uint32_t)(start - ps->file->text);
+        loc->end = (uint32_t)(ps->cursor - ps->file->text);
+        return token;
+    }
+}

@@ -1,0 +1,977 @@
+/* cmt.y — the grammar of .cmt files (Bison 3.8, pure, byte-span locations).
+ * Every rule builds AST nodes from frontend/cmt.h in the parse arena.
+ * `error` productions at declaration, item and statement level turn a
+ * broken part into an error node and go on, so that one run reports every
+ * independent mistake. */
+
+%require "3.8"
+%define api.pure full
+%define api.prefix {cmt}
+%define parse.error custom
+%define parse.lac full
+%locations
+%expect 0
+%param {ParseState *ps}
+
+%code requires {
+#include "frontend/cmt.h"
+
+typedef struct CmtLoc {
+    uint32_t start, end;
+} CmtLoc;
+#define CMTLTYPE CmtLoc
+#define CMTLTYPE_IS_DECLARED 1
+
+/* Growable lists of fixed-size items while parsing. */
+typedef struct ItemList {
+    void *items;
+    int count, cap;
+} ItemList;
+
+/* One parse: the lexer's cursor and everything the actions need. */
+typedef struct ParseState {
+    Arena *arena;
+    DiagSink *diags;
+    SourceFile *file;
+    Module *module;
+    PtrVec decls;
+    PtrVec comments;      /* Span*, in source order */
+    const char *cursor;   /* lexer position */
+    const char *limit;    /* one past the last byte (the NUL sentinel) */
+    const char *token;    /* start of the current token */
+    int nesting;          /* open ( and [ */
+    bool too_deep;        /* nesting cap hit: the lexer ends the file */
+    bool lex_error_pending; /* a lexical error in the current statement */
+    int last_token;       /* the token returned before the current one */
+    uint32_t prev_end;    /* end of the token before the current one */
+    int syntax_errors;
+} ParseState;
+}
+
+%code provides {
+int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps);
+}
+
+%code {
+#include <string.h>
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
+    do {                                                              \
+        if (N) {                                                      \
+            (Cur).start = YYRHSLOC(Rhs, 1).start;                     \
+            (Cur).end = YYRHSLOC(Rhs, N).end;                         \
+        } else {                                                      \
+            (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end;           \
+        }                                                             \
+    } while (0)
+
+/* Only Bison's own "memory exhausted" reaches here; parse_module reports
+ * it once parsing stops. */
+static void cmterror(CMTLTYPE *loc, ParseState *ps, const char *message) {
+    (void)loc; (void)ps; (void)message;
+}
+
+/* Bison's own stack limit; the lexer caps bracket nesting long before. */
+#define YYMAXDEPTH 100000
+
+static Span sp(ParseState *ps, CmtLoc l) {
+    return (Span){ps->file->id, l.start, l.end};
+}
+
+static Ident ident(ParseState *ps, Name name, CmtLoc l) {
+    return (Ident){name, sp(ps, l), false};
+}
+
+static Ident hole_ident(ParseState *ps, CmtLoc l) {
+    return (Ident){NULL, sp(ps, l), true};
+}
+
+static Expr *new_expr(ParseState *ps, ExprKind kind, CmtLoc l) {
+    Expr *e = ARENA_NEW(ps->arena, Expr);
+    e->kind = kind;
+    e->span = sp(ps, l);
+    return e;
+}
+
+static Expr *binary(ParseState *ps, char op, Expr *a, Expr *b, CmtLoc l) {
+    Expr *e = new_expr(ps, EX_BINARY, l);
+    e->u.binary.op = op;
+    e->u.binary.lhs = a;
+    e->u.binary.rhs = b;
+    return e;
+}
+
+
+static ItemList *list_new(ParseState *ps) {
+    return ARENA_NEW(ps->arena, ItemList);
+}
+
+static ItemList *list_push(ParseState *ps, ItemList *l, const void *item,
+                           size_t size) {
+    if (l->count == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 4;
+        l->items = arena_realloc(ps->arena, l->items, size * (size_t)l->cap,
+                                 size * (size_t)cap);
+        l->cap = cap;
+    }
+    memcpy((char *)l->items + size * (size_t)l->count, item, size);
+    l->count++;
+    return l;
+}
+
+static IdentList ident_list(ItemList *l) {
+    return (IdentList){l ? l->items : NULL, l ? l->count : 0};
+}
+
+static Decl *new_decl(ParseState *ps, DeclKind kind, CmtLoc l) {
+    Decl *d = ARENA_NEW(ps->arena, Decl);
+    d->kind = kind;
+    d->span = sp(ps, l);
+    return d;
+}
+
+static MapItem *new_item(ParseState *ps, MapItemKind kind, CmtLoc l,
+                         CmtLoc keyword) {
+    MapItem *m = ARENA_NEW(ps->arena, MapItem);
+    m->kind = kind;
+    m->span = sp(ps, l);
+    m->keyword_span = sp(ps, keyword);
+    return m;
+}
+
+static ElemType elem_type_of(ParseState *ps, Name name, CmtLoc l) {
+    static const char *const names[] = {"int4", "int8", "int16", "int32",
+                                        "fp8",  "bf16", "fp16",  "fp32"};
+    static const ElemType types[] = {ET_INT4, ET_INT8, ET_INT16, ET_INT32,
+                                     ET_FP8,  ET_BF16, ET_FP16,  ET_FP32};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0) return types[i];
+    Diag *g = diag_error(ps->diags, sp(ps, l), "E0106",
+                         "unknown element type `%s`", name);
+    const char *near = spell_suggest(name, names, 8);
+    if (near) diag_help(g, ps->diags, "did you mean `%s`?", near);
+    else diag_help(g, ps->diags, "element types are int4, int8, int16, int32, "
+                   "fp8, bf16, fp16 and fp32");
+    return ET_NONE;
+}
+
+/* A reduction prefix binds to the whole right side: `sum(n) e[m, n] * 2`
+ * reduces the product.  The grammar attaches the prefix to its first
+ * operand; this moves it to the top of the statement's expression. */
+static Expr **leftmost_reduce(Expr **slot) {
+    while ((*slot)->kind == EX_BINARY) slot = &(*slot)->u.binary.lhs;
+    return (*slot)->kind == EX_REDUCE ? slot : NULL;
+}
+
+static void report_inner_reduce(ParseState *ps, Expr *e, bool top) {
+    if (!e) return;
+    switch (e->kind) {
+    case EX_REDUCE:
+        if (!top) {
+            Diag *g = diag_error(ps->diags, e->u.reduce.fn.span, "E0114",
+                                 "a reduction prefix must begin the right side");
+            diag_help(g, ps->diags, "write the reduction as its own statement "
+                      "and use its result here");
+        }
+        report_inner_reduce(ps, e->u.reduce.body, false);
+        break;
+    case EX_UNARY: report_inner_reduce(ps, e->u.unary.operand, false); break;
+    case EX_BINARY:
+        report_inner_reduce(ps, e->u.binary.lhs, false);
+        report_inner_reduce(ps, e->u.binary.rhs, false);
+        break;
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            report_inner_reduce(ps, e->u.call.args[i], false);
+        break;
+    default: break;
+    }
+}
+
+static Expr *hoist_reduction(ParseState *ps, Expr *rhs) {
+    Expr **slot = leftmost_reduce(&rhs);
+    if (slot && *slot != rhs) {
+        Expr *reduce = *slot;
+        *slot = reduce->u.reduce.body; /* the prefix now covers everything */
+        reduce->u.reduce.body = rhs;
+        reduce->span = span_join(reduce->span, rhs->span);
+        rhs = reduce;
+    }
+    if (rhs->kind == EX_REDUCE) report_inner_reduce(ps, rhs->u.reduce.body, false);
+    else report_inner_reduce(ps, rhs, false);
+    return rhs;
+}
+
+/* `max(n) C[m, n]`: the call's arguments must be plain index names. */
+static Expr *make_reduce(ParseState *ps, Expr *call, Expr *body, CmtLoc l) {
+    Expr *e = new_expr(ps, EX_REDUCE, l);
+    e->u.reduce.fn = call->u.call.fn;
+    e->u.reduce.body = body;
+    ItemList *idx = list_new(ps);
+    for (int i = 0; i < call->u.call.arg_count; i++) {
+        Expr *a = call->u.call.args[i];
+        if (a->kind == EX_NAME) {
+            Ident id = {a->u.name, a->span, false};
+            list_push(ps, idx, &id, sizeof id);
+        } else if (a->kind != EX_ERROR) {
+            diag_error(ps->diags, a->span, "E0115",
+                       "a reduction prefix lists index names, found an expression");
+        }
+    }
+    e->u.reduce.indices = ident_list(idx);
+    return e;
+}
+
+static Attr *new_attr(ParseState *ps, Ident key, CmtLoc l) {
+    Attr *a = ARENA_NEW(ps->arena, Attr);
+    a->key = key;
+    a->span = sp(ps, l);
+    return a;
+}
+
+static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body) {
+    d->u.op.params = params ? params->items : NULL;
+    d->u.op.param_count = params ? params->count : 0;
+    /* the body list holds tagged pointers: tensors and statements */
+    PtrVec tensors = {0}, stmts = {0};
+    if (body) {
+        void **items = body->items;
+        for (int i = 0; i < body->count; i++) {
+            uintptr_t p = (uintptr_t)items[i];
+            if (p & 1) ptrvec_push(ps->arena, &stmts, (void *)(p & ~(uintptr_t)1));
+            else if (p) ptrvec_push(ps->arena, &tensors, (void *)p);
+        }
+    }
+    d->u.op.tensors = (TensorDecl **)tensors.items;
+    d->u.op.tensor_count = tensors.count;
+    d->u.op.stmts = (Stmt **)stmts.items;
+    d->u.op.stmt_count = stmts.count;
+}
+}
+
+%union {
+    int64_t int_value;
+    double real_value;
+    struct { double value; UnitDim dim; uint32_t unit_start; bool bad; } quantity;
+    Name name;
+    Expr *expr;
+    Ident ident;
+    Decl *decl;
+    ItemList *list;
+    Attr *attr;
+    ArchItem *arch_item;
+    MapItem *map_item;
+    TensorDecl *tensor;
+    Stmt *stmt;
+    void *tagged;
+}
+
+%token END 0 "end of file"
+%token <name> IDENT "identifier"
+%token <int_value> INT "integer"
+%token <real_value> REAL "number"
+%token <quantity> QUANTITY "quantity"
+%token <name> STRING "string"
+%token BAD_NUMBER "malformed number"
+%token USE "use" CONST "const" OP "op" IN "in" OUT "out" VAR "var"
+%token ARCH "arch" MEMORY "memory" CLUSTER "cluster" COMPUTE "compute"
+%token ROLE "role" COST "cost" ARRAY "array"
+%token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
+%token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
+%token OBJECTIVE "objective" REPEAT "repeat"
+%token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
+%token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
+%token LANGLE "<" RANGLE ">" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
+%token HOLE "?"
+
+%left PLUS MINUS
+%left STAR SLASH
+%precedence UMINUS
+
+%type <expr> expr primary postfix call reduce_operand simple_value expr_or_hole
+%type <ident> name ident_or_hole path_part
+%type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
+%type <list> params_opt params param_list ident_list dims_opt expr_list
+%type <list> op_body arch_body attr_block attrs cluster_dims cost_pairs
+%type <list> bindings_opt binding_list map_body assigns dim_targets tiles
+%type <list> module_path args_opt arg_list for_stmts
+%type <attr> attr
+%type <arch_item> arch_item
+%type <map_item> map_item
+%type <tensor> tensor_decl
+%type <stmt> stmt
+%type <tagged> op_item
+%type <name> parent_opt_name
+%type <ident> role_opt kind_opt at_opt
+
+%%
+
+file:
+    %empty
+  | file decl                   { if ($2) ptrvec_push(ps->arena, &ps->decls, $2); }
+  ;
+
+decl:
+    use_decl
+  | const_decl
+  | op_decl
+  | arch_decl
+  | mapping_decl
+  | error SEMI                  { $$ = new_decl(ps, DK_ERROR, @$); }
+  | error RBRACE                { $$ = new_decl(ps, DK_ERROR, @$); }
+  ;
+
+use_decl:
+    USE module_path SEMI {
+        $$ = new_decl(ps, DK_USE, @$);
+        Ident *parts = $2->items;
+        size_t len = 0;
+        for (int i = 0; i < $2->count; i++) len += strlen(parts[i].name) + 1;
+        char *path = arena_alloc(ps->arena, len + 1), *w = path;
+        for (int i = 0; i < $2->count; i++) {
+            if (i) *w++ = '.';
+            size_t n = strlen(parts[i].name);
+            memcpy(w, parts[i].name, n);
+            w += n;
+        }
+        $$->u.use.path = path;
+        $$->name = (Ident){intern_cstr(path), sp(ps, @2), false};
+    }
+  | USE STRING SEMI {
+        $$ = new_decl(ps, DK_USE, @$);
+        $$->u.use.path = $2;
+        $$->u.use.is_string = true;
+        $$->name = ident(ps, $2, @2);
+    }
+  ;
+
+module_path:
+    path_part                   { $$ = list_push(ps, list_new(ps), &$1, sizeof(Ident)); }
+  | module_path DOT path_part   { $$ = list_push(ps, $1, &$3, sizeof(Ident)); }
+  ;
+
+/* Module paths may name folders that are keywords: std.arch.edge */
+path_part:
+    IDENT                       { $$ = ident(ps, $1, @1); }
+  | ARCH                        { $$ = ident(ps, intern_cstr("arch"), @1); }
+  | OP                          { $$ = ident(ps, intern_cstr("op"), @1); }
+  | MAPPING                     { $$ = ident(ps, intern_cstr("mapping"), @1); }
+  ;
+
+const_decl:
+    CONST name EQUALS expr SEMI {
+        $$ = new_decl(ps, DK_CONST, @$);
+        $$->name = $2;
+        $$->u.const_value = $4;
+    }
+  ;
+
+name:
+    IDENT                       { $$ = ident(ps, $1, @1); }
+  ;
+
+ident_or_hole:
+    IDENT                       { $$ = ident(ps, $1, @1); }
+  | HOLE                        { $$ = hole_ident(ps, @1); }
+  ;
+
+/* ------------------------------------------------------------- ops */
+
+op_decl:
+    OP name params_opt LBRACE op_body RBRACE {
+        $$ = new_decl(ps, DK_OP, @$);
+        $$->name = $2;
+        finish_op(ps, $$, $3, $5);
+    }
+  ;
+
+params_opt:
+    %empty                      { $$ = NULL; }
+  | LANGLE RANGLE               { $$ = list_new(ps); }
+  | LANGLE param_list RANGLE    { $$ = $2; }
+  ;
+
+param_list:
+    params                      { $$ = $1; }
+  | params COMMA                { $$ = $1; }
+  ;
+
+params:
+    name {
+        Param p = {$1, NULL};
+        $$ = list_push(ps, list_new(ps), &p, sizeof p);
+    }
+  | name EQUALS expr {
+        Param p = {$1, $3};
+        $$ = list_push(ps, list_new(ps), &p, sizeof p);
+    }
+  | params COMMA name {
+        Param p = {$3, NULL};
+        $$ = list_push(ps, $1, &p, sizeof p);
+    }
+  | params COMMA name EQUALS expr {
+        Param p = {$3, $5};
+        $$ = list_push(ps, $1, &p, sizeof p);
+    }
+  ;
+
+op_body:
+    %empty                      { $$ = list_new(ps); }
+  | op_body op_item             { $$ = list_push(ps, $1, &$2, sizeof(void *)); }
+  ;
+
+/* Tensors are stored as plain pointers, statements tagged with bit 0. */
+op_item:
+    tensor_decl                 { $$ = $1; }
+  | stmt                        { $$ = (void *)((uintptr_t)$1 | 1); }
+  | error SEMI                  { $$ = NULL; }
+  ;
+
+tensor_decl:
+    IN name dims_opt COLON IDENT SEMI {
+        $$ = ARENA_NEW(ps->arena, TensorDecl);
+        $$->role = TR_IN;
+        $$->name = $2;
+        $$->dims = $3 ? $3->items : NULL;
+        $$->dim_count = $3 ? $3->count : 0;
+        $$->type = elem_type_of(ps, $5, @5);
+        $$->type_span = sp(ps, @5);
+        $$->span = sp(ps, @$);
+    }
+  | OUT name dims_opt COLON IDENT SEMI {
+        $$ = ARENA_NEW(ps->arena, TensorDecl);
+        $$->role = TR_OUT;
+        $$->name = $2;
+        $$->dims = $3 ? $3->items : NULL;
+        $$->dim_count = $3 ? $3->count : 0;
+        $$->type = elem_type_of(ps, $5, @5);
+        $$->type_span = sp(ps, @5);
+        $$->span = sp(ps, @$);
+    }
+  | VAR name COLON IDENT SEMI {
+        $$ = ARENA_NEW(ps->arena, TensorDecl);
+        $$->role = TR_VAR;
+        $$->name = $2;
+        $$->type = elem_type_of(ps, $4, @4);
+        $$->type_span = sp(ps, @4);
+        $$->span = sp(ps, @$);
+    }
+  ;
+
+dims_opt:
+    %empty                      { $$ = NULL; }
+  | LBRACKET expr_list RBRACKET { $$ = $2; }
+  ;
+
+expr_list:
+    expr                        { $$ = list_push(ps, list_new(ps), &$1, sizeof(Expr *)); }
+  | expr_list COMMA expr        { $$ = list_push(ps, $1, &$3, sizeof(Expr *)); }
+  ;
+
+stmt:
+    name LBRACKET ident_list RBRACKET EQUALS expr SEMI {
+        $$ = ARENA_NEW(ps->arena, Stmt);
+        $$->target = $1;
+        $$->indices = ident_list($3);
+        $$->rhs = hoist_reduction(ps, $6);
+        $$->span = sp(ps, @$);
+    }
+  | name LBRACKET RBRACKET EQUALS expr SEMI {
+        $$ = ARENA_NEW(ps->arena, Stmt);
+        $$->target = $1;
+        $$->rhs = hoist_reduction(ps, $5);
+        $$->span = sp(ps, @$);
+    }
+  | name EQUALS expr SEMI {
+        $$ = ARENA_NEW(ps->arena, Stmt);
+        $$->target = $1;
+        $$->rhs = hoist_reduction(ps, $3);
+        $$->span = sp(ps, @$);
+    }
+  ;
+
+ident_list:
+    name                        { $$ = list_push(ps, list_new(ps), &$1, sizeof(Ident)); }
+  | ident_list COMMA name       { $$ = list_push(ps, $1, &$3, sizeof(Ident)); }
+  ;
+
+/* ------------------------------------------------------ expressions */
+
+expr:
+    postfix
+  | MINUS expr %prec UMINUS {
+        $$ = new_expr(ps, EX_UNARY, @$);
+        $$->u.unary.op = '-';
+        $$->u.unary.operand = $2;
+    }
+  | expr PLUS expr              { $$ = binary(ps, '+', $1, $3, @$); }
+  | expr MINUS expr             { $$ = binary(ps, '-', $1, $3, @$); }
+  | expr STAR expr              { $$ = binary(ps, '*', $1, $3, @$); }
+  | expr SLASH expr             { $$ = binary(ps, '/', $1, $3, @$); }
+  ;
+
+postfix:
+    primary
+  | call
+  | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
+  ;
+
+/* What may follow a reduction prefix directly. */
+reduce_operand:
+    name LBRACKET ident_list RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = $1;
+        $$->u.access.indices = ident_list($3);
+    }
+  | call
+  | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
+  | LPAREN expr RPAREN          { $$ = $2; }
+  ;
+
+call:
+    name LPAREN args_opt RPAREN {
+        $$ = new_expr(ps, EX_CALL, @$);
+        $$->u.call.fn = $1;
+        $$->u.call.args = $3 ? $3->items : NULL;
+        $$->u.call.arg_count = $3 ? $3->count : 0;
+    }
+  ;
+
+args_opt:
+    %empty                      { $$ = NULL; }
+  | arg_list
+  ;
+
+arg_list:
+    expr                        { $$ = list_push(ps, list_new(ps), &$1, sizeof(Expr *)); }
+  | arg_list COMMA expr         { $$ = list_push(ps, $1, &$3, sizeof(Expr *)); }
+  ;
+
+primary:
+    INT {
+        $$ = new_expr(ps, EX_INT, @$);
+        $$->u.int_value = $1;
+    }
+  | REAL {
+        $$ = new_expr(ps, EX_REAL, @$);
+        $$->u.real_value = $1;
+    }
+  | QUANTITY {
+        if ($1.bad) {
+            $$ = new_expr(ps, EX_ERROR, @$);
+        } else {
+            $$ = new_expr(ps, EX_QUANTITY, @$);
+            $$->u.quantity.value = $1.value;
+            $$->u.quantity.dim = $1.dim;
+            $$->u.quantity.unit_span = (Span){ps->file->id, $1.unit_start, @1.end};
+        }
+    }
+  | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
+  | name {
+        $$ = new_expr(ps, EX_NAME, @$);
+        $$->u.name = $1.name;
+    }
+  | name LBRACKET ident_list RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = $1;
+        $$->u.access.indices = ident_list($3);
+    }
+  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  | LPAREN error RPAREN         { $$ = new_expr(ps, EX_ERROR, @$); }
+  ;
+
+/* Values written directly before a word (`x = 2 ring`, `array 32 x 32`):
+ * no calls, so that the word cannot be read as a reduction operand. */
+simple_value:
+    INT {
+        $$ = new_expr(ps, EX_INT, @$);
+        $$->u.int_value = $1;
+    }
+  | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
+  | name {
+        $$ = new_expr(ps, EX_NAME, @$);
+        $$->u.name = $1.name;
+    }
+  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  ;
+
+expr_or_hole:
+    expr
+  | HOLE                        { $$ = new_expr(ps, EX_HOLE, @$); }
+  ;
+
+/* ------------------------------------------------------------ archs */
+
+arch_decl:
+    ARCH name parent_opt_name LBRACE arch_body RBRACE {
+        $$ = new_decl(ps, DK_ARCH, @$);
+        $$->name = $2;
+        if ($3) $$->u.arch.parent = ident(ps, $3, @3);
+        $$->u.arch.items = $5->items;
+        $$->u.arch.item_count = $5->count;
+    }
+  ;
+
+parent_opt_name:
+    %empty                      { $$ = NULL; }
+  | COLON IDENT                 { $$ = $2; @$ = @2; }
+  ;
+
+arch_body:
+    %empty                      { $$ = list_new(ps); }
+  | arch_body arch_item         { $$ = list_push(ps, $1, &$2, sizeof(ArchItem *)); }
+  ;
+
+arch_item:
+    attr {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_ATTR;
+        $$->span = $1->span;
+        $$->name = $1->key;
+        $$->attr = $1;
+    }
+  | MEMORY name role_opt attr_block {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_MEMORY;
+        $$->span = sp(ps, @$);
+        $$->name = $2;
+        $$->role = $3;
+        $$->body = (AttrList){$4->items, $4->count};
+    }
+  | CLUSTER name LBRACKET cluster_dims RBRACKET kind_opt attr_block {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_CLUSTER;
+        $$->span = sp(ps, @$);
+        $$->name = $2;
+        $$->dims = $4->items;
+        $$->dim_count = $4->count;
+        $$->unit_kind = $6;
+        $$->body = (AttrList){$7->items, $7->count};
+    }
+  | COMPUTE name name attr_block {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_COMPUTE;
+        $$->span = sp(ps, @$);
+        $$->name = $2;
+        $$->unit_kind = $3;
+        $$->body = (AttrList){$4->items, $4->count};
+    }
+  | error SEMI {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_ERROR;
+        $$->span = sp(ps, @$);
+    }
+  | error attr_block {
+        $$ = ARENA_NEW(ps->arena, ArchItem);
+        $$->kind = AI_ERROR;
+        $$->span = sp(ps, @$);
+    }
+  ;
+
+role_opt:
+    %empty                      { $$ = (Ident){0}; }
+  | ROLE name                   { $$ = $2; }
+  ;
+
+kind_opt:
+    %empty                      { $$ = (Ident){0}; }
+  | name
+  ;
+
+cluster_dims:
+    name EQUALS simple_value kind_opt {
+        ClusterDimDecl d = {$1, $3, $4, sp(ps, @$)};
+        $$ = list_push(ps, list_new(ps), &d, sizeof d);
+    }
+  | cluster_dims COMMA name EQUALS simple_value kind_opt {
+        ClusterDimDecl d = {$3, $5, $6, span_join($3.span, sp(ps, @5))};
+        if ($6.name) d.span = span_join(d.span, $6.span);
+        $$ = list_push(ps, $1, &d, sizeof d);
+    }
+  ;
+
+attr_block:
+    LBRACE attrs RBRACE         { $$ = $2; }
+  ;
+
+attrs:
+    %empty                      { $$ = list_new(ps); }
+  | attrs attr                  { $$ = list_push(ps, $1, &$2, sizeof(Attr *)); }
+  | attrs error SEMI            { $$ = $1; }
+  ;
+
+attr:
+    name expr_list SEMI {
+        $$ = new_attr(ps, $1, @$);
+        $$->values = $2->items;
+        $$->value_count = $2->count;
+    }
+  | COST cost_pairs SEMI {
+        $$ = new_attr(ps, ident(ps, intern_cstr("cost"), @1), @$);
+        $$->pairs = $2->items;
+        $$->pair_count = $2->count;
+    }
+  | ARRAY simple_value name simple_value SEMI {
+        $$ = new_attr(ps, ident(ps, intern_cstr("array"), @1), @$);
+        if ($3.name != intern_cstr("x"))
+            diag_error(ps->diags, $3.span, "E0116",
+                       "expected `x` between the rows and columns of an array, "
+                       "found `%s`", $3.name);
+        $$->values = ARENA_ARRAY(ps->arena, Expr *, 2);
+        $$->values[0] = $2;
+        $$->values[1] = $4;
+        $$->value_count = 2;
+    }
+  ;
+
+cost_pairs:
+    name expr {
+        AttrPair p = {$1, $2};
+        $$ = list_push(ps, list_new(ps), &p, sizeof p);
+    }
+  | cost_pairs COMMA name expr {
+        AttrPair p = {$3, $4};
+        $$ = list_push(ps, $1, &p, sizeof p);
+    }
+  ;
+
+/* --------------------------------------------------------- mappings */
+
+mapping_decl:
+    MAPPING name FOR name bindings_opt ON name LBRACE map_body RBRACE {
+        $$ = new_decl(ps, DK_MAPPING, @$);
+        $$->name = $2;
+        $$->u.mapping.op = $4;
+        $$->u.mapping.bindings = $5 ? $5->items : NULL;
+        $$->u.mapping.binding_count = $5 ? $5->count : 0;
+        $$->u.mapping.arch = $7;
+        $$->u.mapping.items = $9->items;
+        $$->u.mapping.item_count = $9->count;
+    }
+  ;
+
+bindings_opt:
+    %empty                      { $$ = NULL; }
+  | LANGLE RANGLE               { $$ = list_new(ps); }
+  | LANGLE binding_list RANGLE  { $$ = $2; }
+  ;
+
+binding_list:
+    name EQUALS expr {
+        ParamBinding b = {$1, $3};
+        $$ = list_push(ps, list_new(ps), &b, sizeof b);
+    }
+  | binding_list COMMA name EQUALS expr {
+        ParamBinding b = {$3, $5};
+        $$ = list_push(ps, $1, &b, sizeof b);
+    }
+  ;
+
+map_body:
+    %empty                      { $$ = list_new(ps); }
+  | map_body map_item           { $$ = list_push(ps, $1, &$2, sizeof(MapItem *)); }
+  ;
+
+map_item:
+    SPATIAL HOLE SEMI {
+        $$ = new_item(ps, MI_SPATIAL, @$, @1);
+        $$->whole_hole = true;
+    }
+  | SPATIAL assigns SEMI {
+        $$ = new_item(ps, MI_SPATIAL, @$, @1);
+        $$->assigns = $2->items;
+        $$->assign_count = $2->count;
+    }
+  | SPATIAL FOR for_stmts COLON HOLE SEMI {
+        $$ = new_item(ps, MI_SPATIAL, @$, @1);
+        $$->stmts = ident_list($3);
+        $$->whole_hole = true;
+    }
+  | SPATIAL FOR for_stmts COLON assigns SEMI {
+        $$ = new_item(ps, MI_SPATIAL, @$, @1);
+        $$->stmts = ident_list($3);
+        $$->assigns = $5->items;
+        $$->assign_count = $5->count;
+    }
+  | TILE name COLON HOLE SEMI {
+        $$ = new_item(ps, MI_TILE, @$, @1);
+        $$->level = $2;
+        $$->whole_hole = true;
+    }
+  | TILE name COLON tiles SEMI {
+        $$ = new_item(ps, MI_TILE, @$, @1);
+        $$->level = $2;
+        $$->tiles = $4->items;
+        $$->tile_count = $4->count;
+    }
+  | ORDER name COLON HOLE SEMI {
+        $$ = new_item(ps, MI_ORDER, @$, @1);
+        $$->level = $2;
+        $$->whole_hole = true;
+    }
+  | ORDER name COLON ident_list SEMI {
+        $$ = new_item(ps, MI_ORDER, @$, @1);
+        $$->level = $2;
+        $$->order = ident_list($4);
+    }
+  | FUSE HOLE SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->whole_hole = true;
+    }
+  | FUSE ident_list at_opt SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->stmts = ident_list($2);
+        $$->level = $3;
+    }
+  | OVERLAP name SEMI {
+        $$ = new_item(ps, MI_OVERLAP, @$, @1);
+        $$->value = $2;
+    }
+  | OBJECTIVE name SEMI {
+        $$ = new_item(ps, MI_OBJECTIVE, @$, @1);
+        $$->value = $2;
+    }
+  | REPEAT expr SEMI {
+        $$ = new_item(ps, MI_REPEAT, @$, @1);
+        $$->count = $2;
+    }
+  | error SEMI {
+        $$ = new_item(ps, MI_ERROR, @$, @$);
+    }
+  ;
+
+for_stmts:
+    ident_list
+  ;
+
+at_opt:
+    %empty                      { $$ = (Ident){0}; }
+  | AT ident_or_hole            { $$ = $2; }
+  ;
+
+assigns:
+    ident_or_hole ARROW dim_targets {
+        SpatialAssign a = {$1, ident_list($3), sp(ps, @$)};
+        $$ = list_push(ps, list_new(ps), &a, sizeof a);
+    }
+  | assigns COMMA ident_or_hole ARROW dim_targets {
+        SpatialAssign a = {$3, ident_list($5), span_join($3.span, sp(ps, @5))};
+        $$ = list_push(ps, $1, &a, sizeof a);
+    }
+  ;
+
+dim_targets:
+    ident_or_hole               { $$ = list_push(ps, list_new(ps), &$1, sizeof(Ident)); }
+  | LPAREN ident_list RPAREN    { $$ = $2; }
+  ;
+
+tiles:
+    ident_or_hole expr_or_hole {
+        TileEntry t = {$1, $2, sp(ps, @$)};
+        $$ = list_push(ps, list_new(ps), &t, sizeof t);
+    }
+  | tiles COMMA ident_or_hole expr_or_hole {
+        TileEntry t = {$3, $4, span_join($3.span, $4->span)};
+        $$ = list_push(ps, $1, &t, sizeof t);
+    }
+  ;
+
+%%
+
+static bool is_word_token(yysymbol_kind_t kind) {
+    return kind == YYSYMBOL_IDENT || kind == YYSYMBOL_INT || kind == YYSYMBOL_REAL ||
+           kind == YYSYMBOL_QUANTITY || kind == YYSYMBOL_STRING ||
+           kind == YYSYMBOL_YYEOF || kind == YYSYMBOL_BAD_NUMBER;
+}
+
+/* `expected X or Y, found Z` with LAC-exact expectations. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
+    /* The lexer already explained this statement's problem (or gave up on
+     * nesting): a syntax error here would only repeat it. */
+    if (ps->lex_error_pending || ps->too_deep) return 0;
+    enum { MAX_EXPECTED = 9 };
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    yysymbol_kind_t found = yypcontext_token(ctx);
+    CmtLoc loc = *yypcontext_location(ctx);
+    ps->syntax_errors++;
+
+    /* Everything that can start an expression reads better as one word. */
+    bool wants_expression = false;
+    for (int i = 0; i < n; i++)
+        if (expected[i] == YYSYMBOL_INT) wants_expression = true;
+    if (wants_expression) {
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            yysymbol_kind_t k = expected[i];
+            if (k == YYSYMBOL_INT || k == YYSYMBOL_REAL || k == YYSYMBOL_QUANTITY ||
+                k == YYSYMBOL_BAD_NUMBER || k == YYSYMBOL_LPAREN ||
+                k == YYSYMBOL_MINUS || k == YYSYMBOL_IDENT)
+                continue;
+            expected[kept++] = k;
+        }
+        n = kept;
+    }
+    char want[512] = "";
+    size_t used = 0;
+    if (wants_expression) {
+        int w = snprintf(want, sizeof want, "an expression%s", n ? ", " : "");
+        used = (size_t)w;
+    }
+    if (n >= 0 && n < MAX_EXPECTED) {
+        for (int i = 0; i < n; i++) {
+            const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
+            if (wants_expression && i == n - 1) sep = i == 0 ? "or " : " or ";
+            const char *quote = is_word_token(expected[i]) ? "" : "`";
+            int w = snprintf(want + used, sizeof want - used, "%s%s%s%s", sep, quote,
+                             yysymbol_name(expected[i]), quote);
+            if (w > 0 && (size_t)w < sizeof want - used) used += (size_t)w;
+        }
+    }
+    char what[160];
+    if (found == YYSYMBOL_YYEOF) {
+        snprintf(what, sizeof what, "end of file");
+    } else {
+        size_t len = loc.end - loc.start;
+        const char *text = ps->file->text + loc.start;
+        bool printable = len > 0 && len <= 40;
+        for (size_t i = 0; printable && i < len; i++)
+            if ((unsigned char)text[i] < 0x20) printable = false;
+        if (printable) snprintf(what, sizeof what, "`%.*s`", (int)len, text);
+        else snprintf(what, sizeof what, "%s", yysymbol_name(found));
+    }
+    /* A missing `;` is best shown where it belongs: right after the token
+     * before, when the unexpected one is on a later line or is the end. */
+    Span at = {ps->file->id, loc.start, loc.end};
+    uint32_t prev_line = 0, prev_col = 0, line = 0, col = 0;
+    source_line_col(ps->file, ps->prev_end, &prev_line, &prev_col);
+    source_line_col(ps->file, loc.start, &line, &col);
+    if (ps->prev_end > 0 && (found == YYSYMBOL_YYEOF || line > prev_line))
+        at = (Span){ps->file->id, ps->prev_end, ps->prev_end};
+    if (used)
+        diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
+    else
+        diag_error(ps->diags, at, "E0110", "unexpected %s", what);
+    return 0;
+}
+
+Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
+    ParseState ps = {0};
+    ps.arena = arena;
+    ps.diags = diags;
+    ps.file = file;
+    ps.cursor = file->text;
+    ps.limit = file->text + file->len;
+    Module *m = ARENA_NEW(arena, Module);
+    m->file = file;
+    ps.module = m;
+    if (cmtparse(&ps) == 2)
+        diag_error(diags, (Span){file->id, (uint32_t)file->len, (uint32_t)file->len},
+                   "E0113", "the file is too deeply nested to parse");
+    m->decls = (Decl **)ps.decls.items;
+    m->decl_count = ps.decls.count;
+    m->comment_count = ps.comments.count;
+    m->comments = ARENA_ARRAY(arena, Span, ps.comments.count > 0 ? ps.comments.count : 1);
+    for (int i = 0; i < ps.comments.count; i++) m->comments[i] = *(Span *)ps.comments.items[i];
+    return m;
+}
