@@ -1,0 +1,78 @@
+/* schedule.c — small helpers of the lowered schedule: names of kinds,
+ * node storage, element sizes and where cluster dims sit. */
+#include "ir/schedule.h"
+
+#include <string.h>
+
+const char *sched_kind_name(SchedKind k) {
+    switch (k) {
+    case SN_LOAD: return "load";
+    case SN_STORE: return "store";
+    case SN_COMPUTE: return "compute";
+    case SN_COLLECTIVE: return "collective";
+    case SN_BOUNDARY: return "boundary";
+    }
+    return "?";
+}
+
+const char *coll_kind_name(CollKind k) {
+    switch (k) {
+    case CK_ALLREDUCE: return "allreduce";
+    case CK_REDUCE: return "reduce";
+    case CK_REDUCE_SCATTER: return "reduce_scatter";
+    case CK_ALLGATHER: return "allgather";
+    case CK_ALLTOALL: return "alltoall";
+    case CK_BROADCAST: return "broadcast";
+    }
+    return "?";
+}
+
+const char *provenance_name(Provenance p) {
+    switch (p) {
+    case PV_GIVEN: return "given";
+    case PV_DEFAULT: return "default";
+    case PV_DERIVED: return "derived";
+    }
+    return "?";
+}
+
+const char *bound_name(Bound b) {
+    switch (b) {
+    case BOUND_COMPUTE: return "compute";
+    case BOUND_MEMORY: return "memory";
+    case BOUND_NETWORK: return "network";
+    }
+    return "?";
+}
+
+SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
+    if (s->node_count == s->node_cap) {
+        int cap = s->node_cap ? s->node_cap * 2 : 32;
+        s->nodes = arena_realloc(s->arena, s->nodes,
+                                 sizeof(SchedNode) * (size_t)s->node_cap,
+                                 sizeof(SchedNode) * (size_t)cap);
+        s->node_cap = cap;
+    }
+    SchedNode *n = &s->nodes[s->node_count++];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    n->group = group;
+    n->stmt = -1;
+    n->tensor = -1;
+    n->from_level = n->to_level = -1;
+    n->memory = -1;
+    n->depth = -1;
+    n->count = 1;
+    return n;
+}
+
+double sched_elem_bytes(const IrTensor *t) {
+    int bits = elem_type_bits(t->type);
+    return bits > 0 ? bits / 8.0 : 1.0;
+}
+
+bool sched_dim_outside(const Schedule *s, int dim, int level) {
+    if (level >= s->levels) return true;
+    const IrClusterDim *d = &s->arch->dims[dim];
+    return d->cluster < s->arch->levels[level].clusters_outside;
+}

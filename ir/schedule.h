@@ -1,0 +1,174 @@
+/* schedule.h — the lowered schedule of one mapping: per statement the
+ * extents, tiles and loop trips at every level; fusion groups with their
+ * loop nests; and the nodes (load, store, compute, collective, boundary),
+ * each with bytes, work, latency, energy and the reason it exists.
+ *
+ * Level numbering: 0 is the outermost memory, arch->level_count - 1 the
+ * innermost; the pseudo-level arch->level_count is the compute unit.  The
+ * loops "at level l" walk the tiles of level l inside one tile of level
+ * l - 1 (so `order GLB` orders the loops that step through GLB tiles, and
+ * a listing shows them running at the level above). */
+#ifndef CMT_SCHEDULE_H
+#define CMT_SCHEDULE_H
+
+#include "ir.h"
+
+typedef enum SchedKind {
+    SN_LOAD, SN_STORE, SN_COMPUTE, SN_COLLECTIVE, SN_BOUNDARY
+} SchedKind;
+const char *sched_kind_name(SchedKind k);
+
+typedef enum CollKind {
+    CK_ALLREDUCE, CK_REDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL,
+    CK_BROADCAST
+} CollKind;
+const char *coll_kind_name(CollKind k);
+
+/* Where a value shown in a listing came from. */
+typedef enum Provenance { PV_GIVEN, PV_DEFAULT, PV_DERIVED } Provenance;
+const char *provenance_name(Provenance p);
+
+typedef enum Bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_NETWORK } Bound;
+const char *bound_name(Bound b);
+
+/* How a tensor lies along one cluster dim after its producer ran. */
+typedef enum LayoutKind {
+    LAY_REPLICATED, /* every instance along the dim holds all of it */
+    LAY_SPLIT,      /* split by one of its indices */
+    LAY_PARTIAL     /* partial results of a reduction split over the dim */
+} LayoutKind;
+
+typedef struct Layout {
+    LayoutKind kind;
+    int index;      /* LAY_SPLIT: the tensor's index; LAY_PARTIAL: reduced */
+} Layout;
+
+#define SCHED_MAX_DIMS 16
+
+typedef struct SchedNode {
+    SchedKind kind;
+    int group;
+    int stmt;          /* -1 when none (boundary) */
+    int tensor;        /* -1 for compute of nothing */
+    int from_level, to_level; /* load/store; boundary: the level it crosses */
+    int memory;        /* IrMemory id at the inner end (role split), -1 */
+    const IrCompute *unit; /* compute */
+    CollKind coll;
+    ReduceOp reduce_op;
+    int dims[SCHED_MAX_DIMS];
+    int dim_count;
+    int depth;         /* index into the group's loop list of the innermost
+                          enclosing loop; -1 outside every loop */
+    double bytes;      /* per instance and execution */
+    double count;      /* executions per instance */
+    double ops;        /* MACs or element ops per instance, all executions */
+    double latency_s;  /* per instance, all executions */
+    double energy_j;   /* all instances, all executions */
+    double byte_hops;  /* collectives: per collective group and execution */
+    const char *reason;/* NULL unless text was asked for */
+} SchedNode;
+
+typedef struct SchedLoop {
+    int level;         /* the loop steps tiles of this level */
+    int index;
+    double trips;
+    double step;       /* tile of `level` */
+    double extent;     /* range walked: tile of level - 1 per instance */
+    Provenance order_prov;
+} SchedLoop;
+
+/* A memory's tile footprint in one group, by tensor (for messages). */
+typedef struct Footprint {
+    int memory;
+    int tensor;
+    double bytes;
+} Footprint;
+
+typedef struct CapacityExcess {
+    int group;
+    int memory;
+    double need, capacity;
+    Span span;
+} CapacityExcess;
+
+typedef struct SchedGroup {
+    int id;
+    int level;         /* fusion level: internal tensors stay at or below */
+    Provenance level_prov;
+    int *stmts;
+    int stmt_count;
+    bool fused;        /* named in a `fuse` line */
+    int *order;        /* [level * index_count + k]: loop order, outermost first */
+    int *order_len;    /* [level] */
+    Provenance *order_prov; /* [level] */
+    SchedLoop *loops;  /* loops of every level, outermost first */
+    int loop_count;
+    int first_node, node_count;
+    Footprint *footprints;
+    int footprint_count;
+    double *mem_bytes; /* [level]: bytes read + written per instance */
+    double *level_s;   /* [level]: mem_bytes / bandwidth */
+    double tiles;      /* tiles of the outermost tiling (pipeline depth) */
+    double compute_s, memory_s, network_s, fill_drain_s, latency_s;
+    double energy_j;
+    double compute_energy_j, memory_energy_j, network_energy_j;
+    Bound bound;
+} SchedGroup;
+
+/* Per statement: decisions and the shapes derived from them.  Arrays
+ * indexed [level * index_count + index] have level_count + 1 levels. */
+typedef struct SchedStmt {
+    int group;
+    int split[SCHED_MAX_DIMS];   /* index id split over each dim, -1 none */
+    Provenance split_prov;
+    double *extent;    /* per-instance extent of each index at each level */
+    double *tile;      /* tile resident at each level */
+    Provenance *tile_prov;
+    double *trips;     /* loops at each level (see the file comment) */
+    Layout out_layout[SCHED_MAX_DIMS]; /* its result along each dim */
+    const IrCompute *unit;
+    double work;       /* MACs or element ops per instance */
+    double compute_s;
+} SchedStmt;
+
+typedef struct Schedule {
+    Arena *arena;
+    const IrMapping *m;
+    const IrOp *op;
+    const IrArch *arch;
+    bool want_text;
+    int levels;        /* arch->level_count; compute is level `levels` */
+    int64_t total_instances; /* product of every cluster dim */
+    SchedStmt *stmts;
+    SchedGroup *groups;
+    int group_count;
+    int *tensor_group; /* [tensor]: producing group, -1 for inputs */
+    bool *tensor_crosses; /* [tensor]: leaves its group (boundary/output) */
+    SchedNode *nodes;
+    int node_count, node_cap;
+    CapacityExcess *excess;
+    int excess_count, excess_cap;
+    /* totals, one repeat unless said */
+    double compute_s, memory_s, network_s;
+    double latency_s, energy_j;          /* repeat included */
+    double compute_energy_j, memory_energy_j, network_energy_j;
+    bool missing_unit; /* a statement found no compute unit of its kind */
+} Schedule;
+
+/* Appends a zeroed node of `kind` in `group` and returns it (the pointer
+ * is valid until the next append). */
+SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group);
+/* Bytes per element of a tensor's type (int4 is 0.5). */
+double sched_elem_bytes(const IrTensor *t);
+/* Index into the [level * index_count + index] arrays. */
+static inline int sched_li(const Schedule *s, int level, int index) {
+    return level * s->op->index_count + index;
+}
+/* True when dim d's cluster lies outside memory level `level`
+ * (level == s->levels: the compute, inside every cluster). */
+bool sched_dim_outside(const Schedule *s, int dim, int level);
+
+/* Stable textual dump of the schedule as the passes so far left it. */
+void schedule_dump(FILE *out, const Schedule *s, const char *after_pass);
+
+#endif

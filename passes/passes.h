@@ -1,0 +1,151 @@
+/* passes.h — the lowering pipeline, the cost model's building blocks and
+ * the fast evaluation entry point the optimizer calls.
+ *
+ * The pipeline (passes/pipeline.c lists it once):
+ *   shapes → partition → fusion → tiles → reuse → collectives → cost
+ * Every pass takes the Schedule being built and fills in its part. */
+#ifndef CMT_PASSES_H
+#define CMT_PASSES_H
+
+#include "../ir/schedule.h"
+
+/* ------------------------------------------------------- the pipeline */
+
+typedef struct CompileOptions {
+    Objective objective;      /* --objective, when objective_given */
+    bool objective_given;
+    double time_limit_s;      /* --time-limit; <= 0 for none */
+    const char *emit_lp_path; /* --emit-lp FILE; NULL for none */
+    const char *dump_after;   /* --dump-ir=PASS; NULL for none */
+    FILE *dump_out;           /* where dumps go (stderr by default) */
+} CompileOptions;
+
+/* What the optimizer reports back (passes/optimize.c). */
+typedef enum SolverStatus {
+    SOLVER_NOT_NEEDED, SOLVER_OPTIMAL, SOLVER_TIME_LIMIT, SOLVER_FAILED
+} SolverStatus;
+const char *solver_status_name(SolverStatus s);
+
+typedef struct SolverReport {
+    SolverStatus status;
+    double seconds;
+    double gap;
+    long candidates;
+} SolverReport;
+
+/* The optimizer's entry point, implemented in passes/optimize.c: fills
+ * every hole of `m` in place (hole_count becomes 0) or reports why not
+ * (diagnostics in p->diags).  Returns false when no complete mapping was
+ * found (the caller exits 3). */
+bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
+                      SolverReport *report);
+
+/* Names of the passes, in pipeline order, for --dump-ir=PASS. */
+extern const char *const pass_names[];
+extern const int pass_count;
+bool pass_name_known(const char *name);
+
+/* Lowers one complete mapping (hole_count == 0) into a schedule in `arena`.
+ * want_text: build reason strings and loop descriptions (listing, dump).
+ * Dumps after the pass named in opts->dump_after.  Never fails on a
+ * checked mapping; capacity excess is recorded in the schedule. */
+Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
+                        const CompileOptions *opts);
+
+/* The same mapping with every statement in a group of its own (the
+ * unfused baseline), copied into `arena`. */
+IrMapping *unfused_mapping(Arena *arena, const IrMapping *m);
+
+/* Every capacity excess of every complete mapping of `p` as E0350 at the
+ * tile line that caused it (`cmtc check` calls this after check_program). */
+void check_mapping_capacity(Program *p);
+/* The same for one lowered schedule. */
+void report_capacity(const Schedule *s, DiagSink *diags);
+
+/* The passes, one entry point each (pipeline.c calls them in order). */
+void pass_shapes(Schedule *s);      /* per-statement per-level extents */
+void pass_partition(Schedule *s);   /* spatial splits: layouts per dim */
+void pass_fusion(Schedule *s);      /* groups, fusion levels, boundaries */
+void pass_tiles(Schedule *s);       /* tiles, trips, footprints, capacity */
+void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
+void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
+void pass_cost(Schedule *s);        /* per-group and total cost */
+
+/* ------------------------------------------------ fast evaluation API */
+
+#define EVAL_MAX_GROUPS 64
+#define EVAL_MAX_LEVELS 8
+
+typedef struct GroupCost {
+    double compute_s;  /* work / throughput, summed over the statements */
+    double memory_s;   /* max over levels (overlap full) or sum (none) */
+    double network_s;  /* sum of the group's collectives */
+    double fill_drain_s;
+    double latency_s;  /* one instance of the group (before repeat) */
+    double energy_j;
+    double level_s[EVAL_MAX_LEVELS]; /* memory time per level */
+    Bound bound;
+    int level;         /* fusion level */
+    int stmt_count;
+} GroupCost;
+
+typedef struct EvalResult {
+    double latency_s;  /* whole mapping, repeat included */
+    double energy_j;   /* whole mapping, repeat included */
+    double compute_s, memory_s, network_s; /* sums over groups, one repeat */
+    bool feasible;     /* every tile fits its level and role */
+    double worst_excess_bytes; /* largest capacity excess, 0 when feasible */
+    int group_count;
+    GroupCost groups[EVAL_MAX_GROUPS];
+} EvalResult;
+
+typedef enum EvalStatus {
+    EVAL_OK,
+    EVAL_INCOMPLETE, /* the mapping still has holes */
+    EVAL_TOO_LARGE   /* more than EVAL_MAX_GROUPS groups or levels */
+} EvalStatus;
+
+/* Evaluates a complete mapping: no text is built, nothing is printed,
+ * nothing is kept (a scratch arena is freed before returning).  Pure and
+ * reentrant: the optimizer may call it many times. */
+EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out);
+
+/* ------------------------------------------- cost model building blocks */
+
+/* One cluster dimension as the network model sees it. */
+typedef struct NetDim {
+    int64_t p;        /* ranks along the dimension */
+    Topology topology;
+    bool unidirectional; /* a ring whose links carry one direction only */
+    double alpha_s;   /* per step: the dimension's hop latency */
+    double beta_s_per_byte; /* 1 / link bandwidth */
+    double link_energy_j_per_byte;
+} NetDim;
+
+typedef struct NetCost {
+    double time_s;
+    double byte_hops; /* summed over one collective group */
+} NetCost;
+
+/* alpha-beta cost of a collective over dims[0..count) where n is the
+ * bytes each rank contributes (allreduce, reduce, reduce_scatter, alltoall:
+ * its whole buffer; allgather: the gathered result; broadcast: the
+ * message).  Several dims compose dimension by dimension
+ * (docs/cost-model.md, section 4). */
+NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
+                        double n_bytes);
+/* The network diameter of one dimension in hops. */
+int64_t net_diameter(const NetDim *d);
+
+/* SCALE-Sim fold formula: cycles for an (M x K) * (K x N) product on
+ * `count` arrays of rows x cols, weight stationary: K on rows, N on
+ * columns, M streamed.  folds = ceil(K/R) * ceil(N/C), spread over count
+ * arrays; each fold takes 2R + C + M - 2 cycles. */
+double systolic_cycles(double m, double k, double n, int rows, int cols,
+                       int count);
+
+/* Element operations per output point of a vector statement, and MACs per
+ * point (1) of a contraction, with function costs from `unit`. */
+double stmt_ops_per_point(const IrStmt *s, const IrCompute *unit);
+
+#endif
