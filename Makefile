@@ -17,8 +17,10 @@ SRC      = $(wildcard frontend/*.c ir/*.c passes/*.c backend/*.c)
 MAIN_SRC = backend/main.c
 LIB_SRC  = $(filter-out $(MAIN_SRC),$(SRC))
 GEN_C    = $(BUILD)/gen/cmt.lex.c $(BUILD)/gen/cmt.tab.c
+ERROR_PAGES = $(sort $(wildcard docs/errors/E*.md))
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
-           $(BUILD)/obj/gen/cmt.lex.o $(BUILD)/obj/gen/cmt.tab.o
+           $(BUILD)/obj/gen/cmt.lex.o $(BUILD)/obj/gen/cmt.tab.o \
+           $(BUILD)/obj/gen/errors.o
 HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/cmt.tab.h
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
@@ -33,6 +35,10 @@ $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
 $(BUILD)/gen/cmt.lex.c: lang/cmt.re $(BUILD)/gen/cmt.tab.h
 	@mkdir -p $(BUILD)/gen
 	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+
+$(BUILD)/gen/errors.c: $(ERROR_PAGES) backend/embed_errors.sh
+	@mkdir -p $(BUILD)/gen
+	sh backend/embed_errors.sh $@ $(ERROR_PAGES)
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HDR)
 	@mkdir -p $(dir $@)

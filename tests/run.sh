@@ -1,0 +1,136 @@
+#!/bin/sh
+# The one test runner.  Runs, in order: C unit tests, golden files
+# (tests/golden/NAME.cmt beside NAME.expected), the example of every
+# docs/errors page, a clean check of every example and standard-library
+# file, then every tests/suites/*.sh.  Each case prints PASS or FAIL; the
+# last line is `N passed, N failed`.
+#
+#   CMTC      the compiler to test (default build/cmtc)
+#   UNIT_DIR  folder of built unit tests (default build/unit)
+#   UPDATE=1  rewrite golden expectations from the current output
+#   VALGRIND=1 run every cmtc invocation under valgrind
+#   ONLY=word run only the sections whose name contains word
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+CMTC=${CMTC:-build/cmtc}
+case $CMTC in /*) ;; *) CMTC="$root/$CMTC" ;; esac
+UNIT_DIR=${UNIT_DIR:-build/unit}
+if [ "${VALGRIND:-0}" = 1 ]; then
+  RUN_CMTC="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $CMTC"
+else
+  RUN_CMTC="$CMTC"
+fi
+export CMTC RUN_CMTC
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); [ -n "${VERBOSE:-}" ] && echo "PASS: $1"; return 0; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+section() { case $1 in *${ONLY:-}*) return 0 ;; *) return 1 ;; esac; }
+
+# Counts PASS:/FAIL: lines of a sub-runner's output in file $1.
+count_lines() {
+  p=$(grep -c '^PASS: ' "$1")
+  f=$(grep -c '^FAIL: ' "$1")
+  passed=$((passed + p))
+  failed=$((failed + f))
+  grep '^FAIL: ' "$1"
+  [ -n "${VERBOSE:-}" ] && grep '^PASS: ' "$1"
+  return 0
+}
+
+if section unit; then
+  for t in "$UNIT_DIR"/*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    if [ "${VALGRIND:-0}" = 1 ]; then
+      valgrind -q --error-exitcode=99 --leak-check=full "$t" > "$tmp/unit.out" 2>&1
+    else
+      "$t" > "$tmp/unit.out" 2>&1
+    fi
+    status=$?
+    count_lines "$tmp/unit.out"
+    if [ $status -ne 0 ] && ! grep -q '^FAIL: ' "$tmp/unit.out"; then
+      fail "unit/$name exited $status without a failing check"
+      tail -5 "$tmp/unit.out"
+    fi
+  done
+fi
+
+# Runs one golden case: $1 = folder, $2 = NAME.cmt; args from `// cmtc: ARGS`.
+golden_case() {
+  dir=$1 file=$2
+  base=${file%.cmt}
+  args=check
+  first=$(head -n 1 "$dir/$file")
+  case $first in "// cmtc: "*) args=${first#// cmtc: } ;; esac
+  (cd "$dir" && $RUN_CMTC $args "$file" > "$tmp/golden.out" 2>&1; echo "exit: $?" >> "$tmp/golden.out")
+  if [ "${UPDATE:-0}" = 1 ]; then
+    cp "$tmp/golden.out" "$dir/$base.expected"
+    pass "$dir/$file (updated)"
+  elif [ ! -f "$dir/$base.expected" ]; then
+    fail "$dir/$file: no $base.expected (run with UPDATE=1 and read it)"
+  elif cmp -s "$tmp/golden.out" "$dir/$base.expected"; then
+    pass "$dir/$file"
+  else
+    fail "$dir/$file: output differs from $base.expected"
+    diff -u "$dir/$base.expected" "$tmp/golden.out" | head -30
+  fi
+}
+
+if section golden; then
+  for f in tests/golden/*.cmt; do
+    [ -f "$f" ] || continue
+    golden_case tests/golden "$(basename "$f")"
+  done
+fi
+
+if section errors; then
+  for page in docs/errors/[EW]*.md; do
+    [ -f "$page" ] || continue
+    code=$(basename "$page" .md)
+    awk '/^```cmt/{on=1; next} on && /^```/{exit} on{print}' "$page" > "$tmp/$code.cmt"
+    if [ ! -s "$tmp/$code.cmt" ]; then
+      fail "$page has no \`\`\`cmt example"
+      continue
+    fi
+    (cd "$tmp" && $RUN_CMTC check "$code.cmt" > "$tmp/err.out" 2>&1)
+    if grep -q "\[$code\]" "$tmp/err.out"; then
+      pass "$page raises $code"
+    else
+      fail "$page: its example does not raise $code"
+      head -10 "$tmp/err.out"
+    fi
+  done
+fi
+
+if section clean; then
+  for f in examples/*.cmt stdlib/std/*/*.cmt; do
+    [ -f "$f" ] || continue
+    if $RUN_CMTC check "$f" > "$tmp/clean.out" 2>&1; then
+      pass "$f checks clean"
+    else
+      fail "$f does not check clean"
+      head -20 "$tmp/clean.out"
+    fi
+  done
+fi
+
+if section suites; then
+  for s in tests/suites/*.sh; do
+    [ -f "$s" ] || continue
+    sh "$s" > "$tmp/suite.out" 2>&1
+    status=$?
+    count_lines "$tmp/suite.out"
+    if [ $status -ne 0 ] && ! grep -q '^FAIL: ' "$tmp/suite.out"; then
+      fail "$s exited $status without a failing case"
+      tail -10 "$tmp/suite.out"
+    fi
+  done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
