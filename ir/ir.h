@@ -258,7 +258,7 @@ typedef struct Program {
 } Program;
 
 typedef struct CheckOptions {
-    const char **include_dirs; /* -I */
+    const char *const *include_dirs; /* -I */
     int include_count;
     const char *stdlib_dir;    /* installed standard library */
     /* Optional: text of open, unsaved buffers (language server) keyed by
