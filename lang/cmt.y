@@ -912,21 +912,22 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         }
         n = kept;
     }
+    const char *words[MAX_EXPECTED + 1];
+    char quoted[MAX_EXPECTED][48];
+    int word_count = 0;
+    if (wants_expression) words[word_count++] = "an expression";
+    for (int i = 0; i < n && n < MAX_EXPECTED; i++) {
+        const char *quote = is_word_token(expected[i]) ? "" : "`";
+        snprintf(quoted[i], sizeof quoted[i], "%s%s%s", quote,
+                 yysymbol_name(expected[i]), quote);
+        words[word_count++] = quoted[i];
+    }
     char want[512] = "";
     size_t used = 0;
-    if (wants_expression) {
-        int w = snprintf(want, sizeof want, "an expression%s", n ? ", " : "");
-        used = (size_t)w;
-    }
-    if (n >= 0 && n < MAX_EXPECTED) {
-        for (int i = 0; i < n; i++) {
-            const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
-            if (wants_expression && i == n - 1) sep = i == 0 ? "or " : " or ";
-            const char *quote = is_word_token(expected[i]) ? "" : "`";
-            int w = snprintf(want + used, sizeof want - used, "%s%s%s%s", sep, quote,
-                             yysymbol_name(expected[i]), quote);
-            if (w > 0 && (size_t)w < sizeof want - used) used += (size_t)w;
-        }
+    for (int i = 0; i < word_count; i++) {
+        const char *sep = i == 0 ? "" : i == word_count - 1 ? " or " : ", ";
+        int w = snprintf(want + used, sizeof want - used, "%s%s", sep, words[i]);
+        if (w > 0 && (size_t)w < sizeof want - used) used += (size_t)w;
     }
     char what[160];
     if (found == YYSYMBOL_YYEOF) {
