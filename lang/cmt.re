@@ -138,9 +138,13 @@ static int quantity_token(ParseState *ps, const char *from, const char *to,
 }
 
 static int open_bracket(ParseState *ps, int token) {
+    if (ps->nesting == 0) ps->nesting_start = (uint32_t)(ps->token - ps->file->text);
     if (++ps->nesting > MAX_NESTING) {
-        diag_error(ps->diags, here(ps, ps->token, ps->cursor), "E0113",
-                   "brackets nested more than %d deep", MAX_NESTING);
+        /* Brackets skipped while recovering from a syntax error inside
+         * this run were already explained by that error. */
+        if (ps->last_syntax_error < (int64_t)ps->nesting_start)
+            diag_error(ps->diags, here(ps, ps->token, ps->cursor), "E0113",
+                       "brackets nested more than %d deep", MAX_NESTING);
         ps->too_deep = true;
         return END;
     }

@@ -45,6 +45,8 @@ typedef struct ParseState {
     int last_token;       /* the token returned before the current one */
     uint32_t prev_end;    /* end of the token before the current one */
     int syntax_errors;
+    int64_t last_syntax_error; /* offset of the latest, -1 for none */
+    uint32_t nesting_start; /* where the outermost open bracket is */
 } ParseState;
 }
 
@@ -896,6 +898,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     CmtLoc loc = *yypcontext_location(ctx);
     ps->syntax_errors++;
 
+    ps->last_syntax_error = loc.start;
+    /* "end of file" among the alternatives only distracts. */
+    if (n > 1) {
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (expected[i] != YYSYMBOL_YYEOF) expected[kept++] = expected[i];
+        n = kept;
+    }
     /* Everything that can start an expression reads better as one word. */
     bool wants_expression = false;
     for (int i = 0; i < n; i++)
@@ -904,7 +914,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         int kept = 0;
         for (int i = 0; i < n; i++) {
             yysymbol_kind_t k = expected[i];
-            if (k == YYSYMBOL_INT || k == YYSYMBOL_REAL || k == YYSYMBOL_QUANTITY ||
+            if (k == YYSYMBOL_YYEOF || k == YYSYMBOL_INT || k == YYSYMBOL_REAL || k == YYSYMBOL_QUANTITY ||
                 k == YYSYMBOL_BAD_NUMBER || k == YYSYMBOL_LPAREN ||
                 k == YYSYMBOL_MINUS || k == YYSYMBOL_IDENT)
                 continue;
@@ -963,6 +973,7 @@ Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
     ps.file = file;
     ps.cursor = file->text;
     ps.limit = file->text + file->len;
+    ps.last_syntax_error = -1;
     Module *m = ARENA_NEW(arena, Module);
     m->file = file;
     ps.module = m;
