@@ -76,3 +76,30 @@ bool sched_dim_outside(const Schedule *s, int dim, int level) {
     const IrClusterDim *d = &s->arch->dims[dim];
     return d->cluster < s->arch->levels[level].clusters_outside;
 }
+
+double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer,
+                           int inner, int index) {
+    double p = 1;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (ss->split[d] == index && sched_dim_outside(s, d, inner) &&
+            !sched_dim_outside(s, d, outer))
+            p *= (double)s->arch->dims[d].size;
+    return p;
+}
+
+bool sched_dim_between(const Schedule *s, int dim, int outer, int inner) {
+    return sched_dim_outside(s, dim, inner) && !sched_dim_outside(s, dim, outer);
+}
+
+MemRole sched_tensor_role(const IrStmt *is, int tensor) {
+    if (is->out_tensor == tensor) return ROLE_OUTPUT;
+    if (is->cls == SC_CONTRACTION && is->input_count > 1 && is->inputs[1] == tensor)
+        return ROLE_WEIGHT;
+    return ROLE_INPUT;
+}
+
+bool sched_tensor_has_index(const IrTensor *t, int index) {
+    for (int r = 0; r < t->rank; r++)
+        if (t->index[r] == index) return true;
+    return false;
+}

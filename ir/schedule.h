@@ -65,6 +65,10 @@ typedef struct SchedNode {
     double latency_s;  /* per instance, all executions */
     double energy_j;   /* all instances, all executions */
     double byte_hops;  /* collectives: per collective group and execution */
+    int position;      /* statement's position in its group, for ordering */
+    int phase;         /* load 0, broadcast 1, transition 1, compute 2,
+                          reduction 3, store 4, boundary 5 */
+    int seq;           /* creation order, the last tie-break */
     const char *reason;/* NULL unless text was asked for */
 } SchedNode;
 
@@ -167,6 +171,18 @@ static inline int sched_li(const Schedule *s, int level, int index) {
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */
 bool sched_dim_outside(const Schedule *s, int dim, int level);
+
+/* Product of the sizes of the dims that split `index` for statement ss and
+ * lie inside level `outer` but outside level `inner`. */
+double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer,
+                           int inner, int index);
+/* True when dim lies between levels outer and inner (outer < inner). */
+bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);
+/* The memory role of a tensor in a statement: a contraction's first
+ * operand is input, its second weight; results are output; a vector
+ * statement's operands are input. */
+MemRole sched_tensor_role(const IrStmt *is, int tensor);
+bool sched_tensor_has_index(const IrTensor *t, int index);
 
 /* Stable textual dump of the schedule as the passes so far left it. */
 void schedule_dump(FILE *out, const Schedule *s, const char *after_pass);

@@ -38,7 +38,7 @@ static double log2_ceil(int64_t p) {
 /* Reduce-scatter along one dim of a buffer of n bytes per rank (all-gather
  * with an n-byte result costs the same). */
 static NetCost reduce_scatter_1d(const NetDim *d, double n) {
-    NetCost c = {0, 0};
+    NetCost c = {0, 0, 0};
     if (d->p <= 1 || n <= 0) return c;
     double p = (double)d->p;
     switch (d->topology) {
@@ -60,7 +60,7 @@ static NetCost reduce_scatter_1d(const NetDim *d, double n) {
 }
 
 static NetCost broadcast_1d(const NetDim *d, double n) {
-    NetCost c = {0, 0};
+    NetCost c = {0, 0, 0};
     if (d->p <= 1 || n <= 0) return c;
     /* pipelined from the root: the farthest rank is a diameter away */
     c.time_s = (double)net_diameter(d) * d->alpha_s + n * d->beta_s_per_byte;
@@ -89,7 +89,7 @@ static double mean_distance(const NetDim *d) {
 }
 
 static NetCost alltoall_1d(const NetDim *d, double n) {
-    NetCost c = {0, 0};
+    NetCost c = {0, 0, 0};
     if (d->p <= 1 || n <= 0) return c;
     double p = (double)d->p, b = d->beta_s_per_byte;
     /* bandwidth term: the bytes that cross the bisection over its links */
@@ -109,14 +109,16 @@ static NetCost alltoall_1d(const NetDim *d, double n) {
 
 /* Adds one step along dims[j] to `total`: the step runs in all the
  * P / p_j parallel lines of that dim inside the collective's dims. */
-static void add_step(NetCost *total, NetCost step, double lines) {
+static void add_step(NetCost *total, NetCost step, double lines,
+                     const NetDim *d) {
     total->time_s += step.time_s;
     total->byte_hops += step.byte_hops * lines;
+    total->energy_j += step.byte_hops * lines * d->link_energy_j_per_byte;
 }
 
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
                         double n_bytes) {
-    NetCost total = {0, 0};
+    NetCost total = {0, 0, 0};
     if (count <= 0 || n_bytes <= 0) return total;
     double all = 1;
     for (int j = 0; j < count; j++) all *= (double)dims[j].p;
@@ -125,7 +127,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
     case CK_REDUCE_SCATTER:
         for (int j = 0; j < count; j++) {
             add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
             share /= (double)dims[j].p;
         }
         break;
@@ -134,7 +136,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
         for (int j = count - 1; j >= 0; j--) {
             share *= (double)dims[j].p;
             add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
         }
         break;
     case CK_ALLREDUCE:
@@ -144,30 +146,30 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
          * its root instead, which costs the same on these links) */
         for (int j = 0; j < count - 1; j++) {
             add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
             share /= (double)dims[j].p;
         }
         {
             const NetDim *last = &dims[count - 1];
             NetCost rs = reduce_scatter_1d(last, share);
-            add_step(&total, rs, all / (double)last->p);
-            add_step(&total, rs, all / (double)last->p);
+            add_step(&total, rs, all / (double)last->p, last);
+            add_step(&total, rs, all / (double)last->p, last);
         }
         for (int j = count - 2; j >= 0; j--) {
             share *= (double)dims[j].p;
             add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
         }
         break;
     case CK_BROADCAST:
         for (int j = 0; j < count; j++)
             add_step(&total, broadcast_1d(&dims[j], n_bytes),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
         break;
     case CK_ALLTOALL:
         for (int j = 0; j < count; j++)
             add_step(&total, alltoall_1d(&dims[j], n_bytes),
-                     all / (double)dims[j].p);
+                     all / (double)dims[j].p, &dims[j]);
         break;
     }
     return total;

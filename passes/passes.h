@@ -40,6 +40,12 @@ typedef struct SolverReport {
 bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                       SolverReport *report);
 
+/* The hook before costing: a mapping with holes (hole_count > 0) goes to
+ * optimize_mapping; a complete one is left as it is.  Returns false when
+ * the holes could not be filled (diagnostics say why). */
+bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
+                      SolverReport *report);
+
 /* Names of the passes, in pipeline order, for --dump-ir=PASS. */
 extern const char *const pass_names[];
 extern const int pass_count;
@@ -125,6 +131,7 @@ typedef struct NetDim {
 typedef struct NetCost {
     double time_s;
     double byte_hops; /* summed over one collective group */
+    double energy_j;  /* byte_hops of each dim times its link energy */
 } NetCost;
 
 /* alpha-beta cost of a collective over dims[0..count) where n is the

@@ -1,0 +1,324 @@
+/* collectives.c — collective insertion (language.md section 6):
+ *  - a statement whose reduced index is split over dims D leaves partial
+ *    results: allreduce(op) over D when a statement of its group needs the
+ *    result on every instance, reduce_scatter(op) when the result is then
+ *    split along another index or written out split, reduce(op) when no
+ *    index of the result can be shared out;
+ *  - an operand that does not depend on the index split over a dim (or a
+ *    statement not split over it) needs the same tile on every instance:
+ *    broadcast (multicast) over those dims as it is loaded;
+ *  - a consumer in the same group that needs a tensor split differently
+ *    from how its producer left it: allgather or alltoall over the dims.
+ * Where several collectives would do, the cheaper one under the network
+ * model is chosen, and the reason says so. */
+#include "passes/passes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static NetDim net_dim(const IrArch *a, int d) {
+    const IrClusterDim *cd = &a->dims[d];
+    const IrCluster *c = &a->clusters[cd->cluster];
+    NetDim n;
+    n.p = cd->size;
+    n.topology = cd->topology;
+    n.unidirectional = false;
+    n.alpha_s = c->hop_latency > 0 ? c->hop_latency : 0;
+    n.beta_s_per_byte = (c->link_bandwidth > 0 && isfinite(c->link_bandwidth))
+                            ? 1.0 / c->link_bandwidth
+                            : 0;
+    n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
+    return n;
+}
+
+static NetCost cost_over(const Schedule *s, CollKind kind, const int *dims, int count,
+                         double n) {
+    NetDim nd[SCHED_MAX_DIMS];
+    for (int j = 0; j < count; j++) nd[j] = net_dim(s->arch, dims[j]);
+    return collective_cost(kind, nd, count, n);
+}
+
+static const char *dim_list(const Schedule *s, const int *dims, int count) {
+    char buf[256];
+    size_t used = 0;
+    buf[0] = 0;
+    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
+                                 s->arch->dims[dims[j]].name);
+    return count == 1 ? arena_strdup(s->arena, buf) : arena_printf(s->arena, "(%s)", buf);
+}
+
+static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st,
+                                 int tensor, CollKind kind, ReduceOp op,
+                                 const int *dims, int count, double n, double k) {
+    NetCost c = cost_over(s, kind, dims, count, n);
+    double P = 1;
+    for (int j = 0; j < count; j++) P *= (double)s->arch->dims[dims[j]].size;
+    SchedNode *node = sched_add_node(s, SN_COLLECTIVE, group);
+    node->stmt = st;
+    node->tensor = tensor;
+    node->coll = kind;
+    node->reduce_op = op;
+    for (int j = 0; j < count; j++) node->dims[j] = dims[j];
+    node->dim_count = count;
+    node->bytes = n;
+    node->count = k;
+    node->byte_hops = c.byte_hops;
+    node->latency_s = c.time_s * k;
+    /* every group of instances along the dims runs its own copy */
+    node->energy_j = c.energy_j * k * ((double)s->total_instances / P);
+    node->position = pos;
+    node->phase = phase;
+    return node;
+}
+
+/* Tiles of tensor t that statement st completes over the outermost
+ * tiling: collectives run once per such tile. */
+static double executions(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t) {
+    double k = 1;
+    for (int q = 0; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level != 1 || !sched_tensor_has_index(t, lp->index)) continue;
+        k *= s->stmts[st].trips[sched_li(s, 1, lp->index)];
+    }
+    return k;
+}
+
+static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
+    double b = sched_elem_bytes(t);
+    for (int r = 0; r < t->rank; r++)
+        b *= s->stmts[st].extent[sched_li(s, s->levels, t->index[r])];
+    return b;
+}
+
+static int position_in_group(const SchedGroup *g, int st) {
+    for (int k = 0; k < g->stmt_count; k++)
+        if (g->stmts[k] == st) return k;
+    return 0;
+}
+
+static void broadcasts(Schedule *s) {
+    int count = s->node_count;
+    for (int ni = 0; ni < count; ni++) {
+        SchedNode load = s->nodes[ni];
+        if (load.kind != SN_LOAD) continue;
+        const SchedStmt *ss = &s->stmts[load.stmt];
+        const IrTensor *tn = &s->op->tensors[load.tensor];
+        int dims[SCHED_MAX_DIMS], dc = 0;
+        bool unsplit_only = true;
+        for (int d = 0; d < s->arch->dim_count; d++) {
+            if (!sched_dim_between(s, d, load.from_level, load.to_level)) continue;
+            if (s->arch->dims[d].size <= 1) continue;
+            int sp = ss->split[d];
+            if (sp >= 0 && sched_tensor_has_index(tn, sp)) continue;
+            if (sp >= 0) unsplit_only = false;
+            dims[dc++] = d;
+        }
+        if (!dc) continue;
+        SchedNode *n = add_collective(s, load.group, load.position, 1, load.stmt, load.tensor,
+                                      CK_BROADCAST, RO_NONE, dims, dc, load.bytes, load.count);
+        n->from_level = load.from_level;
+        n->to_level = load.to_level;
+        n->depth = load.depth;
+        if (s->want_text) {
+            const char *dl = dim_list(s, dims, dc);
+            if (unsplit_only)
+                n->reason = arena_printf(s->arena,
+                                         "%s is not split over %s: every instance needs the "
+                                         "same %s tile",
+                                         s->op->stmts[load.stmt].name, dl, tn->name);
+            else {
+                char idx[128] = "";
+                size_t used = 0;
+                for (int j = 0; j < dc && used + 20 < sizeof idx; j++) {
+                    int sp = ss->split[dims[j]];
+                    if (sp < 0 || strstr(idx, s->op->indices[sp].name)) continue;
+                    used += (size_t)snprintf(idx + used, sizeof idx - used, "%s%s",
+                                             used ? ", " : "", s->op->indices[sp].name);
+                }
+                n->reason = arena_printf(s->arena,
+                                         "%s does not depend on %s, split over %s: every "
+                                         "instance needs the same tile",
+                                         tn->name, idx, dl);
+            }
+        }
+    }
+}
+
+/* How a consumer statement needs tensor t along dim d. */
+static Layout need_of(const Schedule *s, int consumer, const IrTensor *t, int d) {
+    int sp = s->stmts[consumer].split[d];
+    if (sp >= 0 && sched_tensor_has_index(t, sp)) return (Layout){LAY_SPLIT, sp};
+    return (Layout){LAY_REPLICATED, -1};
+}
+
+static void reductions_and_transitions(Schedule *s) {
+    const IrOp *op = s->op;
+    const IrArch *arch = s->arch;
+    int D = arch->dim_count;
+    /* effective layout of each result after its reduction collective */
+    Layout *eff = ARENA_ARRAY(s->arena, Layout, op->stmt_count * (D ? D : 1));
+    for (int st = 0; st < op->stmt_count; st++) {
+        const IrStmt *is = &op->stmts[st];
+        const SchedStmt *ss = &s->stmts[st];
+        const SchedGroup *g = &s->groups[ss->group];
+        const IrTensor *y = &op->tensors[is->out_tensor];
+        for (int d = 0; d < D; d++) eff[st * D + d] = ss->out_layout[d];
+        int pd[SCHED_MAX_DIMS], pc = 0;
+        for (int d = 0; d < D; d++)
+            if (ss->out_layout[d].kind == LAY_PARTIAL && arch->dims[d].size > 1) pd[pc++] = d;
+            else if (ss->out_layout[d].kind == LAY_PARTIAL) eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
+        if (!pc) continue;
+        /* what the readers in the group need along the partial dims */
+        bool need_all = false;
+        int want_index = -1;
+        bool group_reader = false;
+        for (int c = st + 1; c < op->stmt_count; c++) {
+            if (s->stmts[c].group != ss->group) continue;
+            const IrStmt *cs = &op->stmts[c];
+            bool reads = false;
+            for (int q = 0; q < cs->input_count; q++)
+                if (cs->inputs[q] == is->out_tensor) reads = true;
+            if (!reads) continue;
+            group_reader = true;
+            for (int j = 0; j < pc; j++) {
+                Layout nd = need_of(s, c, y, pd[j]);
+                if (nd.kind == LAY_REPLICATED) need_all = true;
+                else if (want_index < 0) want_index = nd.index;
+            }
+        }
+        double P = 1;
+        for (int j = 0; j < pc; j++) P *= (double)arch->dims[pd[j]].size;
+        double n = instance_bytes(s, st, y);
+        double k = executions(s, g, st, y);
+        n /= k;
+        /* the index a reduce_scatter would leave the result split by */
+        int scatter = -1;
+        if (want_index >= 0 &&
+            fmod(ss->extent[sched_li(s, s->levels, want_index)], P) == 0)
+            scatter = want_index;
+        for (int r = 0; r < y->rank && scatter < 0 && !need_all; r++) {
+            int i = y->index[r];
+            double e = ss->extent[sched_li(s, s->levels, i)];
+            if (fmod(e, P) == 0 && (scatter < 0 || e > ss->extent[sched_li(s, s->levels, scatter)]))
+                scatter = i;
+        }
+        int pos = position_in_group(g, st);
+        char red[128] = "";
+        size_t used = 0;
+        for (int j = 0; j < pc && used + 20 < sizeof red; j++) {
+            const char *nm = op->indices[ss->split[pd[j]]].name;
+            if (!strstr(red, nm))
+                used += (size_t)snprintf(red + used, sizeof red - used, "%s%s", used ? ", " : "", nm);
+        }
+        const char *dl = dim_list(s, pd, pc);
+        SchedNode *node;
+        if (need_all) {
+            NetCost ar = cost_over(s, CK_ALLREDUCE, pd, pc, n);
+            NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
+            NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
+            bool split_pair = rd.time_s + bc.time_s < ar.time_s;
+            if (split_pair) {
+                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k);
+                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k);
+            } else {
+                node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
+                                      pc, n, k);
+            }
+            if (s->want_text)
+                node->reason = arena_printf(
+                    s->arena,
+                    "%s is split over %s and %s reduces %s; the group needs %s on every "
+                    "instance (allreduce %.3g us, reduce + broadcast %.3g us)",
+                    red, dl, is->name, red, y->name, ar.time_s * 1e6,
+                    (rd.time_s + bc.time_s) * 1e6);
+            for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
+        } else if (scatter >= 0) {
+            NetCost rs = cost_over(s, CK_REDUCE_SCATTER, pd, pc, n);
+            NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
+            bool use_rs = rs.time_s <= rd.time_s;
+            node = add_collective(s, g->id, pos, 3, st, y->id, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
+                                  is->reduce_op, pd, pc, n, k);
+            if (s->want_text)
+                node->reason = arena_printf(
+                    s->arena,
+                    "%s is split over %s and %s reduces %s; %s is then %s (reduce_scatter "
+                    "along %s %.3g us, reduce %.3g us)",
+                    red, dl, is->name, red, y->name,
+                    group_reader ? "read split" : "written out", op->indices[scatter].name,
+                    rs.time_s * 1e6, rd.time_s * 1e6);
+            for (int j = 0; j < pc; j++)
+                eff[st * D + pd[j]] = use_rs ? (Layout){LAY_SPLIT, scatter}
+                                              : (Layout){LAY_REPLICATED, -1};
+        } else {
+            node = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc,
+                                  n, k);
+            if (s->want_text)
+                node->reason = arena_printf(
+                    s->arena,
+                    "%s is split over %s and %s reduces %s; no index of %s divides by %.0f, "
+                    "so one instance gathers it",
+                    red, dl, is->name, red, y->name, P);
+            for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
+        }
+    }
+    /* consumers in the same group that need another layout */
+    for (int c = 0; c < op->stmt_count; c++) {
+        const IrStmt *cs = &op->stmts[c];
+        const SchedGroup *g = &s->groups[s->stmts[c].group];
+        for (int q = 0; q < cs->input_count; q++) {
+            int t = cs->inputs[q];
+            int p = op->tensors[t].producer;
+            if (p < 0 || s->stmts[p].group != s->stmts[c].group) continue;
+            const IrTensor *y = &op->tensors[t];
+            int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;
+            for (int d = 0; d < D; d++) {
+                if (arch->dims[d].size <= 1) continue;
+                Layout have = eff[p * D + d];
+                if (have.kind != LAY_SPLIT) continue;
+                Layout need = need_of(s, c, y, d);
+                if (need.kind == LAY_REPLICATED) gather[gc++] = d;
+                else if (need.index != have.index) shuffle[sc++] = d;
+            }
+            int pos = position_in_group(g, c);
+            double k = executions(s, g, p, y);
+            double n = instance_bytes(s, p, y) / k;
+            if (gc) {
+                double P = 1;
+                for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
+                SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLGATHER, RO_NONE,
+                                                 gather, gc, n * P, k);
+                if (s->want_text)
+                    node->reason = arena_printf(
+                        s->arena, "%s leaves %s split over %s but %s needs all of it on "
+                        "every instance",
+                        op->stmts[p].name, y->name, dim_list(s, gather, gc), cs->name);
+            }
+            if (sc) {
+                double P = 1;
+                for (int j = 0; j < sc; j++) P *= (double)arch->dims[shuffle[j]].size;
+                NetCost a2a = cost_over(s, CK_ALLTOALL, shuffle, sc, n);
+                NetCost ag = cost_over(s, CK_ALLGATHER, shuffle, sc, n * P);
+                bool use_a2a = a2a.time_s <= ag.time_s;
+                SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
+                                                 use_a2a ? CK_ALLTOALL : CK_ALLGATHER, RO_NONE,
+                                                 shuffle, sc, use_a2a ? n : n * P, k);
+                if (s->want_text)
+                    node->reason = arena_printf(
+                        s->arena,
+                        "%s leaves %s split along %s over %s but %s splits it along %s "
+                        "(alltoall %.3g us, allgather %.3g us)",
+                        op->stmts[p].name, y->name,
+                        op->indices[eff[p * D + shuffle[0]].index].name,
+                        dim_list(s, shuffle, sc), cs->name,
+                        op->indices[s->stmts[c].split[shuffle[0]]].name, a2a.time_s * 1e6,
+                        ag.time_s * 1e6);
+            }
+        }
+    }
+}
+
+void pass_collectives(Schedule *s) {
+    broadcasts(s);
+    reductions_and_transitions(s);
+}

@@ -1,0 +1,140 @@
+/* cost.c — costing (docs/cost-model.md sections 2, 3, 5 and 6).
+ * Compute: work per instance / (throughput x efficiency), or for a
+ * systolic array the fold formula per compute tile.  Memory: the bytes
+ * read and written at each memory per instance / its bandwidth; a level
+ * takes its slowest memory.  Network: the sum of the group's collectives.
+ * overlap full: max(compute, memory, network) + one tile's fill and drain
+ * ((sum - max) / tiles); overlap none: the sum.  Groups run in sequence;
+ * `repeat` multiplies the whole. */
+#include "passes/passes.h"
+
+#include <stdlib.h>
+
+static double compute_time(const Schedule *s, int st) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    const IrCompute *u = ss->unit;
+    if (!u) return 0;
+    double eff = u->efficiency > 0 ? u->efficiency : 1;
+    if (is->cls == SC_CONTRACTION && u->array_rows > 0 && u->array_cols > 0 &&
+        s->arch->clock_hz > 0) {
+        const IrTensor *w = is->input_count > 1 ? &s->op->tensors[is->inputs[1]] : NULL;
+        double mt = 1, kt = 1, nt = 1, tiles = 1;
+        int L = s->levels;
+        for (int r = 0; r < is->reduced_count; r++) kt *= ss->tile[sched_li(s, L, is->reduced[r])];
+        for (int q = 0; q < is->lhs_count; q++) {
+            int i = is->lhs[q];
+            if (w && sched_tensor_has_index(w, i)) nt *= ss->tile[sched_li(s, L, i)];
+            else mt *= ss->tile[sched_li(s, L, i)];
+        }
+        int idx[2 * IR_MAX_RANK];
+        int n = ir_stmt_indices(is, idx);
+        for (int l = 1; l <= L; l++)
+            for (int q = 0; q < n; q++) tiles *= ss->trips[sched_li(s, l, idx[q])];
+        double cycles = tiles * systolic_cycles(mt, kt, nt, u->array_rows, u->array_cols,
+                                                u->count > 0 ? u->count : 1);
+        return cycles / eff / s->arch->clock_hz;
+    }
+    if (!(u->throughput > 0)) return 0;
+    return ss->work / u->throughput;
+}
+
+static int node_order(const void *a, const void *b) {
+    const SchedNode *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->phase == 5 || y->phase == 5) {
+        if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+    } else if (x->position != y->position) {
+        return x->position < y->position ? -1 : 1;
+    }
+    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void pass_cost(Schedule *s) {
+    const IrArch *arch = s->arch;
+    for (int i = 0; i < s->node_count; i++) s->nodes[i].seq = i;
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = 5;
+    qsort(s->nodes, (size_t)s->node_count, sizeof(SchedNode), node_order);
+    for (int st = 0; st < s->op->stmt_count; st++) s->stmts[st].compute_s = compute_time(s, st);
+    for (int g = 0; g < s->group_count; g++) {
+        s->groups[g].first_node = -1;
+        s->groups[g].node_count = 0;
+    }
+    s->compute_s = s->memory_s = s->network_s = 0;
+    s->compute_energy_j = s->memory_energy_j = s->network_energy_j = 0;
+    double latency = 0, energy = 0;
+    for (int i = 0; i < s->node_count; i++) {
+        SchedNode *n = &s->nodes[i];
+        SchedGroup *g = &s->groups[n->group];
+        if (g->first_node < 0) g->first_node = i;
+        g->node_count++;
+        switch (n->kind) {
+        case SN_COMPUTE: {
+            const SchedStmt *ss = &s->stmts[n->stmt];
+            double op_energy = ss->unit ? ss->work * ss->unit->energy * (double)s->total_instances
+                                        : 0;
+            g->memory_energy_j += n->energy_j; /* operand reads, result writes */
+            g->compute_energy_j += op_energy;
+            n->energy_j += op_energy;
+            n->latency_s = ss->compute_s;
+            g->compute_s += ss->compute_s;
+            break;
+        }
+        case SN_LOAD:
+        case SN_STORE: g->memory_energy_j += n->energy_j; break;
+        case SN_COLLECTIVE:
+            g->network_s += n->latency_s;
+            g->network_energy_j += n->energy_j;
+            break;
+        case SN_BOUNDARY: break;
+        }
+    }
+    for (int gi = 0; gi < s->group_count; gi++) {
+        SchedGroup *g = &s->groups[gi];
+        double level_sum = 0, level_max = 0;
+        for (int l = 0; l < s->levels; l++) {
+            double worst = 0;
+            const IrLevel *lv = &arch->levels[l];
+            for (int k = 0; k < lv->memory_count; k++) {
+                const IrMemory *mem = &arch->memories[lv->first_memory + k];
+                if (!(mem->bandwidth > 0) || !isfinite(mem->bandwidth)) continue;
+                double t = g->mem_bytes[mem->id] / mem->bandwidth;
+                if (t > worst) worst = t;
+            }
+            g->level_s[l] = worst;
+            level_sum += worst;
+            if (worst > level_max) level_max = worst;
+        }
+        double c = g->compute_s, net = g->network_s;
+        if (s->m->overlap == OVERLAP_NONE) {
+            g->memory_s = level_sum;
+            g->fill_drain_s = 0;
+            g->latency_s = c + level_sum + net;
+        } else {
+            double m = level_max;
+            g->memory_s = m;
+            double peak = c > m ? c : m;
+            if (net > peak) peak = net;
+            double tiles = g->tiles >= 1 ? g->tiles : 1;
+            g->fill_drain_s = (c + m + net - peak) / tiles;
+            g->latency_s = peak + g->fill_drain_s;
+        }
+        g->bound = BOUND_COMPUTE;
+        if (g->memory_s > g->compute_s) g->bound = BOUND_MEMORY;
+        if (g->network_s > g->compute_s && g->network_s > g->memory_s) g->bound = BOUND_NETWORK;
+        g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
+        latency += g->latency_s;
+        energy += g->energy_j;
+        s->compute_s += g->compute_s;
+        s->memory_s += g->memory_s;
+        s->network_s += g->network_s;
+        s->compute_energy_j += g->compute_energy_j;
+        s->memory_energy_j += g->memory_energy_j;
+        s->network_energy_j += g->network_energy_j;
+    }
+    double repeat = s->m->repeat > 0 ? (double)s->m->repeat : 1;
+    s->latency_s = latency * repeat;
+    s->energy_j = energy * repeat;
+}

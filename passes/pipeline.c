@@ -1,0 +1,156 @@
+/* pipeline.c — the lowering pipeline, listed once, and the entry points
+ * built on it: lower_mapping (a schedule with reasons for the emitters),
+ * evaluate_mapping (numbers only, for the optimizer) and the hook that
+ * fills holes before costing. */
+#include "passes/passes.h"
+
+#include <string.h>
+
+typedef void (*PassFn)(Schedule *);
+
+static const PassFn pass_fns[] = {
+    pass_shapes,   /* extents and compute units */
+    pass_partition,/* spatial splits, per-instance extents, layouts */
+    pass_fusion,   /* groups, fusion levels, boundary nodes */
+    pass_tiles,    /* tiles, trips, footprints, capacity */
+    pass_reuse,    /* loop nests, loads, stores, compute nodes */
+    pass_collectives, /* broadcasts, reductions, layout changes */
+    pass_cost,     /* times, energies, bounds, totals */
+};
+
+const char *const pass_names[] = {"shapes", "partition", "fusion", "tiles",
+                                  "reuse",  "collectives", "cost"};
+const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
+
+bool pass_name_known(const char *name) {
+    for (int i = 0; i < pass_count; i++)
+        if (strcmp(pass_names[i], name) == 0) return true;
+    return false;
+}
+
+const char *solver_status_name(SolverStatus st) {
+    switch (st) {
+    case SOLVER_NOT_NEEDED: return "not_needed";
+    case SOLVER_OPTIMAL: return "optimal";
+    case SOLVER_TIME_LIMIT: return "time_limit";
+    case SOLVER_FAILED: return "failed";
+    }
+    return "?";
+}
+
+Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
+                        const CompileOptions *opts) {
+    Schedule *s = ARENA_NEW(arena, Schedule);
+    s->arena = arena;
+    s->m = m;
+    s->op = m->op;
+    s->arch = m->arch;
+    s->want_text = want_text;
+    s->levels = m->arch->level_count;
+    const char *dump = opts ? opts->dump_after : NULL;
+    for (int i = 0; i < pass_count; i++) {
+        pass_fns[i](s);
+        if (dump && strcmp(dump, pass_names[i]) == 0)
+            schedule_dump(opts->dump_out ? opts->dump_out : stderr, s, pass_names[i]);
+    }
+    return s;
+}
+
+IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
+    IrMapping *u = ARENA_NEW(arena, IrMapping);
+    *u = *m;
+    int S = m->op->stmt_count;
+    u->fuse.group = ARENA_ARRAY(arena, int, S);
+    for (int i = 0; i < S; i++) u->fuse.group[i] = IR_UNSET;
+    u->fuse.group_count = 0;
+    u->fuse.level = NULL;
+    u->fuse.span = NULL;
+    u->fuse.whole_hole = false;
+    return u;
+}
+
+EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out) {
+    memset(out, 0, sizeof *out);
+    if (m->hole_count > 0) return EVAL_INCOMPLETE;
+    if (m->arch->level_count > EVAL_MAX_LEVELS || m->op->stmt_count > EVAL_MAX_GROUPS)
+        return EVAL_TOO_LARGE;
+    Arena scratch = {0};
+    Schedule *s = lower_mapping(&scratch, m, false, NULL);
+    out->latency_s = s->latency_s;
+    out->energy_j = s->energy_j;
+    out->compute_s = s->compute_s;
+    out->memory_s = s->memory_s;
+    out->network_s = s->network_s;
+    out->feasible = s->excess_count == 0 && !s->missing_unit;
+    for (int i = 0; i < s->excess_count; i++) {
+        double over = s->excess[i].need - s->excess[i].capacity;
+        if (over > out->worst_excess_bytes) out->worst_excess_bytes = over;
+    }
+    out->group_count = s->group_count;
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *sg = &s->groups[g];
+        GroupCost *gc = &out->groups[g];
+        gc->compute_s = sg->compute_s;
+        gc->memory_s = sg->memory_s;
+        gc->network_s = sg->network_s;
+        gc->fill_drain_s = sg->fill_drain_s;
+        gc->latency_s = sg->latency_s;
+        gc->energy_j = sg->energy_j;
+        for (int l = 0; l < s->levels; l++) gc->level_s[l] = sg->level_s[l];
+        gc->bound = sg->bound;
+        gc->level = sg->level;
+        gc->stmt_count = sg->stmt_count;
+    }
+    arena_free_all(&scratch);
+    return EVAL_OK;
+}
+
+/* The optimizer is linked in when passes/optimize.c is part of the build;
+ * until then a mapping with holes is reported instead of costed. */
+#if defined(__has_include)
+#if __has_include("optimize.c")
+#define CMT_HAVE_OPTIMIZER 1
+#endif
+#endif
+
+#ifndef CMT_HAVE_OPTIMIZER
+/* Where the first hole of a mapping was written. */
+static Span first_hole(const IrMapping *m) {
+    if (m->spatial.whole_hole) return m->spatial.hole_span;
+    if (m->fuse.whole_hole) return m->fuse.hole_span;
+    int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
+    int L = m->arch->level_count;
+    if (m->spatial.split)
+        for (int k = 0; k < S * D; k++)
+            if (m->spatial.split[k] == IR_HOLE && m->spatial.split_span) return m->spatial.split_span[k];
+    if (m->tile.size)
+        for (int k = 0; k < L * I; k++)
+            if (m->tile.size[k] == IR_HOLE && m->tile.span) return m->tile.span[k];
+    if (m->order.length)
+        for (int l = 0; l < L; l++)
+            if (m->order.length[l] == IR_HOLE && m->order.span) return m->order.span[l];
+    if (m->fuse.level)
+        for (int g = 0; g < m->fuse.group_count; g++)
+            if (m->fuse.level[g] == IR_HOLE && m->fuse.span) return m->fuse.span[g];
+    return m->decl ? m->decl->span : SPAN_NONE;
+}
+#endif
+
+bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
+                      SolverReport *report) {
+    memset(report, 0, sizeof *report);
+    report->status = SOLVER_NOT_NEEDED;
+    if (m->hole_count == 0) return true;
+#ifdef CMT_HAVE_OPTIMIZER
+    return optimize_mapping(p, m, opts, report);
+#else
+    (void)opts;
+    Diag *d = diag_error(p->diags, first_hole(m), "E0351",
+                         "mapping %s has %d hole%s but this build of cmtc has no optimizer "
+                         "to fill them",
+                         m->name, m->hole_count, m->hole_count == 1 ? "" : "s");
+    diag_help(d, p->diags, "write a value in place of each `?` to have the mapping evaluated");
+    report->status = SOLVER_FAILED;
+    return false;
+#endif
+}

@@ -1,0 +1,289 @@
+/* reuse.c — loop nests and reuse analysis.  Each group gets one loop nest
+ * per level (the mapping's `order`, else index order); a statement sees
+ * the loops over its own indices with its own trip counts.  A tensor's
+ * tile at level l is brought in (or written back) once per iteration of
+ * the loops down to the innermost loop over one of its indices: loops
+ * inside that one leave it resident.  Partial results of a reduction whose
+ * loop is outside the result's loops go back and forth (read-modify-write).
+ * Tensors made and used inside a fused group stay at its level and below. */
+#include "passes/passes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void build_loops(Schedule *s, SchedGroup *g) {
+    const IrOp *op = s->op;
+    const IrMapping *m = s->m;
+    int I = op->index_count;
+    int L = s->levels + 1;
+    g->order = ARENA_ARRAY(s->arena, int, L * I);
+    g->order_len = ARENA_ARRAY(s->arena, int, L);
+    g->order_prov = ARENA_ARRAY(s->arena, Provenance, L);
+    g->loops = ARENA_ARRAY(s->arena, SchedLoop, L * I);
+    g->loop_count = 0;
+    for (int l = 1; l <= s->levels; l++) {
+        bool used[64] = {false};
+        int n = 0;
+        int given = (l < s->levels && m->order.length) ? m->order.length[l] : 0;
+        g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
+        for (int k = 0; k < given; k++) {
+            int i = m->order.perm[l * I + k];
+            if (i >= 0 && i < I && i < 64 && !used[i]) {
+                used[i] = true;
+                g->order[l * I + n++] = i;
+            }
+        }
+        for (int i = 0; i < I && i < 64; i++)
+            if (!used[i]) g->order[l * I + n++] = i;
+        g->order_len[l] = n;
+        for (int k = 0; k < n; k++) {
+            int i = g->order[l * I + k];
+            double trips = 1, step = 1, extent = 1;
+            for (int q = 0; q < g->stmt_count; q++) {
+                int st = g->stmts[q];
+                if (!ir_stmt_uses_index(&op->stmts[st], i)) continue;
+                const SchedStmt *ss = &s->stmts[st];
+                if (ss->trips[sched_li(s, l, i)] > trips) {
+                    trips = ss->trips[sched_li(s, l, i)];
+                    step = ss->tile[sched_li(s, l, i)];
+                    extent = ss->tile[sched_li(s, l - 1, i)] /
+                             sched_split_between(s, ss, l - 1, l, i);
+                }
+            }
+            if (trips > 1)
+                g->loops[g->loop_count++] =
+                    (SchedLoop){l, i, trips, step, extent, g->order_prov[l]};
+        }
+    }
+    g->tiles = 1;
+    for (int k = 0; k < g->loop_count; k++)
+        if (g->loops[k].level == 1) g->tiles *= g->loops[k].trips;
+}
+
+typedef struct Visits {
+    double visits;   /* times the tile is brought in / written back */
+    double distinct; /* distinct tiles */
+    int depth;       /* loop position of the innermost loop that moves it */
+} Visits;
+
+static Visits count_visits(const Schedule *s, const SchedGroup *g, int st,
+                           const IrTensor *t, int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    Visits v = {1, 1, -1};
+    double running = 1;
+    for (int k = 0; k < g->loop_count; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->level > level) break;
+        if (!ir_stmt_uses_index(is, lp->index)) continue;
+        double trips = ss->trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        running *= trips;
+        if (sched_tensor_has_index(t, lp->index)) {
+            v.visits = running;
+            v.distinct *= trips;
+            v.depth = k;
+        }
+    }
+    return v;
+}
+
+static double tile_bytes(const Schedule *s, const SchedStmt *ss, const IrTensor *t,
+                         int level) {
+    double b = sched_elem_bytes(t);
+    for (int r = 0; r < t->rank; r++) b *= ss->tile[sched_li(s, level, t->index[r])];
+    return b;
+}
+
+/* Dims between two levels, and those along which the tensor holds the same
+ * data on every instance (so the outer level serves it once). */
+static void fan_out(const Schedule *s, const SchedStmt *ss, const IrTensor *t,
+                    bool is_output, int outer, int inner, double *children,
+                    double *replicas) {
+    *children = 1;
+    *replicas = 1;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        if (!sched_dim_between(s, d, outer, inner)) continue;
+        double p = (double)s->arch->dims[d].size;
+        *children *= p;
+        bool same = is_output ? ss->out_layout[d].kind != LAY_SPLIT
+                              : !(ss->split[d] >= 0 && sched_tensor_has_index(t, ss->split[d]));
+        if (same) *replicas *= p;
+    }
+}
+
+static double bw_time(const IrMemory *mem, double bytes) {
+    if (!mem || !(mem->bandwidth > 0) || !isfinite(mem->bandwidth)) return 0;
+    return bytes / mem->bandwidth;
+}
+
+static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read,
+                    double written, double *energy) {
+    if (!mem) return;
+    g->mem_bytes[mem->id] += read + written;
+    double inst = (double)s->arch->levels[mem->level].instances;
+    *energy += inst * (read * mem->read_energy + written * mem->write_energy);
+}
+
+static const char *loop_list(const Schedule *s, const SchedGroup *g, int st,
+                             const IrTensor *t, int level, bool relevant) {
+    char buf[256] = "";
+    size_t used = 0;
+    const IrStmt *is = &s->op->stmts[st];
+    for (int k = 0; k < g->loop_count && used + 24 < sizeof buf; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->level > level || !ir_stmt_uses_index(is, lp->index)) continue;
+        if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (sched_tensor_has_index(t, lp->index) != relevant) continue;
+        const char *name = s->op->indices[lp->index].name;
+        if (strstr(buf, name) && strlen(name) > 0) {
+            /* the same index at several levels: list it once */
+            bool dup = false;
+            for (const char *p = buf; (p = strstr(p, name)) != NULL; p++)
+                if ((p == buf || p[-1] == ' ') && (p[strlen(name)] == ',' || p[strlen(name)] == 0))
+                    dup = true;
+            if (dup) continue;
+        }
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", used ? ", " : "", name);
+    }
+    return arena_strdup(s->arena, buf);
+}
+
+static const char *move_reason(const Schedule *s, const SchedGroup *g, int st,
+                               const IrTensor *t, int level, Visits v, bool store,
+                               double replicas, double partial) {
+    const char *moving = loop_list(s, g, st, t, level, true);
+    const char *resident = loop_list(s, g, st, t, level, false);
+    char why[512];
+    if (v.visits <= 1)
+        snprintf(why, sizeof why, "once");
+    else
+        snprintf(why, sizeof why, "%.0f times: each %s tile", v.visits, moving);
+    char extra[512] = "";
+    size_t used = 0;
+    if (*resident && v.depth >= 0)
+        used += (size_t)snprintf(extra, sizeof extra, "; %s does not depend on %s (%s)",
+                                 t->name, resident,
+                                 store ? "written back after them" : "resident across them");
+    else if (*resident)
+        used += (size_t)snprintf(extra, sizeof extra, "; %s does not depend on %s (resident)",
+                                 t->name, resident);
+    if (replicas > 1 && used < sizeof extra)
+        used += (size_t)snprintf(extra + used, sizeof extra - used,
+                                 "; %s once for %.0f instances holding the same data",
+                                 store ? "written" : "read", replicas);
+    if (partial > 0 && used < sizeof extra)
+        snprintf(extra + used, sizeof extra - used,
+                 "; %.0f partial-sum reloads: a reduced loop runs outside it", partial);
+    return arena_printf(s->arena, "%s%s", why, extra);
+}
+
+static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t,
+                        bool is_output, int level) {
+    const IrStmt *is = &s->op->stmts[st];
+    const SchedStmt *ss = &s->stmts[st];
+    const IrTensor *tn = &s->op->tensors[t];
+    MemRole role = sched_tensor_role(is, t);
+    const IrMemory *outer = ir_level_memory(s->arch, level - 1, role);
+    const IrMemory *inner = ir_level_memory(s->arch, level, role);
+    Visits v = count_visits(s, g, st, tn, level);
+    double fp = tile_bytes(s, ss, tn, level);
+    double children, replicas;
+    fan_out(s, ss, tn, is_output, level - 1, level, &children, &replicas);
+    double per_outer = fp * children / replicas; /* per outer instance */
+    double partial = is_output ? v.visits - v.distinct : 0;
+    double energy = 0;
+    double outer_read, outer_written, inner_read, inner_written;
+    if (is_output) {
+        outer_written = per_outer * v.visits;
+        outer_read = per_outer * partial;
+        inner_read = fp * v.visits;
+        inner_written = fp * partial;
+    } else {
+        outer_read = per_outer * v.visits;
+        outer_written = 0;
+        inner_written = fp * v.visits;
+        inner_read = 0;
+    }
+    account(s, g, outer, outer_read, outer_written, &energy);
+    account(s, g, inner, inner_read, inner_written, &energy);
+    SchedNode *n = sched_add_node(s, is_output ? SN_STORE : SN_LOAD, g->id);
+    n->stmt = st;
+    n->tensor = t;
+    n->from_level = is_output ? level : level - 1;
+    n->to_level = is_output ? level - 1 : level;
+    n->memory = inner ? inner->id : -1;
+    n->depth = v.depth;
+    n->bytes = fp;
+    n->count = v.visits;
+    n->position = pos;
+    n->phase = is_output ? 4 : 0;
+    double t_outer = bw_time(outer, outer_read + outer_written);
+    double t_inner = bw_time(inner, inner_read + inner_written);
+    n->latency_s = t_outer > t_inner ? t_outer : t_inner;
+    n->energy_j = energy;
+    if (s->want_text)
+        n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+}
+
+/* The compute unit reads its operand tiles from the innermost memory and
+ * writes its result tile there: once per visit of each tile. */
+static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    const SchedStmt *ss = &s->stmts[st];
+    int inner = s->levels - 1, unit_level = s->levels;
+    double energy = 0, bytes = 0;
+    int tensors[IR_MAX_OPERANDS + 1];
+    int tc = 0;
+    for (int q = 0; q < is->input_count; q++) tensors[tc++] = is->inputs[q];
+    tensors[tc++] = is->out_tensor;
+    for (int q = 0; q < tc; q++) {
+        int t = tensors[q];
+        bool out = t == is->out_tensor;
+        const IrTensor *tn = &s->op->tensors[t];
+        const IrMemory *mem = ir_level_memory(s->arch, inner, sched_tensor_role(is, t));
+        Visits v = count_visits(s, g, st, tn, unit_level);
+        double children, replicas;
+        fan_out(s, ss, tn, out, inner, unit_level, &children, &replicas);
+        double per_mem = tile_bytes(s, ss, tn, unit_level) * children / replicas;
+        double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
+        double written = out ? per_mem * v.visits : 0;
+        account(s, g, mem, read, written, &energy);
+        bytes += read + written;
+    }
+    SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);
+    n->stmt = st;
+    n->tensor = is->out_tensor;
+    n->unit = ss->unit;
+    n->from_level = n->to_level = inner;
+    n->depth = g->loop_count - 1;
+    n->bytes = bytes;
+    n->ops = ss->work;
+    n->position = pos;
+    n->phase = 2;
+    n->energy_j = energy; /* memory side; the cost pass adds the operations */
+}
+
+void pass_reuse(Schedule *s) {
+    const IrOp *op = s->op;
+    for (int gi = 0; gi < s->group_count; gi++) {
+        SchedGroup *g = &s->groups[gi];
+        g->mem_bytes = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
+        g->level_s = ARENA_ARRAY(s->arena, double, s->levels);
+        build_loops(s, g);
+        for (int pos = 0; pos < g->stmt_count; pos++) {
+            int st = g->stmts[pos];
+            const IrStmt *is = &op->stmts[st];
+            for (int q = 0; q < is->input_count; q++) {
+                int t = is->inputs[q];
+                bool internal = s->tensor_group[t] == gi;
+                for (int l = 1; l < s->levels; l++)
+                    if (!internal || l > g->level) move_tensor(s, g, pos, st, t, false, l);
+            }
+            compute_node(s, g, pos, st);
+            int y = is->out_tensor;
+            for (int l = s->levels - 1; l >= 1; l--)
+                if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l);
+        }
+    }
+}
