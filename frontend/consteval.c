@@ -211,6 +211,7 @@ static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
     inner.const_depth = env->const_depth + 1;
     g->const_state = CS_EVALUATING;
     Value v = const_eval(&inner, g->decl->u.const_value);
+    env->expr_depth = inner.expr_depth;
     g->const_state = CS_DONE;
     g->const_value = v;
     return v;
@@ -293,8 +294,28 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     return value_error();
 }
 
+void report_too_deep(DiagSink *diags, Span span) {
+    Diag *d = diag_error(diags, span, "E0218",
+                         "expression nests more than %d operators deep",
+                         SEMA_MAX_EXPR_DEPTH);
+    diag_help(d, diags, "split it with a constant or an intermediate tensor");
+}
+
+static Value const_eval_node(ConstEnv *env, const Expr *e);
+
 Value const_eval(ConstEnv *env, const Expr *e) {
     if (!e) return value_error();
+    if (env->expr_depth >= SEMA_MAX_EXPR_DEPTH) {
+        report_too_deep(env->diags, e->span);
+        return value_error();
+    }
+    env->expr_depth++;
+    Value v = const_eval_node(env, e);
+    env->expr_depth--;
+    return v;
+}
+
+static Value const_eval_node(ConstEnv *env, const Expr *e) {
     switch (e->kind) {
     case EX_ERROR: return value_error();
     case EX_INT: return value_int(e->u.int_value);

@@ -61,7 +61,14 @@ typedef struct ConstEnv {
     int param_count;
     const char *where; /* "a constant", "a tensor dimension", ... */
     int const_depth;   /* nesting of const definitions being evaluated */
+    int expr_depth;    /* nesting of the expression being evaluated */
 } ConstEnv;
+
+/* Expression walkers recurse; a chain of operators deeper than this (the
+ * parser caps brackets, not `a + a + ...`) is reported, keeping the stack
+ * bounded. */
+#define SEMA_MAX_EXPR_DEPTH 4000
+void report_too_deep(DiagSink *diags, Span span);
 
 /* Evaluates a constant expression; reports errors and returns VK_ERROR. */
 Value const_eval(ConstEnv *env, const Expr *e);
@@ -115,6 +122,11 @@ bool check_op_structure(Sema *s, const Decl *op_decl);
  * not SPAN_NONE. */
 IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
                      Span use_site);
+
+/* Parameter values of an op at a use: bindings, then defaults.  Reports
+ * unknown, repeated and missing parameters. */
+bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
+                    int binding_count, Span use_site, int64_t *values);
 
 IrArch *check_arch(Sema *s, const Decl *arch_decl);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);

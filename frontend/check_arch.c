@@ -1,0 +1,884 @@
+/* check_arch.c — archs: inheritance (`arch B : A`), memory levels (with
+ * role splits), clusters and their dimensions, compute units; built into
+ * an IrArch with every quantity in SI units. */
+#include "sema.h"
+
+#include <math.h>
+#include <string.h>
+
+/* `arch B : A` chains deeper than this are reported, keeping recursion
+ * bounded. */
+#define ARCH_MAX_INHERIT_DEPTH 64
+
+/* ------------------------------------------------- effective items */
+
+/* An item after inheritance: the parent's, replaced or extended. */
+typedef struct EffItem {
+    ArchItemKind kind;
+    const ArchItem *item; /* the latest declaration: name, role, kind, dims */
+    Ident role, unit_kind;
+    const ClusterDimDecl *dims;
+    int dim_count;
+    const Attr **attrs; /* merged by key: a child's replaces the parent's */
+    int attr_count;
+    const Attr *attr; /* AI_ATTR */
+    bool inherited;   /* came from the parent arch */
+} EffItem;
+
+typedef struct EffList {
+    EffItem **items;
+    int count;
+} EffList;
+
+typedef struct ArchCtx {
+    Sema *s;
+    Arena *arena;
+    DiagSink *diags;
+    const Decl *decl;
+    IrArch *arch;
+    bool ok;
+    bool clock_reported; /* a missing clock is one mistake, reported once */
+    const Decl *stack[ARCH_MAX_INHERIT_DEPTH + 1];
+    int depth;
+} ArchCtx;
+
+static Diag *arch_error(ArchCtx *c, Span span, const char *code,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static Diag *arch_error(ArchCtx *c, Span span, const char *code,
+                        const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = arena_vprintf(c->arena, fmt, ap);
+    va_end(ap);
+    c->ok = false;
+    return diag_error(c->diags, span, code, "%s", msg);
+}
+
+static Name attr_key(const Attr *a) { return a->key.name; }
+
+static void merge_attr(ArchCtx *c, EffItem *e, const Attr *a) {
+    for (int i = 0; i < e->attr_count; i++)
+        if (attr_key(e->attrs[i]) == attr_key(a)) {
+            e->attrs[i] = a;
+            return;
+        }
+    const Attr **grown = ARENA_ARRAY(c->arena, const Attr *, e->attr_count + 1);
+    if (e->attr_count)
+        memcpy(grown, e->attrs, sizeof(Attr *) * (size_t)e->attr_count);
+    grown[e->attr_count++] = a;
+    e->attrs = grown;
+}
+
+/* Reports a key repeated within one attribute list (one declaration). */
+static void check_duplicate_attrs(ArchCtx *c, const AttrList *list) {
+    for (int i = 0; i < list->count; i++) {
+        const Attr *a = list->items[i];
+        if (!a->key.name) continue;
+        for (int j = 0; j < i; j++)
+            if (list->items[j]->key.name == a->key.name) {
+                Diag *d = arch_error(c, a->key.span, "E0211",
+                                     "`%s` is given twice", a->key.name);
+                diag_label(d, c->diags, list->items[j]->key.span, "first given here");
+                break;
+            }
+    }
+}
+
+static const char *item_kind_name(ArchItemKind k) {
+    switch (k) {
+    case AI_MEMORY: return "memory";
+    case AI_CLUSTER: return "cluster";
+    case AI_COMPUTE: return "compute";
+    case AI_ATTR:
+    case AI_ERROR: break;
+    }
+    return "item";
+}
+
+static EffList *resolve_items(ArchCtx *c, const Decl *decl);
+
+static EffList *resolve_parent(ArchCtx *c, const Decl *decl) {
+    const Ident *parent = &decl->u.arch.parent;
+    EffList *empty = ARENA_NEW(c->arena, EffList);
+    if (!parent->name) return empty;
+    GlobalEntry *g = globals_find(c->s->globals, parent->name);
+    if (!g || g->decl->kind != DK_ARCH) {
+        Diag *d = arch_error(c, parent->span, "E0512",
+                             g ? "`%s` is not an arch" : "unknown arch `%s`",
+                             parent->name);
+        if (g) {
+            diag_label(d, c->diags, g->decl->name.span, "`%s` is defined here",
+                       parent->name);
+        } else {
+            int n = 0;
+            const char **names = globals_names(c->arena, c->s->globals, DK_ARCH, &n);
+            const char *best = spell_suggest(parent->name, names, n);
+            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        }
+        return NULL;
+    }
+    for (int i = 0; i < c->depth; i++)
+        if (c->stack[i] == g->decl) {
+            /* Report the cycle once: when checking its first member. */
+            c->ok = false;
+            const Decl *first = c->stack[i];
+            for (int k = i; k < c->depth; k++) {
+                Span sp = c->stack[k]->name.span, fs = first->name.span;
+                if (sp.file < fs.file || (sp.file == fs.file && sp.start < fs.start))
+                    first = c->stack[k];
+            }
+            if (i != 0 || first != c->stack[0]) return NULL;
+            const char *chain = c->stack[0]->name.name;
+            for (int k = 1; k < c->depth; k++)
+                chain = arena_printf(c->arena, "%s : %s", chain, c->stack[k]->name.name);
+            chain = arena_printf(c->arena, "%s : %s", chain, c->stack[0]->name.name);
+            Diag *d = arch_error(c, c->stack[0]->u.arch.parent.span, "E0513",
+                                 "arch `%s` inherits from itself", c->stack[0]->name.name);
+            for (int k = 1; k < c->depth; k++)
+                diag_label(d, c->diags, c->stack[k]->u.arch.parent.span,
+                           "`%s` inherits from `%s` here", c->stack[k]->name.name,
+                           c->stack[k]->u.arch.parent.name);
+            diag_note(d, c->diags, "the chain is %s", chain);
+            return NULL;
+        }
+    if (c->depth >= ARCH_MAX_INHERIT_DEPTH) {
+        arch_error(c, parent->span, "E0513",
+                   "arch inheritance is more than %d levels deep",
+                   ARCH_MAX_INHERIT_DEPTH);
+        return NULL;
+    }
+    return resolve_items(c, g->decl);
+}
+
+static EffItem *find_eff(EffList *l, ArchItemKind kind, Name name) {
+    for (int i = 0; i < l->count; i++) {
+        EffItem *e = l->items[i];
+        if (e->kind != kind) continue;
+        if (kind == AI_ATTR ? attr_key(e->attr) == name : e->item->name.name == name)
+            return e;
+    }
+    return NULL;
+}
+
+static void eff_push(ArchCtx *c, EffList *l, EffItem *e) {
+    EffItem **grown = ARENA_ARRAY(c->arena, EffItem *, l->count + 1);
+    if (l->count) memcpy(grown, l->items, sizeof(EffItem *) * (size_t)l->count);
+    grown[l->count++] = e;
+    l->items = grown;
+}
+
+static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
+    c->stack[c->depth++] = decl;
+    EffList *base = resolve_parent(c, decl);
+    c->depth--;
+    if (!base) return NULL;
+    /* Copy the parent's items so replacing one does not touch the parent. */
+    EffList *out = ARENA_NEW(c->arena, EffList);
+    for (int i = 0; i < base->count; i++) {
+        EffItem *copy = ARENA_NEW(c->arena, EffItem);
+        *copy = *base->items[i];
+        copy->inherited = true;
+        eff_push(c, out, copy);
+    }
+    const ArchDecl *ad = &decl->u.arch;
+    for (int i = 0; i < ad->item_count; i++) {
+        const ArchItem *it = ad->items[i];
+        if (it->kind == AI_ERROR) { c->ok = false; continue; }
+        if (it->kind == AI_ATTR) {
+            if (!it->attr || !it->attr->key.name) { c->ok = false; continue; }
+            for (int j = 0; j < i; j++)
+                if (ad->items[j]->kind == AI_ATTR && ad->items[j]->attr &&
+                    ad->items[j]->attr->key.name == it->attr->key.name) {
+                    Diag *d = arch_error(c, it->attr->key.span, "E0211",
+                                         "`%s` is given twice", it->attr->key.name);
+                    diag_label(d, c->diags, ad->items[j]->attr->key.span,
+                               "first given here");
+                    break;
+                }
+            EffItem *e = find_eff(out, AI_ATTR, it->attr->key.name);
+            if (!e) {
+                e = ARENA_NEW(c->arena, EffItem);
+                e->kind = AI_ATTR;
+                eff_push(c, out, e);
+            }
+            e->attr = it->attr;
+            continue;
+        }
+        if (!it->name.name) { c->ok = false; continue; }
+        check_duplicate_attrs(c, &it->body);
+        for (int j = 0; j < i; j++) {
+            const ArchItem *prev = ad->items[j];
+            if (prev->kind != AI_ATTR && prev->kind != AI_ERROR &&
+                prev->name.name == it->name.name) {
+                Diag *d = arch_error(c, it->name.span, "E0514",
+                                     "`%s` is declared twice in arch `%s`",
+                                     it->name.name, decl->name.name);
+                diag_label(d, c->diags, prev->name.span, "first declared here as a %s",
+                           item_kind_name(prev->kind));
+                break;
+            }
+        }
+        EffItem *e = find_eff(out, it->kind, it->name.name);
+        if (!e) {
+            /* A name the parent uses for another kind of item. */
+            for (int k = 0; k < out->count; k++) {
+                EffItem *o = out->items[k];
+                if (o->kind != AI_ATTR && o->inherited &&
+                    o->item->name.name == it->name.name) {
+                    Diag *d = arch_error(c, it->name.span, "E0514",
+                                         "`%s` is a %s in the parent arch; it "
+                                         "cannot become a %s",
+                                         it->name.name, item_kind_name(o->kind),
+                                         item_kind_name(it->kind));
+                    diag_label(d, c->diags, o->item->name.span, "declared here");
+                }
+            }
+            e = ARENA_NEW(c->arena, EffItem);
+            e->kind = it->kind;
+            eff_push(c, out, e);
+        }
+        e->item = it;
+        e->inherited = false;
+        if (it->role.name || !e->role.name) e->role = it->role;
+        if (it->unit_kind.name || !e->unit_kind.name) e->unit_kind = it->unit_kind;
+        if (it->dim_count || !e->dims) {
+            e->dims = it->dims;
+            e->dim_count = it->dim_count;
+        }
+        for (int k = 0; k < it->body.count; k++)
+            if (it->body.items[k]->key.name) merge_attr(c, e, it->body.items[k]);
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------ values */
+
+static const Attr *find_attr(const EffItem *e, const char *key) {
+    Name k = intern_cstr(key);
+    for (int i = 0; i < e->attr_count; i++)
+        if (attr_key(e->attrs[i]) == k) return e->attrs[i];
+    return NULL;
+}
+
+static void check_known_keys(ArchCtx *c, const EffItem *e, const char *what,
+                             const char *const *keys, int key_count) {
+    for (int i = 0; i < e->attr_count; i++) {
+        const Attr *a = e->attrs[i];
+        bool known = false;
+        for (int k = 0; k < key_count; k++)
+            if (strcmp(a->key.name, keys[k]) == 0) known = true;
+        if (known) continue;
+        Diag *d = arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for %s",
+                             a->key.name, what);
+        const char *best = spell_suggest(a->key.name, keys, key_count);
+        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        else {
+            const char *list = "";
+            for (int k = 0; k < key_count; k++)
+                list = arena_printf(c->arena, "%s%s%s", list, k ? ", " : "", keys[k]);
+            diag_note(d, c->diags, "%s takes: %s", what, list);
+        }
+    }
+}
+
+/* The single value of an attribute; false (reported) when it has another
+ * shape. */
+static const Expr *single_value(ArchCtx *c, const Attr *a) {
+    if (a->value_count == 1 && a->pair_count == 0) return a->values[0];
+    for (int i = 0; i < a->value_count; i++)
+        if (a->values[i]->kind == EX_ERROR) return NULL;
+    arch_error(c, a->span, "E0219", "`%s` takes one value", a->key.name);
+    return NULL;
+}
+
+/* Converts a quantity that may count cycles to seconds-based SI. */
+static bool decycle(ArchCtx *c, double *v, UnitDim *dim, Span span) {
+    if (dim->num != BU_CYCLE && dim->den != BU_CYCLE) return true;
+    double clock = c->arch->clock_hz;
+    if (clock <= 0) {
+        if (!c->clock_reported) {
+            c->clock_reported = true;
+            Diag *d = arch_error(c, span, "E0508",
+                                 "`%s` is in cycles, but arch `%s` has no `clock`",
+                                 span_text(c->arena, c->s->prog->sources, span),
+                                 c->decl->name.name);
+            diag_help(d, c->diags, "add `clock 1 GHz;` (the arch's frequency) to "
+                                   "arch `%s`", c->decl->name.name);
+        }
+        c->ok = false;
+        return false;
+    }
+    if (dim->num == BU_CYCLE) {
+        *v /= clock;
+        dim->num = BU_SECOND;
+    } else {
+        *v *= clock;
+        dim->den = BU_SECOND;
+    }
+    return true;
+}
+
+/* Evaluates a quantity attribute that must have one of `accept` dims (the
+ * first is named in the message).  `number_ok`: a plain number passes
+ * with dim none. */
+static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept,
+                          int accept_count, double *out, UnitDim *dim) {
+    const Expr *e = single_value(c, a);
+    if (!e) return false;
+    ConstEnv env = c->s->env;
+    env.diags = c->diags;
+    env.where = arena_printf(c->arena, "`%s`", a->key.name);
+    env.expr_depth = 0;
+    Value v = const_eval(&env, e);
+    if (v.kind == VK_ERROR) {
+        c->ok = false;
+        return false;
+    }
+    UnitDim got = v.kind == VK_QUANTITY ? v.dim : (UnitDim){BU_NONE, BU_NONE};
+    for (int i = 0; i < accept_count; i++)
+        if (unit_dim_eq(got, accept[i])) {
+            *out = v.kind == VK_INT ? (double)v.i : v.r;
+            *dim = got;
+            return true;
+        }
+    const char *desc = unit_dim_describe(accept[0]);
+    Diag *d = arch_error(c, e->span, "E0208", "%s expects %s %s such as %s, got %s",
+                         a->key.name, strchr("aeiou", desc[0]) ? "an" : "a", desc,
+                         unit_dim_example(accept[0]),
+                         span_text(c->arena, c->s->prog->sources, e->span));
+    if (v.kind == VK_QUANTITY)
+        diag_note(d, c->diags, "`%s` is %s %s",
+                  span_text(c->arena, c->s->prog->sources, e->span),
+                  strchr("aeiou", unit_dim_describe(got)[0]) ? "an" : "a",
+                  unit_dim_describe(got));
+    return false;
+}
+
+static const UnitDim DIM_SIZE[] = {{BU_BYTE, BU_NONE}};
+static const UnitDim DIM_BANDWIDTH[] = {{BU_BYTE, BU_SECOND}, {BU_BYTE, BU_CYCLE}};
+static const UnitDim DIM_ENERGY_PER_BYTE[] = {{BU_JOULE, BU_BYTE}};
+static const UnitDim DIM_TIME[] = {{BU_SECOND, BU_NONE}, {BU_CYCLE, BU_NONE}};
+static const UnitDim DIM_FREQUENCY[] = {{BU_HERTZ, BU_NONE}};
+static const UnitDim DIM_MATRIX_RATE[] = {{BU_MAC, BU_CYCLE}, {BU_MAC, BU_SECOND},
+                                          {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
+static const UnitDim DIM_VECTOR_RATE[] = {{BU_OP, BU_CYCLE}, {BU_OP, BU_SECOND},
+                                          {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
+static const UnitDim DIM_MATRIX_ENERGY[] = {{BU_JOULE, BU_MAC}, {BU_JOULE, BU_FLOP}};
+static const UnitDim DIM_VECTOR_ENERGY[] = {{BU_JOULE, BU_OP}, {BU_JOULE, BU_FLOP}};
+#define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* A quantity attribute converted to seconds-based SI; `fallback` when
+ * absent.  False on error (reported). */
+static bool si_attr(ArchCtx *c, const EffItem *e, const char *key,
+                    const UnitDim *accept, int accept_count, double fallback,
+                    double *out) {
+    *out = fallback;
+    const Attr *a = find_attr(e, key);
+    if (!a) return true;
+    double v;
+    UnitDim dim;
+    if (!quantity_attr(c, a, accept, accept_count, &v, &dim)) return false;
+    if (!decycle(c, &v, &dim, a->values[0]->span)) return false;
+    *out = v;
+    return true;
+}
+
+static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what,
+                              int64_t *out) {
+    ConstEnv env = c->s->env;
+    env.diags = c->diags;
+    env.where = what;
+    env.expr_depth = 0;
+    if (!const_eval_int(&env, e, what, out)) {
+        c->ok = false;
+        return false;
+    }
+    if (*out < 1) {
+        arch_error(c, e->span, "E0212", "%s must be positive, got %lld", what,
+                   (long long)*out);
+        return false;
+    }
+    return true;
+}
+
+static void missing_attr(ArchCtx *c, const EffItem *e, const char *key,
+                         const char *example) {
+    Diag *d = arch_error(c, e->item->name.span, "E0210", "%s `%s` has no `%s`",
+                         item_kind_name(e->kind), e->item->name.name, key);
+    diag_help(d, c->diags, "add `%s %s;`", key, example);
+}
+
+/* ------------------------------------------------------------ building */
+
+static const char *const ARCH_KEYS[] = {"clock"};
+static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "read_energy",
+                                          "write_energy", "energy"};
+static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency",
+                                           "link_energy"};
+static const char *const COMPUTE_KEYS[] = {"throughput", "energy", "cost",
+                                           "array", "count", "efficiency"};
+static const char *const TOPOLOGY_NAMES[] = {"ring", "mesh", "torus", "switch",
+                                             "full"};
+static const char *const ROLE_NAMES[] = {"input", "weight", "output"};
+static const char *const UNIT_KINDS[] = {"matrix", "vector"};
+
+static bool parse_topology(ArchCtx *c, const Ident *kind, Topology *out) {
+    for (int i = 0; i < COUNT_OF(TOPOLOGY_NAMES); i++)
+        if (strcmp(kind->name, TOPOLOGY_NAMES[i]) == 0) {
+            *out = (Topology)i;
+            return true;
+        }
+    Diag *d = arch_error(c, kind->span, "E0501", "unknown topology `%s`", kind->name);
+    const char *best = spell_suggest(kind->name, TOPOLOGY_NAMES, COUNT_OF(TOPOLOGY_NAMES));
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    else diag_note(d, c->diags, "the topologies are ring, mesh, torus, switch and full");
+    return false;
+}
+
+static void build_clock(ArchCtx *c, EffList *l) {
+    for (int i = 0; i < l->count; i++) {
+        EffItem *e = l->items[i];
+        if (e->kind != AI_ATTR) continue;
+        const Attr *a = e->attr;
+        if (strcmp(a->key.name, "clock") != 0) {
+            Diag *d = arch_error(c, a->key.span, "E0209",
+                                 "unknown attribute `%s` for an arch", a->key.name);
+            const char *best = spell_suggest(a->key.name, ARCH_KEYS, COUNT_OF(ARCH_KEYS));
+            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+            else diag_note(d, c->diags, "an arch takes `clock`, then memory, "
+                                        "cluster and compute items");
+            continue;
+        }
+        double v;
+        UnitDim dim;
+        if (!quantity_attr(c, a, DIM_FREQUENCY, 1, &v, &dim)) continue;
+        if (v <= 0) {
+            arch_error(c, a->values[0]->span, "E0212", "clock must be positive");
+            continue;
+        }
+        c->arch->clock_hz = v;
+        c->arch->clock_span = a->values[0]->span;
+    }
+}
+
+typedef struct Builder {
+    IrMemory *memories;
+    int memory_count;
+    IrLevel *levels;
+    int level_count;
+    IrCluster *clusters;
+    int cluster_count;
+    IrClusterDim *dims;
+    int dim_count;
+    IrCompute *units;
+    int unit_count;
+} Builder;
+
+static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
+    check_known_keys(c, e, "a memory", MEMORY_KEYS, COUNT_OF(MEMORY_KEYS));
+    IrMemory *m = &b->memories[b->memory_count];
+    m->id = b->memory_count;
+    m->name = e->item->name.name;
+    m->span = e->item->name.span;
+    m->role = ROLE_ANY;
+    if (e->role.name) {
+        bool known = false;
+        for (int i = 0; i < COUNT_OF(ROLE_NAMES); i++)
+            if (strcmp(e->role.name, ROLE_NAMES[i]) == 0) {
+                m->role = (MemRole)(i + 1);
+                known = true;
+            }
+        if (!known) {
+            Diag *d = arch_error(c, e->role.span, "E0504", "unknown role `%s`",
+                                 e->role.name);
+            const char *best = spell_suggest(e->role.name, ROLE_NAMES, COUNT_OF(ROLE_NAMES));
+            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+            else diag_note(d, c->diags, "the roles are input, weight and output");
+        }
+    }
+    /* Consecutive memories with a role (no cluster between) share a level. */
+    bool joins = e->role.name && *split_open && b->level_count > 0;
+    if (joins) {
+        IrLevel *lv = &b->levels[b->level_count - 1];
+        for (int i = 0; i < lv->memory_count; i++) {
+            const IrMemory *other = &b->memories[lv->first_memory + i];
+            if (other->role == m->role && m->role != ROLE_ANY) {
+                Diag *d = arch_error(c, e->role.span, "E0505",
+                                     "level `%s` has two memories for role `%s`",
+                                     lv->name, mem_role_name(m->role));
+                diag_label(d, c->diags, other->span, "`%s` already holds role `%s`",
+                           other->name, mem_role_name(m->role));
+                diag_help(d, c->diags, "put a `cluster` between them to make two "
+                                       "levels, or give each memory its own role");
+            }
+        }
+        lv->memory_count++;
+    } else {
+        IrLevel *lv = &b->levels[b->level_count];
+        lv->id = b->level_count;
+        lv->name = m->name;
+        lv->first_memory = m->id;
+        lv->memory_count = 1;
+        lv->clusters_outside = b->cluster_count;
+        lv->instances = 1;
+        for (int i = 0; i < b->dim_count; i++) lv->instances *= b->dims[i].size;
+        lv->span = m->span;
+        b->level_count++;
+    }
+    *split_open = e->role.name != NULL;
+    m->level = b->level_count - 1;
+
+    const Attr *cap = find_attr(e, "capacity");
+    if (cap) {
+        double v;
+        UnitDim dim;
+        if (quantity_attr(c, cap, DIM_SIZE, 1, &v, &dim)) {
+            if (v <= 0) arch_error(c, cap->values[0]->span, "E0212",
+                                   "capacity must be positive");
+            m->capacity = v;
+        }
+    } else if (m->level == 0) {
+        m->capacity = INFINITY;
+    } else {
+        Diag *d = arch_error(c, e->item->name.span, "E0503",
+                             "memory `%s` has no `capacity`", m->name);
+        diag_note(d, c->diags, "only the outermost level may be unbounded");
+        diag_help(d, c->diags, "add `capacity 1 MiB;` with its real size");
+    }
+    if (!find_attr(e, "bandwidth")) missing_attr(c, e, "bandwidth", "64 GB/s");
+    si_attr(c, e, "bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0, &m->bandwidth);
+    if (find_attr(e, "bandwidth") && m->bandwidth <= 0 && c->ok)
+        arch_error(c, find_attr(e, "bandwidth")->span, "E0212",
+                   "bandwidth must be positive");
+    double both = 0;
+    si_attr(c, e, "energy", DIM_ENERGY_PER_BYTE, 1, 0, &both);
+    si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy);
+    si_attr(c, e, "write_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->write_energy);
+    b->memory_count++;
+}
+
+static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
+    check_known_keys(c, e, "a cluster", CLUSTER_KEYS, COUNT_OF(CLUSTER_KEYS));
+    IrCluster *cl = &b->clusters[b->cluster_count];
+    cl->id = b->cluster_count;
+    cl->name = e->item->name.name;
+    cl->span = e->item->name.span;
+    cl->depth = b->cluster_count;
+    cl->first_dim = b->dim_count;
+    Topology base = TOPO_MESH;
+    if (e->unit_kind.name) parse_topology(c, &e->unit_kind, &base);
+    for (int i = 0; i < e->dim_count; i++) {
+        const ClusterDimDecl *dd = &e->dims[i];
+        if (!dd->name.name) { c->ok = false; continue; }
+        int prev = -1;
+        for (int k = 0; k < b->dim_count; k++)
+            if (b->dims[k].name == dd->name.name) prev = k;
+        if (prev >= 0) {
+            Diag *d = arch_error(c, dd->name.span, "E0502",
+                                 "cluster dimension `%s` is declared twice",
+                                 dd->name.name);
+            diag_label(d, c->diags, b->dims[prev].span, "first declared here");
+            diag_note(d, c->diags, "dimension names are unique within an arch: "
+                                   "mappings name them");
+            continue;
+        }
+        IrClusterDim *dim = &b->dims[b->dim_count];
+        dim->id = b->dim_count;
+        dim->name = dd->name.name;
+        dim->span = dd->name.span;
+        dim->cluster = cl->id;
+        dim->topology = base;
+        if (dd->kind.name) parse_topology(c, &dd->kind, &dim->topology);
+        int64_t size = 1;
+        if (dd->size && positive_int_expr(c, dd->size,
+                                          arena_printf(c->arena, "the size of `%s`",
+                                                       dd->name.name),
+                                          &size))
+            dim->size = size;
+        else
+            dim->size = 1;
+        b->dim_count++;
+    }
+    cl->dim_count = b->dim_count - cl->first_dim;
+    if (!find_attr(e, "link_bandwidth"))
+        missing_attr(c, e, "link_bandwidth", "32 GB/s");
+    si_attr(c, e, "link_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0,
+            &cl->link_bandwidth);
+    si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency);
+    si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy);
+    b->cluster_count++;
+}
+
+static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
+    const Attr *a = find_attr(e, "cost");
+    if (!a) return;
+    if (u->matrix) {
+        Diag *d = arch_error(c, a->key.span, "E0516",
+                             "`cost` applies to vector units; `%s` is a matrix unit",
+                             u->name);
+        diag_note(d, c->diags, "functions run on vector units; a matrix unit "
+                               "only multiplies and accumulates");
+        return;
+    }
+    if (a->pair_count == 0) {
+        Diag *d = arch_error(c, a->span, "E0219",
+                             "`cost` takes function and cost pairs");
+        diag_help(d, c->diags, "write `cost exp 4, rsqrt 4;`");
+        return;
+    }
+    u->costs = ARENA_ARRAY(c->arena, FnCost, a->pair_count);
+    for (int i = 0; i < a->pair_count; i++) {
+        const AttrPair *p = &a->pairs[i];
+        if (!p->key.name) { c->ok = false; continue; }
+        if (op_function_arity(p->key.name) < 0) {
+            Diag *d = arch_error(c, p->key.span, "E0515",
+                                 "`cost` names unknown function `%s`", p->key.name);
+            const char *best = spell_suggest(p->key.name, op_function_names,
+                                             op_function_count);
+            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+            continue;
+        }
+        ConstEnv env = c->s->env;
+        env.diags = c->diags;
+        env.where = "a cost";
+        env.expr_depth = 0;
+        Value v = const_eval(&env, p->value);
+        if (v.kind == VK_ERROR) { c->ok = false; continue; }
+        if (v.kind == VK_QUANTITY) {
+            arch_error(c, p->value->span, "E0208",
+                       "the cost of `%s` expects a number of element operations "
+                       "such as 4, got %s",
+                       p->key.name, span_text(c->arena, c->s->prog->sources,
+                                              p->value->span));
+            continue;
+        }
+        double cost = v.kind == VK_INT ? (double)v.i : v.r;
+        if (cost < 0) {
+            arch_error(c, p->value->span, "E0212",
+                       "the cost of `%s` must not be negative", p->key.name);
+            continue;
+        }
+        u->costs[u->cost_count++] = (FnCost){intern_cstr(p->key.name), cost};
+    }
+}
+
+static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
+    check_known_keys(c, e, "a compute unit", COMPUTE_KEYS, COUNT_OF(COMPUTE_KEYS));
+    IrCompute *u = &b->units[b->unit_count];
+    u->id = b->unit_count;
+    u->name = e->item->name.name;
+    u->span = e->item->name.span;
+    u->efficiency = 1.0;
+    u->count = 1;
+    if (!e->unit_kind.name) {
+        Diag *d = arch_error(c, e->item->name.span, "E0507",
+                             "compute `%s` needs a kind: matrix or vector", u->name);
+        diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
+        return;
+    }
+    if (strcmp(e->unit_kind.name, "matrix") == 0) u->matrix = true;
+    else if (strcmp(e->unit_kind.name, "vector") != 0) {
+        Diag *d = arch_error(c, e->unit_kind.span, "E0507",
+                             "unknown compute kind `%s`: expected matrix or vector",
+                             e->unit_kind.name);
+        const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, 2);
+        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        return;
+    }
+    const Attr *count = find_attr(e, "count");
+    if (count) {
+        const Expr *v = single_value(c, count);
+        int64_t n;
+        if (v && positive_int_expr(c, v, "count", &n)) {
+            if (n > INT32_MAX) arch_error(c, v->span, "E0212", "count is too large");
+            else u->count = (int)n;
+        }
+    }
+    const Attr *eff = find_attr(e, "efficiency");
+    if (eff) {
+        double v;
+        UnitDim dim;
+        static const UnitDim number[] = {{BU_NONE, BU_NONE}};
+        if (quantity_attr(c, eff, number, 1, &v, &dim)) {
+            if (!(v > 0 && v <= 1))
+                arch_error(c, eff->values[0]->span, "E0511",
+                           "efficiency must be in (0, 1], got %s",
+                           span_text(c->arena, c->s->prog->sources,
+                                     eff->values[0]->span));
+            else u->efficiency = v;
+        }
+    }
+    const Attr *array = find_attr(e, "array");
+    if (array) {
+        if (!u->matrix) {
+            arch_error(c, array->key.span, "E0509",
+                       "`array` applies to matrix units; `%s` is a vector unit",
+                       u->name);
+        } else if (array->value_count != 2 || array->pair_count) {
+            Diag *d = arch_error(c, array->span, "E0509",
+                                 "`array` takes rows and columns");
+            diag_help(d, c->diags, "write `array 32 x 32;`");
+        } else {
+            int64_t r, col;
+            if (positive_int_expr(c, array->values[0], "array rows", &r) &&
+                positive_int_expr(c, array->values[1], "array columns", &col)) {
+                if (r > 65536 || col > 65536)
+                    arch_error(c, array->span, "E0509",
+                               "`array` %lld x %lld is larger than 65536 x 65536",
+                               (long long)r, (long long)col);
+                else {
+                    u->array_rows = (int)r;
+                    u->array_cols = (int)col;
+                }
+            }
+        }
+    }
+    const Attr *tp = find_attr(e, "throughput");
+    if (tp) {
+        double v;
+        UnitDim dim;
+        const UnitDim *acc = u->matrix ? DIM_MATRIX_RATE : DIM_VECTOR_RATE;
+        if (quantity_attr(c, tp, acc, 4, &v, &dim)) {
+            /* 2 FLOP = 1 MAC; a vector unit counts 1 FLOP as 1 op */
+            if (dim.num == BU_FLOP && u->matrix) v /= 2;
+            if (v <= 0) {
+                arch_error(c, tp->values[0]->span, "E0212", "throughput must be positive");
+            } else if (dim.den == BU_CYCLE) {
+                u->peak_per_cycle = v;
+                if (c->arch->clock_hz > 0)
+                    u->throughput = v * c->arch->clock_hz;
+                else
+                    decycle(c, &v, &dim, tp->values[0]->span);
+            } else {
+                u->throughput = v;
+                if (c->arch->clock_hz > 0) u->peak_per_cycle = v / c->arch->clock_hz;
+            }
+        }
+    } else if (u->array_rows) {
+        u->peak_per_cycle = (double)u->array_rows * u->array_cols;
+        if (c->arch->clock_hz > 0)
+            u->throughput = u->peak_per_cycle * c->arch->clock_hz;
+        else if (!c->clock_reported) {
+            c->clock_reported = true;
+            Diag *d = arch_error(c, array->span, "E0508",
+                                 "`array` gives a throughput per cycle, but arch "
+                                 "`%s` has no `clock`",
+                                 c->decl->name.name);
+            diag_help(d, c->diags, "add `clock 1 GHz;` to arch `%s`, or give "
+                                   "`throughput` per second",
+                      c->decl->name.name);
+        }
+    } else if (!array) {
+        missing_attr(c, e, "throughput", u->matrix ? "4096 MAC/cycle" : "64 op/cycle");
+    }
+    u->throughput *= u->efficiency * u->count;
+    double energy = 0;
+    si_attr(c, e, "energy", u->matrix ? DIM_MATRIX_ENERGY : DIM_VECTOR_ENERGY, 2, 0,
+            &energy);
+    const Attr *ea = find_attr(e, "energy");
+    if (ea && ea->value_count == 1 && ea->values[0]->kind == EX_QUANTITY &&
+        ea->values[0]->u.quantity.dim.den == BU_FLOP && u->matrix)
+        energy *= 2;
+    u->energy = energy;
+    build_costs(c, e, u);
+    b->unit_count++;
+}
+
+static void check_splits(ArchCtx *c, Builder *b) {
+    for (int l = 0; l < b->level_count; l++) {
+        IrLevel *lv = &b->levels[l];
+        const IrMemory *first = &b->memories[lv->first_memory];
+        if (first->role == ROLE_ANY) continue;
+        bool has[4] = {false, false, false, false};
+        for (int i = 0; i < lv->memory_count; i++)
+            has[b->memories[lv->first_memory + i].role] = true;
+        const char *missing = "";
+        int n = 0;
+        for (int r = ROLE_INPUT; r <= ROLE_OUTPUT; r++)
+            if (!has[r]) {
+                missing = arena_printf(c->arena, "%s%s`%s`", missing, n ? " and " : "",
+                                       mem_role_name((MemRole)r));
+                n++;
+            }
+        if (n) {
+            Diag *d = arch_error(c, first->span, "E0506",
+                                 "level `%s` is split by role but has no memory "
+                                 "for %s",
+                                 lv->name, missing);
+            diag_note(d, c->diags, "consecutive memories with a role form one level "
+                                   "holding the input, weight and output tiles");
+            diag_help(d, c->diags, "add the missing role, or drop `role` to make "
+                                   "the memory a level of its own");
+        }
+    }
+}
+
+IrArch *check_arch(Sema *s, const Decl *arch_decl) {
+    ArchCtx *c = ARENA_NEW(s->arena, ArchCtx);
+    c->s = s;
+    c->arena = s->arena;
+    c->diags = s->diags;
+    c->decl = arch_decl;
+    c->ok = true;
+    IrArch *a = ARENA_NEW(s->arena, IrArch);
+    a->name = arch_decl->name.name;
+    a->decl = arch_decl;
+    a->clock_span = SPAN_NONE;
+    c->arch = a;
+    EffList *items = resolve_items(c, arch_decl);
+    if (!items) return NULL;
+    build_clock(c, items);
+    Builder b = {0};
+    int n = items->count + 1;
+    b.memories = ARENA_ARRAY(c->arena, IrMemory, n);
+    b.levels = ARENA_ARRAY(c->arena, IrLevel, n);
+    b.clusters = ARENA_ARRAY(c->arena, IrCluster, n);
+    b.units = ARENA_ARRAY(c->arena, IrCompute, n);
+    int dims = 1;
+    for (int i = 0; i < items->count; i++)
+        if (items->items[i]->kind == AI_CLUSTER) dims += items->items[i]->dim_count;
+    b.dims = ARENA_ARRAY(c->arena, IrClusterDim, dims);
+    bool split_open = false;
+    for (int i = 0; i < items->count; i++) {
+        EffItem *e = items->items[i];
+        switch (e->kind) {
+        case AI_MEMORY: build_memory(c, &b, e, &split_open); break;
+        case AI_CLUSTER:
+            split_open = false;
+            build_cluster(c, &b, e);
+            break;
+        case AI_COMPUTE: build_compute(c, &b, e); break;
+        case AI_ATTR:
+        case AI_ERROR: break;
+        }
+    }
+    /* Names of memories, clusters and units share one namespace per arch
+     * (reported per declaration in resolve_items). */
+    check_splits(c, &b);
+    if (b.memory_count == 0) {
+        Diag *d = arch_error(c, arch_decl->name.span, "E0510",
+                             "arch `%s` declares no memory", a->name);
+        diag_help(d, c->diags, "add the outermost memory, e.g. `memory DRAM { "
+                               "bandwidth 64 GB/s; }`");
+    }
+    int64_t all = 1;
+    for (int i = 0; i < b.dim_count; i++)
+        if (!checked_mul(all, b.dims[i].size, &all)) {
+            arch_error(c, b.dims[i].span, "E0212",
+                       "the cluster dimensions multiply to more than 2^63 instances");
+            break;
+        }
+    for (int i = 0; i < b.unit_count; i++) b.units[i].instances = all;
+    if (!c->ok) return NULL;
+    a->memories = b.memories;
+    a->memory_count = b.memory_count;
+    a->levels = b.levels;
+    a->level_count = b.level_count;
+    a->clusters = b.clusters;
+    a->cluster_count = b.cluster_count;
+    a->dims = b.dims;
+    a->dim_count = b.dim_count;
+    a->units = b.units;
+    a->unit_count = b.unit_count;
+    return a;
+}

@@ -1,0 +1,899 @@
+/* check_mapping.c — mappings: binds the op's parameters, instantiates it,
+ * resolves the arch, and records every decision (spatial splits, tiles,
+ * orders, fusion groups, overlap, objective, repeat) with its span.  Checks
+ * that need every decision (divisibility, permutations, convexity) run
+ * after all lines are read, each reported at the line that causes it. */
+#include "sema.h"
+
+#include <string.h>
+
+typedef struct MapCtx {
+    Sema *s;
+    Arena *arena;
+    DiagSink *diags;
+    const Decl *decl;
+    const MappingDecl *md;
+    IrMapping *m;
+    IrOp *op;
+    IrArch *arch;
+    bool ok;
+    /* statements named by `spatial for` lines: their own splits only */
+    bool *stmt_overridden;
+    /* the tile line and order line of each level, for duplicate checks */
+    const MapItem **tile_line;
+    const MapItem **order_line;
+    const MapItem *overlap_line, *objective_line, *repeat_line;
+    int *fuse_item_of_group; /* [group]: index of its MapItem */
+} MapCtx;
+
+static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
+                       ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = arena_vprintf(c->arena, fmt, ap);
+    va_end(ap);
+    c->ok = false;
+    return diag_error(c->diags, span, code, "%s", msg);
+}
+
+/* -------------------------------------------------------- divisors */
+
+/* The divisors of n nearest below and above x (0 when none). */
+static void nearest_divisors(int64_t n, int64_t x, int64_t *below,
+                             int64_t *above) {
+    *below = 0;
+    *above = 0;
+    if (n <= 0) return;
+    /* Trial division to sqrt(n), bounded so huge extents stay quick. */
+    int64_t limit = 3000000;
+    for (int64_t d = 1; d <= limit && d <= n / d; d++) {
+        if (n % d) continue;
+        int64_t pair[2] = {d, n / d};
+        for (int k = 0; k < 2; k++) {
+            int64_t v = pair[k];
+            if (v < x && v > *below) *below = v;
+            if (v > x && (*above == 0 || v < *above)) *above = v;
+        }
+    }
+}
+
+static void help_divisors(MapCtx *c, Diag *d, int64_t n, int64_t x,
+                          const char *what) {
+    int64_t lo, hi;
+    nearest_divisors(n, x, &lo, &hi);
+    if (lo && hi)
+        diag_help(d, c->diags, "%s near %lld: %lld, %lld", what, (long long)x,
+                  (long long)lo, (long long)hi);
+    else if (lo || hi)
+        diag_help(d, c->diags, "%s near %lld: %lld", what, (long long)x,
+                  (long long)(lo ? lo : hi));
+}
+
+/* ------------------------------------------------------- name lookup */
+
+static const char **index_names(MapCtx *c, int *n) {
+    const char **names = ARENA_ARRAY(c->arena, const char *, c->op->index_count + 1);
+    for (int i = 0; i < c->op->index_count; i++) names[i] = c->op->indices[i].name;
+    *n = c->op->index_count;
+    return names;
+}
+
+static int lookup_index(MapCtx *c, const Ident *id) {
+    int ix = ir_find_index(c->op, id->name);
+    if (ix >= 0) return ix;
+    Diag *d = map_error(c, id->span, "E0309", "op `%s` has no index `%s`",
+                        c->op->name, id->name);
+    int n;
+    const char **names = index_names(c, &n);
+    const char *best = spell_suggest(id->name, names, n);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    else {
+        const char *list = "";
+        for (int i = 0; i < n; i++)
+            list = arena_printf(c->arena, "%s%s%s", list, i ? ", " : "", names[i]);
+        diag_note(d, c->diags, "its indices are %s", list);
+    }
+    return -1;
+}
+
+static int lookup_dim(MapCtx *c, const Ident *id) {
+    int dim = ir_find_dim(c->arch, id->name);
+    if (dim >= 0) return dim;
+    Diag *d = map_error(c, id->span, "E0307", "arch `%s` has no cluster dimension `%s`",
+                        c->arch->name, id->name);
+    const char **names = ARENA_ARRAY(c->arena, const char *, c->arch->dim_count + 1);
+    for (int i = 0; i < c->arch->dim_count; i++) names[i] = c->arch->dims[i].name;
+    const char *best = spell_suggest(id->name, names, c->arch->dim_count);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    else if (c->arch->dim_count == 0)
+        diag_note(d, c->diags, "arch `%s` has no cluster", c->arch->name);
+    return -1;
+}
+
+static int lookup_level(MapCtx *c, const Ident *id) {
+    int lv = ir_find_level(c->arch, id->name);
+    if (lv >= 0) return lv;
+    Diag *d = map_error(c, id->span, "E0306", "arch `%s` has no memory level `%s`",
+                        c->arch->name, id->name);
+    const char **names = ARENA_ARRAY(c->arena, const char *, c->arch->memory_count + 1);
+    for (int i = 0; i < c->arch->memory_count; i++) names[i] = c->arch->memories[i].name;
+    const char *best = spell_suggest(id->name, names, c->arch->memory_count);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    else {
+        const char *list = "";
+        for (int i = 0; i < c->arch->level_count; i++)
+            list = arena_printf(c->arena, "%s%s%s", list, i ? ", " : "",
+                                c->arch->levels[i].name);
+        diag_note(d, c->diags, "its levels are %s", list);
+    }
+    return -1;
+}
+
+static int lookup_stmt(MapCtx *c, const Ident *id) {
+    int st = ir_find_stmt(c->op, id->name);
+    if (st >= 0) return st;
+    Diag *d = map_error(c, id->span, "E0308", "op `%s` has no statement `%s`",
+                        c->op->name, id->name);
+    const char **names = ARENA_ARRAY(c->arena, const char *, c->op->stmt_count + 1);
+    for (int i = 0; i < c->op->stmt_count; i++) names[i] = c->op->stmts[i].name;
+    const char *best = spell_suggest(id->name, names, c->op->stmt_count);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    if (ir_find_tensor(c->op, id->name) >= 0)
+        diag_note(d, c->diags, "`%s` is an input tensor: statements are named by "
+                               "the tensor they define", id->name);
+    return -1;
+}
+
+static bool reject_level_hole(MapCtx *c, const MapItem *it, const char *what) {
+    if (!it->level.hole) return false;
+    Diag *d = map_error(c, it->level.span, "E0324",
+                        "the level of %s line cannot be a hole", what);
+    diag_help(d, c->diags, "name a level; a hole may stand for the sizes instead");
+    return true;
+}
+
+/* ------------------------------------------------------------ spatial */
+
+static int *split_at(MapCtx *c, int stmt, int dim) {
+    return &c->m->spatial.split[stmt * c->arch->dim_count + dim];
+}
+
+/* Applies one assignment to one statement. */
+static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index,
+                         const int *dims, int dim_count, bool dims_hole,
+                         bool *reported) {
+    int dc = c->arch->dim_count;
+    for (int k = 0; k < (dims_hole ? dc : dim_count); k++) {
+        int dim = dims_hole ? k : dims[k];
+        int *slot = split_at(c, stmt, dim);
+        Span *span = &c->m->spatial.split_span[stmt * dc + dim];
+        if (dims_hole) {
+            if (*slot == IR_UNSET) {
+                *slot = IR_HOLE;
+                *span = as->span;
+            }
+            continue;
+        }
+        if (*slot == IR_UNSET || *slot == IR_HOLE) {
+            *slot = index;
+            *span = as->span;
+            continue;
+        }
+        if (*reported) continue;
+        *reported = true;
+        if (*slot == index) {
+            Diag *d = map_error(c, as->span, "E0321", "`%s` is split over `%s` twice",
+                                c->op->indices[index].name, c->arch->dims[dim].name);
+            diag_label(d, c->diags, *span, "first here");
+        } else {
+            const IrStmt *st = &c->op->stmts[stmt];
+            Diag *d = map_error(c, as->span, "E0312",
+                                "cluster dimension `%s` would split both `%s` and "
+                                "`%s`, which statement `%s` uses",
+                                c->arch->dims[dim].name, c->op->indices[*slot].name,
+                                c->op->indices[index].name, st->name);
+            diag_label(d, c->diags, *span, "`%s` is split over `%s` here",
+                       c->op->indices[*slot].name, c->arch->dims[dim].name);
+            diag_label(d, c->diags, st->span, "statement `%s` uses both", st->name);
+            diag_help(d, c->diags, "a dimension may take several indices only "
+                                   "when no statement uses two of them; use "
+                                   "`spatial for %s: ...` to split it differently",
+                      st->name);
+        }
+    }
+}
+
+static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
+    bool is_for = it->stmts.count > 0;
+    if (is_for != for_lines) return;
+    int stmt_count = c->op->stmt_count;
+    bool *named = ARENA_ARRAY(c->arena, bool, stmt_count + 1);
+    if (is_for) {
+        for (int i = 0; i < it->stmts.count; i++) {
+            const Ident *id = &it->stmts.items[i];
+            if (!id->name) continue;
+            int st = lookup_stmt(c, id);
+            if (st < 0) continue;
+            named[st] = true;
+            if (!c->stmt_overridden[st]) {
+                /* The statement's split comes from its `for` lines only. */
+                c->stmt_overridden[st] = true;
+                for (int d = 0; d < c->arch->dim_count; d++) *split_at(c, st, d) = IR_UNSET;
+            }
+        }
+    }
+    for (int a = 0; a < it->assign_count; a++) {
+        const SpatialAssign *as = &it->assigns[a];
+        int index = IR_HOLE;
+        if (!as->index.hole) {
+            if (!as->index.name) { c->ok = false; continue; }
+            index = lookup_index(c, &as->index);
+            if (index < 0) continue;
+        } else {
+            c->m->hole_count++;
+        }
+        bool dims_hole = as->dims.count == 1 && as->dims.items[0].hole;
+        int *dims = ARENA_ARRAY(c->arena, int, as->dims.count + 1);
+        int dim_count = 0;
+        bool bad = false;
+        if (dims_hole) {
+            c->m->hole_count++;
+        } else {
+            for (int k = 0; k < as->dims.count; k++) {
+                const Ident *id = &as->dims.items[k];
+                if (id->hole) {
+                    Diag *d = map_error(c, id->span, "E0324",
+                                        "a hole in a list of dimensions is not "
+                                        "supported");
+                    diag_help(d, c->diags, "write `%s -> ?` to let the optimizer "
+                                           "pick the dimensions",
+                              as->index.hole ? "?" : as->index.name);
+                    bad = true;
+                    continue;
+                }
+                if (!id->name) { bad = true; c->ok = false; continue; }
+                int dim = lookup_dim(c, id);
+                if (dim < 0) { bad = true; continue; }
+                bool dup = false;
+                for (int j = 0; j < dim_count; j++)
+                    if (dims[j] == dim) dup = true;
+                if (dup) {
+                    map_error(c, id->span, "E0323", "`%s` appears twice in the split of `%s`",
+                              id->name, as->index.hole ? "?" : as->index.name);
+                    bad = true;
+                    continue;
+                }
+                dims[dim_count++] = dim;
+            }
+        }
+        if (bad) continue;
+        bool reported = false;
+        for (int st = 0; st < stmt_count; st++) {
+            if (is_for ? !named[st] : c->stmt_overridden[st]) continue;
+            if (index == IR_HOLE) {
+                for (int k = 0; k < dim_count; k++) {
+                    int *slot = split_at(c, st, dims[k]);
+                    if (*slot == IR_UNSET) {
+                        *slot = IR_HOLE;
+                        c->m->spatial.split_span[st * c->arch->dim_count + dims[k]] = as->span;
+                    }
+                }
+                continue;
+            }
+            if (!ir_stmt_uses_index(&c->op->stmts[st], index)) {
+                if (is_for && !reported) {
+                    reported = true;
+                    Diag *d = map_error(c, as->index.span, "E0322",
+                                        "statement `%s` does not use index `%s`",
+                                        c->op->stmts[st].name, as->index.name);
+                    diag_label(d, c->diags, c->op->stmts[st].span, "statement `%s`",
+                               c->op->stmts[st].name);
+                }
+                continue;
+            }
+            assign_split(c, as, st, index, dims, dim_count, dims_hole, &reported);
+        }
+    }
+}
+
+/* The number of parts index `ix` of statement `st` is split into over the
+ * dims of clusters before `clusters_outside` (all when negative); 0 when a
+ * hole makes it unknown. */
+static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
+    if (c->m->spatial.whole_hole) return 0;
+    int64_t parts = 1;
+    for (int d = 0; d < c->arch->dim_count; d++) {
+        if (clusters_outside >= 0 && c->arch->dims[d].cluster >= clusters_outside)
+            continue;
+        int v = *split_at(c, st, d);
+        if (v == IR_HOLE) return 0;
+        if (v == ix) parts *= c->arch->dims[d].size;
+    }
+    return parts;
+}
+
+static void check_split_divides(MapCtx *c) {
+    int dc = c->arch->dim_count;
+    /* One report per decision span. */
+    Span *done = ARENA_ARRAY(c->arena, Span, c->op->stmt_count * c->op->index_count + 1);
+    int done_count = 0;
+    for (int st = 0; st < c->op->stmt_count; st++)
+        for (int ix = 0; ix < c->op->index_count; ix++) {
+            int64_t parts = split_parts(c, st, ix, -1);
+            if (parts <= 1) continue;
+            int64_t extent = c->op->indices[ix].extent;
+            if (extent % parts == 0) continue;
+            Span where = SPAN_NONE;
+            const char *dims = "";
+            int n = 0;
+            for (int d = 0; d < dc; d++)
+                if (*split_at(c, st, d) == ix) {
+                    where = c->m->spatial.split_span[st * dc + d];
+                    dims = arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "",
+                                        c->arch->dims[d].name);
+                }
+            bool seen = false;
+            for (int k = 0; k < done_count; k++)
+                if (done[k].file == where.file && done[k].start == where.start) seen = true;
+            if (seen) continue;
+            done[done_count++] = where;
+            Diag *d = map_error(c, where, "E0310",
+                                "splitting `%s` over %s%s%s makes %lld parts, which "
+                                "do not divide its extent %lld",
+                                c->op->indices[ix].name, n > 1 ? "(" : "", dims,
+                                n > 1 ? ")" : "", (long long)parts, (long long)extent);
+            help_divisors(c, d, extent, parts, "part counts that divide it");
+        }
+}
+
+/* ------------------------------------------------------------- tiles */
+
+static void apply_tile(MapCtx *c, const MapItem *it) {
+    if (reject_level_hole(c, it, "a `tile`")) return;
+    if (!it->level.name) { c->ok = false; return; }
+    int lv = lookup_level(c, &it->level);
+    if (lv < 0) return;
+    if (c->tile_line[lv]) {
+        Diag *d = map_error(c, it->keyword_span, "E0321",
+                            "level `%s` has two `tile` lines", c->arch->levels[lv].name);
+        diag_label(d, c->diags, c->tile_line[lv]->keyword_span, "first here");
+        diag_help(d, c->diags, "put every index of the level on one line");
+        return;
+    }
+    c->tile_line[lv] = it;
+    int ic = c->op->index_count;
+    ConstEnv env = c->s->env;
+    env.diags = c->diags;
+    env.where = "a tile size";
+    for (int i = 0; i < it->tile_count; i++) {
+        const TileEntry *te = &it->tiles[i];
+        if (te->index.hole) {
+            c->m->tile.index_hole[lv] = true;
+            c->m->hole_count++;
+            if (te->size && te->size->kind == EX_HOLE) c->m->hole_count++;
+            continue;
+        }
+        if (!te->index.name) { c->ok = false; continue; }
+        int ix = lookup_index(c, &te->index);
+        if (ix < 0) continue;
+        int64_t *slot = &c->m->tile.size[lv * ic + ix];
+        if (*slot != IR_UNSET) {
+            Diag *d = map_error(c, te->index.span, "E0321",
+                                "index `%s` is tiled twice at `%s`", te->index.name,
+                                c->arch->levels[lv].name);
+            diag_label(d, c->diags, c->m->tile.span[lv * ic + ix], "first here");
+            continue;
+        }
+        c->m->tile.span[lv * ic + ix] = te->span;
+        if (!te->size || te->size->kind == EX_ERROR) { c->ok = false; continue; }
+        if (te->size->kind == EX_HOLE) {
+            *slot = IR_HOLE;
+            c->m->hole_count++;
+            continue;
+        }
+        int64_t v;
+        env.expr_depth = 0;
+        if (!const_eval_int(&env, te->size,
+                            arena_printf(c->arena, "the tile of `%s`", te->index.name), &v)) {
+            c->ok = false;
+            continue;
+        }
+        if (v < 1) {
+            map_error(c, te->size->span, "E0325", "tile %s %lld must be positive",
+                      te->index.name, (long long)v);
+            continue;
+        }
+        *slot = v;
+    }
+}
+
+static void check_tiles(MapCtx *c) {
+    int ic = c->op->index_count;
+    for (int lv = 0; lv < c->arch->level_count; lv++) {
+        int outside = c->arch->levels[lv].clusters_outside;
+        for (int ix = 0; ix < ic; ix++) {
+            int64_t t = c->m->tile.size[lv * ic + ix];
+            if (t < 1) continue;
+            Span where = c->m->tile.span[lv * ic + ix];
+            Name name = c->op->indices[ix].name;
+            bool bad = false;
+            for (int st = 0; st < c->op->stmt_count && !bad; st++) {
+                if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+                int64_t parts = split_parts(c, st, ix, outside);
+                if (parts == 0) continue;
+                int64_t extent = c->op->indices[ix].extent;
+                if (extent % parts) continue; /* reported as a split error */
+                int64_t per = extent / parts;
+                if (per % t == 0) continue;
+                bad = true;
+                Diag *d = map_error(c, where, "E0304",
+                                    "tile %s %lld does not divide the per-instance "
+                                    "extent %lld",
+                                    name, (long long)t, (long long)per);
+                if (parts > 1)
+                    diag_note(d, c->diags, "`%s` ranges over %lld, split into %lld "
+                                           "parts outside `%s`",
+                              name, (long long)extent, (long long)parts,
+                              c->arch->levels[lv].name);
+                help_divisors(c, d, per, t, "divisors");
+            }
+            if (bad) continue;
+            for (int outer = lv - 1; outer >= 0; outer--) {
+                int64_t ot = c->m->tile.size[outer * ic + ix];
+                if (ot == IR_UNSET) continue;
+                if (ot == IR_HOLE) break;
+                if (ot % t == 0) break;
+                Diag *d = map_error(c, where, "E0311",
+                                    "tile %s %lld at `%s` does not divide the tile "
+                                    "%lld at `%s`",
+                                    name, (long long)t, c->arch->levels[lv].name,
+                                    (long long)ot, c->arch->levels[outer].name);
+                diag_label(d, c->diags, c->m->tile.span[outer * ic + ix],
+                           "the enclosing tile");
+                help_divisors(c, d, ot, t, "divisors");
+                break;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------- order */
+
+static void apply_order(MapCtx *c, const MapItem *it) {
+    if (reject_level_hole(c, it, "an `order`")) return;
+    if (!it->level.name) { c->ok = false; return; }
+    int lv = lookup_level(c, &it->level);
+    if (lv < 0) return;
+    if (c->order_line[lv]) {
+        Diag *d = map_error(c, it->keyword_span, "E0321",
+                            "level `%s` has two `order` lines", c->arch->levels[lv].name);
+        diag_label(d, c->diags, c->order_line[lv]->keyword_span, "first here");
+        return;
+    }
+    c->order_line[lv] = it;
+    c->m->order.span[lv] = it->span;
+    if (it->whole_hole) {
+        c->m->order.length[lv] = IR_HOLE;
+        c->m->hole_count++;
+        return;
+    }
+    int ic = c->op->index_count;
+    int n = 0;
+    for (int i = 0; i < it->order.count; i++) {
+        const Ident *id = &it->order.items[i];
+        if (id->hole) {
+            Diag *d = map_error(c, id->span, "E0324",
+                                "a hole inside an order is not supported");
+            diag_help(d, c->diags, "write `order %s: ?;` to let the optimizer "
+                                   "choose the whole order",
+                      c->arch->levels[lv].name);
+            return;
+        }
+        if (!id->name) { c->ok = false; return; }
+        int ix = lookup_index(c, id);
+        if (ix < 0) return;
+        for (int k = 0; k < n; k++)
+            if (c->m->order.perm[lv * ic + k] == ix) {
+                Diag *d = map_error(c, id->span, "E0313",
+                                    "`%s` appears twice in the order of `%s`",
+                                    id->name, c->arch->levels[lv].name);
+                diag_label(d, c->diags, it->order.items[k].span, "first here");
+                return;
+            }
+        c->m->order.perm[lv * ic + n++] = ix;
+    }
+    c->m->order.length[lv] = n;
+}
+
+static void check_orders(MapCtx *c) {
+    int ic = c->op->index_count;
+    for (int lv = 0; lv < c->arch->level_count; lv++) {
+        const MapItem *it = c->order_line[lv];
+        int len = c->m->order.length[lv];
+        if (!it || len <= 0) continue;
+        const MapItem *tile = c->tile_line[lv];
+        if (!tile) {
+            Diag *d = map_error(c, it->keyword_span, "E0313",
+                                "`order %s` orders loops, but `%s` has no `tile` line",
+                                c->arch->levels[lv].name, c->arch->levels[lv].name);
+            diag_note(d, c->diags, "the loops at a level are over the indices its "
+                                   "`tile` line names");
+            continue;
+        }
+        if (c->m->tile.index_hole[lv]) continue; /* the optimizer picks them */
+        const char *missing = "", *extra = "";
+        for (int ix = 0; ix < ic; ix++) {
+            bool tiled = c->m->tile.size[lv * ic + ix] != IR_UNSET;
+            bool ordered = false;
+            for (int k = 0; k < len; k++)
+                if (c->m->order.perm[lv * ic + k] == ix) ordered = true;
+            if (tiled && !ordered)
+                missing = arena_printf(c->arena, "%s%s`%s`", missing, missing[0] ? ", " : "",
+                                       c->op->indices[ix].name);
+            if (!tiled && ordered)
+                extra = arena_printf(c->arena, "%s%s`%s`", extra, extra[0] ? ", " : "",
+                                     c->op->indices[ix].name);
+        }
+        if (!missing[0] && !extra[0]) continue;
+        Diag *d = map_error(c, it->span, "E0313",
+                            "the order of `%s` is not a permutation of its tiled "
+                            "indices",
+                            c->arch->levels[lv].name);
+        if (missing[0]) diag_note(d, c->diags, "missing: %s", missing);
+        if (extra[0]) diag_note(d, c->diags, "not tiled at `%s`: %s",
+                                c->arch->levels[lv].name, extra);
+        diag_label(d, c->diags, tile->keyword_span, "the tiled indices of `%s`",
+                   c->arch->levels[lv].name);
+    }
+}
+
+/* -------------------------------------------------------------- fuse */
+
+static void apply_fuse(MapCtx *c, const MapItem *it, int item_index) {
+    IrFuse *f = &c->m->fuse;
+    if (it->whole_hole) {
+        if (f->whole_hole) {
+            Diag *d = map_error(c, it->span, "E0321", "`fuse ?` is given twice");
+            diag_label(d, c->diags, f->hole_span, "first here");
+            return;
+        }
+        f->whole_hole = true;
+        f->hole_span = it->span;
+        c->m->hole_count++;
+        return;
+    }
+    int g = f->group_count;
+    int members = 0;
+    for (int i = 0; i < it->stmts.count; i++) {
+        const Ident *id = &it->stmts.items[i];
+        if (!id->name) { c->ok = false; continue; }
+        int st = lookup_stmt(c, id);
+        if (st < 0) continue;
+        if (f->group[st] >= 0) {
+            int other = f->group[st];
+            if (other == g) {
+                map_error(c, id->span, "E0321", "`%s` is listed twice in this group",
+                          id->name);
+                continue;
+            }
+            Diag *d = map_error(c, id->span, "E0315",
+                                "statement `%s` is already in another fusion group",
+                                id->name);
+            diag_label(d, c->diags, f->span[other], "its first group");
+            diag_help(d, c->diags, "a statement belongs to one group: merge the two "
+                                   "`fuse` lines or drop `%s` from one", id->name);
+            continue;
+        }
+        f->group[st] = g;
+        members++;
+    }
+    if (!members) return;
+    f->span[g] = it->span;
+    c->fuse_item_of_group[g] = item_index;
+    if (it->level.hole) {
+        f->level[g] = IR_HOLE;
+        c->m->hole_count++;
+    } else if (it->level.name) {
+        int lv = lookup_level(c, &it->level);
+        f->level[g] = lv >= 0 ? lv : IR_UNSET;
+    } else {
+        f->level[g] = IR_UNSET;
+    }
+    f->group_count++;
+}
+
+/* Does statement `st` read a tensor produced by statement `from`? */
+static bool depends_on(const IrOp *op, int st, int from) {
+    const IrStmt *s = &op->stmts[st];
+    for (int i = 0; i < s->input_count; i++)
+        if (op->tensors[s->inputs[i]].producer == from) return true;
+    return false;
+}
+
+static void check_convex(MapCtx *c) {
+    const IrOp *op = c->op;
+    int n = op->stmt_count;
+    int *via = ARENA_ARRAY(c->arena, int, n + 1);
+    for (int g = 0; g < c->m->fuse.group_count; g++) {
+        /* via[k] >= 0: k is outside the group and reachable from it, through
+         * statement via[k]; statements are in dependence order. */
+        for (int k = 0; k < n; k++) via[k] = -1;
+        for (int k = 0; k < n; k++) {
+            bool inside = c->m->fuse.group[k] == g;
+            for (int j = 0; j < k; j++) {
+                if (!depends_on(op, k, j)) continue;
+                bool j_inside = c->m->fuse.group[j] == g;
+                if (!inside && (j_inside || via[j] >= 0) && via[k] < 0) via[k] = j;
+                if (inside && via[j] >= 0) {
+                    /* Path: group -> ... -> j -> k. */
+                    int path[64];
+                    int len = 0;
+                    for (int x = j; x >= 0 && c->m->fuse.group[x] != g && len < 62;
+                         x = via[x])
+                        path[len++] = x;
+                    int start = via[path[len - 1]];
+                    const char *chain = op->stmts[start].name;
+                    for (int p = len - 1; p >= 0; p--)
+                        chain = arena_printf(c->arena, "%s -> %s", chain,
+                                             op->stmts[path[p]].name);
+                    chain = arena_printf(c->arena, "%s -> %s", chain, op->stmts[k].name);
+                    Diag *d = map_error(c, c->m->fuse.span[g], "E0314",
+                                        "fusion group is not convex: %s leaves the "
+                                        "group and re-enters it",
+                                        chain);
+                    for (int p = len - 1; p >= 0; p--)
+                        diag_label(d, c->diags, op->stmts[path[p]].span,
+                                   "`%s` is outside the group", op->stmts[path[p]].name);
+                    diag_help(d, c->diags, "add %s to the group, or split the group "
+                                           "there", op->stmts[path[0]].name);
+                    goto next_group;
+                }
+            }
+        }
+    next_group:;
+    }
+}
+
+/* --------------------------------------------------- other decisions */
+
+static bool once(MapCtx *c, const MapItem *it, const MapItem **slot, const char *what) {
+    if (*slot) {
+        Diag *d = map_error(c, it->keyword_span, "E0321", "`%s` is given twice", what);
+        diag_label(d, c->diags, (*slot)->keyword_span, "first here");
+        return false;
+    }
+    *slot = it;
+    return true;
+}
+
+static void apply_choice(MapCtx *c, const MapItem *it) {
+    static const char *const overlaps[] = {"full", "none"};
+    static const char *const objectives[] = {"latency", "energy", "edp"};
+    bool overlap = it->kind == MI_OVERLAP;
+    if (!once(c, it, overlap ? &c->overlap_line : &c->objective_line,
+              overlap ? "overlap" : "objective"))
+        return;
+    const char *const *names = overlap ? overlaps : objectives;
+    int count = overlap ? 2 : 3;
+    if (!it->value.name) { c->ok = false; return; }
+    for (int i = 0; i < count; i++)
+        if (strcmp(it->value.name, names[i]) == 0) {
+            if (overlap) c->m->overlap = (Overlap)i;
+            else {
+                c->m->objective = (Objective)i;
+                c->m->objective_given = true;
+            }
+            return;
+        }
+    Diag *d = map_error(c, it->value.span, overlap ? "E0319" : "E0318",
+                        "unknown %s `%s`: expected %s", overlap ? "overlap" : "objective",
+                        it->value.name,
+                        overlap ? "full or none" : "latency, energy or edp");
+    const char *best = spell_suggest(it->value.name, names, count);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+}
+
+static void apply_repeat(MapCtx *c, const MapItem *it) {
+    if (!once(c, it, &c->repeat_line, "repeat")) return;
+    if (!it->count || it->count->kind == EX_ERROR) { c->ok = false; return; }
+    ConstEnv env = c->s->env;
+    env.diags = c->diags;
+    env.where = "`repeat`";
+    env.expr_depth = 0;
+    int64_t v;
+    if (!const_eval_int(&env, it->count, "repeat", &v)) {
+        c->ok = false;
+        return;
+    }
+    if (v < 1) {
+        Diag *d = map_error(c, it->count->span, "E0320", "repeat must be at least 1, got %lld",
+                            (long long)v);
+        diag_note(d, c->diags, "repeat counts identical instances run one after "
+                               "another, such as layers");
+        return;
+    }
+    c->m->repeat = v;
+}
+
+static void check_units(MapCtx *c) {
+    int first_contraction = -1, first_vector = -1;
+    for (int i = 0; i < c->op->stmt_count; i++) {
+        if (c->op->stmts[i].cls == SC_CONTRACTION) {
+            if (first_contraction < 0) first_contraction = i;
+        } else if (first_vector < 0) {
+            first_vector = i;
+        }
+    }
+    Span at = c->md->arch.span;
+    if (first_contraction >= 0 && !ir_matrix_unit(c->arch)) {
+        const IrStmt *st = &c->op->stmts[first_contraction];
+        Diag *d = map_error(c, at, "E0316",
+                            "`%s` has a contraction, `%s`, but arch `%s` has no "
+                            "matrix unit",
+                            c->op->name, st->name, c->arch->name);
+        diag_label(d, c->diags, st->span, "this statement is a contraction");
+        diag_help(d, c->diags, "add `compute mac matrix { throughput 1024 MAC/cycle; }` "
+                               "to arch `%s`", c->arch->name);
+    }
+    if (first_vector >= 0 && !ir_vector_unit(c->arch)) {
+        const IrStmt *st = &c->op->stmts[first_vector];
+        Diag *d = map_error(c, at, "E0317",
+                            "`%s` has a vector statement, `%s`, but arch `%s` has "
+                            "no vector unit",
+                            c->op->name, st->name, c->arch->name);
+        diag_label(d, c->diags, st->span, "this statement runs on a vector unit");
+        diag_help(d, c->diags, "add `compute simd vector { throughput 64 op/cycle; }` "
+                               "to arch `%s`", c->arch->name);
+    }
+}
+
+/* ------------------------------------------------------------- entry */
+
+static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind,
+                               const char *code, const char *what) {
+    if (!id->name) return NULL;
+    GlobalEntry *g = globals_find(c->s->globals, id->name);
+    if (g && g->decl->kind == kind) return g->decl;
+    Diag *d = map_error(c, id->span, code, g ? "`%s` is not an %s" : "unknown %s `%s`",
+                        g ? id->name : what, g ? what : id->name);
+    if (g) {
+        diag_label(d, c->diags, g->decl->name.span, "`%s` is defined here", id->name);
+    } else {
+        int n = 0;
+        const char **names = globals_names(c->arena, c->s->globals, (int)kind, &n);
+        const char *best = spell_suggest(id->name, names, n);
+        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        else if (kind == DK_ARCH || kind == DK_OP)
+            diag_help(d, c->diags, "define it, or `use` the file that does (for "
+                                   "example `use std.%s.NAME;`)",
+                      kind == DK_ARCH ? "arch" : "ops");
+    }
+    return NULL;
+}
+
+IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
+    MapCtx *c = ARENA_NEW(s->arena, MapCtx);
+    c->s = s;
+    c->arena = s->arena;
+    c->diags = s->diags;
+    c->decl = mapping_decl;
+    c->md = &mapping_decl->u.mapping;
+    c->ok = true;
+    const MappingDecl *md = c->md;
+    const Decl *op_decl = lookup_decl(c, &md->op, DK_OP, "E0301", "op");
+    const Decl *arch_decl = lookup_decl(c, &md->arch, DK_ARCH, "E0302", "arch");
+    if (!op_decl || !arch_decl) return NULL;
+    int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
+    if (!op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values))
+        return NULL;
+    c->op = sema_op_for(s, op_decl, values, md->op.span);
+    c->arch = sema_arch_for(s, arch_decl);
+    if (!c->op || !c->arch) return NULL; /* reported at the op or arch */
+
+    IrMapping *m = ARENA_NEW(s->arena, IrMapping);
+    c->m = m;
+    m->name = mapping_decl->name.name;
+    m->decl = mapping_decl;
+    m->op = c->op;
+    m->arch = c->arch;
+    m->overlap = OVERLAP_FULL;
+    m->objective = OBJ_LATENCY;
+    m->repeat = 1;
+    int sc = c->op->stmt_count, ic = c->op->index_count;
+    int dc = c->arch->dim_count, lc = c->arch->level_count;
+    m->spatial.split = ARENA_ARRAY(s->arena, int, sc * dc + 1);
+    m->spatial.split_span = ARENA_ARRAY(s->arena, Span, sc * dc + 1);
+    for (int i = 0; i < sc * dc; i++) {
+        m->spatial.split[i] = IR_UNSET;
+        m->spatial.split_span[i] = SPAN_NONE;
+    }
+    m->spatial.hole_span = SPAN_NONE;
+    m->tile.size = ARENA_ARRAY(s->arena, int64_t, lc * ic + 1);
+    m->tile.span = ARENA_ARRAY(s->arena, Span, lc * ic + 1);
+    m->tile.index_hole = ARENA_ARRAY(s->arena, bool, lc + 1);
+    for (int i = 0; i < lc * ic; i++) {
+        m->tile.size[i] = IR_UNSET;
+        m->tile.span[i] = SPAN_NONE;
+    }
+    m->order.perm = ARENA_ARRAY(s->arena, int, lc * ic + 1);
+    m->order.length = ARENA_ARRAY(s->arena, int, lc + 1);
+    m->order.span = ARENA_ARRAY(s->arena, Span, lc + 1);
+    for (int i = 0; i < lc; i++) m->order.span[i] = SPAN_NONE;
+    m->fuse.group = ARENA_ARRAY(s->arena, int, sc + 1);
+    m->fuse.level = ARENA_ARRAY(s->arena, int, sc + 1);
+    m->fuse.span = ARENA_ARRAY(s->arena, Span, sc + 1);
+    for (int i = 0; i < sc; i++) m->fuse.group[i] = -1;
+    m->fuse.hole_span = SPAN_NONE;
+    c->stmt_overridden = ARENA_ARRAY(s->arena, bool, sc + 1);
+    c->tile_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
+    c->order_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
+    c->fuse_item_of_group = ARENA_ARRAY(s->arena, int, sc + 1);
+
+    const MapItem *spatial_hole = NULL;
+    /* Global spatial lines first, then `spatial for` lines override. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < md->item_count; i++) {
+            const MapItem *it = md->items[i];
+            if (it->kind != MI_SPATIAL) continue;
+            if (it->whole_hole) {
+                if (pass == 1) continue;
+                if (spatial_hole) {
+                    Diag *d = map_error(c, it->span, "E0321", "`spatial ?` is given twice");
+                    diag_label(d, c->diags, spatial_hole->span, "first here");
+                    continue;
+                }
+                spatial_hole = it;
+                m->spatial.whole_hole = true;
+                m->spatial.hole_span = it->span;
+                m->hole_count++;
+                continue;
+            }
+            apply_spatial(c, it, pass == 1);
+        }
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        switch (it->kind) {
+        case MI_ERROR: c->ok = false; break;
+        case MI_SPATIAL: break;
+        case MI_TILE: apply_tile(c, it); break;
+        case MI_ORDER: apply_order(c, it); break;
+        case MI_FUSE: apply_fuse(c, it, i); break;
+        case MI_OVERLAP:
+        case MI_OBJECTIVE: apply_choice(c, it); break;
+        case MI_REPEAT: apply_repeat(c, it); break;
+        }
+    }
+    if (spatial_hole)
+        for (int i = 0; i < md->item_count; i++) {
+            const MapItem *it = md->items[i];
+            if (it->kind == MI_SPATIAL && !it->whole_hole) {
+                Diag *d = map_error(c, it->span, "E0321",
+                                    "`spatial ?` leaves the whole split to the "
+                                    "optimizer, but this line also sets it");
+                diag_label(d, c->diags, spatial_hole->span, "`spatial ?` here");
+                diag_help(d, c->diags, "drop one of them, or write holes for the "
+                                       "parts to choose: `n -> ?`");
+                break;
+            }
+        }
+    if (!m->spatial.whole_hole) check_split_divides(c);
+    check_tiles(c);
+    check_orders(c);
+    check_convex(c);
+    check_units(c);
+    /* Statements in no group: a group of their own, or holes under `fuse ?`. */
+    for (int st = 0; st < sc; st++) {
+        if (m->fuse.group[st] >= 0) continue;
+        if (m->fuse.whole_hole) {
+            m->fuse.group[st] = IR_HOLE;
+            continue;
+        }
+        int g = m->fuse.group_count++;
+        m->fuse.group[st] = g;
+        m->fuse.level[g] = IR_UNSET;
+        m->fuse.span[g] = c->op->stmts[st].span;
+    }
+    return c->ok ? m : NULL;
+}

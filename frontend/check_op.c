@@ -1,0 +1,1067 @@
+/* check_op.c — ops: tensors, statements, index binding, reductions and
+ * classification, built into an IrOp per instantiation (parameter values).
+ *
+ * Checking runs in two phases.  The structural phase needs no parameter
+ * values (names, ranks, definitions, reductions, functions); it reports
+ * once per op.  The value phase evaluates dimensions with the parameter
+ * values and binds index extents; it runs per instantiation. */
+#include "sema.h"
+
+#include <string.h>
+
+#define GROW(arena, ptr, count, cap)                                         \
+    do {                                                                     \
+        if ((count) == (cap)) {                                              \
+            int grow_new_ = (cap) ? (cap) * 2 : 8;                           \
+            (ptr) = arena_realloc((arena), (ptr), sizeof(*(ptr)) * (size_t)(cap), \
+                                  sizeof(*(ptr)) * (size_t)grow_new_);       \
+            (cap) = grow_new_;                                               \
+        }                                                                    \
+    } while (0)
+
+/* ----------------------------------------------------------- functions */
+
+const char *const op_function_names[] = {
+    "exp", "log", "sqrt", "rsqrt", "recip", "abs", "tanh",
+    "sigmoid", "relu", "gelu", "silu", "max", "min"};
+const int op_function_count =
+    (int)(sizeof op_function_names / sizeof op_function_names[0]);
+
+int op_function_arity(Name fn) {
+    for (int i = 0; i < op_function_count; i++)
+        if (strcmp(fn, op_function_names[i]) == 0)
+            return (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0) ? 2 : 1;
+    return -1;
+}
+
+static ReduceOp reduce_op_of(Name fn) {
+    if (!fn) return RO_NONE;
+    if (strcmp(fn, "sum") == 0) return RO_SUM;
+    if (strcmp(fn, "max") == 0) return RO_MAX;
+    if (strcmp(fn, "min") == 0) return RO_MIN;
+    if (strcmp(fn, "mean") == 0) return RO_MEAN;
+    return RO_NONE;
+}
+
+/* ------------------------------------------------------------ building */
+
+/* One place where an index names a tensor dimension. */
+typedef struct Occurrence {
+    int tensor, position, index;
+    Span span;
+    bool defines; /* the lhs of an intermediate: gives it its extents */
+    bool reported;
+} Occurrence;
+
+typedef struct TensorInfo {
+    const TensorDecl *decl; /* NULL for an undeclared intermediate */
+    int defined_by;         /* statement id, -1 while unassigned */
+    Span def_span;
+    bool read;
+    bool first_access_seen;
+} TensorInfo;
+
+typedef struct OpBuild {
+    Sema *s;
+    Arena *arena;
+    DiagSink *diags; /* structural diagnostics */
+    const Decl *decl;
+    const OpDecl *od;
+    IrTensor *tensors;
+    TensorInfo *info;
+    int tensor_count, tensor_cap;
+    IrIndex *indices;
+    int index_count, index_cap;
+    IrStmt *stmts;
+    int stmt_count;
+    Occurrence *occ;
+    int occ_count, occ_cap;
+    bool ok;
+} OpBuild;
+
+/* Per-statement state while walking its right side. */
+typedef struct StmtWalk {
+    IrStmt *st;
+    int rhs_idx[64];
+    int rhs_count;
+    bool rhs_overflow;
+    FnCount fns[16];
+    int fn_count;
+    int depth;
+} StmtWalk;
+
+static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt,
+                      ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = arena_vprintf(b->arena, fmt, ap);
+    va_end(ap);
+    b->ok = false;
+    return diag_error(b->diags, span, code, "%s", msg);
+}
+
+static int find_tensor(const OpBuild *b, Name name) {
+    for (int i = 0; i < b->tensor_count; i++)
+        if (b->tensors[i].name == name) return i;
+    return -1;
+}
+
+static int find_param(const OpDecl *od, Name name) {
+    for (int i = 0; i < od->param_count; i++)
+        if (od->params[i].name.name == name) return i;
+    return -1;
+}
+
+/* The statement (after `after`) that defines `name`, or -1. */
+static int later_definition(const OpDecl *od, Name name, int after) {
+    for (int k = after + 1; k < od->stmt_count; k++)
+        if (od->stmts[k]->target.name == name) return k;
+    return -1;
+}
+
+static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
+    /* build_structure sized the arrays for every declaration and statement */
+    int id = b->tensor_count++;
+    IrTensor *t = &b->tensors[id];
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    t->name = name;
+    t->kind = kind;
+    t->producer = -1;
+    t->span = span;
+    for (int i = 0; i < IR_MAX_RANK; i++) t->index[i] = -1;
+    memset(&b->info[id], 0, sizeof b->info[id]);
+    b->info[id].defined_by = -1;
+    return id;
+}
+
+static int intern_index(OpBuild *b, Name name, Span span) {
+    for (int i = 0; i < b->index_count; i++)
+        if (b->indices[i].name == name) return i;
+    GROW(b->arena, b->indices, b->index_count, b->index_cap);
+    IrIndex *ix = &b->indices[b->index_count];
+    ix->name = name;
+    ix->extent = 0;
+    ix->first_use = span;
+    return b->index_count++;
+}
+
+static void add_occurrence(OpBuild *b, int tensor, int position, int index,
+                           Span span, bool defines) {
+    GROW(b->arena, b->occ, b->occ_count, b->occ_cap);
+    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span,
+                                          defines, false};
+}
+
+/* Checks the index list of one access; returns false on a hard error. */
+static bool check_index_list(OpBuild *b, const IdentList *ids) {
+    bool ok = true;
+    for (int i = 0; i < ids->count; i++) {
+        const Ident *id = &ids->items[i];
+        if (!id->name) { ok = false; continue; }
+        for (int j = 0; j < i; j++)
+            if (ids->items[j].name == id->name) {
+                Diag *d = op_error(b, id->span, "E0414",
+                                   "index `%s` appears twice in one access",
+                                   id->name);
+                diag_label(d, b->diags, ids->items[j].span, "first here");
+                diag_help(d, b->diags,
+                          "each dimension needs its own index; a diagonal "
+                          "is not supported");
+                ok = false;
+            }
+        int p = find_param(b->od, id->name);
+        if (p >= 0) {
+            Diag *d = op_error(b, id->span, "E0424",
+                               "`%s` is a parameter of the op, not an index",
+                               id->name);
+            diag_label(d, b->diags, b->od->params[p].name.span,
+                       "parameter declared here");
+            diag_help(d, b->diags,
+                      "indices are lower-case names such as `m`; the "
+                      "parameter gives the dimension in the declaration");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static int tensor_rank(const OpBuild *b, int t) { return b->tensors[t].rank; }
+
+static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e);
+
+static void note_rhs_index(StmtWalk *w, int index) {
+    for (int i = 0; i < w->rhs_count; i++)
+        if (w->rhs_idx[i] == index) return;
+    if (w->rhs_count == (int)(sizeof w->rhs_idx / sizeof w->rhs_idx[0])) {
+        w->rhs_overflow = true;
+        return;
+    }
+    w->rhs_idx[w->rhs_count++] = index;
+}
+
+static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
+    IrStmt *st = w->st;
+    for (int i = 0; i < st->input_count; i++)
+        if (st->inputs[i] == tensor) return;
+    if (st->input_count == IR_MAX_OPERANDS) {
+        op_error(b, span, "E0416",
+                 "statement `%s` reads more than %d tensors", st->name,
+                 IR_MAX_OPERANDS);
+        return;
+    }
+    st->inputs[st->input_count++] = tensor;
+}
+
+static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
+    const Ident *tn = &e->u.access.tensor;
+    if (!tn->name) { b->ok = false; return; }
+    int k = w->st->id;
+    int t = find_tensor(b, tn->name);
+    if (t < 0) {
+        int later = later_definition(b->od, tn->name, k);
+        if (later >= 0) {
+            Diag *d = op_error(b, tn->span, "E0407",
+                               "`%s` is used before it is defined", tn->name);
+            diag_label(d, b->diags, b->od->stmts[later]->target.span,
+                       "`%s` is defined here, later", tn->name);
+            diag_help(d, b->diags,
+                      "statements run in order: move the definition of `%s` "
+                      "before this statement", tn->name);
+            return;
+        }
+        const char **names = ARENA_ARRAY(b->arena, const char *,
+                                         b->tensor_count + b->od->stmt_count + 1);
+        int n = 0;
+        for (int i = 0; i < b->tensor_count; i++) names[n++] = b->tensors[i].name;
+        for (int i = k + 1; i < b->od->stmt_count; i++)
+            if (b->od->stmts[i]->target.name)
+                names[n++] = b->od->stmts[i]->target.name;
+        Diag *d = op_error(b, tn->span, "E0412", "unknown tensor `%s`", tn->name);
+        const char *best = spell_suggest(tn->name, names, n);
+        if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+        else
+            diag_help(d, b->diags,
+                      "declare it with `in %s[...] : TYPE;` or define it with a "
+                      "statement before this one", tn->name);
+        return;
+    }
+    TensorInfo *ti = &b->info[t];
+    IrTensor *T = &b->tensors[t];
+    if (T->kind != TK_INPUT && ti->defined_by < 0) {
+        if (b->od->stmts[k]->target.name == tn->name) {
+            Diag *d = op_error(b, tn->span, "E0408",
+                               "statement `%s` reads the tensor it defines",
+                               tn->name);
+            diag_note(d, b->diags,
+                      "a statement's result depends on its own result: a "
+                      "dependence cycle");
+            diag_help(d, b->diags,
+                      "write the new value into a new tensor, e.g. `%s2[...] "
+                      "= ... %s[...] ...`", tn->name, tn->name);
+            return;
+        }
+        int later = later_definition(b->od, tn->name, k);
+        Diag *d = op_error(b, tn->span, "E0407",
+                           later >= 0 ? "`%s` is used before it is defined"
+                                      : "`%s` is read but never assigned",
+                           tn->name);
+        if (later >= 0)
+            diag_label(d, b->diags, b->od->stmts[later]->target.span,
+                       "`%s` is defined here, later", tn->name);
+        else
+            diag_label(d, b->diags, T->span, "declared here");
+        return;
+    }
+    ti->read = true;
+    const IdentList *ids = &e->u.access.indices;
+    int rank = tensor_rank(b, t);
+    if (ids->count != rank) {
+        Diag *d = op_error(b, e->span, "E0402",
+                           "`%s` has %d dimension%s but is accessed with %d "
+                           "ind%s",
+                           tn->name, rank, rank == 1 ? "" : "s", ids->count,
+                           ids->count == 1 ? "ex" : "ices");
+        bool declared = T->kind != TK_INTERMEDIATE;
+        diag_label(d, b->diags, declared ? T->span : ti->def_span,
+                   "`%s` %s here with %d dimension%s", tn->name,
+                   declared ? "declared" : "defined",
+                   rank, rank == 1 ? "" : "s");
+        /* Still note the indices so later checks do not cascade. */
+    }
+    bool ok = check_index_list(b, ids);
+    for (int i = 0; i < ids->count; i++) {
+        const Ident *id = &ids->items[i];
+        if (!id->name) continue;
+        int ix = intern_index(b, id->name, id->span);
+        note_rhs_index(w, ix);
+        if (ok && ids->count == rank) {
+            add_occurrence(b, t, i, ix, id->span, false);
+            if (!ti->first_access_seen) T->index[i] = ix;
+        }
+    }
+    if (ok && ids->count == rank) ti->first_access_seen = true;
+    note_input(b, w, t, e->span);
+}
+
+static void count_fn(StmtWalk *w, Name fn) {
+    for (int i = 0; i < w->fn_count; i++)
+        if (w->fns[i].fn == fn) {
+            w->fns[i].count++;
+            return;
+        }
+    if (w->fn_count < (int)(sizeof w->fns / sizeof w->fns[0]))
+        w->fns[w->fn_count++] = (FnCount){fn, 1};
+}
+
+static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
+    Name name = e->u.name;
+    if (find_param(b->od, name) >= 0) return;
+    int t = find_tensor(b, name);
+    if (t >= 0 || later_definition(b->od, name, w->st->id) >= 0) {
+        Diag *d = op_error(b, e->span, "E0420",
+                           "tensor `%s` is used without indices", name);
+        diag_help(d, b->diags, "write it as an access, e.g. `%s[m, n]`", name);
+        return;
+    }
+    for (int i = 0; i < b->index_count; i++)
+        if (b->indices[i].name == name) {
+            Diag *d = op_error(b, e->span, "E0420",
+                               "index `%s` cannot be used as a value", name);
+            diag_note(d, b->diags,
+                      "indices only name tensor dimensions inside `[...]`");
+            return;
+        }
+    GlobalEntry *g = globals_find(b->s->globals, name);
+    if (g && g->decl->kind == DK_CONST) {
+        Value v = g->const_value;
+        if (v.kind == VK_QUANTITY) {
+            Diag *d = op_error(b, e->span, "E0420",
+                               "constant `%s` is a quantity (%s); op "
+                               "statements take plain numbers",
+                               name, unit_dim_describe(v.dim));
+            diag_label(d, b->diags, g->decl->name.span, "defined here");
+        }
+        return;
+    }
+    const char **names = ARENA_ARRAY(b->arena, const char *,
+                                     b->od->param_count + b->tensor_count + 1);
+    int n = 0;
+    for (int i = 0; i < b->od->param_count; i++)
+        if (b->od->params[i].name.name) names[n++] = b->od->params[i].name.name;
+    for (int i = 0; i < b->tensor_count; i++) names[n++] = b->tensors[i].name;
+    int cn = 0;
+    const char **consts = globals_names(b->arena, b->s->globals, DK_CONST, &cn);
+    const char **all = ARENA_ARRAY(b->arena, const char *, n + cn + 1);
+    memcpy(all, names, sizeof(char *) * (size_t)n);
+    memcpy(all + n, consts, sizeof(char *) * (size_t)cn);
+    Diag *d = op_error(b, e->span, "E0201", "unknown name `%s`", name);
+    const char *best = spell_suggest(name, all, n + cn);
+    if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+}
+
+static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
+    const Ident *fn = &e->u.call.fn;
+    if (!fn->name) { b->ok = false; return; }
+    int arity = op_function_arity(fn->name);
+    if (arity < 0) {
+        Diag *d = op_error(b, fn->span, "E0409", "unknown function `%s`", fn->name);
+        if (reduce_op_of(fn->name) != RO_NONE)
+            diag_help(d, b->diags,
+                      "`%s` is a reduction: write `%s(i) expr` with the "
+                      "indices it reduces",
+                      fn->name, fn->name);
+        else {
+            const char *best =
+                spell_suggest(fn->name, op_function_names, op_function_count);
+            if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+            else
+                diag_note(d, b->diags,
+                          "the functions are exp log sqrt rsqrt recip abs tanh "
+                          "sigmoid relu gelu silu, and max(a, b), min(a, b)");
+        }
+    } else if (e->u.call.arg_count != arity) {
+        Diag *d = op_error(b, e->span, "E0410",
+                           "`%s` takes %d argument%s, got %d", fn->name, arity,
+                           arity == 1 ? "" : "s", e->u.call.arg_count);
+        if (arity == 2 && e->u.call.arg_count == 1)
+            diag_help(d, b->diags,
+                      "to reduce over an index, write `%s(n) X[m, n]`",
+                      fn->name);
+    } else {
+        count_fn(w, intern_cstr(fn->name));
+    }
+    for (int i = 0; i < e->u.call.arg_count; i++) walk_expr(b, w, e->u.call.args[i]);
+}
+
+static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
+    if (!e) return;
+    if (w->depth >= SEMA_MAX_EXPR_DEPTH) {
+        if (b->ok) report_too_deep(b->diags, e->span);
+        b->ok = false;
+        return;
+    }
+    w->depth++;
+    switch (e->kind) {
+    case EX_ERROR: b->ok = false; break;
+    case EX_INT:
+    case EX_REAL: break;
+    case EX_QUANTITY: {
+        Diag *d = op_error(b, e->span, "E0420",
+                           "a quantity (%s) is not allowed in an op statement",
+                           unit_dim_describe(e->u.quantity.dim));
+        diag_note(d, b->diags, "op statements compute on plain numbers");
+        break;
+    }
+    case EX_HOLE:
+        op_error(b, e->span, "E0420",
+                 "a hole `?` is not allowed in an op: holes belong in mappings");
+        break;
+    case EX_NAME: walk_name(b, w, e); break;
+    case EX_ACCESS: walk_access(b, w, e); break;
+    case EX_UNARY:
+        w->st->arith_ops++;
+        walk_expr(b, w, e->u.unary.operand);
+        break;
+    case EX_BINARY:
+        w->st->arith_ops++;
+        walk_expr(b, w, e->u.binary.lhs);
+        walk_expr(b, w, e->u.binary.rhs);
+        break;
+    case EX_CALL: walk_call(b, w, e); break;
+    case EX_REDUCE: {
+        Diag *d = op_error(b, e->span, "E0419",
+                           "a `%s(...)` reduction must apply to the whole right "
+                           "side",
+                           e->u.reduce.fn.name ? e->u.reduce.fn.name : "sum");
+        diag_help(d, b->diags,
+                  "compute the reduction in its own statement and use its "
+                  "result here");
+        walk_expr(b, w, e->u.reduce.body);
+        break;
+    }
+    }
+    w->depth--;
+}
+
+static bool in_list(const int *list, int n, int v) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == v) return true;
+    return false;
+}
+
+/* The lhs index id at which `name` appears, or -1. */
+static int lhs_position(const Stmt *stmt, Name name) {
+    for (int i = 0; i < stmt->indices.count; i++)
+        if (stmt->indices.items[i].name == name) return i;
+    return -1;
+}
+
+static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
+                            const Expr *reduce) {
+    IrStmt *st = w->st;
+    /* Reduced: on the right, not on the left, in order of appearance. */
+    for (int i = 0; i < w->rhs_count; i++) {
+        int ix = w->rhs_idx[i];
+        if (in_list(st->lhs, st->lhs_count, ix)) continue;
+        if (st->reduced_count == IR_MAX_RANK) {
+            op_error(b, stmt->rhs->span, "E0416",
+                     "statement `%s` reduces more than %d indices", st->name,
+                     IR_MAX_RANK);
+            break;
+        }
+        st->reduced[st->reduced_count++] = ix;
+    }
+    if (!reduce) {
+        st->reduce_op = st->reduced_count ? RO_SUM : RO_NONE;
+        return;
+    }
+    const char *fn = reduce->u.reduce.fn.name ? reduce->u.reduce.fn.name : "sum";
+    st->reduce_op = reduce_op_of(fn);
+    if (st->reduce_op == RO_NONE) {
+        op_error(b, reduce->u.reduce.fn.span, "E0409",
+                 "unknown reduction `%s`: expected sum, max, min or mean", fn);
+        st->reduce_op = RO_SUM;
+    }
+    const IdentList *named = &reduce->u.reduce.indices;
+    bool prefix_ok = true;
+    for (int i = 0; i < named->count; i++) {
+        const Ident *id = &named->items[i];
+        if (!id->name) continue;
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            if (named->items[j].name == id->name) dup = true;
+        if (dup) {
+            prefix_ok = false;
+            op_error(b, id->span, "E0414",
+                     "index `%s` appears twice in the `%s(...)` prefix",
+                     id->name, fn);
+            continue;
+        }
+        int pos = lhs_position(stmt, id->name);
+        if (pos >= 0) {
+            prefix_ok = false;
+            Diag *d = op_error(b, id->span, "E0403",
+                               "`%s(%s)` reduces `%s`, but `%s` is on the left "
+                               "side",
+                               fn, id->name, id->name, id->name);
+            diag_label(d, b->diags, stmt->indices.items[pos].span,
+                       "`%s` is kept here", id->name);
+            diag_help(d, b->diags,
+                      "remove `%s` from the left side to reduce it, or from "
+                      "the prefix to keep it", id->name);
+            continue;
+        }
+        int ix = -1;
+        for (int k = 0; k < b->index_count; k++)
+            if (b->indices[k].name == id->name) ix = k;
+        if (ix < 0 || !in_list(w->rhs_idx, w->rhs_count, ix)) {
+            prefix_ok = false;
+            Diag *d = op_error(b, id->span, "E0404",
+                               "`%s(%s)` reduces `%s`, which the right side "
+                               "does not use",
+                               fn, id->name, id->name);
+            const char **names = ARENA_ARRAY(b->arena, const char *,
+                                             w->rhs_count + 1);
+            int n = 0;
+            for (int k = 0; k < w->rhs_count; k++)
+                if (!in_list(st->lhs, st->lhs_count, w->rhs_idx[k]))
+                    names[n++] = b->indices[w->rhs_idx[k]].name;
+            const char *best = spell_suggest(id->name, names, n);
+            if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+        }
+    }
+    for (int i = 0; i < st->reduced_count; i++) {
+        Name nm = b->indices[st->reduced[i]].name;
+        bool named_here = false;
+        for (int j = 0; j < named->count; j++)
+            if (named->items[j].name == nm) named_here = true;
+        if (!named_here && prefix_ok) {
+            Diag *d = op_error(b, reduce->u.reduce.fn.span, "E0425",
+                               "`%s` is reduced (it is on the right only), but "
+                               "the `%s(...)` prefix does not name it",
+                               nm, fn);
+            diag_help(d, b->diags,
+                      "add it to the prefix, or put it on the left side to "
+                      "keep it");
+        }
+    }
+}
+
+static void classify(OpBuild *b, IrStmt *st, const Expr *body) {
+    st->cls = SC_VECTOR;
+    if (st->reduced_count == 0 || st->reduce_op != RO_SUM || !body) return;
+    if (body->kind != EX_BINARY || body->u.binary.op != '*') return;
+    const Expr *l = body->u.binary.lhs, *r = body->u.binary.rhs;
+    if (l->kind != EX_ACCESS || r->kind != EX_ACCESS) return;
+    int tl = find_tensor(b, l->u.access.tensor.name);
+    int tr = find_tensor(b, r->u.access.tensor.name);
+    if (tl < 0 || tr < 0) return;
+    st->cls = SC_CONTRACTION;
+    st->inputs[0] = tl;
+    st->inputs[1] = tr;
+    st->input_count = 2;
+}
+
+static void check_stmt(OpBuild *b, int k) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
+    st->id = k;
+    st->name = stmt->target.name;
+    st->ast = stmt;
+    st->span = stmt->span;
+    st->out_tensor = -1;
+    StmtWalk w = {.st = st};
+    if (!stmt->target.name) {
+        b->ok = false;
+        return;
+    }
+    /* The target. */
+    bool define = true;
+    int t = find_tensor(b, stmt->target.name);
+    if (t >= 0 && b->tensors[t].kind == TK_INPUT) {
+        Diag *d = op_error(b, stmt->target.span, "E0406",
+                           "cannot assign `%s`: it is an `in` tensor",
+                           stmt->target.name);
+        diag_label(d, b->diags, b->tensors[t].span, "declared `in` here");
+        diag_help(d, b->diags,
+                  "write the result into a new tensor, or declare `%s` as "
+                  "`out`", stmt->target.name);
+        define = false;
+    } else if (t >= 0 && b->info[t].defined_by >= 0) {
+        Diag *d = op_error(b, stmt->target.span, "E0405",
+                           "`%s` is assigned twice", stmt->target.name);
+        diag_label(d, b->diags, b->info[t].def_span, "first assigned here");
+        diag_help(d, b->diags,
+                  "each tensor is assigned once: give the second result a new "
+                  "name");
+        define = false;
+    }
+    int lhs_rank = stmt->indices.count;
+    if (lhs_rank > IR_MAX_RANK) {
+        op_error(b, stmt->target.span, "E0416",
+                 "`%s` has %d dimensions; at most %d are supported",
+                 stmt->target.name, lhs_rank, IR_MAX_RANK);
+        define = false;
+    }
+    bool lhs_ok = check_index_list(b, &stmt->indices);
+    if (define) {
+        if (t < 0) {
+            t = add_tensor(b, stmt->target.name, TK_INTERMEDIATE,
+                           stmt->target.span);
+            b->tensors[t].rank = lhs_rank;
+        } else if (b->info[t].decl && b->tensors[t].kind == TK_INTERMEDIATE) {
+            b->tensors[t].rank = lhs_rank; /* a `var`: its rank comes from here */
+        } else if (b->tensors[t].rank != lhs_rank) {
+            Diag *d = op_error(b, stmt->target.span, "E0402",
+                               "`%s` has %d dimension%s but is assigned with "
+                               "%d ind%s",
+                               stmt->target.name, b->tensors[t].rank,
+                               b->tensors[t].rank == 1 ? "" : "s", lhs_rank,
+                               lhs_rank == 1 ? "ex" : "ices");
+            diag_label(d, b->diags, b->tensors[t].span, "declared here");
+            lhs_ok = false;
+        }
+        b->info[t].defined_by = k;
+        b->info[t].def_span = stmt->target.span;
+        b->tensors[t].producer = k;
+        st->out_tensor = t;
+    }
+    for (int i = 0; i < stmt->indices.count && i < IR_MAX_RANK; i++) {
+        const Ident *id = &stmt->indices.items[i];
+        if (!id->name) continue;
+        int ix = intern_index(b, id->name, id->span);
+        if (!in_list(st->lhs, st->lhs_count, ix)) st->lhs[st->lhs_count++] = ix;
+        if (define && lhs_ok) {
+            bool defines = b->tensors[t].kind == TK_INTERMEDIATE;
+            add_occurrence(b, t, i, ix, id->span, defines);
+            b->tensors[t].index[i] = ix;
+        }
+    }
+    /* The right side. */
+    const Expr *reduce = stmt->rhs && stmt->rhs->kind == EX_REDUCE ? stmt->rhs
+                                                                   : NULL;
+    const Expr *body = reduce ? reduce->u.reduce.body : stmt->rhs;
+    bool was_ok = b->ok;
+    b->ok = true;
+    walk_expr(b, &w, body);
+    if (w.rhs_overflow)
+        op_error(b, stmt->rhs->span, "E0416",
+                 "statement `%s` uses more than 64 indices", st->name);
+    bool rhs_ok = b->ok;
+    b->ok = was_ok && rhs_ok;
+    if (rhs_ok) check_reduction(b, &w, stmt, reduce);
+    if (w.fn_count) {
+        st->fns = ARENA_ARRAY(b->arena, FnCount, w.fn_count);
+        memcpy(st->fns, w.fns, sizeof(FnCount) * (size_t)w.fn_count);
+        st->fn_count = w.fn_count;
+    }
+    classify(b, st, body);
+}
+
+static ElemType widest_input(const OpBuild *b) {
+    ElemType best = ET_NONE;
+    for (int i = 0; i < b->tensor_count; i++)
+        if (b->tensors[i].kind == TK_INPUT &&
+            elem_type_bits(b->tensors[i].type) > elem_type_bits(best))
+            best = b->tensors[i].type;
+    return best == ET_NONE ? ET_FP32 : best;
+}
+
+/* The structural phase; fills b (tensors, indices, stmts, occurrences). */
+static void build_structure(OpBuild *b) {
+    const OpDecl *od = b->od;
+    b->ok = true;
+    b->tensor_cap = od->tensor_count + od->stmt_count + 1;
+    b->tensors = ARENA_ARRAY(b->arena, IrTensor, b->tensor_cap);
+    b->info = ARENA_ARRAY(b->arena, TensorInfo, b->tensor_cap);
+    for (int i = 0; i < od->param_count; i++) {
+        const Ident *p = &od->params[i].name;
+        for (int j = 0; j < i; j++)
+            if (p->name && od->params[j].name.name == p->name) {
+                Diag *d = op_error(b, p->span, "E0421",
+                                   "parameter `%s` is declared twice", p->name);
+                diag_label(d, b->diags, od->params[j].name.span,
+                           "first declared here");
+            }
+    }
+    for (int i = 0; i < od->tensor_count; i++) {
+        const TensorDecl *td = od->tensors[i];
+        if (!td->name.name) { b->ok = false; continue; }
+        int prev = find_tensor(b, td->name.name);
+        if (prev >= 0) {
+            Diag *d = op_error(b, td->name.span, "E0417",
+                               "tensor `%s` is declared twice", td->name.name);
+            diag_label(d, b->diags, b->tensors[prev].span, "first declared here");
+            continue;
+        }
+        int p = find_param(od, td->name.name);
+        if (p >= 0) {
+            Diag *d = op_error(b, td->name.span, "E0417",
+                               "tensor `%s` has the name of a parameter",
+                               td->name.name);
+            diag_label(d, b->diags, od->params[p].name.span,
+                       "parameter declared here");
+            continue;
+        }
+        if (td->dim_count > IR_MAX_RANK) {
+            op_error(b, td->name.span, "E0416",
+                     "`%s` has %d dimensions; at most %d are supported",
+                     td->name.name, td->dim_count, IR_MAX_RANK);
+            continue;
+        }
+        TensorKind kind = td->role == TR_IN    ? TK_INPUT
+                          : td->role == TR_OUT ? TK_OUTPUT
+                                               : TK_INTERMEDIATE;
+        int t = add_tensor(b, td->name.name, kind, td->name.span);
+        b->tensors[t].rank = td->dim_count;
+        b->tensors[t].type = td->type;
+        b->info[t].decl = td;
+    }
+    b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count + 1);
+    b->stmt_count = od->stmt_count;
+    for (int k = 0; k < od->stmt_count; k++) check_stmt(b, k);
+
+    ElemType fallback = widest_input(b);
+    for (int t = 0; t < b->tensor_count; t++) {
+        IrTensor *T = &b->tensors[t];
+        TensorInfo *ti = &b->info[t];
+        if (T->kind == TK_OUTPUT && ti->defined_by < 0) {
+            Diag *d = op_error(b, T->span, "E0411",
+                               "`out` tensor `%s` is never assigned", T->name);
+            diag_help(d, b->diags, "add a statement `%s[...] = ...;`", T->name);
+        } else if (T->kind == TK_INTERMEDIATE && ti->decl && ti->defined_by < 0) {
+            Diag *d = op_error(b, T->span, "E0418",
+                               "`var %s` declares a tensor that no statement "
+                               "assigns",
+                               T->name);
+            diag_help(d, b->diags, "remove the declaration or assign `%s`",
+                      T->name);
+        } else if (T->kind == TK_INPUT && !ti->read) {
+            Diag *d = diag_warning(b->diags, T->span, "W0401",
+                                   "`in` tensor `%s` is never read", T->name);
+            diag_help(d, b->diags, "remove it, or use it in a statement");
+        }
+        if (T->kind == TK_INTERMEDIATE && T->type == ET_NONE) T->type = fallback;
+    }
+}
+
+/* ------------------------------------------------------- value phase */
+
+/* Binds every index extent; reports disagreements. */
+static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
+    int n = b->index_count;
+    bool *bound = ARENA_ARRAY(b->arena, bool, n + 1);
+    int *bound_tensor = ARENA_ARRAY(b->arena, int, n + 1);
+    int *bound_pos = ARENA_ARRAY(b->arena, int, n + 1);
+    bool ok = true;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int i = 0; i < b->occ_count; i++) {
+            Occurrence *o = &b->occ[i];
+            IrTensor *T = &b->tensors[o->tensor];
+            int64_t ext;
+            if (T->kind == TK_INTERMEDIATE) {
+                if (o->defines) continue;
+                int def_ix = T->index[o->position];
+                if (def_ix < 0 || !bound[def_ix]) continue;
+                ext = b->indices[def_ix].extent;
+            } else {
+                ext = T->extent[o->position];
+            }
+            if (!bound[o->index]) {
+                bound[o->index] = true;
+                bound_tensor[o->index] = o->tensor;
+                bound_pos[o->index] = o->position;
+                b->indices[o->index].extent = ext;
+                b->indices[o->index].first_use = o->span;
+                changed = true;
+            } else if (b->indices[o->index].extent != ext && !o->reported) {
+                o->reported = true;
+                ok = false;
+                IrIndex *ix = &b->indices[o->index];
+                Diag *d = diag_error(
+                    diags, o->span, "E0401",
+                    "index `%s` ranges over %lld here (dimension %d of `%s`) "
+                    "but over %lld where it was first bound",
+                    ix->name, (long long)ext, o->position + 1, T->name,
+                    (long long)ix->extent);
+                diag_label(d, diags, ix->first_use,
+                           "`%s` ranges over %lld here (dimension %d of `%s`)",
+                           ix->name, (long long)ix->extent,
+                           bound_pos[o->index] + 1,
+                           b->tensors[bound_tensor[o->index]].name);
+                diag_note(d, diags,
+                          "an index has one extent in the whole op `%s`",
+                          decl->name.name);
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!bound[i]) {
+            ok = false;
+            Diag *d = diag_error(diags, b->indices[i].first_use, "E0415",
+                                 "index `%s` has no extent: no tensor dimension "
+                                 "gives it one",
+                                 b->indices[i].name);
+            diag_help(d, diags,
+                      "use `%s` in an access of an `in` or `out` tensor, or of "
+                      "an intermediate defined with it",
+                      b->indices[i].name);
+        }
+    return ok;
+}
+
+static bool eval_dims(OpBuild *b, ConstEnv *env) {
+    bool ok = true;
+    for (int t = 0; t < b->tensor_count; t++) {
+        IrTensor *T = &b->tensors[t];
+        const TensorDecl *td = b->info[t].decl;
+        if (!td || T->kind == TK_INTERMEDIATE) continue;
+        for (int i = 0; i < td->dim_count; i++) {
+            int64_t v;
+            const char *what = arena_printf(b->arena, "dimension %d of `%s`",
+                                            i + 1, T->name);
+            env->where = what;
+            if (!const_eval_int(env, td->dims[i], what, &v)) {
+                ok = false;
+                continue;
+            }
+            if (v < 1) {
+                diag_error(env->diags, td->dims[i]->span, "E0212",
+                           "%s must be positive, got %lld", what, (long long)v);
+                ok = false;
+                continue;
+            }
+            T->extent[i] = v;
+        }
+    }
+    return ok;
+}
+
+static bool check_sizes(OpBuild *b, DiagSink *diags) {
+    bool ok = true;
+    for (int t = 0; t < b->tensor_count; t++) {
+        IrTensor *T = &b->tensors[t];
+        int64_t bytes = (elem_type_bits(T->type) + 7) / 8;
+        if (bytes < 1) bytes = 1;
+        bool fits = true;
+        for (int i = 0; i < T->rank && fits; i++)
+            fits = checked_mul(bytes, T->extent[i], &bytes);
+        if (!fits) {
+            diag_error(diags, T->span, "E0426",
+                       "tensor `%s` is larger than 2^63 bytes", T->name);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
+                         DiagSink *structural, DiagSink *value_diags) {
+    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
+    b->s = s;
+    b->arena = s->arena;
+    b->diags = structural;
+    b->decl = decl;
+    b->od = &decl->u.op;
+    build_structure(b);
+    if (!b->ok || !values) return NULL;
+    ConstEnv env = s->env;
+    env.diags = value_diags;
+    Name *names = ARENA_ARRAY(s->arena, Name, b->od->param_count + 1);
+    for (int i = 0; i < b->od->param_count; i++) names[i] = b->od->params[i].name.name;
+    env.param_names = names;
+    env.param_values = values;
+    env.param_count = b->od->param_count;
+    env.expr_depth = 0;
+    if (!eval_dims(b, &env)) return NULL;
+    if (!bind_extents(b, value_diags, decl)) return NULL;
+    for (int t = 0; t < b->tensor_count; t++) {
+        IrTensor *T = &b->tensors[t];
+        if (T->kind == TK_INTERMEDIATE)
+            for (int i = 0; i < T->rank; i++)
+                T->extent[i] = T->index[i] >= 0 ? b->indices[T->index[i]].extent : 1;
+    }
+    if (!check_sizes(b, value_diags)) return NULL;
+    IrOp *op = ARENA_NEW(s->arena, IrOp);
+    op->name = decl->name.name;
+    op->decl = decl;
+    op->param_count = b->od->param_count;
+    op->param_names = names;
+    op->param_values = ARENA_ARRAY(s->arena, int64_t, op->param_count + 1);
+    memcpy(op->param_values, values, sizeof(int64_t) * (size_t)op->param_count);
+    op->indices = b->indices;
+    op->index_count = b->index_count;
+    op->tensors = b->tensors;
+    op->tensor_count = b->tensor_count;
+    op->stmts = b->stmts;
+    op->stmt_count = b->stmt_count;
+    return op;
+}
+
+static DiagSink *scratch_sink(Arena *arena) {
+    DiagSink *d = ARENA_NEW(arena, DiagSink);
+    diags_init(d, arena);
+    return d;
+}
+
+bool check_op_structure(Sema *s, const Decl *op_decl) {
+    for (int i = 0; i < s->op_cache.count; i++) {
+        OpCacheEntry *e = s->op_cache.items[i];
+        if (e->decl == op_decl && e->structure_checked) return e->structure_ok;
+    }
+    OpCacheEntry *e = ARENA_NEW(s->arena, OpCacheEntry);
+    e->decl = op_decl;
+    e->structure_checked = true;
+    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
+    b->s = s;
+    b->arena = s->arena;
+    b->diags = s->diags;
+    b->decl = op_decl;
+    b->od = &op_decl->u.op;
+    build_structure(b);
+    e->structure_ok = b->ok;
+    ptrvec_push(s->arena, &s->op_cache, e);
+    return e->structure_ok;
+}
+
+IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
+                     Span use_site) {
+    int before = s->diags->count;
+    IrOp *op = instantiate(s, op_decl, values, scratch_sink(s->arena), s->diags);
+    if (use_site.file >= 0) {
+        const char *args = "";
+        for (int i = 0; i < op_decl->u.op.param_count; i++)
+            args = arena_printf(s->arena, "%s%s%s = %lld", args, i ? ", " : "",
+                                op_decl->u.op.params[i].name.name,
+                                (long long)values[i]);
+        for (int i = before; i < s->diags->count; i++)
+            diag_label(s->diags->items[i], s->diags, use_site,
+                       "in `%s<%s>`, instantiated here", op_decl->name.name,
+                       args);
+    }
+    return op;
+}
+
+/* Parameter values: bindings first, then defaults (a default may use the
+ * parameters before it).  Reports at the binding or at use_site. */
+bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
+                    int binding_count, Span use_site, int64_t *values) {
+    const OpDecl *od = &op_decl->u.op;
+    bool ok = true;
+    bool *given = ARENA_ARRAY(s->arena, bool, od->param_count + 1);
+    ConstEnv env = s->env;
+    env.where = "a parameter value";
+    env.expr_depth = 0;
+    for (int i = 0; i < binding_count; i++) {
+        const ParamBinding *pb = &bindings[i];
+        if (!pb->name.name) { ok = false; continue; }
+        int p = find_param(od, pb->name.name);
+        if (p < 0) {
+            Diag *d = diag_error(s->diags, pb->name.span, "E0303",
+                                 "op `%s` has no parameter `%s`",
+                                 op_decl->name.name, pb->name.name);
+            const char **names = ARENA_ARRAY(s->arena, const char *,
+                                             od->param_count + 1);
+            for (int k = 0; k < od->param_count; k++) names[k] = od->params[k].name.name;
+            const char *best = spell_suggest(pb->name.name, names, od->param_count);
+            if (best) diag_help(d, s->diags, "did you mean `%s`?", best);
+            diag_label(d, s->diags, op_decl->name.span, "`%s` is declared here",
+                       op_decl->name.name);
+            ok = false;
+            continue;
+        }
+        if (given[p]) {
+            Diag *d = diag_error(s->diags, pb->name.span, "E0326",
+                                 "parameter `%s` is given twice", pb->name.name);
+            for (int k = 0; k < i; k++)
+                if (bindings[k].name.name == pb->name.name)
+                    diag_label(d, s->diags, bindings[k].name.span, "first given here");
+            ok = false;
+            continue;
+        }
+        given[p] = true;
+        if (!const_eval_int(&env, pb->value,
+                            arena_printf(s->arena, "parameter `%s`", pb->name.name),
+                            &values[p]))
+            ok = false;
+    }
+    Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
+    for (int p = 0; p < od->param_count; p++) {
+        names[p] = od->params[p].name.name;
+        if (given[p]) continue;
+        const Param *pd = &od->params[p];
+        if (!pd->default_value) {
+            Diag *d = diag_error(s->diags, use_site, "E0305",
+                                 "parameter `%s` of `%s` has no value",
+                                 pd->name.name, op_decl->name.name);
+            diag_label(d, s->diags, pd->name.span, "declared here without a default");
+            diag_help(d, s->diags, "give it one: `%s<%s = ...>`",
+                      op_decl->name.name, pd->name.name);
+            ok = false;
+            continue;
+        }
+        ConstEnv denv = env;
+        denv.param_names = names;
+        denv.param_values = values;
+        denv.param_count = p; /* earlier parameters are visible */
+        denv.where = "a parameter default";
+        if (!const_eval_int(&denv, pd->default_value,
+                            arena_printf(s->arena, "the default of `%s`", pd->name.name),
+                            &values[p]))
+            ok = false;
+    }
+    return ok;
+}
+
+static bool same_values(const int64_t *a, const int64_t *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
+                  Span use_site) {
+    int n = op_decl->u.op.param_count;
+    if (!check_op_structure(s, op_decl)) return NULL;
+    if (!values) {
+        int64_t *defaults = ARENA_ARRAY(s->arena, int64_t, n + 1);
+        if (!op_bind_params(s, op_decl, NULL, 0, op_decl->name.span, defaults))
+            return NULL;
+        values = defaults;
+    }
+    for (int i = 0; i < s->op_cache.count; i++) {
+        OpCacheEntry *e = s->op_cache.items[i];
+        if (e->decl == op_decl && e->instantiated && same_values(e->values, values, n))
+            return e->op;
+    }
+    OpCacheEntry *e = ARENA_NEW(s->arena, OpCacheEntry);
+    e->decl = op_decl;
+    e->instantiated = true;
+    e->values = ARENA_ARRAY(s->arena, int64_t, n + 1);
+    memcpy(e->values, values, sizeof(int64_t) * (size_t)n);
+    ptrvec_push(s->arena, &s->op_cache, e);
+    e->op = op_instantiate(s, op_decl, values, use_site);
+    return e->op;
+}
+
+IrOp *ir_instantiate_op(Program *p, const Decl *op_decl,
+                        const ParamBinding *bindings, int binding_count,
+                        Span use_site) {
+    if (!op_decl || op_decl->kind != DK_OP) return NULL;
+    Sema *s = sema_for_program(p, p->diags);
+    int64_t *values = ARENA_ARRAY(p->arena, int64_t, op_decl->u.op.param_count + 1);
+    if (!op_bind_params(s, op_decl, bindings, binding_count, use_site, values))
+        return NULL;
+    /* Structural errors were reported by check_program. */
+    DiagSink *quiet = scratch_sink(p->arena);
+    s->diags = quiet;
+    bool sound = check_op_structure(s, op_decl);
+    s->diags = p->diags;
+    if (!sound) return NULL;
+    return op_instantiate(s, op_decl, values, use_site);
+}

@@ -1,0 +1,344 @@
+/* resolve.c — check_program: loads the root file and every file it uses
+ * (each parsed once), builds the global symbol table, evaluates constants,
+ * then checks ops, archs and the root file's mappings. */
+#include "sema.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A `use` chain deeper than this is reported rather than followed, so the
+ * loader's recursion stays bounded. */
+#define USE_MAX_DEPTH 100
+
+typedef struct UseFrame {
+    const char *key;   /* canonical path of the module */
+    const char *shown; /* path as shown to the user */
+    const Decl *use;   /* the `use` being followed out of this module */
+} UseFrame;
+
+typedef struct Loader {
+    Arena *arena;
+    SourceManager *sm;
+    DiagSink *diags;
+    const CheckOptions *opts;
+    PtrVec modules;    /* Module*, in load order (root first) */
+    PtrVec keys;       /* const char*, canonical path of each module */
+    PtrVec post_order; /* Module*, every module after the ones it uses */
+    UseFrame stack[USE_MAX_DEPTH + 1];
+    int depth;
+} Loader;
+
+/* ------------------------------------------------------------ paths */
+
+static const char *dir_of(Arena *a, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return ".";
+    if (slash == path) return "/";
+    return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+static const char *path_join(Arena *a, const char *dir, const char *rel) {
+    if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0)
+        return arena_strdup(a, rel);
+    size_t n = strlen(dir);
+    return arena_printf(a, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
+}
+
+/* Absolute path with `.` and `..` removed lexically (for the overlay,
+ * which knows buffers that may not exist on disk). */
+static const char *path_absolute(Arena *a, const char *path) {
+    const char *full = path;
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) return path;
+        full = path_join(a, cwd, path);
+    }
+    size_t n = strlen(full);
+    char *out = arena_alloc(a, n + 2);
+    size_t len = 0;
+    const char *p = full;
+    while (*p) {
+        while (*p == '/') p++;
+        const char *seg = p;
+        while (*p && *p != '/') p++;
+        size_t seg_len = (size_t)(p - seg);
+        if (seg_len == 0 || (seg_len == 1 && seg[0] == '.')) continue;
+        if (seg_len == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (len > 0 && out[len - 1] != '/') len--;
+            if (len > 0) len--;
+            continue;
+        }
+        out[len++] = '/';
+        memcpy(out + len, seg, seg_len);
+        len += seg_len;
+    }
+    if (len == 0) out[len++] = '/';
+    out[len] = '\0';
+    return out;
+}
+
+/* The identity of a file: its real path when it exists on disk. */
+static const char *path_key(Arena *a, const char *path) {
+    char buf[PATH_MAX];
+    if (realpath(path, buf)) return arena_strdup(a, buf);
+    return path_absolute(a, path);
+}
+
+static bool is_regular_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const char *overlay_text(const Loader *ld, const char *path,
+                                size_t *len) {
+    if (!ld->opts || !ld->opts->overlay) return NULL;
+    return ld->opts->overlay(ld->opts->overlay_ctx, path_absolute(ld->arena, path),
+                             len);
+}
+
+static bool candidate_exists(const Loader *ld, const char *path) {
+    size_t len;
+    return overlay_text(ld, path, &len) || is_regular_file(path);
+}
+
+/* ------------------------------------------------------------ loading */
+
+static int find_loaded(const Loader *ld, const char *key) {
+    for (int i = 0; i < ld->keys.count; i++)
+        if (strcmp((const char *)ld->keys.items[i], key) == 0) return i;
+    return -1;
+}
+
+static void load_module(Loader *ld, SourceFile *file, const char *key);
+
+static void report_cycle(Loader *ld, const Decl *use, int from) {
+    const UseFrame *top = &ld->stack[ld->depth - 1];
+    const char *chain = "";
+    for (int i = from; i < ld->depth; i++)
+        chain = arena_printf(ld->arena, "%s%s -> ", chain, ld->stack[i].shown);
+    chain = arena_printf(ld->arena, "%s%s", chain, ld->stack[from].shown);
+    Diag *d = diag_error(ld->diags, use->span, "E0204",
+                         "`use` cycle: %s uses %s, which is already being "
+                         "loaded",
+                         top->shown, ld->stack[from].shown);
+    for (int i = from; i < ld->depth - 1; i++)
+        diag_label(d, ld->diags, ld->stack[i].use->span, "%s uses %s here",
+                   ld->stack[i].shown, ld->stack[i + 1].shown);
+    diag_note(d, ld->diags, "the chain is %s", chain);
+    diag_help(d, ld->diags,
+              "move what both files need into a third file that both use");
+}
+
+static void follow_use(Loader *ld, const char *using_path, const Decl *use) {
+    Arena *a = ld->arena;
+    const char *written = use->u.use.path;
+    if (!written || !written[0]) return; /* a parse error was reported */
+    const char *using_dir = dir_of(a, using_path);
+    PtrVec tried = {0};
+    const char *found = NULL;
+    if (use->u.use.is_string) {
+        const char *cand = path_join(a, using_dir, written);
+        ptrvec_push(a, &tried, (void *)cand);
+        if (candidate_exists(ld, cand)) found = cand;
+    } else {
+        char *rel = arena_printf(a, "%s.cmt", written);
+        for (char *c = rel; *c && strcmp(c, ".cmt") != 0; c++)
+            if (*c == '.') *c = '/';
+        PtrVec dirs = {0};
+        ptrvec_push(a, &dirs, (void *)using_dir);
+        if (ld->opts)
+            for (int i = 0; i < ld->opts->include_count; i++)
+                ptrvec_push(a, &dirs, (void *)ld->opts->include_dirs[i]);
+        const char *env = getenv("CMT_PATH");
+        if (env) {
+            const char *p = env;
+            while (*p) {
+                const char *colon = strchr(p, ':');
+                size_t n = colon ? (size_t)(colon - p) : strlen(p);
+                if (n) ptrvec_push(a, &dirs, arena_strndup(a, p, n));
+                p += n;
+                if (*p == ':') p++;
+            }
+        }
+        if (ld->opts && ld->opts->stdlib_dir)
+            ptrvec_push(a, &dirs, (void *)ld->opts->stdlib_dir);
+        for (int i = 0; i < dirs.count && !found; i++) {
+            const char *cand = path_join(a, (const char *)dirs.items[i], rel);
+            ptrvec_push(a, &tried, (void *)cand);
+            if (candidate_exists(ld, cand)) found = cand;
+        }
+    }
+    if (!found) {
+        Diag *d = diag_error(ld->diags, use->name.span.file >= 0 ? use->name.span
+                                                               : use->span,
+                             "E0203", "cannot find module `%s`", written);
+        for (int i = 0; i < tried.count; i++)
+            diag_note(d, ld->diags, "looked for %s",
+                      (const char *)tried.items[i]);
+        if (!use->u.use.is_string)
+            diag_help(d, ld->diags,
+                      "add the folder that holds it with -I DIR or CMT_PATH");
+        return;
+    }
+    const char *key = path_key(a, found);
+    for (int i = 0; i < ld->depth; i++)
+        if (strcmp(ld->stack[i].key, key) == 0) {
+            report_cycle(ld, use, i);
+            return;
+        }
+    if (find_loaded(ld, key) >= 0) return;
+    if (ld->depth >= USE_MAX_DEPTH) {
+        diag_error(ld->diags, use->span, "E0217",
+                   "`use` chain is more than %d files deep", USE_MAX_DEPTH);
+        return;
+    }
+    size_t len = 0;
+    const char *text = overlay_text(ld, found, &len);
+    SourceFile *file = text ? sources_add(ld->sm, found, text, len)
+                            : sources_load(ld->sm, found);
+    if (!file) {
+        diag_error(ld->diags, use->span, "E0203", "cannot read module `%s` (%s): %s",
+                   written, found, strerror(errno));
+        return;
+    }
+    load_module(ld, file, key);
+}
+
+static void load_module(Loader *ld, SourceFile *file, const char *key) {
+    Module *m = parse_module(ld->arena, file, ld->diags);
+    ptrvec_push(ld->arena, &ld->modules, m);
+    ptrvec_push(ld->arena, &ld->keys, (void *)key);
+    UseFrame *frame = &ld->stack[ld->depth++];
+    frame->key = key;
+    frame->shown = file->path;
+    for (int i = 0; i < m->decl_count; i++) {
+        const Decl *d = m->decls[i];
+        if (d->kind != DK_USE) continue;
+        frame->use = d;
+        follow_use(ld, file->path, d);
+    }
+    ld->depth--;
+    ptrvec_push(ld->arena, &ld->post_order, m);
+}
+
+/* ------------------------------------------------------------- checking */
+
+static Sema *sema_new(Program *p, Module **modules, int module_count,
+                      DiagSink *report_to) {
+    Sema *s = ARENA_NEW(p->arena, Sema);
+    s->prog = p;
+    s->arena = p->arena;
+    s->diags = p->diags;
+    s->globals = globals_build(p->arena, modules, module_count, report_to);
+    s->env.arena = p->arena;
+    s->env.sources = p->sources;
+    s->env.globals = s->globals;
+    s->env.where = "a constant";
+    s->env.diags = report_to;
+    const_eval_all(&s->env, modules, module_count);
+    s->env.diags = p->diags;
+    return s;
+}
+
+Sema *sema_for_program(Program *p, DiagSink *diags) {
+    /* Names and constants were reported by check_program: rebuild them
+     * quietly. */
+    DiagSink *scratch = ARENA_NEW(p->arena, DiagSink);
+    diags_init(scratch, p->arena);
+    Sema *s = sema_new(p, p->modules, p->module_count, scratch);
+    s->diags = diags;
+    s->env.diags = diags;
+    return s;
+}
+
+IrArch *sema_arch_for(Sema *s, const Decl *arch_decl) {
+    for (int i = 0; i < s->arch_cache.count; i++) {
+        ArchCacheEntry *e = s->arch_cache.items[i];
+        if (e->decl == arch_decl) return e->arch;
+    }
+    ArchCacheEntry *e = ARENA_NEW(s->arena, ArchCacheEntry);
+    e->decl = arch_decl;
+    ptrvec_push(s->arena, &s->arch_cache, e);
+    e->arch = check_arch(s, arch_decl);
+    return e->arch;
+}
+
+static void check_module_decls(Sema *s, Module *m, bool root) {
+    Program *p = s->prog;
+    for (int i = 0; i < m->decl_count; i++) {
+        const Decl *d = m->decls[i];
+        /* A duplicate name was reported; check only the first definition. */
+        GlobalEntry *g = d->name.name ? globals_find(s->globals, d->name.name)
+                                      : NULL;
+        bool first = g && g->decl == d;
+        switch (d->kind) {
+        case DK_OP: {
+            if (!first) break;
+            bool ok = check_op_structure(s, d);
+            bool all_defaults = true;
+            for (int k = 0; k < d->u.op.param_count; k++)
+                if (!d->u.op.params[k].default_value) all_defaults = false;
+            if (ok && all_defaults) sema_op_for(s, d, NULL, SPAN_NONE);
+            break;
+        }
+        case DK_ARCH: {
+            if (!first) break;
+            IrArch *a = sema_arch_for(s, d);
+            if (a) {
+                p->archs = arena_realloc(p->arena, p->archs,
+                                         sizeof(IrArch *) * (size_t)p->arch_count,
+                                         sizeof(IrArch *) *
+                                             (size_t)(p->arch_count + 1));
+                p->archs[p->arch_count++] = a;
+            }
+            break;
+        }
+        case DK_MAPPING: {
+            if (!root || !first) break;
+            IrMapping *map = check_mapping(s, d);
+            if (map) {
+                p->mappings = arena_realloc(
+                    p->arena, p->mappings,
+                    sizeof(IrMapping *) * (size_t)p->mapping_count,
+                    sizeof(IrMapping *) * (size_t)(p->mapping_count + 1));
+                p->mappings[p->mapping_count++] = map;
+            }
+            break;
+        }
+        case DK_USE:
+        case DK_CONST:
+        case DK_ERROR: break;
+        }
+    }
+}
+
+Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
+                       SourceFile *root, const CheckOptions *opts) {
+    Program *p = ARENA_NEW(arena, Program);
+    p->arena = arena;
+    p->sources = sm;
+    p->diags = diags;
+
+    Loader *ld = ARENA_NEW(arena, Loader);
+    ld->arena = arena;
+    ld->sm = sm;
+    ld->diags = diags;
+    ld->opts = opts;
+    load_module(ld, root, path_key(arena, root->path));
+
+    p->module_count = ld->modules.count;
+    p->modules = (Module **)ld->modules.items;
+    /* Definitions in used files come first, so a clash is reported at the
+     * definition in the file that uses them. */
+    Module **dep_first = (Module **)ld->post_order.items;
+    Sema *s = sema_new(p, dep_first, ld->post_order.count, diags);
+
+    check_module_decls(s, p->modules[0], true);
+    for (int i = 1; i < p->module_count; i++)
+        check_module_decls(s, p->modules[i], false);
+    return p;
+}
