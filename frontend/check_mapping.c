@@ -507,23 +507,18 @@ static void apply_order(MapCtx *c, const MapItem *it) {
     c->m->order.length[lv] = n;
 }
 
+/* An order lists distinct indices of the op and must include every index
+ * the level's `tile` line names (others iterate once; naming them is
+ * harmless). */
 static void check_orders(MapCtx *c) {
     int ic = c->op->index_count;
     for (int lv = 0; lv < c->arch->level_count; lv++) {
         const MapItem *it = c->order_line[lv];
         int len = c->m->order.length[lv];
-        if (!it || len <= 0) continue;
         const MapItem *tile = c->tile_line[lv];
-        if (!tile) {
-            Diag *d = map_error(c, it->keyword_span, "E0313",
-                                "`order %s` orders loops, but `%s` has no `tile` line",
-                                c->arch->levels[lv].name, c->arch->levels[lv].name);
-            diag_note(d, c->diags, "the loops at a level are over the indices its "
-                                   "`tile` line names");
-            continue;
-        }
+        if (!it || len <= 0 || !tile) continue;
         if (c->m->tile.index_hole[lv]) continue; /* the optimizer picks them */
-        const char *missing = "", *extra = "";
+        const char *missing = "";
         for (int ix = 0; ix < ic; ix++) {
             bool tiled = c->m->tile.size[lv * ic + ix] != IR_UNSET;
             bool ordered = false;
@@ -532,20 +527,16 @@ static void check_orders(MapCtx *c) {
             if (tiled && !ordered)
                 missing = arena_printf(c->arena, "%s%s`%s`", missing, missing[0] ? ", " : "",
                                        c->op->indices[ix].name);
-            if (!tiled && ordered)
-                extra = arena_printf(c->arena, "%s%s`%s`", extra, extra[0] ? ", " : "",
-                                     c->op->indices[ix].name);
         }
-        if (!missing[0] && !extra[0]) continue;
+        if (!missing[0]) continue;
         Diag *d = map_error(c, it->span, "E0313",
-                            "the order of `%s` is not a permutation of its tiled "
-                            "indices",
-                            c->arch->levels[lv].name);
-        if (missing[0]) diag_note(d, c->diags, "missing: %s", missing);
-        if (extra[0]) diag_note(d, c->diags, "not tiled at `%s`: %s",
-                                c->arch->levels[lv].name, extra);
+                            "the order of `%s` leaves out %s, which its `tile` "
+                            "line loops over",
+                            c->arch->levels[lv].name, missing);
         diag_label(d, c->diags, tile->keyword_span, "the tiled indices of `%s`",
                    c->arch->levels[lv].name);
+        diag_help(d, c->diags, "an order is a permutation of the level's loops: "
+                               "list every tiled index once");
     }
 }
 

@@ -299,7 +299,9 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
         note_rhs_index(w, ix);
         if (ok && ids->count == rank) {
             add_occurrence(b, t, i, ix, id->span, false);
-            if (!ti->first_access_seen) T->index[i] = ix;
+            /* an input's dimensions are named by its first access; others'
+             * by the statement that defines them */
+            if (!ti->first_access_seen && T->kind == TK_INPUT) T->index[i] = ix;
         }
     }
     if (ok && ids->count == rank) ti->first_access_seen = true;

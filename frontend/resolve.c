@@ -316,6 +316,29 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
     }
 }
 
+static bool same_diag(const Diag *a, const Diag *b) {
+    return a->severity == b->severity && strcmp(a->code, b->code) == 0 &&
+           a->span.file == b->span.file && a->span.start == b->span.start &&
+           a->span.end == b->span.end && strcmp(a->message, b->message) == 0;
+}
+
+/* An op instantiated by several mappings (or alone at its defaults) may
+ * raise the same error each time: keep the first. */
+static void drop_repeated_diags(DiagSink *d, int from) {
+    int kept = from;
+    for (int i = from; i < d->count; i++) {
+        bool repeated = false;
+        for (int j = from; j < kept && !repeated; j++)
+            repeated = same_diag(d->items[j], d->items[i]);
+        if (repeated) {
+            if (d->items[i]->severity == SEV_ERROR) d->error_count--;
+            continue;
+        }
+        d->items[kept++] = d->items[i];
+    }
+    d->count = kept;
+}
+
 Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
                        SourceFile *root, const CheckOptions *opts) {
     Program *p = ARENA_NEW(arena, Program);
@@ -323,6 +346,7 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
     p->sources = sm;
     p->diags = diags;
 
+    int first_diag = diags->count;
     Loader *ld = ARENA_NEW(arena, Loader);
     ld->arena = arena;
     ld->sm = sm;
@@ -340,5 +364,6 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
     check_module_decls(s, p->modules[0], true);
     for (int i = 1; i < p->module_count; i++)
         check_module_decls(s, p->modules[i], false);
+    drop_repeated_diags(diags, first_diag);
     return p;
 }
