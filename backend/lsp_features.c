@@ -1,0 +1,1401 @@
+/* lsp_features.c — what the language server answers about one checked
+ * document: hover, go to definition, document symbols, completion,
+ * formatting and inlay hints.  Everything works from the document's AST
+ * (doc->module and the modules it uses) and, where there is one, its IR
+ * (doc->prog); allocations go to the document version's arena, and
+ * per-version lookups (op instances, mapping costs) are cached there. */
+#include "backend/fmt.h"
+#include "backend/lsp.h"
+#include "passes/passes.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ----------------------------------------------------------- the cache */
+
+typedef struct OpInfo {
+    const Decl *decl;
+    IrOp *op; /* default parameters, or the first mapping's; NULL if none */
+    bool from_mapping;
+} OpInfo;
+
+typedef struct MapInfo {
+    const IrMapping *m;
+    bool evaluated;
+    EvalStatus status;
+    EvalResult result;
+} MapInfo;
+
+typedef struct Cache {
+    OpInfo *ops;
+    int op_count, op_cap;
+    MapInfo *maps;
+    int map_count;
+} Cache;
+
+static Cache *cache_of(LspDoc *d) {
+    if (!d->cache) {
+        Cache *c = ARENA_NEW(&d->arena, Cache);
+        if (d->prog && d->prog->mapping_count > 0) {
+            c->maps = ARENA_ARRAY(&d->arena, MapInfo, d->prog->mapping_count);
+            c->map_count = d->prog->mapping_count;
+            for (int i = 0; i < c->map_count; i++) c->maps[i].m = d->prog->mappings[i];
+        }
+        d->cache = c;
+    }
+    return d->cache;
+}
+
+/* The IR of an op for hover: its default instance, else the instance of
+ * the first mapping of it. */
+static IrOp *op_ir(LspDoc *d, const Decl *decl, bool *from_mapping) {
+    Cache *c = cache_of(d);
+    *from_mapping = false;
+    if (!d->prog || !decl || decl->kind != DK_OP) return NULL;
+    for (int i = 0; i < c->op_count; i++)
+        if (c->ops[i].decl == decl) {
+            *from_mapping = c->ops[i].from_mapping;
+            return c->ops[i].op;
+        }
+    /* instantiation reports into the program's sink: keep those quiet,
+     * they were published (or do not apply) already */
+    DiagSink quiet, *saved = d->prog->diags;
+    diags_init(&quiet, &d->arena);
+    d->prog->diags = &quiet;
+    IrOp *op = NULL;
+    bool param_defaults = true;
+    for (int i = 0; i < decl->u.op.param_count; i++)
+        if (!decl->u.op.params[i].default_value) param_defaults = false;
+    if (param_defaults) op = ir_instantiate_op(d->prog, decl, NULL, 0, SPAN_NONE);
+    d->prog->diags = saved;
+    bool fm = false;
+    if (!op)
+        for (int i = 0; i < d->prog->mapping_count && !op; i++) {
+            IrMapping *m = d->prog->mappings[i];
+            if (m && m->op && m->op->decl == decl) {
+                op = m->op;
+                fm = true;
+            }
+        }
+    if (c->op_count == c->op_cap) {
+        int cap = c->op_cap ? 2 * c->op_cap : 8;
+        c->ops = arena_realloc(&d->arena, c->ops, sizeof(OpInfo) * (size_t)c->op_cap,
+                               sizeof(OpInfo) * (size_t)cap);
+        c->op_cap = cap;
+    }
+    c->ops[c->op_count++] = (OpInfo){decl, op, fm};
+    *from_mapping = fm;
+    return op;
+}
+
+static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
+    Cache *c = cache_of(d);
+    for (int i = 0; i < c->map_count; i++) {
+        if (c->maps[i].m != m) continue;
+        if (!c->maps[i].evaluated) {
+            c->maps[i].evaluated = true;
+            c->maps[i].status = m->hole_count == 0 && m->op && m->arch
+                                    ? evaluate_mapping(m, &c->maps[i].result)
+                                    : EVAL_INCOMPLETE;
+        }
+        return c->maps[i].status == EVAL_OK ? &c->maps[i].result : NULL;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+static bool in_span(Span s, uint32_t off) { return s.file >= 0 && off >= s.start && off <= s.end; }
+static bool on_ident(Ident id, uint32_t off) { return id.name && in_span(id.span, off); }
+
+/* Every module of the program (the document's own first); just the
+ * document's when it has no program. */
+static int module_list(LspDoc *d, Module ***out) {
+    if (d->prog && d->prog->module_count > 0) {
+        *out = d->prog->modules;
+        return d->prog->module_count;
+    }
+    if (d->module) {
+        *out = &d->module;
+        return 1;
+    }
+    *out = NULL;
+    return 0;
+}
+
+static const Decl *find_global(LspDoc *d, Name name, int kind) {
+    Module **mods;
+    int n = module_list(d, &mods);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; mods[i] && k < mods[i]->decl_count; k++) {
+            const Decl *x = mods[i]->decls[k];
+            if (x->kind != DK_USE && x->kind != DK_ERROR && x->name.name == name &&
+                (kind < 0 || (int)x->kind == kind))
+                return x;
+        }
+    return NULL;
+}
+
+static const IrArch *arch_ir(LspDoc *d, const Decl *decl) {
+    if (!d->prog || !decl) return NULL;
+    for (int i = 0; i < d->prog->arch_count; i++)
+        if (d->prog->archs[i] && d->prog->archs[i]->decl == decl) return d->prog->archs[i];
+    return NULL;
+}
+
+static const IrMapping *mapping_ir(LspDoc *d, const Decl *decl) {
+    if (!d->prog || !decl) return NULL;
+    for (int i = 0; i < d->prog->mapping_count; i++)
+        if (d->prog->mappings[i] && d->prog->mappings[i]->decl == decl)
+            return d->prog->mappings[i];
+    return NULL;
+}
+
+/* An arch item by name in the arch or the archs it extends. */
+static const ArchItem *find_arch_item(LspDoc *d, const Decl *arch, Name name, int depth) {
+    if (!arch || arch->kind != DK_ARCH || depth > 16) return NULL;
+    for (int i = 0; i < arch->u.arch.item_count; i++) {
+        const ArchItem *it = arch->u.arch.items[i];
+        if ((it->kind == AI_MEMORY || it->kind == AI_COMPUTE || it->kind == AI_CLUSTER) &&
+            it->name.name == name)
+            return it;
+    }
+    if (arch->u.arch.parent.name)
+        return find_arch_item(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name,
+                              depth + 1);
+    return NULL;
+}
+
+static const ClusterDimDecl *find_cluster_dim(LspDoc *d, const Decl *arch, Name name,
+                                              const ArchItem **owner, int depth) {
+    if (!arch || arch->kind != DK_ARCH || depth > 16) return NULL;
+    for (int i = 0; i < arch->u.arch.item_count; i++) {
+        const ArchItem *it = arch->u.arch.items[i];
+        if (it->kind != AI_CLUSTER) continue;
+        for (int k = 0; k < it->dim_count; k++)
+            if (it->dims[k].name.name == name) {
+                *owner = it;
+                return &it->dims[k];
+            }
+    }
+    if (arch->u.arch.parent.name)
+        return find_cluster_dim(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name,
+                                owner, depth + 1);
+    return NULL;
+}
+
+static const TensorDecl *find_tensor_decl(const Decl *op, Name name) {
+    for (int i = 0; i < op->u.op.tensor_count; i++)
+        if (op->u.op.tensors[i]->name.name == name) return op->u.op.tensors[i];
+    return NULL;
+}
+
+static const Stmt *find_stmt(const Decl *op, Name name) {
+    for (int i = 0; i < op->u.op.stmt_count; i++)
+        if (op->u.op.stmts[i]->target.name == name) return op->u.op.stmts[i];
+    return NULL;
+}
+
+static const Param *find_param(const Decl *op, Name name) {
+    for (int i = 0; i < op->u.op.param_count; i++)
+        if (op->u.op.params[i].name.name == name) return &op->u.op.params[i];
+    return NULL;
+}
+
+static bool expr_first_index(const Expr *e, Name name, Span *out, int depth) {
+    if (!e || depth > 200) return false;
+    switch (e->kind) {
+    case EX_ACCESS:
+        for (int i = 0; i < e->u.access.indices.count; i++)
+            if (e->u.access.indices.items[i].name == name) {
+                *out = e->u.access.indices.items[i].span;
+                return true;
+            }
+        return false;
+    case EX_UNARY: return expr_first_index(e->u.unary.operand, name, out, depth + 1);
+    case EX_BINARY:
+        return expr_first_index(e->u.binary.lhs, name, out, depth + 1) ||
+               expr_first_index(e->u.binary.rhs, name, out, depth + 1);
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (expr_first_index(e->u.call.args[i], name, out, depth + 1)) return true;
+        return false;
+    case EX_REDUCE:
+        for (int i = 0; i < e->u.reduce.indices.count; i++)
+            if (e->u.reduce.indices.items[i].name == name) {
+                *out = e->u.reduce.indices.items[i].span;
+                return true;
+            }
+        return expr_first_index(e->u.reduce.body, name, out, depth + 1);
+    default: return false;
+    }
+}
+
+/* Where an index of an op is first used (in source order). */
+static bool find_index_use(const Decl *op, Name name, Span *out) {
+    for (int i = 0; i < op->u.op.stmt_count; i++) {
+        const Stmt *s = op->u.op.stmts[i];
+        for (int k = 0; k < s->indices.count; k++)
+            if (s->indices.items[k].name == name) {
+                *out = s->indices.items[k].span;
+                return true;
+            }
+        if (expr_first_index(s->rhs, name, out, 0)) return true;
+    }
+    return false;
+}
+
+static bool op_has_index(const Decl *op, Name name) {
+    Span s;
+    return find_index_use(op, name, &s);
+}
+
+/* ----------------------------------------------------------- what is at */
+
+typedef enum HitKind {
+    H_NONE,
+    H_USE,           /* decl: the use */
+    H_GLOBAL,        /* a reference to (or the name of) a global: target */
+    H_PARAM,         /* op parameter (decl: op, name) */
+    H_TENSOR,        /* a tensor of op decl (name) */
+    H_INDEX,         /* an index of op decl (name) */
+    H_QUANTITY,      /* expr */
+    H_NUMBER,        /* expr */
+    H_FUNCTION,      /* a call or reduction (name) */
+    H_ARCH_ITEM,     /* memory / compute / cluster of arch decl (name) */
+    H_CLUSTER_DIM,   /* a cluster dimension of arch decl (name) */
+    H_ATTR_KEY       /* an attribute's key (name) */
+} HitKind;
+
+typedef struct Hit {
+    HitKind kind;
+    const Decl *decl;   /* the op / arch the name belongs to, or the use */
+    const Decl *target; /* H_GLOBAL: the declaration named */
+    Name name;
+    Span span;          /* the word under the cursor */
+    const Expr *expr;
+    const Decl *mapping; /* set when the word is inside a mapping */
+} Hit;
+
+static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit *h,
+                     int depth) {
+    if (!e || depth > 500 || !in_span(e->span, off)) return false;
+    switch (e->kind) {
+    case EX_QUANTITY: *h = (Hit){.kind = H_QUANTITY, .expr = e, .span = e->span}; return true;
+    case EX_INT:
+    case EX_REAL: *h = (Hit){.kind = H_NUMBER, .expr = e, .span = e->span}; return true;
+    case EX_NAME:
+        if (op && find_param(op, e->u.name)) {
+            *h = (Hit){.kind = H_PARAM, .decl = op, .name = e->u.name, .span = e->span};
+            return true;
+        }
+        {
+            const Decl *g = find_global(d, e->u.name, -1);
+            if (g) {
+                *h = (Hit){.kind = H_GLOBAL, .target = g, .name = e->u.name, .span = e->span};
+                return true;
+            }
+        }
+        return false;
+    case EX_ACCESS:
+        if (on_ident(e->u.access.tensor, off)) {
+            *h = (Hit){.kind = H_TENSOR, .decl = op, .name = e->u.access.tensor.name,
+                       .span = e->u.access.tensor.span};
+            return true;
+        }
+        for (int i = 0; i < e->u.access.indices.count; i++)
+            if (on_ident(e->u.access.indices.items[i], off)) {
+                *h = (Hit){.kind = H_INDEX, .decl = op,
+                           .name = e->u.access.indices.items[i].name,
+                           .span = e->u.access.indices.items[i].span};
+                return true;
+            }
+        return false;
+    case EX_UNARY: return hit_expr(d, op, e->u.unary.operand, off, h, depth + 1);
+    case EX_BINARY:
+        return hit_expr(d, op, e->u.binary.lhs, off, h, depth + 1) ||
+               hit_expr(d, op, e->u.binary.rhs, off, h, depth + 1);
+    case EX_CALL:
+        if (on_ident(e->u.call.fn, off)) {
+            *h = (Hit){.kind = H_FUNCTION, .name = e->u.call.fn.name, .span = e->u.call.fn.span,
+                       .expr = e};
+            return true;
+        }
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (hit_expr(d, op, e->u.call.args[i], off, h, depth + 1)) return true;
+        return false;
+    case EX_REDUCE:
+        if (on_ident(e->u.reduce.fn, off)) {
+            *h = (Hit){.kind = H_FUNCTION, .name = e->u.reduce.fn.name,
+                       .span = e->u.reduce.fn.span, .expr = e};
+            return true;
+        }
+        for (int i = 0; i < e->u.reduce.indices.count; i++)
+            if (on_ident(e->u.reduce.indices.items[i], off)) {
+                *h = (Hit){.kind = H_INDEX, .decl = op,
+                           .name = e->u.reduce.indices.items[i].name,
+                           .span = e->u.reduce.indices.items[i].span};
+                return true;
+            }
+        return hit_expr(d, op, e->u.reduce.body, off, h, depth + 1);
+    default: return false;
+    }
+}
+
+static bool hit_global_ref(LspDoc *d, Ident id, int kind, uint32_t off, Hit *h) {
+    if (!on_ident(id, off)) return false;
+    const Decl *g = find_global(d, id.name, kind);
+    *h = (Hit){.kind = g ? H_GLOBAL : H_NONE, .target = g, .name = id.name, .span = id.span};
+    return g != NULL;
+}
+
+static bool hit_attrs(LspDoc *d, AttrList body, uint32_t off, Hit *h) {
+    for (int i = 0; i < body.count; i++) {
+        const Attr *a = body.items[i];
+        if (!in_span(a->span, off)) continue;
+        if (on_ident(a->key, off)) {
+            *h = (Hit){.kind = H_ATTR_KEY, .name = a->key.name, .span = a->key.span};
+            return true;
+        }
+        for (int k = 0; k < a->value_count; k++)
+            if (hit_expr(d, NULL, a->values[k], off, h, 0)) return true;
+        for (int k = 0; k < a->pair_count; k++) {
+            if (on_ident(a->pairs[k].key, off)) {
+                *h = (Hit){.kind = H_FUNCTION, .name = a->pairs[k].key.name,
+                           .span = a->pairs[k].key.span};
+                return true;
+            }
+            if (hit_expr(d, NULL, a->pairs[k].value, off, h, 0)) return true;
+        }
+    }
+    return false;
+}
+
+static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
+    if (!in_span(x->span, off)) return false;
+    switch (x->kind) {
+    case DK_USE:
+        *h = (Hit){.kind = H_USE, .decl = x, .span = x->name.span, .name = x->name.name};
+        return true;
+    case DK_CONST:
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        return hit_expr(d, NULL, x->u.const_value, off, h, 0);
+    case DK_OP: {
+        const OpDecl *op = &x->u.op;
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        for (int i = 0; i < op->param_count; i++) {
+            if (on_ident(op->params[i].name, off)) {
+                *h = (Hit){.kind = H_PARAM, .decl = x, .name = op->params[i].name.name,
+                           .span = op->params[i].name.span};
+                return true;
+            }
+            if (hit_expr(d, NULL, op->params[i].default_value, off, h, 0)) return true;
+        }
+        for (int i = 0; i < op->tensor_count; i++) {
+            const TensorDecl *t = op->tensors[i];
+            if (on_ident(t->name, off)) {
+                *h = (Hit){.kind = H_TENSOR, .decl = x, .name = t->name.name, .span = t->name.span};
+                return true;
+            }
+            for (int k = 0; k < t->dim_count; k++)
+                if (hit_expr(d, x, t->dims[k], off, h, 0)) return true;
+        }
+        for (int i = 0; i < op->stmt_count; i++) {
+            const Stmt *s = op->stmts[i];
+            if (!in_span(s->span, off)) continue;
+            if (on_ident(s->target, off)) {
+                *h = (Hit){.kind = H_TENSOR, .decl = x, .name = s->target.name,
+                           .span = s->target.span};
+                return true;
+            }
+            for (int k = 0; k < s->indices.count; k++)
+                if (on_ident(s->indices.items[k], off)) {
+                    *h = (Hit){.kind = H_INDEX, .decl = x, .name = s->indices.items[k].name,
+                               .span = s->indices.items[k].span};
+                    return true;
+                }
+            if (hit_expr(d, x, s->rhs, off, h, 0)) return true;
+        }
+        return false;
+    }
+    case DK_ARCH: {
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        if (hit_global_ref(d, x->u.arch.parent, DK_ARCH, off, h)) return true;
+        for (int i = 0; i < x->u.arch.item_count; i++) {
+            const ArchItem *it = x->u.arch.items[i];
+            if (!in_span(it->span, off)) continue;
+            if (it->kind == AI_ATTR) {
+                AttrList one = {(Attr **)&it->attr, 1};
+                return it->attr && hit_attrs(d, one, off, h);
+            }
+            if (on_ident(it->name, off)) {
+                *h = (Hit){.kind = H_ARCH_ITEM, .decl = x, .name = it->name.name,
+                           .span = it->name.span};
+                return true;
+            }
+            for (int k = 0; k < it->dim_count; k++) {
+                if (on_ident(it->dims[k].name, off)) {
+                    *h = (Hit){.kind = H_CLUSTER_DIM, .decl = x, .name = it->dims[k].name.name,
+                               .span = it->dims[k].name.span};
+                    return true;
+                }
+                if (hit_expr(d, NULL, it->dims[k].size, off, h, 0)) return true;
+            }
+            return hit_attrs(d, it->body, off, h);
+        }
+        return false;
+    }
+    case DK_MAPPING: {
+        const MappingDecl *m = &x->u.mapping;
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        if (hit_global_ref(d, m->op, DK_OP, off, h)) return true;
+        if (hit_global_ref(d, m->arch, DK_ARCH, off, h)) return true;
+        const Decl *op = find_global(d, m->op.name, DK_OP);
+        const Decl *arch = find_global(d, m->arch.name, DK_ARCH);
+        bool found = false;
+        for (int i = 0; i < m->binding_count && !found; i++) {
+            if (on_ident(m->bindings[i].name, off) && op) {
+                *h = (Hit){.kind = H_PARAM, .decl = op, .name = m->bindings[i].name.name,
+                           .span = m->bindings[i].name.span};
+                found = true;
+            } else if (hit_expr(d, NULL, m->bindings[i].value, off, h, 0)) {
+                found = true;
+            }
+        }
+        for (int i = 0; i < m->item_count && !found; i++) {
+            const MapItem *it = m->items[i];
+            if (!in_span(it->span, off)) continue;
+            Ident words[64];
+            int nw = 0;
+            for (int k = 0; k < it->stmts.count && nw < 64; k++) words[nw++] = it->stmts.items[k];
+            if (it->level.name && nw < 64) words[nw++] = it->level;
+            for (int k = 0; k < it->order.count && nw < 64; k++) words[nw++] = it->order.items[k];
+            for (int k = 0; k < it->assign_count && nw < 64; k++) {
+                words[nw++] = it->assigns[k].index;
+                for (int j = 0; j < it->assigns[k].dims.count && nw < 64; j++)
+                    words[nw++] = it->assigns[k].dims.items[j];
+            }
+            for (int k = 0; k < it->tile_count && nw < 64; k++) {
+                words[nw++] = it->tiles[k].index;
+                if (hit_expr(d, NULL, it->tiles[k].size, off, h, 0)) found = true;
+            }
+            if (it->count && hit_expr(d, NULL, it->count, off, h, 0)) found = true;
+            for (int k = 0; k < nw && !found; k++) {
+                Ident w = words[k];
+                if (!on_ident(w, off)) continue;
+                const ArchItem *ai = arch ? find_arch_item(d, arch, w.name, 0) : NULL;
+                const ArchItem *owner = NULL;
+                if (op && find_stmt(op, w.name) && (it->kind == MI_FUSE || it->kind == MI_SPATIAL) &&
+                    k < it->stmts.count) {
+                    *h = (Hit){.kind = H_TENSOR, .decl = op, .name = w.name, .span = w.span};
+                } else if (ai && ai->kind == AI_MEMORY) {
+                    *h = (Hit){.kind = H_ARCH_ITEM, .decl = arch, .name = w.name, .span = w.span};
+                } else if (arch && find_cluster_dim(d, arch, w.name, &owner, 0)) {
+                    *h = (Hit){.kind = H_CLUSTER_DIM, .decl = arch, .name = w.name, .span = w.span};
+                } else if (op && op_has_index(op, w.name)) {
+                    *h = (Hit){.kind = H_INDEX, .decl = op, .name = w.name, .span = w.span};
+                } else {
+                    continue;
+                }
+                found = true;
+            }
+        }
+        if (found) h->mapping = x;
+        return found;
+    }
+    case DK_ERROR: return false;
+    }
+    return false;
+}
+
+static Hit hit_at(LspDoc *d, uint32_t off) {
+    Hit h = {0};
+    if (!d->module) return h;
+    for (int i = 0; i < d->module->decl_count; i++)
+        if (hit_decl(d, d->module->decls[i], off, &h)) return h;
+    return (Hit){0};
+}
+
+static const Module *used_module(LspDoc *d, const Decl *use);
+
+/* ------------------------------------------------------------ the text */
+
+typedef struct Buf {
+    Arena *a;
+    char *s;
+    size_t len, cap;
+} Buf;
+
+static void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(Buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = arena_vprintf(b->a, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(piece);
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap) cap *= 2;
+        b->s = arena_realloc(b->a, b->s, b->cap, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, piece, n + 1);
+    b->len += n;
+}
+
+static const char *span_src(LspDoc *d, Span sp) {
+    SourceFile *f = sp.file >= 0 ? sources_get(&d->sm, sp.file) : NULL;
+    if (!f || sp.end < sp.start || sp.end > f->len) return "";
+    return arena_strndup(&d->arena, f->text + sp.start, sp.end - sp.start);
+}
+
+/* 1234567 -> "1 234 567" (thin grouping, as the listings print). */
+static const char *group_digits(Arena *a, double v) {
+    if (!(fabs(v) < 9e15) || v != floor(v)) return arena_printf(a, "%.4g", v);
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", (long long)fabs(v));
+    size_t n = strlen(digits);
+    char out[48];
+    size_t o = 0;
+    if (v < 0) out[o++] = '-';
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0) out[o++] = ' ';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+    return arena_strdup(a, out);
+}
+
+static const char *base_symbol(int bu) {
+    switch (bu) {
+    case BU_BYTE: return "B";
+    case BU_SECOND: return "s";
+    case BU_CYCLE: return "cycle";
+    case BU_HERTZ: return "Hz";
+    case BU_JOULE: return "J";
+    case BU_MAC: return "MAC";
+    case BU_OP: return "op";
+    case BU_FLOP: return "FLOP";
+    default: return "";
+    }
+}
+
+static const char *si_text(Arena *a, double v, UnitDim dim) {
+    const char *num = base_symbol(dim.num), *den = base_symbol(dim.den);
+    const char *unit = dim.den ? arena_printf(a, "%s/%s", num[0] ? num : "1", den)
+                               : num;
+    return arena_printf(a, "%.15g%s%s", v, unit[0] ? " " : "", unit);
+}
+
+static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
+    const TensorDecl *td = find_tensor_decl(op, name);
+    const Stmt *st = find_stmt(op, name);
+    if (td) {
+        const char *role = td->role == TR_IN ? "in" : td->role == TR_OUT ? "out" : "var";
+        bprintf(b, "```cmt\n%s %s", role, name);
+        if (td->dim_count > 0) {
+            bprintf(b, "[");
+            for (int i = 0; i < td->dim_count; i++)
+                bprintf(b, "%s%s", i ? ", " : "", span_src(d, td->dims[i]->span));
+            bprintf(b, "]");
+        }
+        bprintf(b, " : %s\n```\n", elem_type_name(td->type));
+    } else if (st) {
+        bprintf(b, "```cmt\n%s\n```\n", span_src(d, st->span));
+    }
+    bool from_mapping;
+    IrOp *ir = op_ir(d, op, &from_mapping);
+    int t = ir ? ir_find_tensor(ir, name) : -1;
+    if (t >= 0) {
+        const IrTensor *x = &ir->tensors[t];
+        const char *kind = x->kind == TK_INPUT ? "input" : x->kind == TK_OUTPUT ? "output"
+                                                                                 : "intermediate";
+        double elems = 1;
+        bprintf(b, "\n%s tensor of `%s`, type %s, shape [", kind, op->name.name,
+                elem_type_name(x->type));
+        for (int i = 0; i < x->rank; i++) {
+            const IrIndex *ix = x->index[i] >= 0 && x->index[i] < ir->index_count
+                                    ? &ir->indices[x->index[i]] : NULL;
+            bprintf(b, "%s%s%s%lld", i ? ", " : "", ix ? ix->name : "", ix ? " = " : "",
+                    (long long)x->extent[i]);
+            elems *= (double)x->extent[i];
+        }
+        double bytes = elems * elem_type_bits(x->type) / 8.0;
+        bprintf(b, "]: %s elements, %s", group_digits(&d->arena, elems),
+                unit_format(&d->arena, bytes, (UnitDim){BU_BYTE, BU_NONE}));
+        if (from_mapping) bprintf(b, " (with the parameters of its mapping)");
+        bprintf(b, "\n");
+    }
+    if (!st || !ir) return;
+    int si = ir_find_stmt(ir, name);
+    if (si < 0) return;
+    const IrStmt *s = &ir->stmts[si];
+    int64_t *ext = ARENA_ARRAY(&d->arena, int64_t, ir->index_count + 1);
+    for (int i = 0; i < ir->index_count; i++) ext[i] = ir->indices[i].extent;
+    double work = ir_stmt_work(ir, s, ext, NULL);
+    bool mac = s->cls == SC_CONTRACTION;
+    bprintf(b, "\nstatement `%s`: %s, work %s %s", name, mac ? "contraction" : "vector statement",
+            group_digits(&d->arena, work), mac ? "MAC" : "op");
+    if (s->reduce_op != RO_NONE) bprintf(b, ", reduction %s", reduce_op_name(s->reduce_op));
+    bprintf(b, "\n");
+    /* its cost in each complete mapping of this op in the file */
+    for (int i = 0; d->prog && i < d->prog->mapping_count; i++) {
+        const IrMapping *m = d->prog->mappings[i];
+        if (!m || !m->op || m->op->decl != op || !m->arch) continue;
+        int ms = ir_find_stmt(m->op, name);
+        if (ms < 0) continue;
+        const IrStmt *mst = &m->op->stmts[ms];
+        int64_t *mext = ARENA_ARRAY(&d->arena, int64_t, m->op->index_count + 1);
+        for (int k = 0; k < m->op->index_count; k++) mext[k] = m->op->indices[k].extent;
+        const IrCompute *unit = mst->cls == SC_CONTRACTION ? ir_matrix_unit(m->arch)
+                                                           : ir_vector_unit(m->arch);
+        double mwork = ir_stmt_work(m->op, mst, mext, unit);
+        bprintf(b, "\nin mapping `%s` on `%s`: work %s %s", m->name, m->arch->name,
+                group_digits(&d->arena, mwork), mst->cls == SC_CONTRACTION ? "MAC" : "op");
+        if (unit && unit->throughput > 0)
+            bprintf(b, ", compute %s on `%s`",
+                    unit_format(&d->arena, mwork / unit->throughput,
+                                (UnitDim){BU_SECOND, BU_NONE}),
+                    unit->name);
+        const EvalResult *r = map_eval(d, m);
+        if (r)
+            bprintf(b, "; the mapping takes %s and %s",
+                    unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+        else if (m->hole_count > 0)
+            bprintf(b, "; the mapping has %d hole%s for the optimizer", m->hole_count,
+                    m->hole_count == 1 ? "" : "s");
+        bprintf(b, "\n");
+    }
+}
+
+static void hover_arch_item(LspDoc *d, Buf *b, const Decl *arch, Name name) {
+    const ArchItem *it = find_arch_item(d, arch, name, 0);
+    const IrArch *a = arch_ir(d, arch);
+    if (it) {
+        const char *kw = it->kind == AI_MEMORY ? "memory" : it->kind == AI_COMPUTE ? "compute"
+                                                                                   : "cluster";
+        bprintf(b, "```cmt\n%s %s", kw, name);
+        if (it->role.name) bprintf(b, " role %s", it->role.name);
+        if (it->unit_kind.name) bprintf(b, " %s", it->unit_kind.name);
+        bprintf(b, "\n```\n");
+    }
+    if (!a) return;
+    for (int i = 0; i < a->memory_count; i++) {
+        const IrMemory *m = &a->memories[i];
+        if (m->name != name) continue;
+        const IrLevel *l = m->level >= 0 && m->level < a->level_count ? &a->levels[m->level] : NULL;
+        bprintf(b, "\nlevel %d of `%s`", m->level, a->name);
+        if (l) bprintf(b, ", %lld instance%s", (long long)l->instances, l->instances == 1 ? "" : "s");
+        bprintf(b, "\n\n- capacity: %s\n",
+                isinf(m->capacity) ? "unbounded"
+                                   : unit_format(&d->arena, m->capacity, (UnitDim){BU_BYTE, BU_NONE}));
+        bprintf(b, "- bandwidth: %s\n",
+                unit_format(&d->arena, m->bandwidth, (UnitDim){BU_BYTE, BU_SECOND}));
+        bprintf(b, "- read energy: %s, write energy: %s\n",
+                unit_format(&d->arena, m->read_energy, (UnitDim){BU_JOULE, BU_BYTE}),
+                unit_format(&d->arena, m->write_energy, (UnitDim){BU_JOULE, BU_BYTE}));
+        if (m->role != ROLE_ANY) bprintf(b, "- holds the %s role\n", mem_role_name(m->role));
+        return;
+    }
+    for (int i = 0; i < a->unit_count; i++) {
+        const IrCompute *u = &a->units[i];
+        if (u->name != name) continue;
+        UnitDim per = {u->matrix ? BU_MAC : BU_OP, BU_SECOND};
+        bprintf(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s in all\n",
+                u->matrix ? "matrix" : "vector", a->name, (long long)u->instances,
+                u->instances == 1 ? "" : "s", unit_format(&d->arena, u->throughput, per));
+        bprintf(b, "- energy: %s\n",
+                unit_format(&d->arena, u->energy, (UnitDim){BU_JOULE, u->matrix ? BU_MAC : BU_OP}));
+        if (u->array_rows > 0) bprintf(b, "- systolic array %d x %d\n", u->array_rows, u->array_cols);
+        return;
+    }
+    for (int i = 0; i < a->cluster_count; i++) {
+        const IrCluster *c = &a->clusters[i];
+        if (c->name != name) continue;
+        bprintf(b, "\ncluster of `%s`:", a->name);
+        for (int k = 0; k < c->dim_count; k++) {
+            const IrClusterDim *dm = &a->dims[c->first_dim + k];
+            bprintf(b, "%s %s = %lld %s", k ? "," : "", dm->name, (long long)dm->size,
+                    topology_name(dm->topology));
+        }
+        bprintf(b, "\n\n- link bandwidth: %s\n- hop latency: %s\n",
+                unit_format(&d->arena, c->link_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}),
+                unit_format(&d->arena, c->hop_latency, (UnitDim){BU_SECOND, BU_NONE}));
+        return;
+    }
+}
+
+static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
+    switch (g->kind) {
+    case DK_CONST: {
+        bprintf(b, "```cmt\nconst %s = %s\n```\n", g->name.name, span_src(d, g->u.const_value->span));
+        const Expr *e = g->u.const_value;
+        if (e->kind == EX_QUANTITY)
+            bprintf(b, "\n= %s (%s)\n", si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim),
+                    unit_dim_describe(e->u.quantity.dim));
+        break;
+    }
+    case DK_OP: {
+        bprintf(b, "```cmt\nop %s", g->name.name);
+        if (g->u.op.param_count > 0) {
+            bprintf(b, "<");
+            for (int i = 0; i < g->u.op.param_count; i++) {
+                const Param *p = &g->u.op.params[i];
+                bprintf(b, "%s%s", i ? ", " : "", p->name.name);
+                if (p->default_value) bprintf(b, " = %s", span_src(d, p->default_value->span));
+            }
+            bprintf(b, ">");
+        }
+        bprintf(b, "\n```\n");
+        bool fm;
+        IrOp *ir = op_ir(d, g, &fm);
+        if (ir) {
+            int64_t *ext = ARENA_ARRAY(&d->arena, int64_t, ir->index_count + 1);
+            for (int i = 0; i < ir->index_count; i++) ext[i] = ir->indices[i].extent;
+            double macs = 0, ops = 0;
+            for (int i = 0; i < ir->stmt_count; i++) {
+                double w = ir_stmt_work(ir, &ir->stmts[i], ext, NULL);
+                if (ir->stmts[i].cls == SC_CONTRACTION) macs += w;
+                else ops += w;
+            }
+            bprintf(b, "\n%d statement%s, %d tensor%s; work %s MAC + %s op%s\n", ir->stmt_count,
+                    ir->stmt_count == 1 ? "" : "s", ir->tensor_count,
+                    ir->tensor_count == 1 ? "" : "s", group_digits(&d->arena, macs),
+                    group_digits(&d->arena, ops), fm ? " (with its mapping's parameters)" : "");
+        }
+        break;
+    }
+    case DK_ARCH: {
+        bprintf(b, "```cmt\narch %s%s%s\n```\n", g->name.name, g->u.arch.parent.name ? " : " : "",
+                g->u.arch.parent.name ? g->u.arch.parent.name : "");
+        const IrArch *a = arch_ir(d, g);
+        if (!a) break;
+        if (a->clock_hz > 0)
+            bprintf(b, "\nclock %s\n", unit_format(&d->arena, a->clock_hz, (UnitDim){BU_HERTZ, BU_NONE}));
+        bprintf(b, "\nlevels:");
+        for (int i = 0; i < a->level_count; i++)
+            bprintf(b, "%s %s (x%lld)", i ? " >" : "", a->levels[i].name,
+                    (long long)a->levels[i].instances);
+        bprintf(b, "\n");
+        for (int i = 0; i < a->unit_count; i++)
+            bprintf(b, "\ncompute %s: %s %s\n", a->units[i].name,
+                    a->units[i].matrix ? "matrix" : "vector",
+                    unit_format(&d->arena, a->units[i].throughput,
+                                (UnitDim){a->units[i].matrix ? BU_MAC : BU_OP, BU_SECOND}));
+        break;
+    }
+    case DK_MAPPING: {
+        const MappingDecl *m = &g->u.mapping;
+        bprintf(b, "```cmt\nmapping %s for %s on %s\n```\n", g->name.name, m->op.name, m->arch.name);
+        const IrMapping *ir = mapping_ir(d, g);
+        if (!ir) break;
+        const EvalResult *r = map_eval(d, ir);
+        if (r) {
+            bprintf(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
+                    unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
+                    unit_format(&d->arena, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    r->feasible ? "" : "; a tile exceeds its level's capacity");
+            bprintf(b, "\n%d fusion group%s\n", r->group_count, r->group_count == 1 ? "" : "s");
+        } else if (ir->hole_count > 0) {
+            bprintf(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n", ir->hole_count,
+                    ir->hole_count == 1 ? "" : "s");
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
+    Hit h = hit_at(d, offset);
+    if (h.kind == H_NONE) return json_null();
+    Buf b = {.a = &d->arena};
+    switch (h.kind) {
+    case H_NONE: break;
+    case H_USE: {
+        bprintf(&b, "```cmt\nuse %s\n```\n", span_src(d, h.span));
+        const Module *m = used_module(d, h.decl);
+        if (m) {
+            int defs = 0;
+            for (int i = 0; i < m->decl_count; i++)
+                if (m->decls[i]->kind != DK_USE && m->decls[i]->kind != DK_ERROR) defs++;
+            bprintf(&b, "\n`%s`: %d declaration%s\n", m->file->path, defs, defs == 1 ? "" : "s");
+        }
+        break;
+    }
+    case H_GLOBAL: hover_global(d, &b, h.target); break;
+    case H_PARAM: {
+        const Param *p = find_param(h.decl, h.name);
+        bprintf(&b, "```cmt\n%s", h.name);
+        if (p && p->default_value) bprintf(&b, " = %s", span_src(d, p->default_value->span));
+        bprintf(&b, "\n```\nparameter of `%s`\n", h.decl->name.name);
+        break;
+    }
+    case H_TENSOR: hover_tensor(d, &b, h.decl, h.name); break;
+    case H_INDEX: {
+        bprintf(&b, "```cmt\nindex %s\n```\n", h.name);
+        bool fm;
+        IrOp *ir = op_ir(d, h.decl, &fm);
+        int ix = ir ? ir_find_index(ir, h.name) : -1;
+        if (ix >= 0)
+            bprintf(&b, "\nranges over %lld%s\n", (long long)ir->indices[ix].extent,
+                    fm ? " (with its mapping's parameters)" : "");
+        if (h.mapping) {
+            const IrMapping *m = mapping_ir(d, h.mapping);
+            int mx = m && m->op ? ir_find_index(m->op, h.name) : -1;
+            if (mx >= 0 && m->op != ir)
+                bprintf(&b, "\nin mapping `%s`: ranges over %lld\n", m->name,
+                        (long long)m->op->indices[mx].extent);
+        }
+        break;
+    }
+    case H_QUANTITY: {
+        const Expr *e = h.expr;
+        bprintf(&b, "```cmt\n%s\n```\n%s: %s", span_src(d, e->span),
+                unit_dim_describe(e->u.quantity.dim),
+                si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim));
+        const char *readable = unit_format(&d->arena, e->u.quantity.value, e->u.quantity.dim);
+        bprintf(&b, " (%s)\n", readable);
+        break;
+    }
+    case H_NUMBER:
+        if (h.expr->kind == EX_INT)
+            bprintf(&b, "integer %s\n", group_digits(&d->arena, (double)h.expr->u.int_value));
+        else
+            bprintf(&b, "number %.17g\n", h.expr->u.real_value);
+        break;
+    case H_FUNCTION:
+        if (h.expr && h.expr->kind == EX_REDUCE)
+            bprintf(&b, "reduction `%s` over its listed indices\n", h.name);
+        else
+            bprintf(&b, "function `%s`\n", h.name);
+        break;
+    case H_ARCH_ITEM: hover_arch_item(d, &b, h.decl, h.name); break;
+    case H_CLUSTER_DIM: {
+        const ArchItem *owner = NULL;
+        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
+        bprintf(&b, "```cmt\n%s = %s%s%s\n```\n", h.name, cd ? span_src(d, cd->size->span) : "?",
+                cd && cd->kind.name ? " " : "", cd && cd->kind.name ? cd->kind.name : "");
+        const IrArch *a = arch_ir(d, h.decl);
+        int di = a ? ir_find_dim(a, h.name) : -1;
+        if (di >= 0)
+            bprintf(&b, "\ncluster dimension of `%s`: %lld ranks, %s\n",
+                    a->clusters[a->dims[di].cluster].name, (long long)a->dims[di].size,
+                    topology_name(a->dims[di].topology));
+        break;
+    }
+    case H_ATTR_KEY: bprintf(&b, "attribute `%s`\n", h.name); break;
+    }
+    if (b.len == 0) return json_null();
+    return json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", "markdown", "value",
+                     lsp_jstr(b.s), "range", lsp_range_json(s, d->file, h.span));
+}
+
+/* ------------------------------------------------------------ definition */
+
+/* The module a `use` declaration brought in. */
+static const Module *used_module(LspDoc *d, const Decl *use) {
+    if (!d->prog) return NULL;
+    const char *want;
+    if (use->u.use.is_string) {
+        want = use->u.use.path;
+    } else {
+        char *p = arena_printf(&d->arena, "%s.cmt", use->u.use.path);
+        for (char *q = p; *q; q++)
+            if (*q == '.' && strcmp(q, ".cmt") != 0) *q = '/';
+        want = p;
+    }
+    for (int i = 1; i < d->prog->module_count; i++) {
+        const Module *m = d->prog->modules[i];
+        if (!m || !m->file) continue;
+        const char *path = lsp_normalize_path(&d->arena, m->file->path);
+        size_t pn = strlen(path);
+        const char *base = lsp_normalize_path(&d->arena, want);
+        size_t bn = strlen(base);
+        if (pn >= bn && strcmp(path + pn - bn, base) == 0 && (pn == bn || path[pn - bn - 1] == '/'))
+            return m;
+    }
+    return NULL;
+}
+
+json_t *lsp_definition(LspServer *s, LspDoc *d, uint32_t offset) {
+    Hit h = hit_at(d, offset);
+    Span target = SPAN_NONE;
+    switch (h.kind) {
+    case H_USE: {
+        const Module *m = used_module(d, h.decl);
+        if (m) target = (Span){m->file->id, 0, 0};
+        break;
+    }
+    case H_GLOBAL: target = h.target->name.span; break;
+    case H_PARAM: {
+        const Param *p = find_param(h.decl, h.name);
+        if (p) target = p->name.span;
+        break;
+    }
+    case H_TENSOR: {
+        const TensorDecl *t = find_tensor_decl(h.decl, h.name);
+        const Stmt *st = find_stmt(h.decl, h.name);
+        if (t) target = t->name.span;
+        else if (st) target = st->target.span;
+        break;
+    }
+    case H_INDEX: find_index_use(h.decl, h.name, &target); break;
+    case H_ARCH_ITEM: {
+        const ArchItem *it = find_arch_item(d, h.decl, h.name, 0);
+        if (it) target = it->name.span;
+        break;
+    }
+    case H_CLUSTER_DIM: {
+        const ArchItem *owner;
+        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
+        if (cd) target = cd->name.span;
+        break;
+    }
+    default: break;
+    }
+    if (target.file < 0) return json_null();
+    return lsp_location_json(s, d, target);
+}
+
+/* ------------------------------------------------------ document symbols */
+
+enum {
+    SK_MODULE = 2, SK_NAMESPACE = 3, SK_PACKAGE = 4, SK_CLASS = 5, SK_METHOD = 6,
+    SK_PROPERTY = 7, SK_FIELD = 8, SK_FUNCTION = 12, SK_VARIABLE = 13, SK_CONSTANT = 14,
+    SK_OBJECT = 19, SK_KEY = 20, SK_ENUM_MEMBER = 22, SK_TYPE_PARAMETER = 26
+};
+
+static json_t *symbol(LspServer *s, LspDoc *d, const char *name, const char *detail, int kind,
+                      Span range, Span sel) {
+    if (sel.file < 0 || sel.start < range.start || sel.end > range.end) sel = range;
+    json_t *o = json_pack("{s:o,s:i,s:o,s:o}", "name", lsp_jstr(name && name[0] ? name : "?"),
+                          "kind", kind, "range", lsp_range_json(s, d->file, range),
+                          "selectionRange", lsp_range_json(s, d->file, sel));
+    if (detail && detail[0]) json_object_set_new(o, "detail", lsp_jstr(detail));
+    return o;
+}
+
+static void add_child(json_t *parent, json_t *child) {
+    json_t *ch = json_object_get(parent, "children");
+    if (!ch) {
+        ch = json_array();
+        json_object_set_new(parent, "children", ch);
+    }
+    json_array_append_new(ch, child);
+}
+
+json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
+    json_t *out = json_array();
+    if (!d->module) return out;
+    Arena *a = &d->arena;
+    for (int i = 0; i < d->module->decl_count; i++) {
+        const Decl *x = d->module->decls[i];
+        switch (x->kind) {
+        case DK_ERROR: break;
+        case DK_USE:
+            json_array_append_new(out, symbol(s, d, span_src(d, x->name.span), "use", SK_PACKAGE,
+                                              x->span, x->name.span));
+            break;
+        case DK_CONST:
+            json_array_append_new(out, symbol(s, d, x->name.name,
+                                              span_src(d, x->u.const_value->span), SK_CONSTANT,
+                                              x->span, x->name.span));
+            break;
+        case DK_OP: {
+            const OpDecl *op = &x->u.op;
+            const char *detail = "op";
+            if (op->param_count > 0) {
+                Buf b = {.a = a};
+                bprintf(&b, "<");
+                for (int k = 0; k < op->param_count; k++)
+                    bprintf(&b, "%s%s", k ? ", " : "", op->params[k].name.name);
+                bprintf(&b, ">");
+                detail = b.s;
+            }
+            json_t *sym = symbol(s, d, x->name.name, detail, SK_FUNCTION, x->span, x->name.span);
+            for (int k = 0; k < op->param_count; k++)
+                add_child(sym, symbol(s, d, op->params[k].name.name, "parameter",
+                                      SK_TYPE_PARAMETER, op->params[k].name.span,
+                                      op->params[k].name.span));
+            int ti = 0, si = 0;
+            while (ti < op->tensor_count || si < op->stmt_count) {
+                bool tensor = si >= op->stmt_count ||
+                              (ti < op->tensor_count &&
+                               op->tensors[ti]->span.start < op->stmts[si]->span.start);
+                if (tensor) {
+                    const TensorDecl *t = op->tensors[ti++];
+                    const char *role = t->role == TR_IN ? "in" : t->role == TR_OUT ? "out" : "var";
+                    add_child(sym, symbol(s, d, t->name.name,
+                                          arena_printf(a, "%s %s", role, elem_type_name(t->type)),
+                                          SK_VARIABLE, t->span, t->name.span));
+                } else {
+                    const Stmt *st = op->stmts[si++];
+                    add_child(sym, symbol(s, d, st->target.name, span_src(d, st->rhs->span),
+                                          SK_METHOD, st->span, st->target.span));
+                }
+            }
+            json_array_append_new(out, sym);
+            break;
+        }
+        case DK_ARCH: {
+            json_t *sym = symbol(s, d, x->name.name,
+                                 x->u.arch.parent.name
+                                     ? arena_printf(a, "arch : %s", x->u.arch.parent.name)
+                                     : "arch",
+                                 SK_CLASS, x->span, x->name.span);
+            for (int k = 0; k < x->u.arch.item_count; k++) {
+                const ArchItem *it = x->u.arch.items[k];
+                switch (it->kind) {
+                case AI_ERROR: break;
+                case AI_ATTR:
+                    add_child(sym, symbol(s, d, it->name.name, "attribute", SK_PROPERTY, it->span,
+                                          it->name.span));
+                    break;
+                case AI_MEMORY:
+                    add_child(sym, symbol(s, d, it->name.name,
+                                          it->role.name ? arena_printf(a, "memory role %s",
+                                                                       it->role.name)
+                                                        : "memory",
+                                          SK_FIELD, it->span, it->name.span));
+                    break;
+                case AI_COMPUTE:
+                    add_child(sym, symbol(s, d, it->name.name,
+                                          arena_printf(a, "compute %s",
+                                                       it->unit_kind.name ? it->unit_kind.name : ""),
+                                          SK_METHOD, it->span, it->name.span));
+                    break;
+                case AI_CLUSTER: {
+                    json_t *c = symbol(s, d, it->name.name, "cluster", SK_NAMESPACE, it->span,
+                                       it->name.span);
+                    for (int j = 0; j < it->dim_count; j++)
+                        add_child(c, symbol(s, d, it->dims[j].name.name,
+                                            span_src(d, it->dims[j].size->span), SK_ENUM_MEMBER,
+                                            it->dims[j].span, it->dims[j].name.span));
+                    add_child(sym, c);
+                    break;
+                }
+                }
+            }
+            json_array_append_new(out, sym);
+            break;
+        }
+        case DK_MAPPING: {
+            const MappingDecl *m = &x->u.mapping;
+            json_t *sym = symbol(s, d, x->name.name,
+                                 arena_printf(a, "for %s on %s", m->op.name ? m->op.name : "?",
+                                              m->arch.name ? m->arch.name : "?"),
+                                 SK_OBJECT, x->span, x->name.span);
+            static const char *const kw[] = {"", "spatial", "tile", "order", "fuse",
+                                             "overlap", "objective", "repeat"};
+            for (int k = 0; k < m->item_count; k++) {
+                const MapItem *it = m->items[k];
+                if (it->kind == MI_ERROR) continue;
+                const char *name = kw[it->kind];
+                if ((it->kind == MI_TILE || it->kind == MI_ORDER) && it->level.name)
+                    name = arena_printf(a, "%s %s", name, it->level.name);
+                add_child(sym, symbol(s, d, name, span_src(d, it->span), SK_KEY, it->span,
+                                      it->keyword_span));
+            }
+            json_array_append_new(out, sym);
+            break;
+        }
+        }
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------ completion */
+
+enum {
+    CK_FUNCTION = 3, CK_FIELD = 5, CK_VARIABLE = 6, CK_CLASS = 7, CK_MODULE = 9,
+    CK_PROPERTY = 10, CK_KEYWORD = 14, CK_ENUM_MEMBER = 20, CK_CONSTANT = 21,
+    CK_STRUCT = 22, CK_TYPE_PARAMETER = 25
+};
+
+typedef struct Items {
+    json_t *arr;
+    Arena *a;
+    const char **seen;
+    int count, cap;
+} Items;
+
+static void item(Items *it, const char *label, int kind, const char *detail) {
+    if (!label || !label[0]) return;
+    for (int i = 0; i < it->count; i++)
+        if (strcmp(it->seen[i], label) == 0) return;
+    if (it->count == it->cap) {
+        int cap = it->cap ? it->cap * 2 : 64;
+        it->seen = arena_realloc(it->a, it->seen, sizeof(char *) * (size_t)it->cap,
+                                 sizeof(char *) * (size_t)cap);
+        it->cap = cap;
+    }
+    it->seen[it->count++] = label;
+    json_t *o = json_pack("{s:o,s:i}", "label", lsp_jstr(label), "kind", kind);
+    if (detail && detail[0]) json_object_set_new(o, "detail", lsp_jstr(detail));
+    json_array_append_new(it->arr, o);
+}
+
+static void keywords(Items *it, const char *const *kw) {
+    for (int i = 0; kw[i]; i++) item(it, kw[i], CK_KEYWORD, "keyword");
+}
+
+static void globals_of_kind(Items *it, LspDoc *d, int kind) {
+    Module **mods;
+    int n = module_list(d, &mods);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; mods[i] && k < mods[i]->decl_count; k++) {
+            const Decl *x = mods[i]->decls[k];
+            if (x->kind == DK_USE || x->kind == DK_ERROR || !x->name.name) continue;
+            if (kind >= 0 && (int)x->kind != kind) continue;
+            int ck = x->kind == DK_OP ? CK_FUNCTION : x->kind == DK_ARCH ? CK_CLASS
+                     : x->kind == DK_MAPPING ? CK_MODULE : CK_CONSTANT;
+            const char *detail = x->kind == DK_OP ? "op" : x->kind == DK_ARCH ? "arch"
+                                 : x->kind == DK_MAPPING ? "mapping" : "const";
+            item(it, x->name.name, ck, detail);
+        }
+}
+
+static void arch_names(Items *it, LspDoc *d, const Decl *arch, int depth) {
+    if (!arch || arch->kind != DK_ARCH || depth > 16) return;
+    for (int i = 0; i < arch->u.arch.item_count; i++) {
+        const ArchItem *x = arch->u.arch.items[i];
+        if (x->kind == AI_MEMORY) item(it, x->name.name, CK_FIELD, "level");
+        if (x->kind == AI_CLUSTER)
+            for (int k = 0; k < x->dim_count; k++)
+                item(it, x->dims[k].name.name, CK_ENUM_MEMBER,
+                     arena_printf(it->a, "dimension of %s", x->name.name));
+    }
+    if (arch->u.arch.parent.name)
+        arch_names(it, d, find_global(d, arch->u.arch.parent.name, DK_ARCH), depth + 1);
+}
+
+static void op_names(Items *it, const Decl *op, bool tensors) {
+    if (!op || op->kind != DK_OP) return;
+    for (int i = 0; i < op->u.op.stmt_count; i++) {
+        const Stmt *s = op->u.op.stmts[i];
+        item(it, s->target.name, CK_VARIABLE, "statement");
+        for (int k = 0; k < s->indices.count; k++)
+            item(it, s->indices.items[k].name, CK_TYPE_PARAMETER, "index");
+    }
+    for (int i = 0; i < op->u.op.stmt_count; i++) {
+        /* indices only on right sides (reduced ones) */
+        const Stmt *s = op->u.op.stmts[i];
+        const Expr *stack[256];
+        int top = 0;
+        if (s->rhs) stack[top++] = s->rhs;
+        while (top > 0) {
+            const Expr *e = stack[--top];
+            switch (e->kind) {
+            case EX_ACCESS:
+                for (int k = 0; k < e->u.access.indices.count; k++)
+                    item(it, e->u.access.indices.items[k].name, CK_TYPE_PARAMETER, "index");
+                break;
+            case EX_UNARY: if (top < 256) stack[top++] = e->u.unary.operand; break;
+            case EX_BINARY:
+                if (top < 255) {
+                    stack[top++] = e->u.binary.lhs;
+                    stack[top++] = e->u.binary.rhs;
+                }
+                break;
+            case EX_CALL:
+                for (int k = 0; k < e->u.call.arg_count && top < 256; k++)
+                    stack[top++] = e->u.call.args[k];
+                break;
+            case EX_REDUCE: if (top < 256) stack[top++] = e->u.reduce.body; break;
+            default: break;
+            }
+        }
+    }
+    if (tensors) {
+        for (int i = 0; i < op->u.op.tensor_count; i++)
+            item(it, op->u.op.tensors[i]->name.name, CK_VARIABLE, "tensor");
+        for (int i = 0; i < op->u.op.param_count; i++)
+            item(it, op->u.op.params[i].name.name, CK_CONSTANT, "parameter");
+    }
+}
+
+/* Which declaration the cursor is in, by span; failing that (a broken
+ * declaration), by the nearest keyword that starts a line above it. */
+static const Decl *enclosing_decl(LspDoc *d, uint32_t off, int *kind) {
+    *kind = -1;
+    if (d->module)
+        for (int i = 0; i < d->module->decl_count; i++) {
+            const Decl *x = d->module->decls[i];
+            if (x->kind != DK_ERROR && off > x->span.start && off < x->span.end) {
+                *kind = (int)x->kind;
+                return x;
+            }
+        }
+    const char *t = d->file->text;
+    uint32_t i = off < d->file->len ? off : (uint32_t)d->file->len;
+    while (i > 0) {
+        uint32_t ls = i;
+        while (ls > 0 && t[ls - 1] != '\n') ls--;
+        const char *line = t + ls;
+        if (strncmp(line, "op ", 3) == 0) *kind = DK_OP;
+        else if (strncmp(line, "arch ", 5) == 0) *kind = DK_ARCH;
+        else if (strncmp(line, "mapping ", 8) == 0) *kind = DK_MAPPING;
+        else if (line[0] == '}') return NULL;
+        if (*kind >= 0) {
+            /* the word after the keyword names it */
+            const char *p = strchr(line, ' ');
+            while (p && *p == ' ') p++;
+            const char *q = p;
+            while (q && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                         (*q >= '0' && *q <= '9') || *q == '_'))
+                q++;
+            if (p && q > p) return find_global(d, intern(p, (size_t)(q - p)), *kind);
+            return NULL;
+        }
+        if (ls == 0) break;
+        i = ls - 1;
+    }
+    return NULL;
+}
+
+/* The mapping's arch by the text `on NAME` in a broken mapping header. */
+static const Decl *mapping_arch(LspDoc *d, const Decl *m, uint32_t off) {
+    if (m && m->kind == DK_MAPPING) return find_global(d, m->u.mapping.arch.name, DK_ARCH);
+    const char *t = d->file->text;
+    uint32_t i = off < d->file->len ? off : (uint32_t)d->file->len;
+    while (i > 0 && !(t[i - 1] == '\n' && strncmp(t + i, "mapping ", 8) == 0)) i--;
+    const char *on = strstr(t + i, " on ");
+    if (!on || on > t + off) return NULL;
+    const char *p = on + 4, *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+           *q == '_')
+        q++;
+    return q > p ? find_global(d, intern(p, (size_t)(q - p)), DK_ARCH) : NULL;
+}
+
+static const Decl *mapping_op(LspDoc *d, const Decl *m, uint32_t off) {
+    if (m && m->kind == DK_MAPPING) return find_global(d, m->u.mapping.op.name, DK_OP);
+    const char *t = d->file->text;
+    uint32_t i = off < d->file->len ? off : (uint32_t)d->file->len;
+    while (i > 0 && !(t[i - 1] == '\n' && strncmp(t + i, "mapping ", 8) == 0)) i--;
+    const char *f = strstr(t + i, " for ");
+    if (!f || f > t + off) return NULL;
+    const char *p = f + 5, *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+           *q == '_')
+        q++;
+    return q > p ? find_global(d, intern(p, (size_t)(q - p)), DK_OP) : NULL;
+}
+
+json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
+    (void)s;
+    Items it = {.arr = json_array(), .a = &d->arena};
+    static const char *const top_kw[] = {"use", "const", "op", "arch", "mapping", NULL};
+    static const char *const op_kw[] = {"in", "out", "var", "int4", "int8", "int16", "int32",
+                                        "fp8", "bf16", "fp16", "fp32", NULL};
+    static const char *const fns[] = {"exp", "log", "sqrt", "rsqrt", "recip", "abs", "tanh",
+                                      "sigmoid", "relu", "gelu", "silu", "max", "min", "sum",
+                                      "mean", NULL};
+    static const char *const arch_kw[] = {"memory", "cluster", "compute", "role", "cost",
+                                          "array", "matrix", "vector", "input", "weight",
+                                          "output", "ring", "mesh", "torus", "switch", "full",
+                                          NULL};
+    static const char *const arch_attrs[] = {"clock", "capacity", "bandwidth", "read_energy",
+                                             "write_energy", "energy", "link_bandwidth",
+                                             "hop_latency", "link_energy", "throughput",
+                                             "efficiency", "count", NULL};
+    static const char *const map_kw[] = {"spatial", "tile", "order", "fuse", "at", "overlap",
+                                         "objective", "repeat", "for", "full", "none", "latency",
+                                         "energy", "edp", NULL};
+    int kind;
+    const Decl *x = enclosing_decl(d, offset, &kind);
+    switch (kind) {
+    case DK_OP:
+        keywords(&it, op_kw);
+        op_names(&it, x, true);
+        for (int i = 0; fns[i]; i++) item(&it, fns[i], CK_FUNCTION, "function");
+        globals_of_kind(&it, d, DK_CONST);
+        break;
+    case DK_ARCH:
+        keywords(&it, arch_kw);
+        for (int i = 0; arch_attrs[i]; i++) item(&it, arch_attrs[i], CK_PROPERTY, "attribute");
+        globals_of_kind(&it, d, DK_CONST);
+        globals_of_kind(&it, d, DK_ARCH);
+        break;
+    case DK_MAPPING: {
+        bool in_body = x ? false : true;
+        if (x) {
+            const char *brace = memchr(d->file->text + x->span.start, '{', x->span.end - x->span.start);
+            in_body = brace && (uint32_t)(brace - d->file->text) < offset;
+        }
+        if (!in_body) {
+            item(&it, "for", CK_KEYWORD, "keyword");
+            item(&it, "on", CK_KEYWORD, "keyword");
+            globals_of_kind(&it, d, DK_OP);
+            globals_of_kind(&it, d, DK_ARCH);
+            break;
+        }
+        arch_names(&it, d, mapping_arch(d, x, offset), 0);
+        op_names(&it, mapping_op(d, x, offset), false);
+        keywords(&it, map_kw);
+        globals_of_kind(&it, d, DK_CONST);
+        break;
+    }
+    default:
+        keywords(&it, top_kw);
+        globals_of_kind(&it, d, -1);
+        break;
+    }
+    return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", it.arr);
+}
+
+/* ------------------------------------------------------------ formatting */
+
+json_t *lsp_formatting(LspServer *s, LspDoc *d) {
+    Arena scratch = {0};
+    SourceManager sm;
+    sources_init(&sm, &scratch);
+    DiagSink diags;
+    diags_init(&diags, &scratch);
+    SourceFile *f = sources_add(&sm, d->path, d->file->text, d->file->len);
+    size_t len = 0;
+    char *out = f ? fmt_source(&scratch, &sm, f, &diags, &len) : NULL;
+    json_t *result;
+    if (!out) {
+        result = json_null(); /* syntax errors: nothing to format */
+    } else if (len == d->file->len && memcmp(out, d->file->text, len) == 0) {
+        result = json_array();
+    } else {
+        json_t *edit = json_pack("{s:o,s:o}", "range",
+                                 lsp_range_json(s, d->file, (Span){d->file->id, 0,
+                                                                   (uint32_t)d->file->len}),
+                                 "newText", lsp_jstr(out));
+        result = json_array();
+        json_array_append_new(result, edit);
+    }
+    arena_free_all(&scratch);
+    return result;
+}
+
+/* ----------------------------------------------------------- inlay hints */
+
+json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range) {
+    (void)s;
+    (void)d;
+    (void)range;
+    /* The optimizer (passes/optimize.c) does not exist yet, so there are no
+     * chosen values to show: an empty list is the truthful answer. */
+    return json_array();
+}
