@@ -43,6 +43,9 @@ typedef struct Fmt {
     bool blank_banned;   /* no blank line before the next line */
     bool space_next;     /* a block comment was written inline */
     uint32_t last_end;   /* source offset after the last token or comment */
+    size_t *marks;       /* output offsets of the blank before each
+                            trailing line comment, for alignment */
+    int mark_count, mark_cap;
 } Fmt;
 
 static void raw(Fmt *F, const char *s, size_t n) {
@@ -115,7 +118,20 @@ static void put_comment(Fmt *F, Span c) {
     if (F->started && (same_line || !F->pending_nl)) {
         /* at the end of the current line, or inside a statement */
         char lc = last_char(F);
-        if (lc != ' ' && lc != '(' && lc != '[' && lc != '<') raw(F, " ", 1);
+        if (line_comment && F->pending_nl) {
+            /* a comment after a complete statement: aligned later */
+            if (F->mark_count == F->mark_cap) {
+                int cap = F->mark_cap ? 2 * F->mark_cap : 32;
+                F->marks = arena_realloc(F->arena, F->marks,
+                                         sizeof(size_t) * (size_t)F->mark_cap,
+                                         sizeof(size_t) * (size_t)cap);
+                F->mark_cap = cap;
+            }
+            F->marks[F->mark_count++] = F->len;
+            raw(F, " ", 1);
+        } else if (lc != ' ' && lc != '(' && lc != '[' && lc != '<') {
+            raw(F, " ", 1);
+        }
         raw(F, text, n);
         if (line_comment) {
             if (!F->pending_nl) {
@@ -687,6 +703,84 @@ static void print_decl(Fmt *F, const Decl *d) {
     }
 }
 
+/* Aligns the trailing comments of neighbouring statements: within a run
+ * of consecutive non-blank lines of the same indentation, every comment
+ * that follows a statement starts one column after the longest of those
+ * statements. */
+static void align_comments(Fmt *F) {
+    if (F->mark_count < 2) return;
+    typedef struct Line {
+        size_t start, end, mark; /* mark: SIZE_MAX when none */
+        size_t indent;
+    } Line;
+    size_t nlines = 1;
+    for (size_t i = 0; i < F->len; i++)
+        if (F->out[i] == '\n') nlines++;
+    Line *lines = ARENA_ARRAY(F->arena, Line, nlines);
+    size_t n = 0, start = 0;
+    int mi = 0;
+    for (size_t i = 0; i <= F->len; i++) {
+        if (i < F->len && F->out[i] != '\n') continue;
+        Line *l = &lines[n++];
+        l->start = start;
+        l->end = i;
+        l->mark = SIZE_MAX;
+        while (mi < F->mark_count && F->marks[mi] < i) {
+            if (F->marks[mi] >= start) l->mark = F->marks[mi];
+            mi++;
+        }
+        l->indent = 0;
+        while (start + l->indent < i && F->out[start + l->indent] == ' ') l->indent++;
+        start = i + 1;
+    }
+    size_t *pad = ARENA_ARRAY(F->arena, size_t, n);
+    size_t extra = 0;
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        if (lines[a].end > lines[a].start)
+            while (b < n && lines[b].end > lines[b].start &&
+                   lines[b].indent == lines[a].indent)
+                b++;
+        size_t width = 0;
+        int marked = 0;
+        for (size_t k = a; k < b; k++)
+            if (lines[k].mark != SIZE_MAX) {
+                marked++;
+                if (lines[k].mark - lines[k].start > width)
+                    width = lines[k].mark - lines[k].start;
+            }
+        for (size_t k = a; k < b; k++) {
+            pad[k] = marked > 1 && lines[k].mark != SIZE_MAX
+                         ? width - (lines[k].mark - lines[k].start)
+                         : 0;
+            extra += pad[k];
+        }
+        a = b;
+    }
+    if (extra == 0) return;
+    char *out = arena_alloc(F->arena, F->len + extra + 1);
+    size_t o = 0;
+    for (size_t k = 0; k < n; k++) {
+        const Line *l = &lines[k];
+        if (l->mark != SIZE_MAX && pad[k]) {
+            memcpy(out + o, F->out + l->start, l->mark - l->start);
+            o += l->mark - l->start;
+            memset(out + o, ' ', pad[k]);
+            o += pad[k];
+            memcpy(out + o, F->out + l->mark, l->end - l->mark);
+            o += l->end - l->mark;
+        } else {
+            memcpy(out + o, F->out + l->start, l->end - l->start);
+            o += l->end - l->start;
+        }
+        if (k + 1 < n) out[o++] = '\n';
+    }
+    out[o] = '\0';
+    F->out = out;
+    F->len = o;
+    F->cap = o + 1;
+}
+
 static bool is_block(const Decl *d) {
     return d->kind == DK_OP || d->kind == DK_ARCH || d->kind == DK_MAPPING;
 }
@@ -704,6 +798,7 @@ char *fmt_module(Arena *arena, const Module *m, size_t *len) {
     }
     flush_comments(&F, NOPOS);
     if (F.started) raw(&F, "\n", 1);
+    align_comments(&F);
     if (!F.out) F.out = arena_strdup(arena, "");
     *len = F.len;
     return F.out;

@@ -665,7 +665,7 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
         bprintf(b, "\nin mapping `%s` on `%s`: work %s %s", m->name, m->arch->name,
                 group_digits(&d->arena, mwork), mst->cls == SC_CONTRACTION ? "MAC" : "op");
         if (unit && unit->throughput > 0)
-            bprintf(b, ", compute %s on `%s`",
+            bprintf(b, ", compute %s on one `%s` unit",
                     unit_format(&d->arena, mwork / unit->throughput,
                                 (UnitDim){BU_SECOND, BU_NONE}),
                     unit->name);

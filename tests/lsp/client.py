@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""A small LSP test client (standard library only).
+
+usage: client.py CMTC TRANSCRIPT.in
+
+Reads a transcript, sends it to `CMTC lsp`, closes its standard input,
+reads everything the server writes and prints it as canonical JSON lines
+(sorted keys), then `exit: N` with the server's exit code.
+
+Transcript lines:
+  {...}            a JSON message, framed with Content-Length and sent
+  raw: TEXT        bytes sent as they are; backslash escapes (\\r \\n \\xNN
+                   \\\\) are decoded, nothing is added
+  # ...            a comment; blank lines are ignored
+
+In JSON messages and raw lines, $ROOT is replaced by the repository root
+and $FILES by tests/lsp/files (absolute; percent-encoded where it appears
+in a file:// URI).  A string value "@file:PATH" (PATH relative to the
+repository root) is replaced by that file's contents.  In the output the
+root's absolute path is printed as $ROOT again, so expected files do not
+depend on where the repository lives.
+
+Standard output of the server must consist of well-formed frames only:
+anything else is printed as a `garbage:` line (and fails the comparison).
+"""
+import json
+import os
+import subprocess
+import sys
+import urllib.parse
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def substitute(value):
+    if isinstance(value, str):
+        if value.startswith("@file:"):
+            with open(os.path.join(ROOT, value[6:]), encoding="utf-8") as f:
+                return f.read()
+        uri_root = urllib.parse.quote(ROOT)
+        if value.startswith("file://"):
+            value = value.replace("$ROOT", uri_root)
+            value = value.replace("$FILES", uri_root + "/tests/lsp/files")
+        value = value.replace("$ROOT", ROOT)
+        return value.replace("$FILES", ROOT + "/tests/lsp/files")
+    if isinstance(value, list):
+        return [substitute(v) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v) for k, v in value.items()}
+    return value
+
+
+def frame(body):
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def decode_raw(text):
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            n = text[i + 1]
+            if n == "r":
+                out += b"\r"
+            elif n == "n":
+                out += b"\n"
+            elif n == "\\":
+                out += b"\\"
+            elif n == "x":
+                out.append(int(text[i + 2:i + 4], 16))
+                i += 2
+            else:
+                out += ("\\" + n).encode()
+            i += 2
+            continue
+        out += c.encode("utf-8")
+        i += 1
+    return bytes(out)
+
+
+def build_input(path):
+    data = bytearray()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line.startswith("raw: "):
+                text = line[5:].replace("$ROOT", ROOT)
+                data += decode_raw(text)
+                continue
+            msg = substitute(json.loads(line))
+            # ids must reach the server exactly as written (64-bit ints)
+            body = json.dumps(msg, ensure_ascii=False).encode("utf-8")
+            data += frame(body)
+    return bytes(data)
+
+
+def parse_frames(out):
+    """Splits the server's output into bodies; reports anything else."""
+    lines = []
+    i = 0
+    while i < len(out):
+        end = out.find(b"\r\n\r\n", i)
+        if end < 0:
+            lines.append("garbage: %r" % out[i:i + 200])
+            break
+        header = out[i:end].decode("latin-1")
+        length = None
+        ok = True
+        for h in header.split("\r\n"):
+            name, sep, value = h.partition(":")
+            if not sep:
+                ok = False
+            elif name.strip().lower() == "content-length":
+                length = int(value.strip())
+        if not ok or length is None:
+            lines.append("garbage: %r" % out[i:i + 200])
+            break
+        body = out[end + 4:end + 4 + length]
+        if len(body) != length:
+            lines.append("garbage: truncated frame %r" % body[:200])
+            break
+        try:
+            msg = json.loads(body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            lines.append("garbage: invalid JSON body (%s)" % e)
+            break
+        text = json.dumps(msg, sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"))
+        text = text.replace(urllib.parse.quote(ROOT), "$ROOT")
+        lines.append(text.replace(ROOT, "$ROOT"))
+        i = end + 4 + length
+    return lines
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write("usage: client.py CMTC TRANSCRIPT.in\n")
+        return 2
+    cmtc, transcript = sys.argv[1], sys.argv[2]
+    data = build_input(transcript)
+    cmd = [cmtc, "lsp"]
+    wrapper = os.environ.get("LSP_WRAPPER")
+    if wrapper:
+        cmd = wrapper.split() + cmd
+    proc = subprocess.run(cmd, input=data, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=60, cwd=ROOT)
+    for line in parse_frames(proc.stdout):
+        print(line)
+    print("exit: %d" % proc.returncode)
+    if os.environ.get("LSP_STDERR"):
+        sys.stderr.write(proc.stderr.decode("utf-8", "replace"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
