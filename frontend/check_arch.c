@@ -401,8 +401,26 @@ static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what,
     return true;
 }
 
+/* A missing attribute is not reported when the parser dropped a broken
+ * line of the item or an unknown attribute is a misspelling of it: that
+ * mistake is already reported. */
+static bool missing_explained(ArchCtx *c, const EffItem *e, const char *key) {
+    if (span_has_errors(c->diags, e->item->span)) return true;
+    for (int i = 0; i < e->attr_count; i++) {
+        const char *cand[1] = {key};
+        if (strcmp(e->attrs[i]->key.name, key) != 0 &&
+            spell_suggest(e->attrs[i]->key.name, cand, 1))
+            return true;
+    }
+    return false;
+}
+
 static void missing_attr(ArchCtx *c, const EffItem *e, const char *key,
                          const char *example) {
+    if (missing_explained(c, e, key)) {
+        c->ok = false;
+        return;
+    }
     Diag *d = arch_error(c, e->item->name.span, "E0210", "%s `%s` has no `%s`",
                          item_kind_name(e->kind), e->item->name.name, key);
     diag_help(d, c->diags, "add `%s %s;`", key, example);
@@ -472,6 +490,7 @@ typedef struct Builder {
     int dim_count;
     IrCompute *units;
     int unit_count;
+    bool *role_reported; /* [level]: a role error there was reported */
 } Builder;
 
 static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
@@ -489,6 +508,7 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
                 known = true;
             }
         if (!known) {
+            b->role_reported[b->level_count - (*split_open ? 1 : 0)] = true;
             Diag *d = arch_error(c, e->role.span, "E0504", "unknown role `%s`",
                                  e->role.name);
             const char *best = spell_suggest(e->role.name, ROLE_NAMES, COUNT_OF(ROLE_NAMES));
@@ -503,6 +523,7 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         for (int i = 0; i < lv->memory_count; i++) {
             const IrMemory *other = &b->memories[lv->first_memory + i];
             if (other->role == m->role && m->role != ROLE_ANY) {
+                b->role_reported[b->level_count - 1] = true;
                 Diag *d = arch_error(c, e->role.span, "E0505",
                                      "level `%s` has two memories for role `%s`",
                                      lv->name, mem_role_name(m->role));
@@ -539,6 +560,8 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         }
     } else if (m->level == 0) {
         m->capacity = INFINITY;
+    } else if (missing_explained(c, e, "capacity")) {
+        c->ok = false;
     } else {
         Diag *d = arch_error(c, e->item->name.span, "E0503",
                              "memory `%s` has no `capacity`", m->name);
@@ -788,7 +811,11 @@ static void check_splits(ArchCtx *c, Builder *b) {
     for (int l = 0; l < b->level_count; l++) {
         IrLevel *lv = &b->levels[l];
         const IrMemory *first = &b->memories[lv->first_memory];
-        if (first->role == ROLE_ANY) continue;
+        if (b->role_reported[l]) continue;
+        bool any_role = false;
+        for (int i = 0; i < lv->memory_count; i++)
+            if (b->memories[lv->first_memory + i].role != ROLE_ANY) any_role = true;
+        if (!any_role) continue;
         bool has[4] = {false, false, false, false};
         for (int i = 0; i < lv->memory_count; i++)
             has[b->memories[lv->first_memory + i].role] = true;
@@ -834,6 +861,7 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
     b.levels = ARENA_ARRAY(c->arena, IrLevel, n);
     b.clusters = ARENA_ARRAY(c->arena, IrCluster, n);
     b.units = ARENA_ARRAY(c->arena, IrCompute, n);
+    b.role_reported = ARENA_ARRAY(c->arena, bool, n);
     int dims = 1;
     for (int i = 0; i < items->count; i++)
         if (items->items[i]->kind == AI_CLUSTER) dims += items->items[i]->dim_count;
@@ -855,7 +883,7 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
     /* Names of memories, clusters and units share one namespace per arch
      * (reported per declaration in resolve_items). */
     check_splits(c, &b);
-    if (b.memory_count == 0) {
+    if (b.memory_count == 0 && !span_has_errors(c->diags, arch_decl->span)) {
         Diag *d = arch_error(c, arch_decl->name.span, "E0510",
                              "arch `%s` declares no memory", a->name);
         diag_help(d, c->diags, "add the outermost memory, e.g. `memory DRAM { "

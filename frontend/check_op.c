@@ -59,6 +59,7 @@ typedef struct TensorInfo {
     Span def_span;
     bool read;
     bool first_access_seen;
+    bool broken; /* its declaration was reported: uses stay quiet */
 } TensorInfo;
 
 typedef struct OpBuild {
@@ -74,6 +75,7 @@ typedef struct OpBuild {
     int index_count, index_cap;
     IrStmt *stmts;
     int stmt_count;
+    bool parse_damaged; /* the parser dropped a broken part of this op */
     Occurrence *occ;
     int occ_count, occ_cap;
     bool ok;
@@ -232,6 +234,7 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
                       "before this statement", tn->name);
             return;
         }
+        if (b->parse_damaged) { b->ok = false; return; }
         const char **names = ARENA_ARRAY(b->arena, const char *,
                                          b->tensor_count + b->od->stmt_count + 1);
         int n = 0;
@@ -250,7 +253,8 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
     }
     TensorInfo *ti = &b->info[t];
     IrTensor *T = &b->tensors[t];
-    if (T->kind != TK_INPUT && ti->defined_by < 0) {
+    if (ti->broken) { b->ok = false; return; }
+    if (T->kind != TK_INPUT && (ti->defined_by < 0 || ti->defined_by == k)) {
         if (b->od->stmts[k]->target.name == tn->name) {
             Diag *d = op_error(b, tn->span, "E0408",
                                "statement `%s` reads the tensor it defines",
@@ -264,6 +268,7 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
             return;
         }
         int later = later_definition(b->od, tn->name, k);
+        if (later < 0 && b->parse_damaged) { b->ok = false; return; }
         Diag *d = op_error(b, tn->span, "E0407",
                            later >= 0 ? "`%s` is used before it is defined"
                                       : "`%s` is read but never assigned",
@@ -433,17 +438,11 @@ static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
         walk_expr(b, w, e->u.binary.rhs);
         break;
     case EX_CALL: walk_call(b, w, e); break;
-    case EX_REDUCE: {
-        Diag *d = op_error(b, e->span, "E0419",
-                           "a `%s(...)` reduction must apply to the whole right "
-                           "side",
-                           e->u.reduce.fn.name ? e->u.reduce.fn.name : "sum");
-        diag_help(d, b->diags,
-                  "compute the reduction in its own statement and use its "
-                  "result here");
+    case EX_REDUCE:
+        /* Not at the top of the right side: the parser reported it. */
+        b->ok = false;
         walk_expr(b, w, e->u.reduce.body);
         break;
-    }
     }
     w->depth--;
 }
@@ -583,7 +582,10 @@ static void check_stmt(OpBuild *b, int k) {
     /* The target. */
     bool define = true;
     int t = find_tensor(b, stmt->target.name);
-    if (t >= 0 && b->tensors[t].kind == TK_INPUT) {
+    if (t >= 0 && b->info[t].broken) {
+        b->ok = false;
+        define = false;
+    } else if (t >= 0 && b->tensors[t].kind == TK_INPUT) {
         Diag *d = op_error(b, stmt->target.span, "E0406",
                            "cannot assign `%s`: it is an `in` tensor",
                            stmt->target.name);
@@ -602,7 +604,7 @@ static void check_stmt(OpBuild *b, int k) {
         define = false;
     }
     int lhs_rank = stmt->indices.count;
-    if (lhs_rank > IR_MAX_RANK) {
+    if (lhs_rank > IR_MAX_RANK && define) {
         op_error(b, stmt->target.span, "E0416",
                  "`%s` has %d dimensions; at most %d are supported",
                  stmt->target.name, lhs_rank, IR_MAX_RANK);
@@ -676,6 +678,7 @@ static ElemType widest_input(const OpBuild *b) {
 static void build_structure(OpBuild *b) {
     const OpDecl *od = b->od;
     b->ok = true;
+    b->parse_damaged = span_has_errors(b->s->diags, b->decl->span);
     b->tensor_cap = od->tensor_count + od->stmt_count + 1;
     b->tensors = ARENA_ARRAY(b->arena, IrTensor, b->tensor_cap);
     b->info = ARENA_ARRAY(b->arena, TensorInfo, b->tensor_cap);
@@ -712,6 +715,9 @@ static void build_structure(OpBuild *b) {
             op_error(b, td->name.span, "E0416",
                      "`%s` has %d dimensions; at most %d are supported",
                      td->name.name, td->dim_count, IR_MAX_RANK);
+            int t = add_tensor(b, td->name.name, TK_INPUT, td->name.span);
+            b->info[t].decl = td;
+            b->info[t].broken = true;
             continue;
         }
         TensorKind kind = td->role == TR_IN    ? TK_INPUT
@@ -730,7 +736,9 @@ static void build_structure(OpBuild *b) {
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
         TensorInfo *ti = &b->info[t];
-        if (T->kind == TK_OUTPUT && ti->defined_by < 0) {
+        if (ti->broken || b->parse_damaged) {
+            /* a dropped statement may have assigned or read it */
+        } else if (T->kind == TK_OUTPUT && ti->defined_by < 0) {
             Diag *d = op_error(b, T->span, "E0411",
                                "`out` tensor `%s` is never assigned", T->name);
             diag_help(d, b->diags, "add a statement `%s[...] = ...;`", T->name);

@@ -212,6 +212,7 @@ static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
     g->const_state = CS_EVALUATING;
     Value v = const_eval(&inner, g->decl->u.const_value);
     env->expr_depth = inner.expr_depth;
+    env->too_deep_reported = inner.too_deep_reported;
     g->const_state = CS_DONE;
     g->const_value = v;
     return v;
@@ -283,10 +284,15 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     }
     const char *da = a.kind == VK_QUANTITY ? unit_dim_describe(a.dim) : "number";
     const char *db = b.kind == VK_QUANTITY ? unit_dim_describe(b.dim) : "number";
-    Diag *d = env_error(env, e->span, "E0213", "cannot %s %s %s and %s %s",
-                        operator_verb(op),
-                        strchr("aeiou", da[0]) ? "an" : "a", da,
-                        strchr("aeiou", db[0]) ? "an" : "a", db);
+    const char *an = strchr("aeiou", da[0]) ? "an" : "a";
+    const char *bn = strchr("aeiou", db[0]) ? "an" : "a";
+    Diag *d;
+    if (op == '-')
+        d = env_error(env, e->span, "E0213", "cannot subtract %s %s from %s %s",
+                      bn, db, an, da);
+    else
+        d = env_error(env, e->span, "E0213", "cannot %s %s %s %s %s %s",
+                      operator_verb(op), an, da, op == '+' ? "and" : "by", bn, db);
     diag_note(d, env->diags,
               "quantities combine as number * quantity, quantity / number, "
               "quantity + or - quantity of the same kind, and quantity / "
@@ -301,12 +307,23 @@ void report_too_deep(DiagSink *diags, Span span) {
     diag_help(d, diags, "split it with a constant or an intermediate tensor");
 }
 
+bool span_has_errors(const DiagSink *diags, Span span) {
+    for (int i = 0; i < diags->count; i++) {
+        const Diag *d = diags->items[i];
+        if (d->severity == SEV_ERROR && d->span.file == span.file &&
+            d->span.start >= span.start && d->span.start < span.end)
+            return true;
+    }
+    return false;
+}
+
 static Value const_eval_node(ConstEnv *env, const Expr *e);
 
 Value const_eval(ConstEnv *env, const Expr *e) {
     if (!e) return value_error();
     if (env->expr_depth >= SEMA_MAX_EXPR_DEPTH) {
-        report_too_deep(env->diags, e->span);
+        if (!env->too_deep_reported) report_too_deep(env->diags, e->span);
+        env->too_deep_reported = true;
         return value_error();
     }
     env->expr_depth++;
@@ -380,8 +397,15 @@ bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
         *out = (int64_t)v.r;
         return true;
     }
+    const char *got =
+        v.kind == VK_QUANTITY
+            ? arena_printf(env->arena, "`%s`, %s %s",
+                           span_text(env->arena, env->sources, e->span),
+                           strchr("aeiou", unit_dim_describe(v.dim)[0]) ? "an" : "a",
+                           unit_dim_describe(v.dim))
+            : arena_printf(env->arena, "%g", v.r);
     Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s",
-                        what, value_describe(env->arena, v));
+                        what, got);
     if (v.kind == VK_REAL && e->kind == EX_BINARY && e->u.binary.op == '/')
         diag_note(d, env->diags, "the division does not come out even");
     return false;

@@ -62,6 +62,7 @@ typedef struct ConstEnv {
     const char *where; /* "a constant", "a tensor dimension", ... */
     int const_depth;   /* nesting of const definitions being evaluated */
     int expr_depth;    /* nesting of the expression being evaluated */
+    bool too_deep_reported;
 } ConstEnv;
 
 /* Expression walkers recurse; a chain of operators deeper than this (the
@@ -69,6 +70,10 @@ typedef struct ConstEnv {
  * bounded. */
 #define SEMA_MAX_EXPR_DEPTH 4000
 void report_too_deep(DiagSink *diags, Span span);
+/* Is there an error inside `span` already (a syntax error the parser
+ * recovered from by dropping a part)?  Checks whose findings could be
+ * caused by the dropped part then stay quiet. */
+bool span_has_errors(const DiagSink *diags, Span span);
 
 /* Evaluates a constant expression; reports errors and returns VK_ERROR. */
 Value const_eval(ConstEnv *env, const Expr *e);
