@@ -73,13 +73,19 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
 }
 
 /* Tiles of tensor t that statement st completes over the outermost
- * tiling: collectives run once per such tile. */
-static double executions(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t) {
+ * tiling: collectives run once per such tile, inside the innermost of
+ * those loops (*depth, -1 when outside every loop). */
+static double executions(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                         int *depth) {
     double k = 1;
+    *depth = -1;
     for (int q = 0; q < g->loop_count; q++) {
         const SchedLoop *lp = &g->loops[q];
         if (lp->level != 1 || !sched_tensor_has_index(t, lp->index)) continue;
-        k *= s->stmts[st].trips[sched_li(s, 1, lp->index)];
+        double trips = s->stmts[st].trips[sched_li(s, 1, lp->index)];
+        if (trips <= 1) continue;
+        k *= trips;
+        *depth = q;
     }
     return k;
 }
@@ -190,7 +196,8 @@ static void reductions_and_transitions(Schedule *s) {
         double P = 1;
         for (int j = 0; j < pc; j++) P *= (double)arch->dims[pd[j]].size;
         double n = instance_bytes(s, st, y);
-        double k = executions(s, g, st, y);
+        int depth;
+        double k = executions(s, g, st, y, &depth);
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
         int scatter = -1;
@@ -219,7 +226,8 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
             bool split_pair = rd.time_s + bc.time_s < ar.time_s;
             if (split_pair) {
-                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k);
+                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k)
+                    ->depth = depth;
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k);
             } else {
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
@@ -232,6 +240,7 @@ static void reductions_and_transitions(Schedule *s) {
                     "instance (allreduce %.3g us, reduce + broadcast %.3g us)",
                     red, dl, is->name, red, y->name, ar.time_s * 1e6,
                     (rd.time_s + bc.time_s) * 1e6);
+            node->depth = depth;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         } else if (scatter >= 0) {
             NetCost rs = cost_over(s, CK_REDUCE_SCATTER, pd, pc, n);
@@ -247,6 +256,7 @@ static void reductions_and_transitions(Schedule *s) {
                     red, dl, is->name, red, y->name,
                     group_reader ? "read split" : "written out", op->indices[scatter].name,
                     rs.time_s * 1e6, rd.time_s * 1e6);
+            node->depth = depth;
             for (int j = 0; j < pc; j++)
                 eff[st * D + pd[j]] = use_rs ? (Layout){LAY_SPLIT, scatter}
                                               : (Layout){LAY_REPLICATED, -1};
@@ -259,6 +269,7 @@ static void reductions_and_transitions(Schedule *s) {
                     "%s is split over %s and %s reduces %s; no index of %s divides by %.0f, "
                     "so one instance gathers it",
                     red, dl, is->name, red, y->name, P);
+            node->depth = depth;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         }
     }
@@ -281,13 +292,15 @@ static void reductions_and_transitions(Schedule *s) {
                 else if (need.index != have.index) shuffle[sc++] = d;
             }
             int pos = position_in_group(g, c);
-            double k = executions(s, g, p, y);
+            int depth;
+            double k = executions(s, g, p, y, &depth);
             double n = instance_bytes(s, p, y) / k;
             if (gc) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLGATHER, RO_NONE,
                                                  gather, gc, n * P, k);
+                node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena, "%s leaves %s split over %s but %s needs all of it on "
@@ -303,6 +316,7 @@ static void reductions_and_transitions(Schedule *s) {
                 SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
                                                  use_a2a ? CK_ALLTOALL : CK_ALLGATHER, RO_NONE,
                                                  shuffle, sc, use_a2a ? n : n * P, k);
+                node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena,

@@ -8,9 +8,11 @@
  * `repeat` multiplies the whole. */
 #include "passes/passes.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-static double compute_time(const Schedule *s, int st) {
+/* Compute time of one statement; with want_text, *why gets the arithmetic. */
+static double compute_time(const Schedule *s, int st, const char **why) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     const IrCompute *u = ss->unit;
@@ -31,11 +33,27 @@ static double compute_time(const Schedule *s, int st) {
         int n = ir_stmt_indices(is, idx);
         for (int l = 1; l <= L; l++)
             for (int q = 0; q < n; q++) tiles *= ss->trips[sched_li(s, l, idx[q])];
-        double cycles = tiles * systolic_cycles(mt, kt, nt, u->array_rows, u->array_cols,
-                                                u->count > 0 ? u->count : 1);
+        int arrays = u->count > 0 ? u->count : 1;
+        double folds = ceil(kt / u->array_rows) * ceil(nt / u->array_cols);
+        double per_array = ceil(folds / arrays);
+        double cycles = tiles * systolic_cycles(mt, kt, nt, u->array_rows, u->array_cols, arrays);
+        if (s->want_text)
+            *why = arena_printf(s->arena,
+                                "%.0f tiles x %.0f fold%s per array (ceil(%.0f/%d) x ceil(%.0f/%d) "
+                                "over %d arrays) x (2*%d + %d + %.0f - 2) cycles%s",
+                                tiles, per_array, per_array == 1 ? "" : "s", kt, u->array_rows, nt,
+                                u->array_cols, arrays, u->array_rows, u->array_cols, mt,
+                                eff < 1 ? arena_printf(s->arena, " / efficiency %.3g", eff) : "");
         return cycles / eff / s->arch->clock_hz;
     }
     if (!(u->throughput > 0)) return 0;
+    if (s->want_text)
+        *why = arena_printf(s->arena, "%.6g %s / %.6g %s/s (%s%s)", ss->work,
+                            is->cls == SC_CONTRACTION ? "MAC" : "op", u->throughput,
+                            is->cls == SC_CONTRACTION ? "MAC" : "op",
+                            u->count > 1 ? arena_printf(s->arena, "%d units, ", u->count) : "",
+                            u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency)
+                                              : "peak");
     return ss->work / u->throughput;
 }
 
@@ -57,7 +75,9 @@ void pass_cost(Schedule *s) {
     for (int i = 0; i < s->node_count; i++)
         if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = 5;
     qsort(s->nodes, (size_t)s->node_count, sizeof(SchedNode), node_order);
-    for (int st = 0; st < s->op->stmt_count; st++) s->stmts[st].compute_s = compute_time(s, st);
+    const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
+    for (int st = 0; st < s->op->stmt_count; st++)
+        s->stmts[st].compute_s = compute_time(s, st, &why[st]);
     for (int g = 0; g < s->group_count; g++) {
         s->groups[g].first_node = -1;
         s->groups[g].node_count = 0;
@@ -79,6 +99,7 @@ void pass_cost(Schedule *s) {
             g->compute_energy_j += op_energy;
             n->energy_j += op_energy;
             n->latency_s = ss->compute_s;
+            n->reason = why[n->stmt];
             g->compute_s += ss->compute_s;
             break;
         }

@@ -16,6 +16,7 @@ typedef struct CompileOptions {
     bool objective_given;
     double time_limit_s;      /* --time-limit; <= 0 for none */
     const char *emit_lp_path; /* --emit-lp FILE; NULL for none */
+    bool exhaustive;          /* --exhaustive: enumerate instead of the ILP */
     const char *dump_after;   /* --dump-ir=PASS; NULL for none */
     FILE *dump_out;           /* where dumps go (stderr by default) */
 } CompileOptions;

@@ -150,7 +150,8 @@ bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                          "to fill them",
                          m->name, m->hole_count, m->hole_count == 1 ? "" : "s");
     diag_help(d, p->diags, "write a value in place of each `?` to have the mapping evaluated");
-    report->status = SOLVER_FAILED;
+    /* no solver ran: the caller exits 1 for this diagnostic, not 3 */
+    report->status = SOLVER_NOT_NEEDED;
     return false;
 #endif
 }

@@ -1,0 +1,375 @@
+/* compile.c — `cmtc compile FILE`: checks the file, fills holes through
+ * the optimizer hook, lowers each mapping (and its unfused baseline) and
+ * hands the schedules to the emitter the --format asks for. */
+#include "backend/commands.h"
+#include "backend/emit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char compile_usage[] =
+    "usage: cmtc compile FILE [-m MAPPING] [--format text|json|trace|dot] [-o OUT]\n"
+    "       [--baseline unfused] [--objective latency|energy|edp] [--time-limit S]\n"
+    "       [--emit-lp FILE] [--exhaustive] [--dump-ir=PASS] [-I DIR]\n"
+    "       [--diagnostics-format text|json]\n";
+
+typedef enum Format { FMT_TEXT, FMT_JSON, FMT_TRACE, FMT_DOT } Format;
+
+bool mapping_says(const IrMapping *m, MapItemKind kind) {
+    if (!m->decl || m->decl->kind != DK_MAPPING) return false;
+    const MappingDecl *md = &m->decl->u.mapping;
+    for (int i = 0; i < md->item_count; i++)
+        if (md->items[i] && md->items[i]->kind == kind) return true;
+    return false;
+}
+
+/* Appends to a growing text in the arena. */
+typedef struct Text {
+    Arena *a;
+    char *buf;
+    size_t len, cap;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(Text *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = arena_vprintf(t->a, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(piece);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->cap ? t->cap * 2 : 256) + n;
+        t->buf = arena_realloc(t->a, t->buf, t->cap, cap);
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, piece, n + 1);
+    t->len += n;
+}
+
+static int effective_split(const IrMapping *m, int st, int d) {
+    int idx = m->spatial.split ? m->spatial.split[st * m->arch->dim_count + d] : IR_UNSET;
+    if (idx < 0 || !ir_stmt_uses_index(&m->op->stmts[st], idx)) return -1;
+    return idx;
+}
+
+static void spatial_clause(Text *t, const IrMapping *m, const int *split) {
+    const IrOp *op = m->op;
+    const IrArch *arch = m->arch;
+    bool first = true;
+    for (int i = 0; i < op->index_count; i++) {
+        int n = 0;
+        for (int d = 0; d < arch->dim_count; d++) n += split[d] == i;
+        if (!n) continue;
+        text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
+        int k = 0;
+        for (int d = 0; d < arch->dim_count; d++)
+            if (split[d] == i) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
+        if (n > 1) text_add(t, ")");
+        first = false;
+    }
+}
+
+const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
+    Text t = {a, NULL, 0, 0};
+    text_add(&t, "%s", "");
+    const IrOp *op = m->op;
+    const IrArch *arch = m->arch;
+    int D = arch->dim_count, S = op->stmt_count, I = op->index_count;
+    /* the split most statements use along each dim, then the exceptions */
+    int *base = ARENA_ARRAY(a, int, D ? D : 1);
+    for (int d = 0; d < D; d++) {
+        base[d] = -1;
+        int best = 0;
+        for (int i = 0; i < I; i++) {
+            int votes = 0;
+            for (int st = 0; st < S; st++) votes += effective_split(m, st, d) == i;
+            if (votes > best) {
+                best = votes;
+                base[d] = i;
+            }
+        }
+    }
+    bool any = false;
+    for (int d = 0; d < D; d++) any |= base[d] >= 0;
+    if (any) {
+        text_add(&t, "spatial ");
+        spatial_clause(&t, m, base);
+        text_add(&t, "; ");
+    }
+    bool *done = ARENA_ARRAY(a, bool, S);
+    int *want = ARENA_ARRAY(a, int, D ? D : 1);
+    for (int st = 0; st < S; st++) {
+        bool deviates = false, splits = false;
+        for (int d = 0; d < D; d++) {
+            int expect = base[d] >= 0 && ir_stmt_uses_index(&op->stmts[st], base[d]) ? base[d] : -1;
+            want[d] = effective_split(m, st, d);
+            deviates |= want[d] != expect;
+            splits |= want[d] >= 0;
+        }
+        if (!deviates || done[st] || !splits) continue;
+        text_add(&t, "spatial for %s", op->stmts[st].name);
+        for (int o = st + 1; o < S; o++) {
+            bool same = true;
+            for (int d = 0; d < D; d++) same &= effective_split(m, o, d) == want[d];
+            if (same) {
+                text_add(&t, ", %s", op->stmts[o].name);
+                done[o] = true;
+            }
+        }
+        text_add(&t, ": ");
+        spatial_clause(&t, m, want);
+        text_add(&t, "; ");
+    }
+    for (int l = 0; l < arch->level_count && m->tile.size; l++) {
+        int k = 0;
+        for (int i = 0; i < I; i++) {
+            int64_t v = m->tile.size[l * I + i];
+            if (v < 1) continue;
+            text_add(&t, "%s%s %lld", k++ ? ", " : arena_printf(a, "tile %s: ", arch->levels[l].name),
+                     op->indices[i].name, (long long)v);
+        }
+        if (k) text_add(&t, "; ");
+    }
+    for (int l = 0; l < arch->level_count && m->order.length; l++) {
+        int len = m->order.length[l];
+        if (len <= 0) continue;
+        text_add(&t, "order %s: ", arch->levels[l].name);
+        for (int k = 0; k < len; k++)
+            text_add(&t, "%s%s", k ? ", " : "", op->indices[m->order.perm[l * I + k]].name);
+        text_add(&t, "; ");
+    }
+    for (int g = 0; g < m->fuse.group_count && m->fuse.group; g++) {
+        int k = 0;
+        for (int st = 0; st < S; st++)
+            if (m->fuse.group[st] == g)
+                text_add(&t, "%s%s", k++ ? ", " : "fuse ", op->stmts[st].name);
+        if (!k) continue;
+        int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
+        if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
+        text_add(&t, "; ");
+    }
+    if (m->overlap == OVERLAP_NONE || mapping_says(m, MI_OVERLAP))
+        text_add(&t, "overlap %s; ", m->overlap == OVERLAP_NONE ? "none" : "full");
+    if (m->objective_given)
+        text_add(&t, "objective %s; ",
+                 m->objective == OBJ_ENERGY ? "energy" : m->objective == OBJ_EDP ? "edp" : "latency");
+    if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
+    if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
+    return t.buf;
+}
+
+static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out) {
+    size_t n = strlen(flag);
+    if (strcmp(argv[*i], flag) == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "cmtc: error: %s needs a value\n", flag);
+            *out = NULL;
+            *i += 1;
+            return true;
+        }
+        *out = argv[*i + 1];
+        *i += 2;
+        return true;
+    }
+    if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') {
+        *out = argv[*i] + n + 1;
+        *i += 1;
+        return true;
+    }
+    return false;
+}
+
+int cmd_compile(int argc, char **argv) {
+    CommonOptions common;
+    memset(&common, 0, sizeof common);
+    common.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
+    CompileOptions copts;
+    memset(&copts, 0, sizeof copts);
+    copts.dump_out = stderr;
+    const char *file = NULL, *only = NULL, *out_path = NULL;
+    Format format = FMT_TEXT;
+    bool bad = false;
+    for (int i = 0; i < argc && !bad;) {
+        const char *v = NULL;
+        if (common_option(&common, argc, argv, &i, &bad)) continue;
+        if (take_value(argc, argv, &i, "-m", &v) || take_value(argc, argv, &i, "--mapping", &v)) {
+            if (!v) bad = true;
+            only = v;
+        } else if (take_value(argc, argv, &i, "-o", &v)) {
+            if (!v) bad = true;
+            out_path = v;
+        } else if (take_value(argc, argv, &i, "--format", &v)) {
+            if (!v) bad = true;
+            else if (strcmp(v, "text") == 0) format = FMT_TEXT;
+            else if (strcmp(v, "json") == 0) format = FMT_JSON;
+            else if (strcmp(v, "trace") == 0) format = FMT_TRACE;
+            else if (strcmp(v, "dot") == 0) format = FMT_DOT;
+            else {
+                fprintf(stderr, "cmtc: error: --format takes text, json, trace or dot, got '%s'\n", v);
+                bad = true;
+            }
+        } else if (take_value(argc, argv, &i, "--baseline", &v)) {
+            if (!v || strcmp(v, "unfused") != 0) {
+                fprintf(stderr, "cmtc: error: --baseline takes unfused, got '%s'\n", v ? v : "");
+                bad = true;
+            }
+        } else if (take_value(argc, argv, &i, "--objective", &v)) {
+            copts.objective_given = true;
+            if (!v) bad = true;
+            else if (strcmp(v, "latency") == 0) copts.objective = OBJ_LATENCY;
+            else if (strcmp(v, "energy") == 0) copts.objective = OBJ_ENERGY;
+            else if (strcmp(v, "edp") == 0) copts.objective = OBJ_EDP;
+            else {
+                fprintf(stderr, "cmtc: error: --objective takes latency, energy or edp, got '%s'\n", v);
+                bad = true;
+            }
+        } else if (take_value(argc, argv, &i, "--time-limit", &v)) {
+            char *end = NULL;
+            copts.time_limit_s = v ? strtod(v, &end) : 0;
+            if (!v || end == v || *end || copts.time_limit_s <= 0) {
+                fprintf(stderr, "cmtc: error: --time-limit takes a positive number of seconds, got '%s'\n",
+                        v ? v : "");
+                bad = true;
+            }
+        } else if (take_value(argc, argv, &i, "--emit-lp", &v)) {
+            if (!v) bad = true;
+            copts.emit_lp_path = v;
+        } else if (take_value(argc, argv, &i, "--dump-ir", &v)) {
+            if (!v || !pass_name_known(v)) {
+                fprintf(stderr, "cmtc: error: --dump-ir takes a pass name (");
+                for (int k = 0; k < pass_count; k++)
+                    fprintf(stderr, "%s%s", k ? ", " : "", pass_names[k]);
+                fprintf(stderr, "), got '%s'\n", v ? v : "");
+                bad = true;
+            }
+            copts.dump_after = v;
+        } else if (strcmp(argv[i], "--exhaustive") == 0) {
+            copts.exhaustive = true;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "cmtc: error: unknown option '%s' for compile\n", argv[i]);
+            bad = true;
+        } else if (file) {
+            fprintf(stderr, "cmtc: error: compile takes one file, got '%s' and '%s'\n", file, argv[i]);
+            bad = true;
+        } else {
+            file = argv[i++];
+        }
+    }
+    if (!bad && !file) {
+        fprintf(stderr, "cmtc: error: compile needs a file\n");
+        bad = true;
+    }
+    if (bad) {
+        fputs(compile_usage, stderr);
+        return EXIT_USAGE;
+    }
+
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    sources_init(&sm, &arena);
+    diags_init(&diags, &arena);
+    SourceFile *root = NULL;
+    if (strcmp(file, "-") == 0) {
+        size_t cap = 1 << 16, len = 0, n;
+        char *buf = arena_alloc(&arena, cap);
+        while ((n = fread(buf + len, 1, cap - len, stdin)) > 0) {
+            len += n;
+            if (len == cap) {
+                buf = arena_realloc(&arena, buf, cap, cap * 2);
+                cap *= 2;
+            }
+        }
+        root = sources_add(&sm, "<stdin>", buf, len);
+    } else {
+        root = sources_load(&sm, file);
+    }
+    if (!root) {
+        fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", file, strerror(errno));
+        arena_free_all(&arena);
+        return EXIT_USAGE;
+    }
+    CheckOptions chk;
+    common_check_options(&common, &chk);
+    Program *p = check_program(&arena, &sm, &diags, root, &chk);
+    if (!p || diags.error_count > 0) {
+        common_print_diags(&common, &sm, &diags);
+        arena_free_all(&arena);
+        return EXIT_DIAGNOSTICS;
+    }
+    if (only) {
+        bool found = false;
+        const char **names = ARENA_ARRAY(&arena, const char *, p->mapping_count + 1);
+        for (int i = 0; i < p->mapping_count; i++) {
+            names[i] = p->mappings[i]->name;
+            found |= strcmp(names[i], only) == 0;
+        }
+        if (!found) {
+            fprintf(stderr, "cmtc: error: no mapping '%s' in %s", only, file);
+            const char *near = spell_suggest(only, names, p->mapping_count);
+            if (near) fprintf(stderr, "; did you mean %s?", near);
+            fputc('\n', stderr);
+            arena_free_all(&arena);
+            return EXIT_USAGE;
+        }
+    }
+    CompileOutput out = {file, ARENA_ARRAY(&arena, MappingResult, p->mapping_count + 1), 0, &arena};
+    int status = EXIT_OK;
+    for (int i = 0; i < p->mapping_count; i++) {
+        IrMapping *m = p->mappings[i];
+        if (only && strcmp(m->name, only) != 0) continue;
+        if (copts.objective_given) {
+            m->objective = copts.objective;
+            m->objective_given = true;
+        }
+        MappingResult *r = &out.items[out.count];
+        if (!complete_mapping(p, m, &copts, &r->solver)) {
+            int code = r->solver.status == SOLVER_NOT_NEEDED ? EXIT_DIAGNOSTICS : EXIT_SOLVER;
+            if (code > status) status = code;
+            continue;
+        }
+        r->m = m;
+        r->sched = lower_mapping(&arena, m, true, &copts);
+        int before = diags.error_count;
+        report_capacity(r->sched, &diags);
+        if (diags.error_count > before) {
+            if (status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
+            continue;
+        }
+        r->baseline = lower_mapping(&arena, unfused_mapping(&arena, m), false, NULL);
+        r->mapping_text = mapping_to_cmt(&arena, m);
+        out.count++;
+    }
+    common_print_diags(&common, &sm, &diags);
+    FILE *dest = stdout;
+    if (out_path && strcmp(out_path, "-") != 0) {
+        dest = fopen(out_path, "w");
+        if (!dest) {
+            fprintf(stderr, "cmtc: error: cannot write '%s': %s\n", out_path, strerror(errno));
+            arena_free_all(&arena);
+            return EXIT_USAGE;
+        }
+    }
+    if (out.count > 0 || format != FMT_TEXT) {
+        switch (format) {
+        case FMT_TEXT: emit_listing(dest, &out); break;
+        case FMT_JSON: emit_json(dest, &out); break;
+        case FMT_TRACE: emit_trace(dest, &out); break;
+        case FMT_DOT: emit_dot(dest, &out); break;
+        }
+    }
+    if (dest != stdout) {
+        if (fclose(dest) != 0) {
+            fprintf(stderr, "cmtc: error: cannot write '%s': %s\n", out_path, strerror(errno));
+            status = EXIT_USAGE;
+        }
+    } else {
+        fflush(stdout);
+    }
+    arena_free_all(&arena);
+    return status;
+}

@@ -1,0 +1,98 @@
+/* dot.c — `cmtc compile --format dot`: Graphviz.  Each mapping is a
+ * cluster, each fusion group a cluster inside it holding its statements;
+ * collectives are diamond nodes after the statement that needs them; a
+ * tensor crossing groups is a dashed edge through the outermost memory. */
+#include "backend/emit.h"
+
+#include <stdio.h>
+
+/* Prints s as a DOT string body (quotes and backslashes escaped). */
+static void dot_text(FILE *out, const char *s) {
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
+static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
+    const Schedule *s = r->sched;
+    const IrOp *op = s->op;
+    fprintf(out, "  subgraph cluster_m%d {\n    label=\"", k);
+    dot_text(out, arena_printf(a, "%s: %s on %s, %s, %s", r->m->name, op->name, s->arch->name,
+                               unit_format(a, s->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                               unit_format(a, s->energy_j, (UnitDim){BU_JOULE, BU_NONE})));
+    fprintf(out, "\";\n");
+    for (int t = 0; t < op->tensor_count; t++)
+        if (op->tensors[t].producer < 0)
+            fprintf(out, "    m%d_t%d [shape=box, style=rounded, label=\"%s (input)\"];\n", k, t,
+                    op->tensors[t].name);
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        fprintf(out, "    subgraph cluster_m%d_g%d {\n      label=\"", k, g);
+        dot_text(out, arena_printf(a, "group %d at %s: %s, %s-bound", g,
+                                   s->arch->levels[grp->level].name,
+                                   unit_format(a, grp->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                                   bound_name(grp->bound)));
+        fprintf(out, "\";\n");
+        for (int q = 0; q < grp->stmt_count; q++) {
+            int st = grp->stmts[q];
+            const SchedStmt *ss = &s->stmts[st];
+            fprintf(out, "      m%d_s%d [label=\"", k, st);
+            dot_text(out, arena_printf(a, "%s on %s\\n%s", op->stmts[st].name,
+                                       ss->unit ? ss->unit->name : "-",
+                                       unit_format(a, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE})));
+            fprintf(out, "\"];\n");
+        }
+        for (int i = grp->first_node; i >= 0 && i < grp->first_node + grp->node_count; i++) {
+            const SchedNode *n = &s->nodes[i];
+            if (n->kind != SN_COLLECTIVE) continue;
+            char dims[128] = "";
+            size_t used = 0;
+            for (int j = 0; j < n->dim_count && used + 24 < sizeof dims; j++)
+                used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%s", j ? "," : "",
+                                         s->arch->dims[n->dims[j]].name);
+            fprintf(out, "      m%d_n%d [shape=diamond, label=\"", k, i);
+            dot_text(out, arena_printf(a, "%s%s%s %s\\nover (%s) %s", coll_kind_name(n->coll),
+                                       n->reduce_op != RO_NONE ? " " : "",
+                                       n->reduce_op != RO_NONE ? reduce_op_name(n->reduce_op) : "",
+                                       op->tensors[n->tensor].name, dims,
+                                       unit_format(a, n->latency_s, (UnitDim){BU_SECOND, BU_NONE})));
+            fprintf(out, "\"];\n");
+        }
+        fprintf(out, "    }\n");
+    }
+    /* edges: collectives hang off the statement they serve; tensors flow
+     * from producer to consumer */
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind != SN_COLLECTIVE || n->stmt < 0) continue;
+        if (n->coll == CK_BROADCAST || n->coll == CK_ALLGATHER || n->coll == CK_ALLTOALL)
+            fprintf(out, "    m%d_n%d -> m%d_s%d;\n", k, i, k, n->stmt);
+        else
+            fprintf(out, "    m%d_s%d -> m%d_n%d;\n", k, n->stmt, k, i);
+    }
+    for (int st = 0; st < op->stmt_count; st++) {
+        const IrStmt *is = &op->stmts[st];
+        for (int q = 0; q < is->input_count; q++) {
+            int t = is->inputs[q];
+            int p = op->tensors[t].producer;
+            if (p < 0) {
+                fprintf(out, "    m%d_t%d -> m%d_s%d;\n", k, t, k, st);
+            } else if (s->stmts[p].group != s->stmts[st].group) {
+                fprintf(out, "    m%d_s%d -> m%d_s%d [style=dashed, label=\"%s via %s\"];\n", k, p, k, st,
+                        op->tensors[t].name, s->arch->levels[0].name);
+            } else {
+                fprintf(out, "    m%d_s%d -> m%d_s%d [label=\"%s\"];\n", k, p, k, st, op->tensors[t].name);
+            }
+        }
+    }
+    fprintf(out, "  }\n");
+}
+
+void emit_dot(FILE *out, const CompileOutput *o) {
+    fprintf(out, "digraph cmtc {\n  compound=true;\n  node [shape=ellipse, fontsize=10];\n  label=\"");
+    dot_text(out, o->file);
+    fprintf(out, "\";\n");
+    for (int k = 0; k < o->count; k++) mapping_graph(out, o->arena, k, &o->items[k]);
+    fprintf(out, "}\n");
+}

@@ -1,0 +1,33 @@
+/* emit.h — what `cmtc compile` hands to its emitters: each mapping's
+ * lowered schedule, its unfused baseline and the solver's report. */
+#ifndef CMT_EMIT_H
+#define CMT_EMIT_H
+
+#include "../passes/passes.h"
+
+typedef struct MappingResult {
+    const IrMapping *m;       /* complete (holes filled when there were any) */
+    Schedule *sched;
+    Schedule *baseline;       /* every statement its own group */
+    SolverReport solver;
+    const char *mapping_text; /* the complete mapping in .cmt syntax */
+} MappingResult;
+
+typedef struct CompileOutput {
+    const char *file;         /* as given on the command line */
+    MappingResult *items;
+    int count;
+    Arena *arena;
+} CompileOutput;
+
+/* The complete mapping as .cmt statements ("spatial n -> (x, y); ..."). */
+const char *mapping_to_cmt(Arena *a, const IrMapping *m);
+/* Whether the mapping's source wrote a line of this kind. */
+bool mapping_says(const IrMapping *m, MapItemKind kind);
+
+void emit_listing(FILE *out, const CompileOutput *o); /* backend/listing.c */
+void emit_json(FILE *out, const CompileOutput *o);    /* backend/json_out.c */
+void emit_trace(FILE *out, const CompileOutput *o);   /* backend/trace.c */
+void emit_dot(FILE *out, const CompileOutput *o);     /* backend/dot.c */
+
+#endif

@@ -1,0 +1,118 @@
+/* json_out.c — `cmtc compile --format json`: the object of language.md
+ * section 9, keys in insertion order (jansson keeps it), reals with 6
+ * significant digits so the output is stable across builds. */
+#include "backend/emit.h"
+
+#include <jansson.h>
+
+static json_t *dims_json(const Schedule *s, const SchedNode *n) {
+    json_t *a = json_array();
+    for (int j = 0; j < n->dim_count; j++) json_array_append_new(a, json_string(s->arch->dims[n->dims[j]].name));
+    return a;
+}
+
+static const char *level_name(const Schedule *s, int l) {
+    if (l < 0) return NULL;
+    if (l >= s->levels) return "unit";
+    return s->arch->levels[l].name;
+}
+
+static json_t *node_json(const Schedule *s, const SchedNode *n) {
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(sched_kind_name(n->kind)));
+    json_object_set_new(o, "group", json_integer(n->group));
+    if (n->stmt >= 0) json_object_set_new(o, "statement", json_string(s->op->stmts[n->stmt].name));
+    if (n->tensor >= 0) json_object_set_new(o, "tensor", json_string(s->op->tensors[n->tensor].name));
+    if (n->kind == SN_COLLECTIVE) {
+        json_object_set_new(o, "collective", json_string(coll_kind_name(n->coll)));
+        if (n->reduce_op != RO_NONE)
+            json_object_set_new(o, "reduce_op", json_string(reduce_op_name(n->reduce_op)));
+        json_object_set_new(o, "dims", dims_json(s, n));
+    }
+    if (n->kind == SN_LOAD || n->kind == SN_STORE || n->kind == SN_BOUNDARY) {
+        json_object_set_new(o, "from", json_string(level_name(s, n->from_level)));
+        json_object_set_new(o, "to", json_string(level_name(s, n->to_level)));
+    }
+    if (n->kind == SN_COMPUTE) {
+        json_object_set_new(o, "unit", n->unit ? json_string(n->unit->name) : json_null());
+        json_object_set_new(o, "ops", json_real(n->ops));
+    }
+    json_object_set_new(o, "bytes", json_real(n->bytes));
+    json_object_set_new(o, "count", json_real(n->count));
+    json_object_set_new(o, "latency_s", json_real(n->latency_s));
+    json_object_set_new(o, "energy_j", json_real(n->energy_j));
+    if (n->reason) json_object_set_new(o, "reason", json_string(n->reason));
+    return o;
+}
+
+static json_t *mapping_json(const MappingResult *r) {
+    const Schedule *s = r->sched;
+    const IrOp *op = s->op;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->m->name));
+    json_object_set_new(o, "op", json_string(op->name));
+    json_object_set_new(o, "arch", json_string(s->arch->name));
+    json_t *params = json_object();
+    for (int i = 0; i < op->param_count; i++)
+        json_object_set_new(params, op->param_names[i], json_integer((json_int_t)op->param_values[i]));
+    json_object_set_new(o, "params", params);
+    json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
+    json_object_set_new(o, "latency_s", json_real(s->latency_s));
+    json_object_set_new(o, "energy_j", json_real(s->energy_j));
+    json_t *bd = json_object();
+    json_object_set_new(bd, "compute_s", json_real(s->compute_s));
+    json_object_set_new(bd, "memory_s", json_real(s->memory_s));
+    json_object_set_new(bd, "network_s", json_real(s->network_s));
+    json_object_set_new(bd, "compute_energy_j", json_real(s->compute_energy_j));
+    json_object_set_new(bd, "memory_energy_j", json_real(s->memory_energy_j));
+    json_object_set_new(bd, "network_energy_j", json_real(s->network_energy_j));
+    json_object_set_new(o, "breakdown", bd);
+    json_t *groups = json_array();
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        json_t *go = json_object();
+        json_t *names = json_array();
+        for (int k = 0; k < grp->stmt_count; k++)
+            json_array_append_new(names, json_string(op->stmts[grp->stmts[k]].name));
+        json_object_set_new(go, "statements", names);
+        json_object_set_new(go, "level", json_string(level_name(s, grp->level)));
+        json_object_set_new(go, "latency_s", json_real(grp->latency_s));
+        json_object_set_new(go, "bound", json_string(bound_name(grp->bound)));
+        json_object_set_new(go, "compute_s", json_real(grp->compute_s));
+        json_object_set_new(go, "memory_s", json_real(grp->memory_s));
+        json_object_set_new(go, "network_s", json_real(grp->network_s));
+        json_object_set_new(go, "fill_drain_s", json_real(grp->fill_drain_s));
+        json_object_set_new(go, "energy_j", json_real(grp->energy_j));
+        json_array_append_new(groups, go);
+    }
+    json_object_set_new(o, "groups", groups);
+    json_t *nodes = json_array();
+    for (int i = 0; i < s->node_count; i++) json_array_append_new(nodes, node_json(s, &s->nodes[i]));
+    json_object_set_new(o, "nodes", nodes);
+    if (r->baseline) {
+        json_t *b = json_object();
+        json_object_set_new(b, "name", json_string("unfused"));
+        json_object_set_new(b, "latency_s", json_real(r->baseline->latency_s));
+        json_object_set_new(b, "energy_j", json_real(r->baseline->energy_j));
+        json_object_set_new(b, "speedup", json_real(s->latency_s > 0 ? r->baseline->latency_s / s->latency_s : 0));
+        json_object_set_new(o, "baseline", b);
+    }
+    json_t *sol = json_object();
+    json_object_set_new(sol, "status", json_string(solver_status_name(r->solver.status)));
+    json_object_set_new(sol, "seconds", json_real(r->solver.seconds));
+    json_object_set_new(sol, "gap", json_real(r->solver.gap));
+    json_object_set_new(sol, "candidates", json_integer(r->solver.candidates));
+    json_object_set_new(o, "solver", sol);
+    return o;
+}
+
+void emit_json(FILE *out, const CompileOutput *o) {
+    json_t *root = json_object();
+    json_object_set_new(root, "file", json_string(o->file));
+    json_t *maps = json_array();
+    for (int k = 0; k < o->count; k++) json_array_append_new(maps, mapping_json(&o->items[k]));
+    json_object_set_new(root, "mappings", maps);
+    json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    fputc('\n', out);
+    json_decref(root);
+}

@@ -1,0 +1,244 @@
+/* listing.c — the text listing of `cmtc compile` (language.md section 6):
+ * per mapping a header with every decision tagged given/default/derived,
+ * the totals and the unfused baseline; per group its bound and the loop
+ * nest per level, outermost first, with every load, store, compute and
+ * collective under the loop that repeats it: bytes, time, energy, reason. */
+#include "backend/emit.h"
+
+#include <string.h>
+
+static const char *fmt_bytes(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_BYTE, BU_NONE}); }
+static const char *fmt_time(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_SECOND, BU_NONE}); }
+static const char *fmt_energy(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_JOULE, BU_NONE}); }
+
+static const char *level_name(const Schedule *s, int l) {
+    if (l < 0) return "-";
+    if (l >= s->levels) return "unit";
+    return s->arch->levels[l].name;
+}
+
+static const char *dims_text(Arena *a, const Schedule *s, const int *dims, int count) {
+    char buf[256] = "";
+    size_t used = 0;
+    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
+                                 s->arch->dims[dims[j]].name);
+    return count == 1 ? arena_strdup(a, buf) : arena_printf(a, "(%s)", buf);
+}
+
+/* T[64,128]: the tile of a tensor as a statement holds it at a level. */
+static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int level) {
+    const IrTensor *tn = &s->op->tensors[t];
+    char buf[256];
+    size_t used = (size_t)snprintf(buf, sizeof buf, "%s[", tn->name);
+    for (int r = 0; r < tn->rank && used + 24 < sizeof buf; r++) {
+        double v = st >= 0 ? s->stmts[st].tile[sched_li(s, level, tn->index[r])]
+                           : (double)tn->extent[r];
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.0f", r ? "," : "", v);
+    }
+    snprintf(buf + used, sizeof buf - used, "]");
+    return arena_strdup(a, buf);
+}
+
+static const char *stmt_text(Arena *a, const Schedule *s, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    char buf[256];
+    size_t used = (size_t)snprintf(buf, sizeof buf, "%s = ", is->name);
+    if (is->cls == SC_CONTRACTION && is->input_count >= 2) {
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s*%s",
+                                 s->op->tensors[is->inputs[0]].name, s->op->tensors[is->inputs[1]].name);
+    } else {
+        if (is->reduced_count > 0) {
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s(",
+                                     reduce_op_name(is->reduce_op));
+            for (int r = 0; r < is->reduced_count && used + 20 < sizeof buf; r++)
+                used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", r ? "," : "",
+                                         s->op->indices[is->reduced[r]].name);
+            used += (size_t)snprintf(buf + used, sizeof buf - used, ") ");
+        }
+        for (int f = 0; f < is->fn_count && used + 20 < sizeof buf; f++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s ", is->fns[f].fn);
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "(");
+        for (int q = 0; q < is->input_count && used + 20 < sizeof buf; q++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", q ? ", " : "",
+                                     s->op->tensors[is->inputs[q]].name);
+        snprintf(buf + used, sizeof buf - used, ")");
+    }
+    return arena_strdup(a, buf);
+}
+
+static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *n, int indent) {
+    char what[96], route[96];
+    route[0] = 0;
+    switch (n->kind) {
+    case SN_LOAD:
+    case SN_STORE:
+        snprintf(what, sizeof what, "%s", tile_text(a, s, n->stmt, n->tensor,
+                                                    n->kind == SN_LOAD ? n->to_level : n->from_level));
+        snprintf(route, sizeof route, "%s->%s", level_name(s, n->from_level), level_name(s, n->to_level));
+        break;
+    case SN_COMPUTE:
+        snprintf(what, sizeof what, "%s", stmt_text(a, s, n->stmt));
+        snprintf(route, sizeof route, "%s", n->unit ? n->unit->name : "-");
+        break;
+    case SN_COLLECTIVE:
+        if (n->reduce_op != RO_NONE)
+            snprintf(what, sizeof what, "%s %s", reduce_op_name(n->reduce_op), s->op->tensors[n->tensor].name);
+        else
+            snprintf(what, sizeof what, "%s", n->from_level >= 0
+                                                  ? tile_text(a, s, n->stmt, n->tensor, n->to_level)
+                                                  : s->op->tensors[n->tensor].name);
+        snprintf(route, sizeof route, "over %s", dims_text(a, s, n->dims, n->dim_count));
+        break;
+    case SN_BOUNDARY:
+        snprintf(what, sizeof what, "%s", tile_text(a, s, -1, n->tensor, 0));
+        snprintf(route, sizeof route, "via %s", level_name(s, 0));
+        break;
+    }
+    const char *kind = n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind);
+    char amount[64];
+    if (n->kind == SN_COMPUTE)
+        snprintf(amount, sizeof amount, "%s", unit_format(a, n->ops, (UnitDim){
+            (uint8_t)(s->op->stmts[n->stmt].cls == SC_CONTRACTION ? BU_MAC : BU_OP), BU_NONE}));
+    else if (n->count > 1)
+        snprintf(amount, sizeof amount, "%s x%.0f", fmt_bytes(a, n->bytes), n->count);
+    else
+        snprintf(amount, sizeof amount, "%s", fmt_bytes(a, n->bytes));
+    fprintf(out, "%*s%-14s %-28s %-14s %-16s %-10s %-10s", indent, "", kind, what, route, amount,
+            fmt_time(a, n->latency_s), fmt_energy(a, n->energy_j));
+    if (n->reason) fprintf(out, " %s", n->reason);
+    fputc('\n', out);
+}
+
+static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g) {
+    const IrOp *op = s->op;
+    char names[512] = "";
+    size_t used = 0;
+    for (int k = 0; k < g->stmt_count && used + 40 < sizeof names; k++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? " " : "",
+                                 op->stmts[g->stmts[k]].name);
+    fprintf(out, "  group %d at %s (%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
+                 "fill/drain %s)  energy %s\n",
+            g->id, level_name(s, g->level), provenance_name(g->level_prov), names,
+            fmt_time(a, g->latency_s), bound_name(g->bound), fmt_time(a, g->compute_s),
+            fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
+            fmt_energy(a, g->energy_j));
+    fprintf(out, "    memory per level:");
+    for (int l = 0; l < s->levels; l++) fprintf(out, " %s %s", level_name(s, l), fmt_time(a, g->level_s[l]));
+    fputc('\n', out);
+    /* nodes outside every loop, then each loop with the nodes it repeats */
+    int indent = 4;
+    for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
+        if (s->nodes[i].depth < 0 && s->nodes[i].kind != SN_BOUNDARY)
+            print_node(out, a, s, &s->nodes[i], indent);
+    for (int k = 0; k < g->loop_count; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        indent = 4 + 2 * k;
+        fprintf(out, "%*sfor %s in 0..%.0f step %.0f  @%s  %.0f iterations  (order %s)\n", indent, "",
+                op->indices[lp->index].name, lp->extent, lp->step, level_name(s, lp->level - 1),
+                lp->trips, provenance_name(lp->order_prov));
+        for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
+            if (s->nodes[i].depth == k && s->nodes[i].kind != SN_BOUNDARY)
+                print_node(out, a, s, &s->nodes[i], indent + 2);
+    }
+    for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
+        if (s->nodes[i].kind == SN_BOUNDARY) print_node(out, a, s, &s->nodes[i], 4);
+}
+
+static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
+    const IrMapping *m = s->m;
+    const IrOp *op = s->op;
+    /* spatial: per index, the dims and the per-instance extent */
+    bool any = false;
+    for (int i = 0; i < op->index_count; i++) {
+        int dims[SCHED_MAX_DIMS], dc = 0;
+        int who = -1;
+        for (int st = 0; st < op->stmt_count && who < 0; st++)
+            for (int d = 0; d < s->arch->dim_count; d++)
+                if (s->stmts[st].split[d] == i) who = st;
+        if (who < 0) continue;
+        for (int d = 0; d < s->arch->dim_count; d++)
+            if (s->stmts[who].split[d] == i) dims[dc++] = d;
+        fprintf(out, "  %-40s given     %s: %lld -> %.0f per instance (statement %s)\n",
+                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)),
+                op->indices[i].name, (long long)op->indices[i].extent,
+                s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
+        any = true;
+    }
+    if (!any) fprintf(out, "  %-40s default   every instance runs everything\n", "spatial (none)");
+    for (int l = 1; l < s->levels; l++) {
+        char buf[256] = "";
+        size_t used = 0;
+        bool given = false;
+        for (int i = 0; i < op->index_count && used + 40 < sizeof buf; i++) {
+            double t = 0;
+            Provenance pv = PV_DEFAULT;
+            for (int st = 0; st < op->stmt_count; st++)
+                if (ir_stmt_uses_index(&op->stmts[st], i) && s->stmts[st].tile[sched_li(s, l, i)] > t) {
+                    t = s->stmts[st].tile[sched_li(s, l, i)];
+                    pv = s->stmts[st].tile_prov[sched_li(s, l, i)];
+                }
+            given |= pv == PV_GIVEN;
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %.0f%s", i ? ", " : "",
+                                     op->indices[i].name, t, pv == PV_GIVEN ? "" : "*");
+        }
+        fprintf(out, "  %-40s %-9s (* not given: the whole share of the level above)\n",
+                arena_printf(a, "tile %s: %s", level_name(s, l), buf), given ? "given" : "default");
+    }
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        if (!grp->fused) continue;
+        char buf[256] = "";
+        size_t used = 0;
+        for (int k = 0; k < grp->stmt_count && used + 40 < sizeof buf; k++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", k ? ", " : "",
+                                     op->stmts[grp->stmts[k]].name);
+        fprintf(out, "  %-40s given     level %s\n",
+                arena_printf(a, "fuse %s at %s", buf, level_name(s, grp->level)),
+                provenance_name(grp->level_prov));
+    }
+    fprintf(out, "  %-40s %s\n", m->overlap == OVERLAP_NONE ? "overlap none" : "overlap full",
+            mapping_says(m, MI_OVERLAP) ? "given" : "default");
+    fprintf(out, "  %-40s %s\n", arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
+            mapping_says(m, MI_REPEAT) ? "given" : "default");
+}
+
+void emit_listing(FILE *out, const CompileOutput *o) {
+    Arena *a = o->arena;
+    for (int k = 0; k < o->count; k++) {
+        const MappingResult *r = &o->items[k];
+        const Schedule *s = r->sched;
+        const IrOp *op = s->op;
+        if (k) fputc('\n', out);
+        fprintf(out, "mapping %s: %s<", r->m->name, op->name);
+        for (int i = 0; i < op->param_count; i++)
+            fprintf(out, "%s%s=%lld", i ? ", " : "", op->param_names[i], (long long)op->param_values[i]);
+        fprintf(out, "> on %s\n", s->arch->name);
+        if (r->solver.status != SOLVER_NOT_NEEDED)
+            fprintf(out, "  solver %s in %.3f s, gap %.3g, %ld candidates\n  complete mapping: %s\n",
+                    solver_status_name(r->solver.status), r->solver.seconds, r->solver.gap,
+                    r->solver.candidates, r->mapping_text);
+        print_decisions(out, a, s);
+        const char *bound = "compute";
+        if (s->memory_s > s->compute_s) bound = "memory";
+        if (s->network_s > s->compute_s && s->network_s > s->memory_s) bound = "network";
+        fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
+                fmt_energy(a, s->energy_j), bound);
+        if (r->baseline && r->baseline->latency_s > 0)
+            fprintf(out, "   vs unfused %.2fx faster", r->baseline->latency_s / s->latency_s);
+        fputc('\n', out);
+        fprintf(out, "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
+                     "network %s\n",
+                fmt_time(a, s->compute_s), fmt_time(a, s->memory_s), fmt_time(a, s->network_s),
+                fmt_energy(a, s->compute_energy_j), fmt_energy(a, s->memory_energy_j),
+                fmt_energy(a, s->network_energy_j));
+        if (r->baseline)
+            fprintf(out, "  unfused baseline: latency %s   energy %s   (%d groups)\n",
+                    fmt_time(a, r->baseline->latency_s), fmt_energy(a, r->baseline->energy_j),
+                    r->baseline->group_count);
+        for (int g = 0; g < s->group_count; g++) {
+            fputc('\n', out);
+            print_group(out, a, s, &s->groups[g]);
+        }
+    }
+}

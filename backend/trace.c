@@ -1,0 +1,135 @@
+/* trace.c — `cmtc compile --format trace`: Chrome trace-event JSON that
+ * Perfetto and chrome://tracing open.  One process per mapping; one track
+ * per compute unit, per pair of memory levels and per cluster dim, plus a
+ * track of the groups.  Collectives are slices on the track of every dim
+ * they run over.  With `overlap full` each track of a group starts at the
+ * group's start (they overlap); with `overlap none` the nodes run one
+ * after another in schedule order.  Times are in microseconds. */
+#include "backend/emit.h"
+
+#include <jansson.h>
+#include <string.h>
+
+typedef struct Track {
+    const char *name;
+    double cursor; /* next free time on the track, us */
+} Track;
+
+typedef struct Tracks {
+    Track items[256];
+    int count;
+} Tracks;
+
+static int track_of(Tracks *t, const char *name) {
+    for (int i = 0; i < t->count; i++)
+        if (strcmp(t->items[i].name, name) == 0) return i;
+    if (t->count == 256) return 255;
+    t->items[t->count] = (Track){name, 0};
+    return t->count++;
+}
+
+static void slice(json_t *events, int pid, int tid, const char *name, const char *cat, double ts,
+                  double dur, json_t *args) {
+    json_t *e = json_object();
+    json_object_set_new(e, "name", json_string(name));
+    json_object_set_new(e, "cat", json_string(cat));
+    json_object_set_new(e, "ph", json_string("X"));
+    json_object_set_new(e, "ts", json_real(ts));
+    json_object_set_new(e, "dur", json_real(dur));
+    json_object_set_new(e, "pid", json_integer(pid));
+    json_object_set_new(e, "tid", json_integer(tid));
+    json_object_set_new(e, "args", args ? args : json_object());
+    json_array_append_new(events, e);
+}
+
+static void metadata(json_t *events, int pid, int tid, const char *what, const char *name) {
+    json_t *e = json_object();
+    json_object_set_new(e, "name", json_string(what));
+    json_object_set_new(e, "ph", json_string("M"));
+    json_object_set_new(e, "pid", json_integer(pid));
+    if (tid >= 0) json_object_set_new(e, "tid", json_integer(tid));
+    json_t *args = json_object();
+    json_object_set_new(args, "name", json_string(name));
+    json_object_set_new(e, "args", args);
+    json_array_append_new(events, e);
+}
+
+static json_t *node_args(const Schedule *s, const SchedNode *n) {
+    json_t *a = json_object();
+    json_object_set_new(a, "group", json_integer(n->group));
+    if (n->tensor >= 0) json_object_set_new(a, "tensor", json_string(s->op->tensors[n->tensor].name));
+    json_object_set_new(a, "bytes", json_real(n->bytes));
+    json_object_set_new(a, "count", json_real(n->count));
+    json_object_set_new(a, "energy_j", json_real(n->energy_j));
+    if (n->reason) json_object_set_new(a, "reason", json_string(n->reason));
+    return a;
+}
+
+static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResult *r) {
+    const Schedule *s = r->sched;
+    Tracks tracks = {.count = 0};
+    metadata(events, pid, -1, "process_name",
+             arena_printf(ar, "%s: %s on %s", r->m->name, s->op->name, s->arch->name));
+    int group_track = track_of(&tracks, "groups");
+    bool serial = s->m->overlap == OVERLAP_NONE;
+    double start = 0;
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        json_t *ga = json_object();
+        json_object_set_new(ga, "bound", json_string(bound_name(grp->bound)));
+        json_object_set_new(ga, "compute_s", json_real(grp->compute_s));
+        json_object_set_new(ga, "memory_s", json_real(grp->memory_s));
+        json_object_set_new(ga, "network_s", json_real(grp->network_s));
+        slice(events, pid, group_track, arena_printf(ar, "group %d", g), "group", start * 1e6,
+              grp->latency_s * 1e6, ga);
+        for (int t = 0; t < tracks.count; t++) tracks.items[t].cursor = start;
+        double serial_cursor = start;
+        for (int i = grp->first_node; i >= 0 && i < grp->first_node + grp->node_count; i++) {
+            const SchedNode *n = &s->nodes[i];
+            if (n->kind == SN_BOUNDARY) continue;
+            const char *names[SCHED_MAX_DIMS];
+            int nt = 0;
+            const char *label;
+            if (n->kind == SN_COMPUTE) {
+                names[nt++] = arena_printf(ar, "unit %s", n->unit ? n->unit->name : "-");
+                label = arena_printf(ar, "compute %s", s->op->stmts[n->stmt].name);
+            } else if (n->kind == SN_COLLECTIVE) {
+                for (int j = 0; j < n->dim_count; j++)
+                    names[nt++] = arena_printf(ar, "network %s", s->arch->dims[n->dims[j]].name);
+                label = arena_printf(ar, "%s %s", coll_kind_name(n->coll), s->op->tensors[n->tensor].name);
+            } else {
+                int from = n->from_level, to = n->to_level;
+                names[nt++] = arena_printf(ar, "memory %s->%s", s->arch->levels[from].name,
+                                           to >= s->levels ? "unit" : s->arch->levels[to].name);
+                label = arena_printf(ar, "%s %s", sched_kind_name(n->kind), s->op->tensors[n->tensor].name);
+            }
+            double begin = serial_cursor;
+            if (!serial)
+                for (int k = 0; k < nt; k++) {
+                    int t = track_of(&tracks, names[k]);
+                    if (tracks.items[t].cursor > begin) begin = tracks.items[t].cursor;
+                }
+            for (int k = 0; k < nt; k++) {
+                int t = track_of(&tracks, names[k]);
+                if (tracks.items[t].cursor < start) tracks.items[t].cursor = start;
+                slice(events, pid, t, label, sched_kind_name(n->kind), begin * 1e6, n->latency_s * 1e6,
+                      node_args(s, n));
+                tracks.items[t].cursor = begin + n->latency_s;
+            }
+            if (serial) serial_cursor = begin + n->latency_s;
+        }
+        start += grp->latency_s;
+    }
+    for (int t = 0; t < tracks.count; t++) metadata(events, pid, t, "thread_name", tracks.items[t].name);
+}
+
+void emit_trace(FILE *out, const CompileOutput *o) {
+    json_t *root = json_object();
+    json_t *events = json_array();
+    for (int k = 0; k < o->count; k++) mapping_events(events, o->arena, k + 1, &o->items[k]);
+    json_object_set_new(root, "traceEvents", events);
+    json_object_set_new(root, "displayTimeUnit", json_string("ns"));
+    json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    fputc('\n', out);
+    json_decref(root);
+}
