@@ -146,11 +146,11 @@ static int lookup_stmt(MapCtx *c, const Ident *id) {
     return -1;
 }
 
-static bool reject_level_hole(MapCtx *c, const MapItem *it, const char *what) {
+/* The grammar allows a hole as the level of `fuse` only; a hole anywhere
+ * else the parser has reported. */
+static bool reject_level_hole(MapCtx *c, const MapItem *it) {
     if (!it->level.hole) return false;
-    Diag *d = map_error(c, it->level.span, "E0324",
-                        "the level of %s line cannot be a hole", what);
-    diag_help(d, c->diags, "name a level; a hole may stand for the sizes instead");
+    c->ok = false;
     return true;
 }
 
@@ -243,17 +243,8 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
         } else {
             for (int k = 0; k < as->dims.count; k++) {
                 const Ident *id = &as->dims.items[k];
-                if (id->hole) {
-                    Diag *d = map_error(c, id->span, "E0324",
-                                        "a hole in a list of dimensions is not "
-                                        "supported");
-                    diag_help(d, c->diags, "write `%s -> ?` to let the optimizer "
-                                           "pick the dimensions",
-                              as->index.hole ? "?" : as->index.name);
-                    bad = true;
-                    continue;
-                }
-                if (!id->name) { bad = true; c->ok = false; continue; }
+                /* a hole inside a list the parser has reported */
+                if (id->hole || !id->name) { bad = true; c->ok = false; continue; }
                 int dim = lookup_dim(c, id);
                 if (dim < 0) { bad = true; continue; }
                 bool dup = false;
@@ -351,7 +342,7 @@ static void check_split_divides(MapCtx *c) {
 /* ------------------------------------------------------------- tiles */
 
 static void apply_tile(MapCtx *c, const MapItem *it) {
-    if (reject_level_hole(c, it, "a `tile`")) return;
+    if (reject_level_hole(c, it)) return;
     if (!it->level.name) { c->ok = false; return; }
     int lv = lookup_level(c, &it->level);
     if (lv < 0) return;
@@ -401,7 +392,7 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
             continue;
         }
         if (v < 1) {
-            map_error(c, te->size->span, "E0325", "tile %s %lld must be positive",
+            map_error(c, te->size->span, "E0324", "tile %s %lld must be positive",
                       te->index.name, (long long)v);
             continue;
         }
@@ -462,7 +453,7 @@ static void check_tiles(MapCtx *c) {
 /* ------------------------------------------------------------- order */
 
 static void apply_order(MapCtx *c, const MapItem *it) {
-    if (reject_level_hole(c, it, "an `order`")) return;
+    if (reject_level_hole(c, it)) return;
     if (!it->level.name) { c->ok = false; return; }
     int lv = lookup_level(c, &it->level);
     if (lv < 0) return;
@@ -483,15 +474,7 @@ static void apply_order(MapCtx *c, const MapItem *it) {
     int n = 0;
     for (int i = 0; i < it->order.count; i++) {
         const Ident *id = &it->order.items[i];
-        if (id->hole) {
-            Diag *d = map_error(c, id->span, "E0324",
-                                "a hole inside an order is not supported");
-            diag_help(d, c->diags, "write `order %s: ?;` to let the optimizer "
-                                   "choose the whole order",
-                      c->arch->levels[lv].name);
-            return;
-        }
-        if (!id->name) { c->ok = false; return; }
+        if (id->hole || !id->name) { c->ok = false; return; }
         int ix = lookup_index(c, id);
         if (ix < 0) return;
         for (int k = 0; k < n; k++)

@@ -165,7 +165,7 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
         if (!id->name) { ok = false; continue; }
         for (int j = 0; j < i; j++)
             if (ids->items[j].name == id->name) {
-                Diag *d = op_error(b, id->span, "E0414",
+                Diag *d = op_error(b, id->span, "E0413",
                                    "index `%s` appears twice in one access",
                                    id->name);
                 diag_label(d, b->diags, ids->items[j].span, "first here");
@@ -176,7 +176,7 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
             }
         int p = find_param(b->od, id->name);
         if (p >= 0) {
-            Diag *d = op_error(b, id->span, "E0424",
+            Diag *d = op_error(b, id->span, "E0420",
                                "`%s` is a parameter of the op, not an index",
                                id->name);
             diag_label(d, b->diags, b->od->params[p].name.span,
@@ -209,7 +209,7 @@ static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
     for (int i = 0; i < st->input_count; i++)
         if (st->inputs[i] == tensor) return;
     if (st->input_count == IR_MAX_OPERANDS) {
-        op_error(b, span, "E0416",
+        op_error(b, span, "E0415",
                  "statement `%s` reads more than %d tensors", st->name,
                  IR_MAX_OPERANDS);
         return;
@@ -328,14 +328,14 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
     if (find_param(b->od, name) >= 0) return;
     int t = find_tensor(b, name);
     if (t >= 0 || later_definition(b->od, name, w->st->id) >= 0) {
-        Diag *d = op_error(b, e->span, "E0420",
+        Diag *d = op_error(b, e->span, "E0418",
                            "tensor `%s` is used without indices", name);
         diag_help(d, b->diags, "write it as an access, e.g. `%s[m, n]`", name);
         return;
     }
     for (int i = 0; i < b->index_count; i++)
         if (b->indices[i].name == name) {
-            Diag *d = op_error(b, e->span, "E0420",
+            Diag *d = op_error(b, e->span, "E0418",
                                "index `%s` cannot be used as a value", name);
             diag_note(d, b->diags,
                       "indices only name tensor dimensions inside `[...]`");
@@ -345,7 +345,7 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
     if (g && g->decl->kind == DK_CONST) {
         Value v = g->const_value;
         if (v.kind == VK_QUANTITY) {
-            Diag *d = op_error(b, e->span, "E0420",
+            Diag *d = op_error(b, e->span, "E0418",
                                "constant `%s` is a quantity (%s); op "
                                "statements take plain numbers",
                                name, unit_dim_describe(v.dim));
@@ -416,14 +416,14 @@ static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
     case EX_INT:
     case EX_REAL: break;
     case EX_QUANTITY: {
-        Diag *d = op_error(b, e->span, "E0420",
+        Diag *d = op_error(b, e->span, "E0418",
                            "a quantity (%s) is not allowed in an op statement",
                            unit_dim_describe(e->u.quantity.dim));
         diag_note(d, b->diags, "op statements compute on plain numbers");
         break;
     }
     case EX_HOLE:
-        op_error(b, e->span, "E0420",
+        op_error(b, e->span, "E0418",
                  "a hole `?` is not allowed in an op: holes belong in mappings");
         break;
     case EX_NAME: walk_name(b, w, e); break;
@@ -468,7 +468,7 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
         int ix = w->rhs_idx[i];
         if (in_list(st->lhs, st->lhs_count, ix)) continue;
         if (st->reduced_count == IR_MAX_RANK) {
-            op_error(b, stmt->rhs->span, "E0416",
+            op_error(b, stmt->rhs->span, "E0415",
                      "statement `%s` reduces more than %d indices", st->name,
                      IR_MAX_RANK);
             break;
@@ -496,7 +496,7 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
             if (named->items[j].name == id->name) dup = true;
         if (dup) {
             prefix_ok = false;
-            op_error(b, id->span, "E0414",
+            op_error(b, id->span, "E0413",
                      "index `%s` appears twice in the `%s(...)` prefix",
                      id->name, fn);
             continue;
@@ -540,7 +540,7 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
         for (int j = 0; j < named->count; j++)
             if (named->items[j].name == nm) named_here = true;
         if (!named_here && prefix_ok) {
-            Diag *d = op_error(b, reduce->u.reduce.fn.span, "E0425",
+            Diag *d = op_error(b, reduce->u.reduce.fn.span, "E0421",
                                "`%s` is reduced (it is on the right only), but "
                                "the `%s(...)` prefix does not name it",
                                nm, fn);
@@ -605,7 +605,7 @@ static void check_stmt(OpBuild *b, int k) {
     }
     int lhs_rank = stmt->indices.count;
     if (lhs_rank > IR_MAX_RANK && define) {
-        op_error(b, stmt->target.span, "E0416",
+        op_error(b, stmt->target.span, "E0415",
                  "`%s` has %d dimensions; at most %d are supported",
                  stmt->target.name, lhs_rank, IR_MAX_RANK);
         define = false;
@@ -652,7 +652,7 @@ static void check_stmt(OpBuild *b, int k) {
     b->ok = true;
     walk_expr(b, &w, body);
     if (w.rhs_overflow)
-        op_error(b, stmt->rhs->span, "E0416",
+        op_error(b, stmt->rhs->span, "E0415",
                  "statement `%s` uses more than 64 indices", st->name);
     bool rhs_ok = b->ok;
     b->ok = was_ok && rhs_ok;
@@ -679,6 +679,9 @@ static void build_structure(OpBuild *b) {
     const OpDecl *od = b->od;
     b->ok = true;
     b->parse_damaged = span_has_errors(b->s->diags, b->decl->span);
+    /* Its IR would miss the dropped part: check what is left, but do not
+     * instantiate it. */
+    if (b->parse_damaged) b->ok = false;
     b->tensor_cap = od->tensor_count + od->stmt_count + 1;
     b->tensors = ARENA_ARRAY(b->arena, IrTensor, b->tensor_cap);
     b->info = ARENA_ARRAY(b->arena, TensorInfo, b->tensor_cap);
@@ -686,7 +689,7 @@ static void build_structure(OpBuild *b) {
         const Ident *p = &od->params[i].name;
         for (int j = 0; j < i; j++)
             if (p->name && od->params[j].name.name == p->name) {
-                Diag *d = op_error(b, p->span, "E0421",
+                Diag *d = op_error(b, p->span, "E0419",
                                    "parameter `%s` is declared twice", p->name);
                 diag_label(d, b->diags, od->params[j].name.span,
                            "first declared here");
@@ -697,14 +700,14 @@ static void build_structure(OpBuild *b) {
         if (!td->name.name) { b->ok = false; continue; }
         int prev = find_tensor(b, td->name.name);
         if (prev >= 0) {
-            Diag *d = op_error(b, td->name.span, "E0417",
+            Diag *d = op_error(b, td->name.span, "E0416",
                                "tensor `%s` is declared twice", td->name.name);
             diag_label(d, b->diags, b->tensors[prev].span, "first declared here");
             continue;
         }
         int p = find_param(od, td->name.name);
         if (p >= 0) {
-            Diag *d = op_error(b, td->name.span, "E0417",
+            Diag *d = op_error(b, td->name.span, "E0416",
                                "tensor `%s` has the name of a parameter",
                                td->name.name);
             diag_label(d, b->diags, od->params[p].name.span,
@@ -712,7 +715,7 @@ static void build_structure(OpBuild *b) {
             continue;
         }
         if (td->dim_count > IR_MAX_RANK) {
-            op_error(b, td->name.span, "E0416",
+            op_error(b, td->name.span, "E0415",
                      "`%s` has %d dimensions; at most %d are supported",
                      td->name.name, td->dim_count, IR_MAX_RANK);
             int t = add_tensor(b, td->name.name, TK_INPUT, td->name.span);
@@ -743,7 +746,7 @@ static void build_structure(OpBuild *b) {
                                "`out` tensor `%s` is never assigned", T->name);
             diag_help(d, b->diags, "add a statement `%s[...] = ...;`", T->name);
         } else if (T->kind == TK_INTERMEDIATE && ti->decl && ti->defined_by < 0) {
-            Diag *d = op_error(b, T->span, "E0418",
+            Diag *d = op_error(b, T->span, "E0417",
                                "`var %s` declares a tensor that no statement "
                                "assigns",
                                T->name);
@@ -813,7 +816,7 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
     for (int i = 0; i < n; i++)
         if (!bound[i]) {
             ok = false;
-            Diag *d = diag_error(diags, b->indices[i].first_use, "E0415",
+            Diag *d = diag_error(diags, b->indices[i].first_use, "E0414",
                                  "index `%s` has no extent: no tensor dimension "
                                  "gives it one",
                                  b->indices[i].name);
@@ -862,7 +865,7 @@ static bool check_sizes(OpBuild *b, DiagSink *diags) {
         for (int i = 0; i < T->rank && fits; i++)
             fits = checked_mul(bytes, T->extent[i], &bytes);
         if (!fits) {
-            diag_error(diags, T->span, "E0426",
+            diag_error(diags, T->span, "E0422",
                        "tensor `%s` is larger than 2^63 bytes", T->name);
             ok = false;
         }
@@ -986,7 +989,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
             continue;
         }
         if (given[p]) {
-            Diag *d = diag_error(s->diags, pb->name.span, "E0326",
+            Diag *d = diag_error(s->diags, pb->name.span, "E0325",
                                  "parameter `%s` is given twice", pb->name.name);
             for (int k = 0; k < i; k++)
                 if (bindings[k].name.name == pb->name.name)
