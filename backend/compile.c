@@ -142,6 +142,7 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         text_add(&t, "; ");
     }
     for (int g = 0; g < m->fuse.group_count && m->fuse.group; g++) {
+        if (!sched_fuse_group_written(m, g)) continue;
         int k = 0;
         for (int st = 0; st < S; st++)
             if (m->fuse.group[st] == g)

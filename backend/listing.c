@@ -225,7 +225,10 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
                 fmt_energy(a, s->energy_j), bound);
         if (r->baseline && r->baseline->latency_s > 0)
-            fprintf(out, "   vs unfused %.2fx faster", r->baseline->latency_s / s->latency_s);
+        {
+            double ratio = r->baseline->latency_s / s->latency_s;
+            fprintf(out, "   vs unfused %.2fx %s", ratio, ratio >= 1 ? "faster" : "(slower)");
+        }
         fputc('\n', out);
         fprintf(out, "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
                      "network %s\n",

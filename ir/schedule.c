@@ -103,3 +103,16 @@ bool sched_tensor_has_index(const IrTensor *t, int index) {
         if (t->index[r] == index) return true;
     return false;
 }
+
+bool sched_fuse_group_written(const IrMapping *m, int g) {
+    if (!m->fuse.group || g < 0 || g >= m->fuse.group_count) return false;
+    if (m->fuse.level && m->fuse.level[g] >= 0) return true;
+    int members = 0;
+    for (int st = 0; st < m->op->stmt_count; st++) members += m->fuse.group[st] == g;
+    if (members > 1) return true;
+    /* a lone statement's own group carries the statement's span; a `fuse`
+     * line's group carries the line's span, inside the mapping */
+    if (!m->fuse.span || !m->decl) return false;
+    Span sp = m->fuse.span[g], d = m->decl->span;
+    return sp.file == d.file && sp.start >= d.start && sp.end <= d.end;
+}

@@ -184,6 +184,10 @@ bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);
 MemRole sched_tensor_role(const IrStmt *is, int tensor);
 bool sched_tensor_has_index(const IrTensor *t, int index);
 
+/* True when fusion group g of the mapping was written as a `fuse` line
+ * (or filled in by the optimizer), not a statement left on its own. */
+bool sched_fuse_group_written(const IrMapping *m, int g);
+
 /* Stable textual dump of the schedule as the passes so far left it. */
 void schedule_dump(FILE *out, const Schedule *s, const char *after_pass);
 

@@ -280,11 +280,17 @@ static void reductions_and_transitions(Schedule *s) {
         for (int q = 0; q < cs->input_count; q++) {
             int t = cs->inputs[q];
             int p = op->tensors[t].producer;
-            if (p < 0 || s->stmts[p].group != s->stmts[c].group) continue;
+            if (p < 0) continue;
+            /* the tensor passes through the fusion level inside a group and
+             * through the outermost memory between groups: only the dims
+             * outside that level see a change of layout (inside it, each
+             * reader simply loads the part it needs) */
+            bool same_group = s->stmts[p].group == s->stmts[c].group;
+            int via = same_group ? g->level : 0;
             const IrTensor *y = &op->tensors[t];
             int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;
             for (int d = 0; d < D; d++) {
-                if (arch->dims[d].size <= 1) continue;
+                if (arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
                 Layout have = eff[p * D + d];
                 if (have.kind != LAY_SPLIT) continue;
                 Layout need = need_of(s, c, y, d);
@@ -294,7 +300,16 @@ static void reductions_and_transitions(Schedule *s) {
             int pos = position_in_group(g, c);
             int depth;
             double k = executions(s, g, p, y, &depth);
-            double n = instance_bytes(s, p, y) / k;
+            /* bytes one instance holds as the producer left it */
+            double held = sched_elem_bytes(y);
+            for (int r = 0; r < y->rank; r++) {
+                double e = (double)op->indices[y->index[r]].extent;
+                for (int d = 0; d < D; d++)
+                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == y->index[r])
+                        e /= (double)arch->dims[d].size;
+                held *= e;
+            }
+            double n = held / k;
             if (gc) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
@@ -304,8 +319,10 @@ static void reductions_and_transitions(Schedule *s) {
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena, "%s leaves %s split over %s but %s needs all of it on "
-                        "every instance",
-                        op->stmts[p].name, y->name, dim_list(s, gather, gc), cs->name);
+                        "every instance%s",
+                        op->stmts[p].name, y->name, dim_list(s, gather, gc), cs->name,
+                        same_group ? "" : arena_printf(s->arena, " (%s is not shared across them)",
+                                                       arch->levels[0].name));
             }
             if (sc) {
                 double P = 1;

@@ -31,11 +31,11 @@ void pass_fusion(Schedule *s) {
             SchedGroup *grp = &s->groups[g];
             grp->id = g;
             grp->stmts = ARENA_ARRAY(s->arena, int, S);
-            grp->fused = fg >= 0 && fg < fuse_count;
+            grp->fused = fg >= 0 && fg < fuse_count && sched_fuse_group_written(m, fg);
             grp->level = default_fusion_level(s);
             grp->level_prov = PV_DEFAULT;
+            if (fg >= 0 && fg < fuse_count) group_of_fuse[fg] = g;
             if (grp->fused) {
-                group_of_fuse[fg] = g;
                 int lv = m->fuse.level ? m->fuse.level[fg] : IR_UNSET;
                 if (lv >= 0 && lv < s->levels) {
                     grp->level = lv;

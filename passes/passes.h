@@ -27,11 +27,26 @@ typedef enum SolverStatus {
 } SolverStatus;
 const char *solver_status_name(SolverStatus s);
 
+/* One complete mapping evaluated by `--exhaustive` (JSON lists them). */
+typedef struct SolverEvaluated {
+    const IrMapping *mapping; /* complete; print with mapping_to_cmt */
+    double latency_s, energy_j;
+    bool feasible;
+} SolverEvaluated;
+
 typedef struct SolverReport {
     SolverStatus status;
     double seconds;
     double gap;
     long candidates;
+    /* added by the optimizer (passes/optimize.c) */
+    long rows, columns;       /* size of the last model solved */
+    long configurations;      /* global choices kept in the model */
+    double space;             /* complete mappings in the space */
+    const char *method;       /* "milp", "milp, edp frontier", "exhaustive" */
+    double objective;         /* the chosen mapping's objective value */
+    SolverEvaluated *evaluated; /* --exhaustive: every mapping evaluated */
+    long evaluated_count;
 } SolverReport;
 
 /* The optimizer's entry point, implemented in passes/optimize.c: fills

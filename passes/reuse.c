@@ -264,6 +264,28 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
 }
 
+/* A tile another statement of the group already brought to this level
+ * with the same extent and the same loop position is resident: it is not
+ * loaded twice (Q, K and V reading one layer-norm output, say). */
+static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrTensor *tn = &s->op->tensors[t];
+    for (int i = g->first_node; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->group != g->id || n->kind != SN_LOAD || n->tensor != t || n->to_level != level ||
+            n->stmt == st)
+            continue;
+        const SchedStmt *other = &s->stmts[n->stmt];
+        bool same = true;
+        for (int r = 0; r < tn->rank && same; r++)
+            for (int l = 0; l <= level && same; l++)
+                same = other->tile[sched_li(s, l, tn->index[r])] == ss->tile[sched_li(s, l, tn->index[r])];
+        if (same && count_visits(s, g, n->stmt, tn, level).visits == count_visits(s, g, st, tn, level).visits)
+            return true;
+    }
+    return false;
+}
+
 void pass_reuse(Schedule *s) {
     const IrOp *op = s->op;
     for (int gi = 0; gi < s->group_count; gi++) {
@@ -271,6 +293,7 @@ void pass_reuse(Schedule *s) {
         g->mem_bytes = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
         g->level_s = ARENA_ARRAY(s->arena, double, s->levels);
         build_loops(s, g);
+        g->first_node = s->node_count;
         for (int pos = 0; pos < g->stmt_count; pos++) {
             int st = g->stmts[pos];
             const IrStmt *is = &op->stmts[st];
@@ -278,7 +301,8 @@ void pass_reuse(Schedule *s) {
                 int t = is->inputs[q];
                 bool internal = s->tensor_group[t] == gi;
                 for (int l = 1; l < s->levels; l++)
-                    if (!internal || l > g->level) move_tensor(s, g, pos, st, t, false, l);
+                    if ((!internal || l > g->level) && !already_loaded(s, g, st, t, l))
+                        move_tensor(s, g, pos, st, t, false, l);
             }
             compute_node(s, g, pos, st);
             int y = is->out_tensor;
