@@ -859,7 +859,7 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         if (h.mapping) {
             const IrMapping *m = mapping_ir(d, h.mapping);
             int mx = m && m->op ? ir_find_index(m->op, h.name) : -1;
-            if (mx >= 0 && m->op != ir)
+            if (mx >= 0 && (ix < 0 || m->op->indices[mx].extent != ir->indices[ix].extent))
                 bprintf(&b, "\nin mapping `%s`: ranges over %lld\n", m->name,
                         (long long)m->op->indices[mx].extent);
         }
@@ -913,13 +913,29 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
 static const Module *used_module(LspDoc *d, const Decl *use) {
     if (!d->prog) return NULL;
     const char *want;
+    bool exact = false;
     if (use->u.use.is_string) {
-        want = use->u.use.path;
+        /* relative to the using file's folder */
+        const char *dir = d->path;
+        const char *slash = strrchr(dir, '/');
+        want = use->u.use.path[0] == '/' ? use->u.use.path
+               : slash ? arena_printf(&d->arena, "%.*s/%s", (int)(slash - dir), dir,
+                                      use->u.use.path)
+                       : use->u.use.path;
+        exact = true;
     } else {
         char *p = arena_printf(&d->arena, "%s.cmt", use->u.use.path);
         for (char *q = p; *q; q++)
             if (*q == '.' && strcmp(q, ".cmt") != 0) *q = '/';
         want = p;
+    }
+    if (exact) {
+        const char *norm = lsp_normalize_path(&d->arena, want);
+        for (int i = 1; i < d->prog->module_count; i++) {
+            const Module *m = d->prog->modules[i];
+            if (m && m->file && strcmp(lsp_normalize_path(&d->arena, m->file->path), norm) == 0)
+                return m;
+        }
     }
     for (int i = 1; i < d->prog->module_count; i++) {
         const Module *m = d->prog->modules[i];

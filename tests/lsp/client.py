@@ -12,6 +12,9 @@ Transcript lines:
   raw: TEXT        bytes sent as they are; backslash escapes (\\r \\n \\xNN
                    \\\\) are decoded, nothing is added
   # ...            a comment; blank lines are ignored
+  #!mask REGEX     in the output, text matching REGEX is printed as <masked>
+                   (numbers the cost model computes: the transcript checks
+                   that they are there, not their value)
 
 In JSON messages and raw lines, $ROOT is replaced by the repository root
 and $FILES by tests/lsp/files (absolute; percent-encoded where it appears
@@ -25,6 +28,7 @@ anything else is printed as a `garbage:` line (and fails the comparison).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -79,11 +83,17 @@ def decode_raw(text):
     return bytes(out)
 
 
+MASKS = []
+
+
 def build_input(path):
     data = bytearray()
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
+            if line.startswith("#!mask "):
+                MASKS.append(re.compile(line[7:]))
+                continue
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             if line.startswith("raw: "):
@@ -95,6 +105,25 @@ def build_input(path):
             body = json.dumps(msg, ensure_ascii=False).encode("utf-8")
             data += frame(body)
     return bytes(data)
+
+
+def check_code_descriptions(msg, problems):
+    """codeDescription is optional (present when the code's page exists in
+    the source tree): checked here and removed, so that expected files do
+    not change when someone writes a new page."""
+    if isinstance(msg, dict):
+        cd = msg.pop("codeDescription", None)
+        if cd is not None:
+            href = cd.get("href", "") if isinstance(cd, dict) else ""
+            want = "/docs/errors/%s.md" % msg.get("code")
+            path = urllib.parse.unquote(href[7:]) if href.startswith("file://") else ""
+            if not path.endswith(want) or not os.path.isfile(path):
+                problems.append("bad codeDescription: %r" % (cd,))
+        for v in msg.values():
+            check_code_descriptions(v, problems)
+    elif isinstance(msg, list):
+        for v in msg:
+            check_code_descriptions(v, problems)
 
 
 def parse_frames(out):
@@ -127,10 +156,16 @@ def parse_frames(out):
         except (ValueError, UnicodeDecodeError) as e:
             lines.append("garbage: invalid JSON body (%s)" % e)
             break
+        problems = []
+        check_code_descriptions(msg, problems)
+        lines.extend(problems)
         text = json.dumps(msg, sort_keys=True, ensure_ascii=False,
                           separators=(",", ":"))
         text = text.replace(urllib.parse.quote(ROOT), "$ROOT")
-        lines.append(text.replace(ROOT, "$ROOT"))
+        text = text.replace(ROOT, "$ROOT")
+        for m in MASKS:
+            text = m.sub("<masked>", text)
+        lines.append(text)
         i = end + 4 + length
     return lines
 

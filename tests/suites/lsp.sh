@@ -1,0 +1,39 @@
+#!/bin/sh
+# LSP transcript tests: each tests/lsp/NAME.in is sent to `cmtc lsp` by
+# tests/lsp/client.py; its canonical output must equal NAME.expected.
+# UPDATE=1 rewrites the expected files (review the diff before committing).
+CMTC=${CMTC:-build/cmtc}
+case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "FAIL: lsp: python3 is needed to run the transcripts"
+    exit 1
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# Under VALGRIND=1 every server runs under valgrind (errors fail the case).
+if [ -n "$VALGRIND" ]; then
+    export LSP_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+fi
+status=0
+for in in tests/lsp/*.in; do
+    name=$(basename "$in" .in)
+    exp=tests/lsp/$name.expected
+    if ! python3 tests/lsp/client.py "$CMTC" "$in" >"$tmp/out" 2>"$tmp/err"; then
+        echo "FAIL: lsp_$name: client failed: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
+        status=1
+        continue
+    fi
+    if [ -n "$UPDATE" ]; then
+        cp "$tmp/out" "$exp"
+    fi
+    if [ ! -f "$exp" ]; then
+        echo "FAIL: lsp_$name: no $exp"
+        status=1
+    elif cmp -s "$tmp/out" "$exp"; then
+        echo "PASS: lsp_$name"
+    else
+        echo "FAIL: lsp_$name: output differs from $exp: $(diff "$exp" "$tmp/out" | head -4 | cut -c1-200 | tr '\n' ' ')"
+        status=1
+    fi
+done
+exit $status
