@@ -287,7 +287,7 @@ static const Expr *single_value(ArchCtx *c, const Attr *a) {
     if (a->value_count == 1 && a->pair_count == 0) return a->values[0];
     for (int i = 0; i < a->value_count; i++)
         if (a->values[i]->kind == EX_ERROR) return NULL;
-    arch_error(c, a->span, "E0219", "`%s` takes one value", a->key.name);
+    arch_error(c, a->span, "E0218", "`%s` takes one value", a->key.name);
     return NULL;
 }
 
@@ -644,7 +644,7 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
         return;
     }
     if (a->pair_count == 0) {
-        Diag *d = arch_error(c, a->span, "E0219",
+        Diag *d = arch_error(c, a->span, "E0218",
                              "`cost` takes function and cost pairs");
         diag_help(d, c->diags, "write `cost exp 4, rsqrt 4;`");
         return;

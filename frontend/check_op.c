@@ -752,7 +752,8 @@ static void build_structure(OpBuild *b) {
                                T->name);
             diag_help(d, b->diags, "remove the declaration or assign `%s`",
                       T->name);
-        } else if (T->kind == TK_INPUT && !ti->read) {
+        } else if (T->kind == TK_INPUT && !ti->read && b->ok) {
+            /* (after an error, e.g. a misspelt read of it, stay quiet) */
             Diag *d = diag_warning(b->diags, T->span, "W0401",
                                    "`in` tensor `%s` is never read", T->name);
             diag_help(d, b->diags, "remove it, or use it in a statement");

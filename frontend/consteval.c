@@ -301,7 +301,7 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
 }
 
 void report_too_deep(DiagSink *diags, Span span) {
-    Diag *d = diag_error(diags, span, "E0218",
+    Diag *d = diag_error(diags, span, "E0217",
                          "expression nests more than %d operators deep",
                          SEMA_MAX_EXPR_DEPTH);
     diag_help(d, diags, "split it with a constant or an intermediate tensor");

@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A `use` chain deeper than this is reported rather than followed, so the
- * loader's recursion stays bounded. */
-#define USE_MAX_DEPTH 100
-
+/* The loader walks `use` depth first with an explicit stack (a chain of
+ * any length needs no recursion). */
 typedef struct UseFrame {
     const char *key;   /* canonical path of the module */
     const char *shown; /* path as shown to the user */
+    Module *module;
+    int next_decl;     /* the next declaration to look at for `use` */
     const Decl *use;   /* the `use` being followed out of this module */
 } UseFrame;
 
@@ -28,8 +28,8 @@ typedef struct Loader {
     PtrVec modules;    /* Module*, in load order (root first) */
     PtrVec keys;       /* const char*, canonical path of each module */
     PtrVec post_order; /* Module*, every module after the ones it uses */
-    UseFrame stack[USE_MAX_DEPTH + 1];
-    int depth;
+    UseFrame *stack;
+    int depth, cap;
 } Loader;
 
 /* ------------------------------------------------------------ paths */
@@ -113,8 +113,6 @@ static int find_loaded(const Loader *ld, const char *key) {
     return -1;
 }
 
-static void load_module(Loader *ld, SourceFile *file, const char *key);
-
 static void report_cycle(Loader *ld, const Decl *use, int from) {
     const UseFrame *top = &ld->stack[ld->depth - 1];
     const char *chain = "";
@@ -133,10 +131,12 @@ static void report_cycle(Loader *ld, const Decl *use, int from) {
               "move what both files need into a third file that both use");
 }
 
-static void follow_use(Loader *ld, const char *using_path, const Decl *use) {
+/* Resolves a `use`; on success returns the file to load and its key. */
+static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
+                       SourceFile **file_out, const char **key_out) {
     Arena *a = ld->arena;
     const char *written = use->u.use.path;
-    if (!written || !written[0]) return; /* a parse error was reported */
+    if (!written || !written[0]) return false; /* a parse error was reported */
     const char *using_dir = dir_of(a, using_path);
     PtrVec tried = {0};
     const char *found = NULL;
@@ -182,20 +182,15 @@ static void follow_use(Loader *ld, const char *using_path, const Decl *use) {
         if (!use->u.use.is_string)
             diag_help(d, ld->diags,
                       "add the folder that holds it with -I DIR or CMT_PATH");
-        return;
+        return false;
     }
     const char *key = path_key(a, found);
     for (int i = 0; i < ld->depth; i++)
         if (strcmp(ld->stack[i].key, key) == 0) {
             report_cycle(ld, use, i);
-            return;
+            return false;
         }
-    if (find_loaded(ld, key) >= 0) return;
-    if (ld->depth >= USE_MAX_DEPTH) {
-        diag_error(ld->diags, use->span, "E0217",
-                   "`use` chain is more than %d files deep", USE_MAX_DEPTH);
-        return;
-    }
+    if (find_loaded(ld, key) >= 0) return false;
     size_t len = 0;
     const char *text = overlay_text(ld, found, &len);
     SourceFile *file = text ? sources_add(ld->sm, found, text, len)
@@ -203,26 +198,45 @@ static void follow_use(Loader *ld, const char *using_path, const Decl *use) {
     if (!file) {
         diag_error(ld->diags, use->span, "E0203", "cannot read module `%s` (%s): %s",
                    written, found, strerror(errno));
-        return;
+        return false;
     }
-    load_module(ld, file, key);
+    *file_out = file;
+    *key_out = key;
+    return true;
 }
 
-static void load_module(Loader *ld, SourceFile *file, const char *key) {
+static void push_module(Loader *ld, SourceFile *file, const char *key) {
     Module *m = parse_module(ld->arena, file, ld->diags);
     ptrvec_push(ld->arena, &ld->modules, m);
     ptrvec_push(ld->arena, &ld->keys, (void *)key);
-    UseFrame *frame = &ld->stack[ld->depth++];
-    frame->key = key;
-    frame->shown = file->path;
-    for (int i = 0; i < m->decl_count; i++) {
-        const Decl *d = m->decls[i];
-        if (d->kind != DK_USE) continue;
-        frame->use = d;
-        follow_use(ld, file->path, d);
+    if (ld->depth == ld->cap) {
+        int cap = ld->cap ? ld->cap * 2 : 16;
+        ld->stack = arena_realloc(ld->arena, ld->stack,
+                                  sizeof(UseFrame) * (size_t)ld->cap,
+                                  sizeof(UseFrame) * (size_t)cap);
+        ld->cap = cap;
     }
-    ld->depth--;
-    ptrvec_push(ld->arena, &ld->post_order, m);
+    ld->stack[ld->depth++] = (UseFrame){key, file->path, m, 0, NULL};
+}
+
+/* Loads the root and, depth first, every file it uses. */
+static void load_all(Loader *ld, SourceFile *root, const char *key) {
+    push_module(ld, root, key);
+    while (ld->depth > 0) {
+        UseFrame *f = &ld->stack[ld->depth - 1];
+        if (f->next_decl >= f->module->decl_count) {
+            ptrvec_push(ld->arena, &ld->post_order, f->module);
+            ld->depth--;
+            continue;
+        }
+        const Decl *d = f->module->decls[f->next_decl++];
+        if (d->kind != DK_USE) continue;
+        f->use = d;
+        SourceFile *file;
+        const char *file_key;
+        if (follow_use(ld, f->shown, d, &file, &file_key))
+            push_module(ld, file, file_key);
+    }
 }
 
 /* ------------------------------------------------------------- checking */
@@ -352,7 +366,7 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
     ld->sm = sm;
     ld->diags = diags;
     ld->opts = opts;
-    load_module(ld, root, path_key(arena, root->path));
+    load_all(ld, root, path_key(arena, root->path));
 
     p->module_count = ld->modules.count;
     p->modules = (Module **)ld->modules.items;
