@@ -1,0 +1,237 @@
+/* sema_ir.c — the IR that check_program builds: index extents, statement
+ * classes and work, arch levels and units after inheritance, mapping
+ * decisions and holes; and ir_instantiate_op with bindings. */
+#include "../../ir/ir.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+static const char *const PROGRAM =
+    "const SEQ = 512;\n"
+    "op gemm_softmax<M = SEQ / 2, N = 2 * M, K = 128> {\n"
+    "  in  A[M, K] : int8;\n"
+    "  in  B[K, N] : int8;\n"
+    "  out D[M, N] : int8;\n"
+    "  var C : fp16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  mx[m]   = max(n) C[m, n];\n"
+    "  e[m, n] = exp(C[m, n] - mx[m]);\n"
+    "  s[m]    = sum(n) e[m, n];\n"
+    "  D[m, n] = e[m, n] / s[m];\n"
+    "}\n"
+    "arch edge {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 25 B/cycle; energy 100 pJ/B; }\n"
+    "  cluster grid[x = 2, y = 2 ring] mesh {\n"
+    "    link_bandwidth 64 B/cycle; hop_latency 5 cycles; link_energy 0.5 pJ/B;\n"
+    "  }\n"
+    "  memory GLB { capacity 2 MiB; bandwidth 2048 B/cycle; read_energy 1 pJ/B; }\n"
+    "  memory IBUF role input { capacity 32 KB; bandwidth 512 GB/s; }\n"
+    "  memory WBUF role weight { capacity 32 KB; bandwidth 512 GB/s; }\n"
+    "  memory OBUF role output { capacity 128 KB; bandwidth 512 GB/s; }\n"
+    "  compute mac matrix { array 32 x 32; count 64; efficiency 0.5; energy 0.25 pJ/MAC; }\n"
+    "  compute simd vector { throughput 16 op/cycle; energy 0.8 pJ/op; cost exp 4; }\n"
+    "}\n"
+    "arch cloud : edge {\n"
+    "  clock 2 GHz;\n"
+    "  memory GLB { capacity 8 MiB; }\n"
+    "}\n"
+    "mapping fused for gemm_softmax<M = 512> on cloud {\n"
+    "  spatial n -> x, m -> y;\n"
+    "  tile GLB: m 64, n 256, k 128;\n"
+    "  order GLB: m, n, k;\n"
+    "  fuse C, mx, e, s, D at GLB;\n"
+    "  repeat 96;\n"
+    "}\n"
+    "mapping searched for gemm_softmax on edge {\n"
+    "  objective edp;\n"
+    "  spatial for mx, s: n -> ?;\n"
+    "  spatial ? -> x;\n"
+    "  tile GLB: m ?, n ?, ? 64;\n"
+    "  order GLB: ?;\n"
+    "  fuse C, mx at ?;\n"
+    "  fuse ?;\n"
+    "}\n";
+
+static Program *check_text(Arena *arena, SourceManager *sm, DiagSink *diags,
+                           const char *text) {
+    sources_init(sm, arena);
+    diags_init(diags, arena);
+    SourceFile *f = sources_add(sm, "unit.cmt", text, strlen(text));
+    CheckOptions opts = {0};
+    return check_program(arena, sm, diags, f, &opts);
+}
+
+static const IrStmt *stmt(const IrOp *op, const char *name) {
+    int i = ir_find_stmt(op, intern_cstr(name));
+    return i >= 0 ? &op->stmts[i] : NULL;
+}
+
+static void test_op(const IrMapping *m) {
+    const IrOp *op = m->op;
+    CHECK(op->index_count == 3, "op has three indices");
+    int im = ir_find_index(op, intern_cstr("m"));
+    int in = ir_find_index(op, intern_cstr("n"));
+    int ik = ir_find_index(op, intern_cstr("k"));
+    CHECK(im >= 0 && in >= 0 && ik >= 0, "indices m n k found");
+    CHECK(op->indices[im].extent == 512, "m bound to M = 512");
+    CHECK(op->indices[in].extent == 1024, "n bound to default N = 2 * M");
+    CHECK(op->indices[ik].extent == 128, "k bound to K");
+    const IrStmt *c = stmt(op, "C"), *mx = stmt(op, "mx"), *e = stmt(op, "e");
+    const IrStmt *s = stmt(op, "s"), *d = stmt(op, "D");
+    CHECK(c && mx && e && s && d, "five statements");
+    if (!(c && mx && e && s && d)) return;
+    CHECK(c->cls == SC_CONTRACTION, "C is a contraction");
+    CHECK(c->input_count == 2 &&
+              c->inputs[0] == ir_find_tensor(op, intern_cstr("A")) &&
+              c->inputs[1] == ir_find_tensor(op, intern_cstr("B")),
+          "C reads A then B");
+    CHECK(c->reduced_count == 1 && c->reduced[0] == ik && c->reduce_op == RO_SUM,
+          "C sums k");
+    CHECK(mx->cls == SC_VECTOR && mx->reduce_op == RO_MAX && mx->reduced[0] == in,
+          "mx is a max over n");
+    CHECK(e->cls == SC_VECTOR && e->arith_ops == 1 && e->fn_count == 1 &&
+              strcmp(e->fns[0].fn, "exp") == 0,
+          "e: one subtraction and one exp per point");
+    CHECK(e->reduce_op == RO_NONE && e->reduced_count == 0, "e reduces nothing");
+    CHECK(s->reduce_op == RO_SUM && s->arith_ops == 0, "s sums with no arithmetic");
+    CHECK(d->arith_ops == 1 && d->input_count == 2, "D divides e by s");
+    const IrTensor *tc = &op->tensors[c->out_tensor];
+    const IrTensor *tmx = &op->tensors[mx->out_tensor];
+    CHECK(tc->type == ET_FP16, "var C sets C's type");
+    CHECK(tmx->type == ET_INT8, "mx takes the widest input type");
+    CHECK(tc->kind == TK_INTERMEDIATE && tc->producer == c->id, "C is produced by C");
+    CHECK(tc->rank == 2 && tc->extent[0] == 512 && tc->extent[1] == 1024,
+          "C is 512 x 1024");
+    int64_t ext[3];
+    ext[im] = 512;
+    ext[in] = 1024;
+    ext[ik] = 128;
+    const IrCompute *simd = ir_vector_unit(m->arch);
+    CHECK_NEAR(ir_stmt_work(op, c, ext, NULL), 512.0 * 1024 * 128, 0, "work of C in MACs");
+    CHECK_NEAR(ir_stmt_work(op, e, ext, simd), (1 + 4) * 512.0 * 1024, 0,
+               "work of e uses the exp cost 4");
+    CHECK_NEAR(ir_stmt_work(op, e, ext, NULL), (1 + 1) * 512.0 * 1024, 0,
+               "work of e with default cost 1");
+    CHECK_NEAR(ir_stmt_work(op, s, ext, simd), 1 * 512.0 * 1024, 0,
+               "work of s counts the combine");
+}
+
+static void test_arch(const IrArch *a) {
+    CHECK_NEAR(a->clock_hz, 2e9, 1e-12, "child clock replaces the parent's");
+    CHECK(a->level_count == 3, "levels DRAM, GLB and a role split");
+    CHECK(a->memory_count == 5, "five memories");
+    int glb = ir_find_level(a, intern_cstr("GLB"));
+    int wbuf = ir_find_level(a, intern_cstr("WBUF"));
+    CHECK(glb == 1 && wbuf == 2, "levels found by memory name");
+    CHECK(isinf(a->memories[0].capacity), "outermost capacity unbounded");
+    const IrMemory *g = ir_level_memory(a, glb, ROLE_ANY);
+    CHECK_NEAR(g->capacity, 8.0 * 1024 * 1024, 1e-12, "GLB capacity overridden");
+    CHECK_NEAR(g->bandwidth, 2048.0 * 2e9, 1e-12, "B/cycle converted with the clock");
+    CHECK_NEAR(g->read_energy, 1e-12, 1e-9, "read energy in J/B");
+    CHECK(a->levels[wbuf].memory_count == 3, "role split holds three memories");
+    const IrMemory *w = ir_level_memory(a, wbuf, ROLE_WEIGHT);
+    CHECK(w && w->name == intern_cstr("WBUF"), "weight role finds WBUF");
+    CHECK(a->levels[glb].instances == 4 && a->levels[0].instances == 1,
+          "GLB is replicated 2 x 2");
+    CHECK(a->dim_count == 2 && a->dims[0].topology == TOPO_MESH &&
+              a->dims[1].topology == TOPO_RING,
+          "dim kinds: cluster default and per-dim override");
+    CHECK_NEAR(a->clusters[0].hop_latency, 5 / 2e9, 1e-9, "cycles to seconds");
+    const IrCompute *mac = ir_matrix_unit(a);
+    CHECK(mac && mac->array_rows == 32 && mac->count == 64, "systolic array");
+    if (mac) {
+        CHECK_NEAR(mac->peak_per_cycle, 1024, 0, "array peak per unit");
+        CHECK_NEAR(mac->throughput, 1024 * 2e9 * 0.5 * 64, 1e-12,
+                   "throughput = peak x clock x efficiency x count");
+        CHECK_NEAR(mac->energy, 0.25e-12, 1e-9, "MAC energy");
+        CHECK(mac->instances == 4, "units replicated over all dims");
+    }
+}
+
+static void test_fused(const IrMapping *m) {
+    const IrOp *op = m->op;
+    int dc = m->arch->dim_count, ic = op->index_count;
+    int im = ir_find_index(op, intern_cstr("m"));
+    int in = ir_find_index(op, intern_cstr("n"));
+    int x = ir_find_dim(m->arch, intern_cstr("x"));
+    int y = ir_find_dim(m->arch, intern_cstr("y"));
+    const IrStmt *mx = stmt(op, "mx");
+    CHECK(m->spatial.split[mx->id * dc + x] == in, "n split over x for mx");
+    CHECK(m->spatial.split[mx->id * dc + y] == im, "m split over y for mx");
+    int glb = ir_find_level(m->arch, intern_cstr("GLB"));
+    CHECK(m->tile.size[glb * ic + im] == 64, "tile m 64 at GLB");
+    CHECK(m->tile.size[0 * ic + im] == IR_UNSET, "no tile at DRAM");
+    CHECK(m->order.length[glb] == 3 && m->order.perm[glb * ic] == im, "order m, n, k");
+    CHECK(m->fuse.group_count == 1 && m->fuse.level[0] == glb, "one group at GLB");
+    CHECK(m->repeat == 96 && m->hole_count == 0 && m->overlap == OVERLAP_FULL,
+          "repeat, no holes, full overlap");
+}
+
+static void test_searched(const IrMapping *m) {
+    const IrOp *op = m->op;
+    int dc = m->arch->dim_count;
+    CHECK(m->hole_count == 8, "eight holes");
+    CHECK(m->objective == OBJ_EDP && m->objective_given, "objective edp");
+    const IrStmt *mx = stmt(op, "mx"), *c = stmt(op, "C");
+    CHECK(m->spatial.split[mx->id * dc + 0] == IR_HOLE, "mx: n -> ? leaves x open");
+    CHECK(m->spatial.split[c->id * dc + 0] == IR_HOLE, "C: ? -> x");
+    CHECK(m->spatial.split[c->id * dc + 1] == IR_UNSET, "C: y unset");
+    int glb = ir_find_level(m->arch, intern_cstr("GLB"));
+    CHECK(m->tile.index_hole[glb], "index hole at GLB");
+    CHECK(m->order.length[glb] == IR_HOLE, "order hole");
+    CHECK(m->fuse.whole_hole && m->fuse.group[c->id] == 0 &&
+              m->fuse.level[0] == IR_HOLE,
+          "C, mx fused at a hole; the rest left to the optimizer");
+    CHECK(m->fuse.group[stmt(op, "e")->id] == IR_HOLE, "e under fuse ?");
+}
+
+static void test_instantiate(Program *p) {
+    const Decl *decl = p->mappings[0]->op->decl;
+    ParamBinding b = {{intern_cstr("K"), SPAN_NONE, false}, NULL};
+    Expr value = {.kind = EX_INT, .span = SPAN_NONE, .u.int_value = 64};
+    b.value = &value;
+    IrOp *op = ir_instantiate_op(p, decl, &b, 1, SPAN_NONE);
+    CHECK(op != NULL, "ir_instantiate_op with K = 64");
+    if (op) {
+        CHECK(op->param_values[0] == 256 && op->param_values[1] == 512 &&
+                  op->param_values[2] == 64,
+              "defaults use earlier parameters");
+        CHECK(op->indices[ir_find_index(op, intern_cstr("k"))].extent == 64,
+              "k follows the binding");
+    }
+}
+
+static void test_errors(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    Program *p = check_text(&arena, &sm, &diags,
+                            "op f<M = 8> { in A[M] : fp16; out Y[M] : fp16; Y[m] = A[m] + B[m]; }\n"
+                            "arch a { memory D { bandwidth 1 GB/s; } compute v vector { throughput 1 op/cycle; } }\n"
+                            "mapping x for f on a { }\n");
+    CHECK(diags.error_count == 2, "unknown tensor and cycles without clock");
+    CHECK(p->mapping_count == 0 && p->arch_count == 0, "no IR for broken parts");
+    arena_free_all(&arena);
+}
+
+int main(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    Program *p = check_text(&arena, &sm, &diags, PROGRAM);
+    CHECK(diags.count == 0, "the program checks clean");
+    for (int i = 0; i < diags.count; i++)
+        printf("  unexpected: %s %s\n", diags.items[i]->code, diags.items[i]->message);
+    CHECK(p->mapping_count == 2 && p->arch_count == 2, "two mappings, two archs");
+    if (p->mapping_count == 2) {
+        test_op(p->mappings[0]);
+        test_arch(p->mappings[0]->arch);
+        test_fused(p->mappings[0]);
+        test_searched(p->mappings[1]);
+        test_instantiate(p);
+    }
+    arena_free_all(&arena);
+    test_errors();
+    return unit_finish();
+}
