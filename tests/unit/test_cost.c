@@ -1,0 +1,159 @@
+/* test_cost.c — the cost model against the hand arithmetic of
+ * docs/cost-model.md section 9 (the worked example) and its variants.
+ * Every expected number is computed in the comments from the formulas,
+ * not taken from the program's output. */
+#include "passes/passes.h"
+#include "tests/unit/unit.h"
+
+#include <string.h>
+
+static const char *arch_text =
+    "arch tiny {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 10 pJ/B; }\n"
+    "  cluster grid[x = 2] ring { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 1 pJ/B; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
+    "  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; }\n"
+    "}\n"
+    "arch tiny_systolic : tiny {\n"
+    "  compute mac matrix { array 4 x 4; count 2; energy 0.5 pJ/MAC; }\n"
+    "}\n"
+    "op gemm_rowsum<M = 16, N = 32, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out s[M] : fp16;\n"
+    "  var C : fp16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  s[m] = sum(n) C[m, n];\n"
+    "}\n";
+
+static Arena arena;
+static SourceManager sources;
+static DiagSink diags;
+
+static Program *program;
+
+/* Checks arch_text plus `mappings` (the first call) and returns the named
+ * mapping, or NULL. */
+static IrMapping *mapping_of(const char *mappings, const char *name) {
+    if (!program) {
+        char *text = arena_printf(&arena, "%s%s", arch_text, mappings);
+        SourceFile *f = sources_add(&sources, "test.cmt", text, strlen(text));
+        CheckOptions opts;
+        memset(&opts, 0, sizeof opts);
+        program = check_program(&arena, &sources, &diags, f, &opts);
+        if (!program || diags.error_count) {
+            diags_render_text(stdout, &sources, &diags, (DiagRenderOptions){false});
+            program = NULL;
+            return NULL;
+        }
+    }
+    Program *p = program;
+    for (int i = 0; i < p->mapping_count; i++)
+        if (strcmp(p->mappings[i]->name, name) == 0) return p->mappings[i];
+    return NULL;
+}
+
+static const SchedNode *find_node(const Schedule *s, SchedKind kind, CollKind coll, const char *tensor) {
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind == kind && (kind != SN_COLLECTIVE || n->coll == coll) && n->tensor >= 0 &&
+            strcmp(s->op->tensors[n->tensor].name, tensor) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+int main(void) {
+    sources_init(&sources, &arena);
+    diags_init(&diags, &arena);
+    IrMapping *m = mapping_of("mapping worked for gemm_rowsum on tiny {\n"
+                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                              "mapping worked_none for gemm_rowsum on tiny {\n"
+                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
+                              "mapping worked_repeat for gemm_rowsum on tiny {\n"
+                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
+                              "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
+                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n",
+                              "worked");
+    CHECK(m != NULL, "worked example checks");
+    if (!m) return unit_finish();
+    Schedule *s = lower_mapping(&arena, m, true, NULL);
+
+    /* compute: C 16*16*64 = 16384 MAC / 64 MAC/ns = 256 ns;
+       s 16*16 points x 1 op = 256 op / 8 op/ns = 32 ns */
+    CHECK_NEAR(s->stmts[0].compute_s, 256e-9, 1e-9, "gemm compute 256 ns");
+    CHECK_NEAR(s->stmts[1].compute_s, 32e-9, 1e-9, "row sum compute 32 ns");
+    CHECK_NEAR(s->compute_s, 288e-9, 1e-9, "group compute 288 ns");
+
+    /* DRAM: A 1024 + B 2048 read, s 32 written = 3104 B / 16 B/ns = 194 ns;
+       GLB: 2048 loaded + 32 stored out + 2560 unit reads + 544 unit writes
+       = 5184 B / 64 B/ns = 81 ns; overlap full takes the max: 194 ns */
+    CHECK_NEAR(s->groups[0].level_s[0], 194e-9, 1e-9, "DRAM time 194 ns");
+    CHECK_NEAR(s->groups[0].level_s[1], 81e-9, 1e-9, "GLB time 81 ns");
+    CHECK_NEAR(s->memory_s, 194e-9, 1e-9, "memory time is the slowest level");
+
+    /* network: broadcast A over a ring of 2 (diameter 1): 4 + 512/8 = 68 ns,
+       2 m tiles: 136 ns; reduce_scatter s: 4 + 1/2*16/8/2 = 4.5 ns, x2 = 9 */
+    const SchedNode *bc = find_node(s, SN_COLLECTIVE, CK_BROADCAST, "A");
+    CHECK(bc != NULL, "A is broadcast over x");
+    if (bc) CHECK_NEAR(bc->latency_s, 136e-9, 1e-9, "broadcast A 2 x 68 ns");
+    const SchedNode *rs = find_node(s, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
+    CHECK(rs != NULL, "s written out after a reduce_scatter");
+    if (rs) {
+        CHECK_NEAR(rs->latency_s, 9e-9, 1e-9, "reduce_scatter s 2 x 4.5 ns");
+        CHECK(rs->reduce_op == RO_SUM, "reduce_scatter sums");
+        CHECK_NEAR(rs->bytes, 16, 1e-12, "reduce_scatter 16 B per m tile");
+    }
+    CHECK(find_node(s, SN_LOAD, CK_ALLREDUCE, "C") == NULL, "C stays at GLB inside the group");
+    CHECK_NEAR(s->network_s, 145e-9, 1e-9, "network 145 ns");
+
+    /* overlap full: max 288 + (288 + 194 + 145 - 288) / 2 tiles = 457.5 ns */
+    CHECK_NEAR(s->groups[0].fill_drain_s, 169.5e-9, 1e-9, "fill and drain 169.5 ns");
+    CHECK_NEAR(s->latency_s, 457.5e-9, 1e-9, "latency 457.5 ns");
+    CHECK(s->groups[0].bound == BOUND_COMPUTE, "compute-bound");
+
+    /* energy: ops 16384*0.5*2 + 256*0.25*2 = 16512 pJ; DRAM 3072*10 + 32*10
+       = 31040 pJ; GLB 2 x (2592 + 2592) x 1 = 10368 pJ; links 1024 + 32 */
+    CHECK_NEAR(s->compute_energy_j, 16512e-12, 1e-9, "operation energy 16512 pJ");
+    CHECK_NEAR(s->memory_energy_j, 41408e-12, 1e-9, "memory energy 41408 pJ");
+    CHECK_NEAR(s->network_energy_j, 1056e-12, 1e-9, "network energy 1056 pJ");
+    CHECK_NEAR(s->energy_j, 58976e-12, 1e-9, "energy 58976 pJ");
+
+    /* the evaluation API gives the same numbers without text */
+    EvalResult r;
+    CHECK(evaluate_mapping(m, &r) == EVAL_OK, "evaluate_mapping succeeds");
+    CHECK_NEAR(r.latency_s, 457.5e-9, 1e-9, "evaluate latency");
+    CHECK_NEAR(r.energy_j, 58976e-12, 1e-9, "evaluate energy");
+    CHECK(r.feasible, "worked example fits");
+    CHECK(r.group_count == 1, "one group");
+    CHECK_NEAR(r.groups[0].network_s, 145e-9, 1e-9, "evaluate group network");
+
+    /* overlap none: 288 + (194 + 81) + 145 = 708 ns */
+    IrMapping *none = mapping_of("", "worked_none");
+    CHECK(none != NULL, "overlap none mapping found");
+    if (none) {
+        CHECK(evaluate_mapping(none, &r) == EVAL_OK, "evaluate overlap none");
+        CHECK_NEAR(r.latency_s, 708e-9, 1e-9, "overlap none sums: 708 ns");
+    }
+    /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
+    IrMapping *rep = mapping_of("", "worked_repeat");
+    CHECK(rep != NULL, "repeat mapping found");
+    if (rep) {
+        CHECK(evaluate_mapping(rep, &r) == EVAL_OK, "evaluate repeat");
+        CHECK_NEAR(r.latency_s, 3 * 457.5e-9, 1e-9, "repeat 3 latency");
+        CHECK_NEAR(r.energy_j, 3 * 58976e-12, 1e-9, "repeat 3 energy");
+    }
+    /* systolic 4x4, 2 arrays: compute tile m 8, n 16, k 64: folds =
+       ceil(64/4)*ceil(16/4) = 64, 32 per array, (2*4 + 4 + 8 - 2) = 18
+       cycles each: 576 per tile, 2 m tiles: 1152 ns */
+    IrMapping *sys = mapping_of("", "worked_systolic");
+    CHECK(sys != NULL, "systolic mapping found");
+    if (sys) {
+        Schedule *ss = lower_mapping(&arena, sys, false, NULL);
+        CHECK_NEAR(ss->stmts[0].compute_s, 1152e-9, 1e-9, "systolic fold formula 1152 ns");
+    }
+    arena_free_all(&arena);
+    return unit_finish();
+}
