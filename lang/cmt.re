@@ -237,6 +237,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         ["] [^"\n\x00]* {
             diag_error(ps->diags, here(ps, start, ps->cursor), "E0107",
                        "unterminated string");
+            ps->lex_error_pending = true;
             value->name = intern(start + 1, (size_t)(ps->cursor - start - 1));
             token = STRING; goto done; }
 

@@ -215,10 +215,13 @@ static Expr *make_reduce(ParseState *ps, Expr *call, Expr *body, CmtLoc l) {
         if (a->kind == EX_NAME) {
             Ident id = {a->u.name, a->span, false};
             list_push(ps, idx, &id, sizeof id);
-        } else if (a->kind != EX_ERROR) {
+            continue;
+        }
+        if (a->kind != EX_ERROR)
             diag_error(ps->diags, a->span, "E0115",
                        "a reduction prefix lists index names, found an expression");
-        }
+        e->kind = EX_ERROR; /* already explained: later checks stay quiet */
+        return e;
     }
     e->u.reduce.indices = ident_list(idx);
     return e;
@@ -319,8 +322,8 @@ decl:
   | op_decl
   | arch_decl
   | mapping_decl
-  | error SEMI                  { $$ = new_decl(ps, DK_ERROR, @$); }
-  | error RBRACE                { $$ = new_decl(ps, DK_ERROR, @$); }
+  | error SEMI                  { $$ = new_decl(ps, DK_ERROR, @$); yyerrok; }
+  | error RBRACE                { $$ = new_decl(ps, DK_ERROR, @$); yyerrok; }
   ;
 
 use_decl:
@@ -426,7 +429,7 @@ op_body:
 op_item:
     tensor_decl                 { $$ = $1; }
   | stmt                        { $$ = (void *)((uintptr_t)$1 | 1); }
-  | error SEMI                  { $$ = NULL; }
+  | error SEMI                  { $$ = NULL; yyerrok; }
   ;
 
 tensor_decl:
@@ -662,6 +665,7 @@ arch_item:
         $$ = ARENA_NEW(ps->arena, ArchItem);
         $$->kind = AI_ERROR;
         $$->span = sp(ps, @$);
+        yyerrok;
     }
   | error attr_block {
         $$ = ARENA_NEW(ps->arena, ArchItem);
@@ -699,7 +703,7 @@ attr_block:
 attrs:
     %empty                      { $$ = list_new(ps); }
   | attrs attr                  { $$ = list_push(ps, $1, &$2, sizeof(Attr *)); }
-  | attrs error SEMI            { $$ = $1; }
+  | attrs error SEMI            { $$ = $1; yyerrok; }
   ;
 
 attr:
@@ -839,6 +843,7 @@ map_item:
     }
   | error SEMI {
         $$ = new_item(ps, MI_ERROR, @$, @$);
+        yyerrok;
     }
   ;
 
@@ -957,7 +962,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     uint32_t prev_line = 0, prev_col = 0, line = 0, col = 0;
     source_line_col(ps->file, ps->prev_end, &prev_line, &prev_col);
     source_line_col(ps->file, loc.start, &line, &col);
-    if (ps->prev_end > 0 && (found == YYSYMBOL_YYEOF || line > prev_line))
+    bool wants_semicolon = false;
+    for (int i = 0; i < n; i++)
+        if (expected[i] == YYSYMBOL_SEMI) wants_semicolon = true;
+    if (ps->prev_end > 0 && wants_semicolon && (found == YYSYMBOL_YYEOF || line > prev_line))
         at = (Span){ps->file->id, ps->prev_end, ps->prev_end};
     if (used)
         diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);

@@ -10,6 +10,7 @@
 #   UPDATE=1  rewrite golden expectations from the current output
 #   VALGRIND=1 run every cmtc invocation under valgrind
 #   ONLY=word run only the sections whose name contains word
+#   GOLDEN=word run (or update) only the golden files whose name has word
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -82,7 +83,7 @@ golden_case() {
 }
 
 if section golden; then
-  for f in tests/golden/*.cmt; do
+  for f in tests/golden/*${GOLDEN:-}*.cmt; do
     [ -f "$f" ] || continue
     golden_case tests/golden "$(basename "$f")"
   done
