@@ -59,8 +59,10 @@ typedef struct OptSpace {
     const IrOp *op;
     const IrArch *arch;
     int S, I, D, L;
-    bool symmetry;      /* identify configurations that differ only by a
-                           permutation of interchangeable cluster dims */
+    bool symmetry;      /* reductions: configurations that differ only by a
+                           permutation of interchangeable cluster dims, or by
+                           the place of an index with one trip in an order,
+                           are enumerated once (off for --exhaustive) */
     /* spatial */
     bool *split_hole;   /* [st * D + d] */
     int *split_allowed; /* [st * D + d]: the only index a hole may take, -1 any */
@@ -110,8 +112,5 @@ double opt_now(void);
  * mapping of the space, each evaluated whole by evaluate_mapping. */
 bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts,
                     SolverReport *report);
-
-/* Text of a mapping's decisions in .cmt syntax (optimize_print.c). */
-char *opt_mapping_text(Arena *a, const IrMapping *m, bool one_line);
 
 #endif
