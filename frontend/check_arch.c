@@ -369,15 +369,23 @@ static const UnitDim DIM_VECTOR_ENERGY[] = {{BU_JOULE, BU_OP}, {BU_JOULE, BU_FLO
 
 /* A quantity attribute converted to seconds-based SI; `fallback` when
  * absent.  False on error (reported). */
+typedef enum Sign { SIGN_POSITIVE, SIGN_NOT_NEGATIVE } Sign;
+
 static bool si_attr(ArchCtx *c, const EffItem *e, const char *key,
                     const UnitDim *accept, int accept_count, double fallback,
-                    double *out) {
+                    double *out, Sign sign) {
     *out = fallback;
     const Attr *a = find_attr(e, key);
     if (!a) return true;
     double v;
     UnitDim dim;
     if (!quantity_attr(c, a, accept, accept_count, &v, &dim)) return false;
+    if (sign == SIGN_POSITIVE ? !(v > 0) : v < 0) {
+        arch_error(c, a->values[0]->span, "E0212", "%s must be %s, got %s", key,
+                   sign == SIGN_POSITIVE ? "positive" : "zero or more",
+                   span_text(c->arena, c->s->prog->sources, a->values[0]->span));
+        return false;
+    }
     if (!decycle(c, &v, &dim, a->values[0]->span)) return false;
     *out = v;
     return true;
@@ -569,14 +577,14 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         diag_help(d, c->diags, "add `capacity 1 MiB;` with its real size");
     }
     if (!find_attr(e, "bandwidth")) missing_attr(c, e, "bandwidth", "64 GB/s");
-    si_attr(c, e, "bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0, &m->bandwidth);
-    if (find_attr(e, "bandwidth") && m->bandwidth <= 0 && c->ok)
-        arch_error(c, find_attr(e, "bandwidth")->span, "E0212",
-                   "bandwidth must be positive");
+    si_attr(c, e, "bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0, &m->bandwidth,
+            SIGN_POSITIVE);
     double both = 0;
-    si_attr(c, e, "energy", DIM_ENERGY_PER_BYTE, 1, 0, &both);
-    si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy);
-    si_attr(c, e, "write_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->write_energy);
+    si_attr(c, e, "energy", DIM_ENERGY_PER_BYTE, 1, 0, &both, SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy,
+            SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "write_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->write_energy,
+            SIGN_NOT_NEGATIVE);
     b->memory_count++;
 }
 
@@ -626,9 +634,11 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     if (!find_attr(e, "link_bandwidth"))
         missing_attr(c, e, "link_bandwidth", "32 GB/s");
     si_attr(c, e, "link_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0,
-            &cl->link_bandwidth);
-    si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency);
-    si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy);
+            &cl->link_bandwidth, SIGN_POSITIVE);
+    si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency,
+            SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy,
+            SIGN_NOT_NEGATIVE);
     b->cluster_count++;
 }
 
@@ -797,7 +807,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     u->throughput *= u->efficiency * u->count;
     double energy = 0;
     si_attr(c, e, "energy", u->matrix ? DIM_MATRIX_ENERGY : DIM_VECTOR_ENERGY, 2, 0,
-            &energy);
+            &energy, SIGN_NOT_NEGATIVE);
     const Attr *ea = find_attr(e, "energy");
     if (ea && ea->value_count == 1 && ea->values[0]->kind == EX_QUANTITY &&
         ea->values[0]->u.quantity.dim.den == BU_FLOP && u->matrix)

@@ -264,6 +264,15 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
         for (int st = 0; st < stmt_count; st++) {
             if (is_for ? !named[st] : c->stmt_overridden[st]) continue;
             if (index == IR_HOLE) {
+                /* `? -> ?` leaves every dimension open */
+                if (dims_hole)
+                    for (int d = 0; d < c->arch->dim_count; d++) {
+                        int *slot = split_at(c, st, d);
+                        if (*slot == IR_UNSET) {
+                            *slot = IR_HOLE;
+                            c->m->spatial.split_span[st * c->arch->dim_count + d] = as->span;
+                        }
+                    }
                 for (int k = 0; k < dim_count; k++) {
                     int *slot = split_at(c, st, dims[k]);
                     if (*slot == IR_UNSET) {
