@@ -273,7 +273,8 @@ static void reductions_and_transitions(Schedule *s) {
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         }
     }
-    /* consumers in the same group that need another layout */
+    /* consumers that need another layout */
+    int first_transition = s->node_count;
     for (int c = 0; c < op->stmt_count; c++) {
         const IrStmt *cs = &op->stmts[c];
         const SchedGroup *g = &s->groups[s->stmts[c].group];
@@ -310,6 +311,19 @@ static void reductions_and_transitions(Schedule *s) {
                 held *= e;
             }
             double n = held / k;
+            /* a tensor already regathered or reshuffled for an earlier reader
+             * of the group in the same way is resident there */
+            bool seen_gather = false, seen_shuffle = false;
+            for (int e = first_transition; e < s->node_count; e++) {
+                const SchedNode *prev = &s->nodes[e];
+                if (prev->group != g->id || prev->tensor != t || prev->stmt == c) continue;
+                if (gc && prev->dim_count == gc && !memcmp(prev->dims, gather, sizeof(int) * (size_t)gc))
+                    seen_gather = true;
+                if (sc && prev->dim_count == sc && !memcmp(prev->dims, shuffle, sizeof(int) * (size_t)sc))
+                    seen_shuffle = true;
+            }
+            if (seen_gather) gc = 0;
+            if (seen_shuffle) sc = 0;
             if (gc) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;

@@ -1,0 +1,197 @@
+/* test_lowering.c — which nodes the lowering inserts, and why: the table
+ * of language.md section 6 case by case (allreduce for readers in the
+ * group, reduce_scatter or reduce when written out, broadcast of operands
+ * that do not depend on the split index, alltoall/allgather when a reader
+ * splits differently, collectives over dims of nested clusters), boundary
+ * nodes between groups, capacity excess at the tile line, holes. */
+#include "passes/passes.h"
+#include "tests/unit/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *program_text =
+    "arch chip {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 32 B/cycle; energy 10 pJ/B; }\n"
+    "  cluster chips[x = 2, y = 2] mesh { link_bandwidth 16 B/cycle; hop_latency 5 cycles; link_energy 1 pJ/B; }\n"
+    "  memory GLB { capacity 256 KiB; bandwidth 256 B/cycle; energy 1 pJ/B; }\n"
+    "  cluster cores[c = 4] ring { link_bandwidth 32 B/cycle; hop_latency 2 cycles; link_energy 0.5 pJ/B; }\n"
+    "  memory BUF { capacity 64 KiB; bandwidth 512 B/cycle; energy 0.1 pJ/B; }\n"
+    "  compute mac matrix { throughput 256 MAC/cycle; energy 0.2 pJ/MAC; }\n"
+    "  compute simd vector { throughput 16 op/cycle; energy 0.5 pJ/op; cost exp 4; }\n"
+    "}\n"
+    "op gemm_softmax<M = 64, N = 256, K = 64> {\n"
+    "  in A[M, K] : int8;\n  in B[K, N] : int8;\n  out D[M, N] : int8;\n  var C : fp16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  mx[m] = max(n) C[m, n];\n"
+    "  e[m, n] = exp(C[m, n] - mx[m]);\n"
+    "  s[m] = sum(n) e[m, n];\n"
+    "  D[m, n] = e[m, n] / s[m];\n"
+    "}\n"
+    "mapping fused for gemm_softmax on chip {\n"
+    "  spatial n -> (x, y);\n  tile GLB: m 16;\n  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping unfused for gemm_softmax on chip {\n"
+    "  spatial n -> (x, y);\n  tile GLB: m 16;\n}\n"
+    "mapping nested for gemm_softmax on chip {\n"
+    "  spatial n -> (x, c);\n  tile GLB: m 16;\n  fuse C, mx, e, s, D at BUF;\n}\n"
+    "mapping gather for gemm_softmax on chip {\n"
+    "  spatial n -> (x, y);\n  spatial for mx, e, s, D: m -> (x, y);\n  tile GLB: m 16;\n"
+    "  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping split_k for gemm_softmax on chip {\n"
+    "  spatial k -> x;\n  tile GLB: m 16;\n}\n"
+    "mapping too_big for gemm_softmax on chip {\n"
+    "  tile GLB: m 64;\n  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping holes for gemm_softmax on chip {\n"
+    "  spatial ?;\n}\n";
+
+static Program *program;
+static Arena arena;
+
+static const Schedule *lowered(const char *name) {
+    for (int i = 0; i < program->mapping_count; i++)
+        if (strcmp(program->mappings[i]->name, name) == 0)
+            return lower_mapping(&arena, program->mappings[i], true, NULL);
+    return NULL;
+}
+
+/* The first collective of `kind` on `tensor` (any kind when kind < 0). */
+static const SchedNode *coll(const Schedule *s, int kind, const char *tensor) {
+    for (int i = 0; s && i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind == SN_COLLECTIVE && (kind < 0 || (int)n->coll == kind) &&
+            strcmp(s->op->tensors[n->tensor].name, tensor) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+static int count_kind(const Schedule *s, SchedKind kind) {
+    int c = 0;
+    for (int i = 0; s && i < s->node_count; i++) c += s->nodes[i].kind == kind;
+    return c;
+}
+
+static bool dims_are(const Schedule *s, const SchedNode *n, const char *a, const char *b) {
+    if (!n) return false;
+    if (n->dim_count != (b ? 2 : 1)) return false;
+    if (strcmp(s->arch->dims[n->dims[0]].name, a) != 0) return false;
+    return !b || strcmp(s->arch->dims[n->dims[1]].name, b) == 0;
+}
+
+int main(void) {
+    SourceManager sm;
+    DiagSink diags;
+    sources_init(&sm, &arena);
+    diags_init(&diags, &arena);
+    SourceFile *f = sources_add(&sm, "lowering.cmt", program_text, strlen(program_text));
+    CheckOptions opts;
+    memset(&opts, 0, sizeof opts);
+    program = check_program(&arena, &sm, &diags, f, &opts);
+    if (diags.error_count) diags_render_text(stdout, &sm, &diags, (DiagRenderOptions){false});
+    CHECK(program && diags.error_count == 0, "lowering program checks");
+    if (!program || diags.error_count) return unit_finish();
+
+    /* fused, n over (x, y): mx and s are partial on every instance and the
+       next statements of the group need them whole: allreduce(max), (sum) */
+    const Schedule *s = lowered("fused");
+    const SchedNode *ar_max = coll(s, CK_ALLREDUCE, "mx");
+    CHECK(ar_max && ar_max->reduce_op == RO_MAX, "fused: allreduce(max) of mx");
+    CHECK(dims_are(s, ar_max, "x", "y"), "fused: allreduce of mx over (x, y)");
+    CHECK(ar_max && ar_max->reason && strstr(ar_max->reason, "n is split over (x,y) and mx reduces n"),
+          "fused: the allreduce says why");
+    const SchedNode *ar_sum = coll(s, CK_ALLREDUCE, "s");
+    CHECK(ar_sum && ar_sum->reduce_op == RO_SUM, "fused: allreduce(sum) of s");
+    /* mx has no `var` line: the widest input type, int8.  mx[16] per m
+       tile: 16 B, 64 / 16 = 4 m tiles */
+    CHECK(ar_max && ar_max->bytes == 16 && ar_max->count == 4, "fused: allreduce 16 B per m tile, 4 tiles");
+    /* A does not depend on n: broadcast over (x, y) as it enters GLB */
+    const SchedNode *bc = coll(s, CK_BROADCAST, "A");
+    CHECK(dims_are(s, bc, "x", "y"), "fused: A broadcast over (x, y)");
+    /* B is split by n over (x, y) but C is not split over the cores c:
+       every core of a chip needs the chip's B tile */
+    CHECK(dims_are(s, coll(s, CK_BROADCAST, "B"), "c", NULL), "fused: B broadcast over c only");
+    CHECK(count_kind(s, SN_BOUNDARY) == 0, "fused: one group, no boundary");
+    CHECK(s->group_count == 1, "fused: one group");
+
+    /* unfused: every statement its own group; tensors cross through DRAM */
+    const Schedule *u = lowered("unfused");
+    CHECK(u && u->group_count == 5, "unfused: five groups");
+    /* C, mx, e, s cross to later groups: four boundary nodes */
+    CHECK(count_kind(u, SN_BOUNDARY) == 4, "unfused: four boundary nodes");
+    /* mx is written out split: reduce_scatter(max) along m (64 divides by 4) */
+    const SchedNode *rs = coll(u, CK_REDUCE_SCATTER, "mx");
+    CHECK(rs && rs->reduce_op == RO_MAX, "unfused: reduce_scatter(max) of mx");
+    /* DRAM is shared by the chips: readers of mx load what they need, so no
+       allgather between groups */
+    CHECK(coll(u, CK_ALLGATHER, "mx") == NULL, "unfused: no allgather through shared DRAM");
+    /* fusing removes DRAM traffic */
+    EvalResult ef, eu;
+    evaluate_mapping(program->mappings[0], &ef);
+    evaluate_mapping(program->mappings[1], &eu);
+    CHECK(ef.latency_s < eu.latency_s, "fused is faster than unfused here");
+
+    /* nested clusters: n over x (chips) and c (cores): one allreduce over
+       both dims, outer dim first */
+    const Schedule *ne = lowered("nested");
+    CHECK(dims_are(ne, coll(ne, CK_ALLREDUCE, "mx"), "x", "c"), "nested: allreduce over (x, c)");
+
+    /* a reader that splits m where the producer split n: alltoall over the
+       dims outside the fusion level */
+    const Schedule *g = lowered("gather");
+    const SchedNode *a2a = coll(g, CK_ALLTOALL, "C");
+    CHECK(a2a != NULL, "gather: alltoall of C");
+    CHECK(dims_are(g, a2a, "x", "y"), "gather: alltoall over (x, y)");
+    CHECK(coll(g, CK_ALLREDUCE, "mx") == NULL, "gather: rows are whole, no allreduce");
+    int a2a_count = 0;
+    for (int i = 0; g && i < g->node_count; i++)
+        a2a_count += g->nodes[i].kind == SN_COLLECTIVE && g->nodes[i].coll == CK_ALLTOALL;
+    CHECK(a2a_count == 1, "gather: C moves once for both readers");
+
+    /* k split over x: C is partial; written out to DRAM for mx (own
+       group): reduce_scatter(sum) over x */
+    const Schedule *k = lowered("split_k");
+    const SchedNode *rk = coll(k, -1, "C");
+    CHECK(rk && (rk->coll == CK_REDUCE_SCATTER || rk->coll == CK_REDUCE) && rk->reduce_op == RO_SUM,
+          "split k: C reduced over x");
+    CHECK(dims_are(k, rk, "x", NULL), "split k: over x only");
+
+    /* capacity: m 64 at GLB with the whole row: C 64*256*2 = 32 KiB, e the
+       same, A 4 KiB, B 16 KiB, ... BUF (64 KiB) must hold the core's share */
+    const Schedule *big = lowered("too_big");
+    CHECK(big && big->excess_count > 0, "too_big: capacity excess found");
+    DiagSink cap;
+    diags_init(&cap, &arena);
+    if (big) report_capacity(big, &cap);
+    CHECK(cap.count > 0 && strcmp(cap.items[0]->code, "E0350") == 0, "too_big: E0350");
+    CHECK(cap.count > 0 && strstr(cap.items[0]->message, " over") && strstr(cap.items[0]->message, "C "),
+          "too_big: message has footprint by tensor and excess");
+    CHECK(cap.count > 0 && cap.items[0]->span.file == f->id, "too_big: points into the file");
+    if (cap.count > 0) {
+        uint32_t line, col;
+        source_line_col(f, cap.items[0]->span.start, &line, &col);
+        const char *lt = source_line_text(f, line, &(size_t){0});
+        CHECK(strncmp(lt, "  tile GLB: m 64", 16) == 0 || strncmp(lt, "  fuse", 6) == 0,
+              "too_big: at the tile or fuse line");
+    }
+
+    /* holes: the evaluation API refuses */
+    EvalResult eh;
+    CHECK(evaluate_mapping(program->mappings[6], &eh) == EVAL_INCOMPLETE, "holes: evaluate says incomplete");
+
+    /* dump after a pass names it and is stable text */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.dump_after = "collectives";
+    co.dump_out = mem;
+    lower_mapping(&arena, program->mappings[0], true, &co);
+    fclose(mem);
+    CHECK(buf && strstr(buf, "after collectives") && strstr(buf, "allreduce stmt=mx"),
+          "dump after collectives lists the allreduce");
+    free(buf);
+    arena_free_all(&arena);
+    return unit_finish();
+}
