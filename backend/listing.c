@@ -40,30 +40,67 @@ static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int lev
     return arena_strdup(a, buf);
 }
 
+/* The right side as written, with tensor names and no indices. */
+static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
+#define PUT(...) (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
+    if (!e || *used + 8 >= cap) return;
+    switch (e->kind) {
+    case EX_INT: PUT("%lld", (long long)e->u.int_value); break;
+    case EX_REAL: PUT("%g", e->u.real_value); break;
+    case EX_QUANTITY: PUT("%g", e->u.quantity.value); break;
+    case EX_NAME: PUT("%s", e->u.name); break;
+    case EX_ACCESS: PUT("%s", e->u.access.tensor.name); break;
+    case EX_UNARY:
+        PUT("-");
+        expr_text(buf, cap, used, e->u.unary.operand);
+        break;
+    case EX_BINARY: {
+        bool paren_l = e->u.binary.lhs->kind == EX_BINARY && (e->u.binary.op == '*' || e->u.binary.op == '/') &&
+                       (e->u.binary.lhs->u.binary.op == '+' || e->u.binary.lhs->u.binary.op == '-');
+        bool paren_r = e->u.binary.rhs->kind == EX_BINARY &&
+                       (e->u.binary.op != '+' || e->u.binary.rhs->u.binary.op == '-');
+        if (paren_l) PUT("(");
+        expr_text(buf, cap, used, e->u.binary.lhs);
+        if (paren_l) PUT(")");
+        PUT(" %c ", e->u.binary.op);
+        if (paren_r) PUT("(");
+        expr_text(buf, cap, used, e->u.binary.rhs);
+        if (paren_r) PUT(")");
+        break;
+    }
+    case EX_CALL:
+        PUT("%s(", e->u.call.fn.name);
+        for (int i = 0; i < e->u.call.arg_count; i++) {
+            if (i) PUT(", ");
+            expr_text(buf, cap, used, e->u.call.args[i]);
+        }
+        PUT(")");
+        break;
+    case EX_REDUCE:
+        PUT("%s(", e->u.reduce.fn.name);
+        for (int i = 0; i < e->u.reduce.indices.count; i++)
+            PUT("%s%s", i ? ", " : "", e->u.reduce.indices.items[i].name);
+        PUT(") ");
+        expr_text(buf, cap, used, e->u.reduce.body);
+        break;
+    case EX_ERROR:
+    case EX_HOLE: PUT("?"); break;
+    }
+#undef PUT
+}
+
 static const char *stmt_text(Arena *a, const Schedule *s, int st) {
     const IrStmt *is = &s->op->stmts[st];
     char buf[256];
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s = ", is->name);
-    if (is->cls == SC_CONTRACTION && is->input_count >= 2) {
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s*%s",
-                                 s->op->tensors[is->inputs[0]].name, s->op->tensors[is->inputs[1]].name);
+    if (is->ast && is->ast->rhs) {
+        expr_text(buf, sizeof buf, &used, is->ast->rhs);
     } else {
-        if (is->reduced_count > 0) {
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s(",
-                                     reduce_op_name(is->reduce_op));
-            for (int r = 0; r < is->reduced_count && used + 20 < sizeof buf; r++)
-                used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", r ? "," : "",
-                                         s->op->indices[is->reduced[r]].name);
-            used += (size_t)snprintf(buf + used, sizeof buf - used, ") ");
-        }
-        for (int f = 0; f < is->fn_count && used + 20 < sizeof buf; f++)
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s ", is->fns[f].fn);
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "(");
         for (int q = 0; q < is->input_count && used + 20 < sizeof buf; q++)
             used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", q ? ", " : "",
                                      s->op->tensors[is->inputs[q]].name);
-        snprintf(buf + used, sizeof buf - used, ")");
     }
+    if (used >= sizeof buf) strcpy(buf + sizeof buf - 4, "...");
     return arena_strdup(a, buf);
 }
 
@@ -145,8 +182,10 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
         if (s->nodes[i].kind == SN_BOUNDARY) print_node(out, a, s, &s->nodes[i], 4);
 }
 
-static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
+static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved) {
     const IrMapping *m = s->m;
+    /* what the optimizer filled in is derived, not given */
+    const char *given = solved ? "derived" : "given";
     const IrOp *op = s->op;
     /* spatial: per index, the dims and the per-instance extent */
     bool any = false;
@@ -159,8 +198,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
         if (who < 0) continue;
         for (int d = 0; d < s->arch->dim_count; d++)
             if (s->stmts[who].split[d] == i) dims[dc++] = d;
-        fprintf(out, "  %-40s given     %s: %lld -> %.0f per instance (statement %s)\n",
-                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)),
+        fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
+                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)), given,
                 op->indices[i].name, (long long)op->indices[i].extent,
                 s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
         any = true;
@@ -169,7 +208,7 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
     for (int l = 1; l < s->levels; l++) {
         char buf[256] = "";
         size_t used = 0;
-        bool given = false;
+        bool tiled = false;
         for (int i = 0; i < op->index_count && used + 40 < sizeof buf; i++) {
             double t = 0;
             Provenance pv = PV_DEFAULT;
@@ -178,12 +217,12 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
                     t = s->stmts[st].tile[sched_li(s, l, i)];
                     pv = s->stmts[st].tile_prov[sched_li(s, l, i)];
                 }
-            given |= pv == PV_GIVEN;
+            tiled |= pv == PV_GIVEN;
             used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %.0f%s", i ? ", " : "",
                                      op->indices[i].name, t, pv == PV_GIVEN ? "" : "*");
         }
         fprintf(out, "  %-40s %-9s (* not given: the whole share of the level above)\n",
-                arena_printf(a, "tile %s: %s", level_name(s, l), buf), given ? "given" : "default");
+                arena_printf(a, "tile %s: %s", level_name(s, l), buf), tiled ? given : "default");
     }
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
@@ -193,9 +232,9 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s) {
         for (int k = 0; k < grp->stmt_count && used + 40 < sizeof buf; k++)
             used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", k ? ", " : "",
                                      op->stmts[grp->stmts[k]].name);
-        fprintf(out, "  %-40s given     level %s\n",
-                arena_printf(a, "fuse %s at %s", buf, level_name(s, grp->level)),
-                provenance_name(grp->level_prov));
+        fprintf(out, "  %-40s %-9s level %s\n",
+                arena_printf(a, "fuse %s at %s", buf, level_name(s, grp->level)), given,
+                grp->level_prov == PV_GIVEN ? given : "default");
     }
     fprintf(out, "  %-40s %s\n", m->overlap == OVERLAP_NONE ? "overlap none" : "overlap full",
             mapping_says(m, MI_OVERLAP) ? "given" : "default");
@@ -218,7 +257,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
             fprintf(out, "  solver %s in %.3f s, gap %.3g, %ld candidates\n  complete mapping: %s\n",
                     solver_status_name(r->solver.status), r->solver.seconds, r->solver.gap,
                     r->solver.candidates, r->mapping_text);
-        print_decisions(out, a, s);
+        print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
         const char *bound = "compute";
         if (s->memory_s > s->compute_s) bound = "memory";
         if (s->network_s > s->compute_s && s->network_s > s->memory_s) bound = "network";
