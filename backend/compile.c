@@ -5,6 +5,7 @@
 #include "backend/emit.h"
 
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,30 @@ static const char compile_usage[] =
     "       [--diagnostics-format text|json]\n";
 
 typedef enum Format { FMT_TEXT, FMT_JSON, FMT_TRACE, FMT_DOT } Format;
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --time-eval N: the median and fastest of N timed calls of
+ * evaluate_mapping (the optimizer's inner loop), one line per mapping. */
+static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
+    double *t = malloc(sizeof(double) * (size_t)runs);
+    if (!t) return;
+    EvalResult r;
+    for (int i = 0; i < runs; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        evaluate_mapping(m, &r);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t[i] = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    }
+    qsort(t, (size_t)runs, sizeof *t, compare_doubles);
+    fprintf(out, "%s: evaluate median %.2f us, fastest %.2f us over %d runs (latency %.6g s)\n", m->name,
+            t[runs / 2] * 1e6, t[0] * 1e6, runs, r.latency_s);
+    free(t);
+}
 
 bool mapping_says(const IrMapping *m, MapItemKind kind) {
     if (!m->decl || m->decl->kind != DK_MAPPING) return false;
@@ -192,6 +217,7 @@ int cmd_compile(int argc, char **argv) {
     copts.dump_out = stderr;
     const char *file = NULL, *only = NULL, *out_path = NULL;
     Format format = FMT_TEXT;
+    int time_runs = 0;
     bool bad = false;
     for (int i = 0; i < argc && !bad;) {
         const char *v = NULL;
@@ -247,6 +273,12 @@ int cmd_compile(int argc, char **argv) {
                 bad = true;
             }
             copts.dump_after = v;
+        } else if (take_value(argc, argv, &i, "--time-eval", &v)) {
+            time_runs = v ? atoi(v) : 0;
+            if (time_runs < 1) {
+                fprintf(stderr, "cmtc: error: --time-eval takes a number of runs, got '%s'\n", v ? v : "");
+                bad = true;
+            }
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
             copts.exhaustive = true;
             i++;
@@ -355,7 +387,9 @@ int cmd_compile(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
-    if (out.count > 0 || format != FMT_TEXT) {
+    if (time_runs > 0) {
+        for (int k = 0; k < out.count; k++) time_evaluation(dest, out.items[k].m, time_runs);
+    } else if (out.count > 0 || format != FMT_TEXT) {
         switch (format) {
         case FMT_TEXT: emit_listing(dest, &out); break;
         case FMT_JSON: emit_json(dest, &out); break;
