@@ -275,9 +275,9 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                 fmt_energy(a, s->compute_energy_j), fmt_energy(a, s->memory_energy_j),
                 fmt_energy(a, s->network_energy_j));
         if (r->baseline)
-            fprintf(out, "  unfused baseline: latency %s   energy %s   (%d groups)\n",
+            fprintf(out, "  unfused baseline: latency %s   energy %s   (%d group%s)\n",
                     fmt_time(a, r->baseline->latency_s), fmt_energy(a, r->baseline->energy_j),
-                    r->baseline->group_count);
+                    r->baseline->group_count, r->baseline->group_count == 1 ? "" : "s");
         for (int g = 0; g < s->group_count; g++) {
             fputc('\n', out);
             print_group(out, a, s, &s->groups[g]);

@@ -125,25 +125,23 @@ static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read
     *energy += inst * (read * mem->read_energy + written * mem->write_energy);
 }
 
-static const char *loop_list(const Schedule *s, const SchedGroup *g, int st,
-                             const IrTensor *t, int level, bool relevant) {
+/* Names of the loops (levels up to `level`, positions [from, to)) that the
+ * statement runs and that do (relevant) or do not move the tensor. */
+static const char *loop_list(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                             int level, bool relevant, int from, int to) {
     char buf[256] = "";
     size_t used = 0;
     const IrStmt *is = &s->op->stmts[st];
-    for (int k = 0; k < g->loop_count && used + 24 < sizeof buf; k++) {
+    for (int k = from; k < to && k < g->loop_count && used + 24 < sizeof buf; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level || !ir_stmt_uses_index(is, lp->index)) continue;
         if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
         if (sched_tensor_has_index(t, lp->index) != relevant) continue;
         const char *name = s->op->indices[lp->index].name;
-        if (strstr(buf, name) && strlen(name) > 0) {
-            /* the same index at several levels: list it once */
-            bool dup = false;
-            for (const char *p = buf; (p = strstr(p, name)) != NULL; p++)
-                if ((p == buf || p[-1] == ' ') && (p[strlen(name)] == ',' || p[strlen(name)] == 0))
-                    dup = true;
-            if (dup) continue;
-        }
+        bool dup = false; /* the same index at several levels: list it once */
+        for (int q = from; q < k; q++)
+            if (g->loops[q].index == lp->index && g->loops[q].level <= level) dup = true;
+        if (dup) continue;
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", used ? ", " : "", name);
     }
     return arena_strdup(s->arena, buf);
@@ -152,22 +150,25 @@ static const char *loop_list(const Schedule *s, const SchedGroup *g, int st,
 static const char *move_reason(const Schedule *s, const SchedGroup *g, int st,
                                const IrTensor *t, int level, Visits v, bool store,
                                double replicas, double partial) {
-    const char *moving = loop_list(s, g, st, t, level, true);
-    const char *resident = loop_list(s, g, st, t, level, false);
+    const char *moving = loop_list(s, g, st, t, level, true, 0, g->loop_count);
+    /* loops outside the innermost one that moves it repeat the transfer;
+     * loops inside it leave the tile resident */
+    const char *again = loop_list(s, g, st, t, level, false, 0, v.depth + 1);
+    const char *resident = loop_list(s, g, st, t, level, false, v.depth + 1, g->loop_count);
     char why[512];
     if (v.visits <= 1)
         snprintf(why, sizeof why, "once");
     else
         snprintf(why, sizeof why, "%.0f times: each %s tile", v.visits, moving);
-    char extra[512] = "";
+    char extra[768] = "";
     size_t used = 0;
-    if (*resident && v.depth >= 0)
-        used += (size_t)snprintf(extra, sizeof extra, "; %s does not depend on %s (%s)",
+    if (*again)
+        used += (size_t)snprintf(extra + used, sizeof extra - used,
+                                 "; %s again for each %s around it", store ? "written" : "read", again);
+    if (*resident && used < sizeof extra)
+        used += (size_t)snprintf(extra + used, sizeof extra - used, "; %s does not depend on %s (%s)",
                                  t->name, resident,
                                  store ? "written back after them" : "resident across them");
-    else if (*resident)
-        used += (size_t)snprintf(extra, sizeof extra, "; %s does not depend on %s (resident)",
-                                 t->name, resident);
     if (replicas > 1 && used < sizeof extra)
         used += (size_t)snprintf(extra + used, sizeof extra - used,
                                  "; %s once for %.0f instances holding the same data",
