@@ -77,7 +77,7 @@ valgrind: all unit
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang \
 	  CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libcmt.a
-	clang -I. -Ibuild-fuzz/gen -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -O1 -g \
+	clang $(CPPFLAGS:$(BUILD)/gen=build-fuzz/gen) $(WARN) -O1 -g \
 	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_frontend \
 	  tests/fuzz/fuzz_frontend.c build-fuzz/libcmt.a $(LDLIBS)
 	@mkdir -p build-fuzz/corpus

@@ -20,7 +20,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CheckOptions opts = {0};
     opts.stdlib_dir = getenv("CMT_STDLIB") ? getenv("CMT_STDLIB") : CMT_SOURCE_STDLIB;
     Program *program = check_program(&arena, &sm, &diags, root, &opts);
-    if (program && diags.error_count == 0) check_mapping_capacity(program);
+    if (program && diags.error_count == 0) {
+        check_mapping_capacity(program);
+        for (int i = 0; i < program->mapping_count; i++) {
+            IrMapping *m = program->mappings[i];
+            if (!m || m->hole_count > 0) continue;
+            EvalResult result;
+            evaluate_mapping(m, &result);
+            CompileOptions opts_compile = {0};
+            lower_mapping(&arena, m, true, &opts_compile);
+        }
+    }
     FILE *sink = fopen("/dev/null", "w");
     if (sink) {
         diags_render_text(sink, &sm, &diags, (DiagRenderOptions){0});
