@@ -12,6 +12,8 @@ Transcript lines:
   raw: TEXT        bytes sent as they are; backslash escapes (\\r \\n \\xNN
                    \\\\) are decoded, nothing is added
   # ...            a comment; blank lines are ignored
+  #!ignore METHOD  notifications of METHOD are not printed (for transcripts
+                   about something else than textDocument/publishDiagnostics)
   #!mask REGEX     in the output, text matching REGEX is printed as <masked>
                    (numbers the cost model computes: the transcript checks
                    that they are there, not their value)
@@ -84,6 +86,7 @@ def decode_raw(text):
 
 
 MASKS = []
+IGNORED = set()
 
 
 def build_input(path):
@@ -91,6 +94,9 @@ def build_input(path):
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
+            if line.startswith("#!ignore "):
+                IGNORED.add(line[9:].strip())
+                continue
             if line.startswith("#!mask "):
                 MASKS.append(re.compile(line[7:]))
                 continue
@@ -156,6 +162,9 @@ def parse_frames(out):
         except (ValueError, UnicodeDecodeError) as e:
             lines.append("garbage: invalid JSON body (%s)" % e)
             break
+        i = end + 4 + length
+        if isinstance(msg, dict) and msg.get("method") in IGNORED and "id" not in msg:
+            continue
         problems = []
         check_code_descriptions(msg, problems)
         lines.extend(problems)
@@ -166,7 +175,6 @@ def parse_frames(out):
         for m in MASKS:
             text = m.sub("<masked>", text)
         lines.append(text)
-        i = end + 4 + length
     return lines
 
 
