@@ -36,4 +36,6 @@ for in in tests/lsp/*.in; do
         status=1
     fi
 done
+# The editor set-up files (VS Code extension, Neovim snippet).
+python3 tests/lsp/check_editors.py || status=1
 exit $status
