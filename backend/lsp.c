@@ -9,6 +9,7 @@
  * document is closed.  Server state lives in the process arena.  JSON
  * values are jansson's, reference counted per message. */
 #include "backend/lsp.h"
+#include "passes/passes.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -114,6 +115,8 @@ static void doc_load(LspServer *s, LspDoc *d, const char *uri,
     d->cache = NULL;
     diags_init(&d->diags, &d->arena);
     d->prog = check_program(&d->arena, &d->sm, &d->diags, root, &s->check);
+    /* the same diagnostics as `cmtc check`: capacity excesses too */
+    if (d->prog && d->diags.error_count == 0) check_mapping_capacity(d->prog);
     d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0]
                                                      : NULL;
 }
