@@ -6,6 +6,7 @@
  * per-version lookups (op instances, mapping costs) are cached there. */
 #include "backend/fmt.h"
 #include "backend/lsp.h"
+#include "backend/emit.h"
 #include "passes/passes.h"
 
 #include <math.h>
@@ -31,6 +32,9 @@ typedef struct Cache {
     int op_count, op_cap;
     MapInfo *maps;
     int map_count;
+    struct HintSet **hints; /* inlay hints: mappings the optimizer filled */
+    int hint_count, hint_cap;
+    bool optimized;         /* some mapping's holes were filled */
 } Cache;
 
 static Cache *cache_of(LspDoc *d) {
@@ -102,6 +106,9 @@ static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
     }
     return NULL;
 }
+
+/* Whether inlay hints had the optimizer fill this mapping's holes. */
+static bool was_optimized(LspDoc *d, const IrMapping *m);
 
 /* ------------------------------------------------------------ lookups */
 
@@ -671,9 +678,10 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
                     unit->name);
         const EvalResult *r = map_eval(d, m);
         if (r)
-            bprintf(b, "; the mapping takes %s and %s",
+            bprintf(b, "; the mapping takes %s and %s%s",
                     unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
+                    was_optimized(d, m) ? " with the optimizer's choices for its holes" : "");
         else if (m->hole_count > 0)
             bprintf(b, "; the mapping has %d hole%s for the optimizer", m->hole_count,
                     m->hole_count == 1 ? "" : "s");
@@ -811,7 +819,8 @@ static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
                     unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
                     unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
                     r->feasible ? "" : "; a tile exceeds its level's capacity");
-            bprintf(b, "\n%d fusion group%s\n", r->group_count, r->group_count == 1 ? "" : "s");
+            bprintf(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
+                    was_optimized(d, ir) ? "; holes filled by the optimizer" : "");
         } else if (ir->hole_count > 0) {
             bprintf(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n", ir->hole_count,
                     ir->hole_count == 1 ? "" : "s");
@@ -1407,11 +1416,239 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 
 /* ----------------------------------------------------------- inlay hints */
 
+/* The optimizer fills a mapping's holes in place; the server runs it once
+ * per document version and mapping (when inlay hints are first asked for),
+ * with a time limit, and shows each `?` followed by the value chosen. */
+#define LSP_OPTIMIZE_SECONDS 2.0
+
+typedef struct Hint {
+    uint32_t at;       /* byte offset just after the `?` */
+    const char *label;
+} Hint;
+
+typedef struct HintSet {
+    const IrMapping *m;
+    Hint *hints;
+    int count, cap;
+    const char *tooltip;
+} HintSet;
+
+static void hint_add(Arena *a, HintSet *h, uint32_t at, const char *label) {
+    if (!label || !label[0]) return;
+    if (h->count == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 8;
+        h->hints = arena_realloc(a, h->hints, sizeof(Hint) * (size_t)h->cap,
+                                 sizeof(Hint) * (size_t)cap);
+        h->cap = cap;
+    }
+    h->hints[h->count++] = (Hint){at, label};
+}
+
+/* The offset just after the last `?` inside sp (a whole-line hole). */
+static uint32_t hole_end(const SourceFile *f, Span sp) {
+    for (uint32_t i = sp.end; i > sp.start; i--)
+        if (f->text[i - 1] == '?') return i;
+    return sp.end;
+}
+
+/* The clauses of the complete mapping text that start with `prefix`,
+ * joined with "; " ("tile SRAM:" -> "tile SRAM: m 64, n 1"). */
+static const char *clauses(Arena *a, const char *text, const char *prefix) {
+    Buf b = {.a = a};
+    size_t pn = strlen(prefix);
+    const char *p = text;
+    while (p && *p) {
+        const char *e = strstr(p, "; ");
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n > 0 && p[n - 1] == ';') n--;
+        if (strncmp(p, prefix, pn) == 0)
+            bprintf(&b, "%s%.*s", b.len ? "; " : "", (int)n, p);
+        p = e ? e + 2 : NULL;
+    }
+    return b.s;
+}
+
+static int stmt_id(const IrMapping *m, Name name) { return ir_find_stmt(m->op, name); }
+
+/* Which dims index `ix` is split over for the statements of `it` (all when
+ * the line names none), as "x" or "(x, y)"; "none" when none. */
+static const char *dims_of_index(Arena *a, const IrMapping *m, const MapItem *it, int ix) {
+    int D = m->arch->dim_count;
+    Buf b = {.a = a};
+    int n = 0;
+    for (int d = 0; d < D; d++) {
+        bool hit = false;
+        for (int st = 0; st < m->op->stmt_count && !hit; st++) {
+            if (it->stmts.count > 0) {
+                bool named = false;
+                for (int k = 0; k < it->stmts.count; k++)
+                    if (stmt_id(m, it->stmts.items[k].name) == st) named = true;
+                if (!named) continue;
+            }
+            if (m->spatial.split && m->spatial.split[st * D + d] == ix) hit = true;
+        }
+        if (hit) bprintf(&b, "%s%s", n++ ? ", " : "", m->arch->dims[d].name);
+    }
+    if (n == 0) return "none";
+    return n > 1 ? arena_printf(a, "(%s)", b.s) : b.s;
+}
+
+/* The index split over dim `d` for the statements of `it`. */
+static const char *index_of_dim(const IrMapping *m, const MapItem *it, int d) {
+    int D = m->arch->dim_count;
+    for (int st = 0; st < m->op->stmt_count; st++) {
+        if (it->stmts.count > 0) {
+            bool named = false;
+            for (int k = 0; k < it->stmts.count; k++)
+                if (stmt_id(m, it->stmts.items[k].name) == st) named = true;
+            if (!named) continue;
+        }
+        int ix = m->spatial.split ? m->spatial.split[st * D + d] : IR_UNSET;
+        if (ix >= 0 && ix < m->op->index_count) return m->op->indices[ix].name;
+    }
+    return "none";
+}
+
+static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char *text) {
+    Arena *a = &d->arena;
+    const SourceFile *f = d->file;
+    const MappingDecl *md = &m->decl->u.mapping;
+    int I = m->op->index_count;
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        int lv = it->level.name ? ir_find_level(m->arch, it->level.name) : -1;
+        switch (it->kind) {
+        case MI_SPATIAL:
+            if (it->whole_hole) {
+                const char *c = clauses(a, text, "spatial");
+                hint_add(a, h, hole_end(f, it->span), c && c[0] ? c : "no split");
+                break;
+            }
+            for (int k = 0; k < it->assign_count; k++) {
+                const SpatialAssign *as = &it->assigns[k];
+                int ix = as->index.name ? ir_find_index(m->op, as->index.name) : -1;
+                if (as->index.hole) {
+                    int dim = as->dims.count > 0 && as->dims.items[0].name
+                                  ? ir_find_dim(m->arch, as->dims.items[0].name) : -1;
+                    if (dim >= 0) hint_add(a, h, as->index.span.end, index_of_dim(m, it, dim));
+                }
+                if (as->dims.count == 1 && as->dims.items[0].hole && ix >= 0)
+                    hint_add(a, h, as->dims.items[0].span.end, dims_of_index(a, m, it, ix));
+            }
+            break;
+        case MI_TILE:
+            if (lv < 0) break;
+            if (it->whole_hole) {
+                const char *c =
+                    clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name));
+                hint_add(a, h, hole_end(f, it->span),
+                         c && c[0] ? c : "the whole share of the level above");
+                break;
+            }
+            for (int k = 0; k < it->tile_count; k++) {
+                const TileEntry *te = &it->tiles[k];
+                if (te->index.hole) {
+                    hint_add(a, h, te->index.span.end,
+                             clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name)));
+                    continue;
+                }
+                int ix = te->index.name ? ir_find_index(m->op, te->index.name) : -1;
+                if (ix >= 0 && te->size && te->size->kind == EX_HOLE && m->tile.size) {
+                    int64_t v = m->tile.size[lv * I + ix];
+                    hint_add(a, h, te->size->span.end,
+                             v > 0 ? arena_printf(a, "%lld", (long long)v)
+                                   : arena_printf(a, "%lld", (long long)m->op->indices[ix].extent));
+                }
+            }
+            break;
+        case MI_ORDER:
+            if (lv >= 0 && it->whole_hole) {
+                const char *c =
+                    clauses(a, text, arena_printf(a, "order %s:", m->arch->levels[lv].name));
+                hint_add(a, h, hole_end(f, it->span), c && c[0] ? c : "the default order");
+            }
+            break;
+        case MI_FUSE:
+            if (it->whole_hole) {
+                const char *c = clauses(a, text, "fuse");
+                hint_add(a, h, hole_end(f, it->span), c && c[0] ? c : "no fusion");
+            } else if (it->level.hole && it->stmts.count > 0 && m->fuse.group) {
+                int st = stmt_id(m, it->stmts.items[0].name);
+                int g = st >= 0 ? m->fuse.group[st] : -1;
+                int l = g >= 0 && m->fuse.level ? m->fuse.level[g] : -1;
+                if (l >= 0) hint_add(a, h, it->level.span.end, m->arch->levels[l].name);
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static HintSet *hints_for(LspDoc *d, IrMapping *m) {
+    Cache *c = cache_of(d);
+    for (int i = 0; i < c->hint_count; i++)
+        if (c->hints[i]->m == m) return c->hints[i];
+    HintSet *h = ARENA_NEW(&d->arena, HintSet);
+    h->m = m;
+    if (c->hint_count == c->hint_cap) {
+        int cap = c->hint_cap ? 2 * c->hint_cap : 4;
+        c->hints = arena_realloc(&d->arena, c->hints, sizeof(HintSet *) * (size_t)c->hint_cap,
+                                 sizeof(HintSet *) * (size_t)cap);
+        c->hint_cap = cap;
+    }
+    c->hints[c->hint_count++] = h;
+    /* the optimizer's own diagnostics (no feasible mapping, ...) are for
+     * `cmtc compile`; the editor keeps showing the check's */
+    DiagSink quiet, *saved = d->prog->diags;
+    diags_init(&quiet, &d->arena);
+    d->prog->diags = &quiet;
+    CompileOptions opts;
+    memset(&opts, 0, sizeof opts);
+    opts.time_limit_s = LSP_OPTIMIZE_SECONDS;
+    SolverReport report;
+    memset(&report, 0, sizeof report);
+    bool ok = optimize_mapping(d->prog, m, &opts, &report);
+    d->prog->diags = saved;
+    if (!ok || m->hole_count > 0) return h;
+    const char *text = mapping_to_cmt(&d->arena, m);
+    collect_hints(d, h, m, text);
+    h->tooltip = arena_printf(&d->arena, "chosen by the optimizer (%s, %s): %s",
+                              solver_status_name(report.status),
+                              m->objective == OBJ_ENERGY ? "energy"
+                              : m->objective == OBJ_EDP  ? "edp" : "latency",
+                              text);
+    c->optimized = true;
+    return h;
+}
+
 json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range) {
-    (void)s;
-    (void)d;
-    (void)range;
-    /* The optimizer (passes/optimize.c) does not exist yet, so there are no
-     * chosen values to show: an empty list is the truthful answer. */
-    return json_array();
+    json_t *out = json_array();
+    if (!d->prog || d->diags.error_count > 0) return out;
+    for (int i = 0; i < d->prog->mapping_count; i++) {
+        IrMapping *m = d->prog->mappings[i];
+        if (!m || !m->decl || !m->op || !m->arch || m->decl->span.file != d->file->id) continue;
+        if (m->decl->span.end < range.start || m->decl->span.start > range.end) continue;
+        Cache *c = cache_of(d);
+        bool known = false;
+        for (int k = 0; k < c->hint_count; k++) known |= c->hints[k]->m == m;
+        if (!known && m->hole_count == 0) continue;
+        HintSet *h = hints_for(d, m);
+        for (int k = 0; k < h->count; k++) {
+            uint32_t line, col;
+            lsp_position_of(d->file, h->hints[k].at, s->utf16, &line, &col);
+            json_array_append_new(
+                out, json_pack("{s:{s:I,s:I},s:o,s:b,s:o}", "position", "line", (json_int_t)line,
+                               "character", (json_int_t)col, "label",
+                               lsp_jstr(arena_printf(&d->arena, "= %s", h->hints[k].label)),
+                               "paddingLeft", 1, "tooltip", lsp_jstr(h->tooltip)));
+        }
+    }
+    return out;
+}
+
+static bool was_optimized(LspDoc *d, const IrMapping *m) {
+    Cache *c = cache_of(d);
+    for (int i = 0; i < c->hint_count; i++)
+        if (c->hints[i]->m == m) return m->hole_count == 0;
+    return false;
 }

@@ -36,6 +36,8 @@ for in in tests/lsp/*.in; do
         status=1
     fi
 done
+# Inlay hint values against cmtc compile's complete mappings.
+python3 tests/lsp/check_inlay.py "$CMTC" || status=1
 # The editor set-up files (VS Code extension, Neovim snippet).
 python3 tests/lsp/check_editors.py || status=1
 exit $status
