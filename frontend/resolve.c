@@ -341,8 +341,10 @@ static bool same_diag(const Diag *a, const Diag *b) {
 static void drop_repeated_diags(DiagSink *d, int from) {
     int kept = from;
     for (int i = from; i < d->count; i++) {
+        /* only errors repeat (warnings come from the once-per-op checks),
+         * and errors are capped, so this stays small */
         bool repeated = false;
-        for (int j = from; j < kept && !repeated; j++)
+        for (int j = from; j < kept && !repeated && d->items[i]->severity == SEV_ERROR; j++)
             repeated = same_diag(d->items[j], d->items[i]);
         if (repeated) {
             if (d->items[i]->severity == SEV_ERROR) d->error_count--;
