@@ -665,6 +665,53 @@ static void check_stmt(OpBuild *b, int k) {
     classify(b, st, body);
 }
 
+/* Does `e` mention the name `n`?  (Depth is bounded like every walk.) */
+static bool expr_mentions(const Expr *e, Name n, int depth) {
+    if (!e || depth > SEMA_MAX_EXPR_DEPTH) return false;
+    switch (e->kind) {
+    case EX_NAME: return e->u.name == n;
+    case EX_UNARY: return expr_mentions(e->u.unary.operand, n, depth + 1);
+    case EX_BINARY:
+        return expr_mentions(e->u.binary.lhs, n, depth + 1) ||
+               expr_mentions(e->u.binary.rhs, n, depth + 1);
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (expr_mentions(e->u.call.args[i], n, depth + 1)) return true;
+        return false;
+    case EX_REDUCE: return expr_mentions(e->u.reduce.body, n, depth + 1);
+    case EX_ERROR:
+    case EX_INT:
+    case EX_REAL:
+    case EX_QUANTITY:
+    case EX_ACCESS:
+    case EX_HOLE: break;
+    }
+    return false;
+}
+
+/* A parameter that no dimension, default or statement uses changes
+ * nothing: probably a dimension written with the wrong name. */
+static void warn_unused_params(OpBuild *b) {
+    const OpDecl *od = b->od;
+    for (int p = 0; p < od->param_count; p++) {
+        Name n = od->params[p].name.name;
+        if (!n) continue;
+        bool used = false;
+        for (int t = 0; t < od->tensor_count && !used; t++)
+            for (int i = 0; i < od->tensors[t]->dim_count && !used; i++)
+                used = expr_mentions(od->tensors[t]->dims[i], n, 0);
+        for (int q = 0; q < od->param_count && !used; q++)
+            used = q != p && expr_mentions(od->params[q].default_value, n, 0);
+        for (int k = 0; k < od->stmt_count && !used; k++)
+            used = expr_mentions(od->stmts[k]->rhs, n, 0);
+        if (used) continue;
+        Diag *d = diag_warning(b->diags, od->params[p].name.span, "W0402",
+                               "parameter `%s` of op `%s` is never used", n,
+                               b->decl->name.name);
+        diag_help(d, b->diags, "use it in a tensor dimension, or remove it");
+    }
+}
+
 static ElemType widest_input(const OpBuild *b) {
     ElemType best = ET_NONE;
     for (int i = 0; i < b->tensor_count; i++)
@@ -735,6 +782,7 @@ static void build_structure(OpBuild *b) {
     b->stmt_count = od->stmt_count;
     for (int k = 0; k < od->stmt_count; k++) check_stmt(b, k);
 
+    if (b->ok) warn_unused_params(b);
     ElemType fallback = widest_input(b);
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
