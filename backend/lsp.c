@@ -124,7 +124,8 @@ static void doc_load(LspServer *s, LspDoc *d, const char *uri,
 static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
     SourceFile *f = d->file;
     Span sp = g->span;
-    if (sp.file != f->id) sp = (Span){f->id, 0, 0};
+    /* a mistake in a used file shows at the `use` that brings it in */
+    if (sp.file != f->id) sp = lsp_use_site(d, sp.file);
     int sev = g->severity == SEV_ERROR ? 1 : g->severity == SEV_WARNING ? 2 : 3;
     Arena scratch = {0};
     char *msg = arena_strdup(&scratch, g->message ? g->message : "");
@@ -137,8 +138,8 @@ static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
         if (other) {
             uint32_t line, col;
             source_line_col(other, g->span.start, &line, &col);
-            msg = arena_printf(&scratch, "%s\n(in %s:%u:%u)", msg,
-                               other->path, line, col);
+            msg = arena_printf(&scratch, "in %s:%u:%u: %s", other->path,
+                               line, col, msg);
         }
     }
     json_t *o = json_pack("{s:o,s:i,s:s,s:o}", "range",

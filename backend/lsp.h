@@ -112,5 +112,9 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *doc);
 json_t *lsp_completion(LspServer *s, LspDoc *doc, uint32_t offset);
 json_t *lsp_inlay_hints(LspServer *s, LspDoc *doc, Span range);
 json_t *lsp_formatting(LspServer *s, LspDoc *doc);
+/* Where a diagnostic of another file of doc's program is shown in doc:
+ * the `use` that brings that file in (directly, or the first `use` when
+ * it comes in through another file); the start of doc without any. */
+Span lsp_use_site(LspDoc *doc, int file_id);
 
 #endif

@@ -959,6 +959,22 @@ static const Module *used_module(LspDoc *d, const Decl *use) {
     return NULL;
 }
 
+Span lsp_use_site(LspDoc *d, int file_id) {
+    Span first = {d->file->id, 0, 0};
+    bool have = false;
+    for (int i = 0; d->module && i < d->module->decl_count; i++) {
+        const Decl *x = d->module->decls[i];
+        if (x->kind != DK_USE) continue;
+        const Module *m = used_module(d, x);
+        if (m && m->file && m->file->id == file_id) return x->span;
+        if (!have) {
+            first = x->span;
+            have = true;
+        }
+    }
+    return first;
+}
+
 json_t *lsp_definition(LspServer *s, LspDoc *d, uint32_t offset) {
     Hit h = hit_at(d, offset);
     Span target = SPAN_NONE;
