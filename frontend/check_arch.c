@@ -850,7 +850,29 @@ static void check_splits(ArchCtx *c, Builder *b) {
     }
 }
 
+/* The parent of `decl` when its whole chain of parents is known, acyclic
+ * and short enough; NULL otherwise (resolve_items reports why). */
+static const Decl *sound_parent(Sema *s, const Decl *decl) {
+    const Decl *chain[ARCH_MAX_INHERIT_DEPTH + 1];
+    int n = 0;
+    const Decl *cur = decl;
+    while (cur->u.arch.parent.name) {
+        GlobalEntry *g = globals_find(s->globals, cur->u.arch.parent.name);
+        if (!g || g->decl->kind != DK_ARCH || n == ARCH_MAX_INHERIT_DEPTH) return NULL;
+        for (int i = 0; i < n; i++)
+            if (chain[i] == g->decl) return NULL;
+        if (g->decl == decl) return NULL;
+        chain[n++] = g->decl;
+        cur = g->decl;
+    }
+    return n ? chain[0] : NULL;
+}
+
 IrArch *check_arch(Sema *s, const Decl *arch_decl) {
+    /* A parent with errors was reported where it is written; its children
+     * stay quiet rather than repeat them. */
+    const Decl *parent = sound_parent(s, arch_decl);
+    if (parent && !sema_arch_for(s, parent)) return NULL;
     ArchCtx *c = ARENA_NEW(s->arena, ArchCtx);
     c->s = s;
     c->arena = s->arena;
