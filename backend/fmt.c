@@ -1066,10 +1066,44 @@ static void fmt_usage(FILE *out) {
                  "  that would change and exits 1 if there are any\n");
 }
 
+/* The options fmt shares with the other commands, parsed here so that
+ * fmt.c links without backend/main.c (unit tests): -I is accepted and
+ * unused (formatting reads no other file), --diagnostics-format chooses
+ * how syntax errors are shown. */
+static bool fmt_common_option(bool *json, int argc, char **argv, int *i,
+                              bool *bad) {
+    const char *arg = argv[*i];
+    if (strncmp(arg, "-I", 2) == 0) {
+        if (!arg[2] && *i + 1 >= argc) {
+            fprintf(stderr, "cmtc fmt: error: -I needs a folder\n");
+            *bad = true;
+        }
+        *i += arg[2] ? 1 : 2;
+        return true;
+    }
+    const char *format = NULL;
+    if (strcmp(arg, "--diagnostics-format") == 0) {
+        format = *i + 1 < argc ? argv[*i + 1] : "";
+        *i += 2;
+    } else if (strncmp(arg, "--diagnostics-format=", 21) == 0) {
+        format = arg + 21;
+        *i += 1;
+    } else {
+        return false;
+    }
+    if (strcmp(format, "json") == 0) *json = true;
+    else if (strcmp(format, "text") == 0) *json = false;
+    else {
+        fprintf(stderr, "cmtc fmt: error: --diagnostics-format takes text or "
+                        "json, got '%s'\n", format);
+        *bad = true;
+    }
+    return true;
+}
+
 int cmd_fmt(int argc, char **argv) {
-    CommonOptions common;
-    memset(&common, 0, sizeof common);
-    common.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
+    bool json = false;
+    bool color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
     bool check = false;
     const char **files = ARENA_ARRAY(process_arena(), const char *, argc + 1);
     int nfiles = 0;
@@ -1086,7 +1120,7 @@ int cmd_fmt(int argc, char **argv) {
         } else if (!only_files && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)) {
             fmt_usage(stdout);
             return EXIT_OK;
-        } else if (!only_files && common_option(&common, argc, argv, &i, &bad)) {
+        } else if (!only_files && fmt_common_option(&json, argc, argv, &i, &bad)) {
             if (bad) return EXIT_USAGE;
         } else if (!only_files && arg[0] == '-' && arg[1] != '\0') {
             fprintf(stderr, "cmtc fmt: error: unknown option '%s'\n", arg);
@@ -1129,7 +1163,9 @@ int cmd_fmt(int argc, char **argv) {
         size_t len = 0;
         char *out = fmt_source(&arena, &sm, f, &diags, &len);
         if (!out) {
-            common_print_diags(&common, &sm, &diags);
+            diags_sort(&diags);
+            if (json) diags_render_json(stderr, &sm, &diags);
+            else diags_render_text(stderr, &sm, &diags, (DiagRenderOptions){color});
             if (status == EXIT_OK) status = EXIT_DIAGNOSTICS;
             arena_free_all(&arena);
             continue;
