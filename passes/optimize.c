@@ -25,12 +25,14 @@
 
 #include <lpsolve/lp_lib.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define OPT_CONFIG_LIMIT 4000000L
 #define OPT_COLUMN_BUDGET 400000L
-#define OPT_BOUND_WINDOW 0.5   /* keep configurations within 50% of the best */
+#define OPT_BOUND_WINDOW 0.2   /* keep candidates within 20% of the best */
 #define OPT_DOMINANCE_PEERS 64
 
 /* ------------------------------------------------------ small helpers */
@@ -522,12 +524,18 @@ typedef struct SolveOut {
     double value;     /* objective in model units */
 } SolveOut;
 
+/* known: the optimum proven by the shortest paths (model units), or
+ * INFINITY; branch and bound stops as soon as it reaches it. */
 static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model *md,
-                        Progress *pg, SolveOut *out) {
+                        Progress *pg, SolveOut *out, double known) {
     lprec *lp = md->lp;
     memset(out, 0, sizeof *out);
     set_mip_gap(lp, TRUE, 1e-11);
     set_mip_gap(lp, FALSE, 1e-11);
+    set_break_at_value(lp, known < INFINITY ? known * (1 + 1e-9) + 1e-12 : -1e30);
+    /* the cover rows of configurations are partly linearly dependent;
+     * presolve removes them and branch and bound then needs few nodes */
+    set_presolve(lp, PRESOLVE_ROWS | PRESOLVE_COLS | PRESOLVE_LINDEP, get_presolveloops(lp));
     put_abortfunc(lp, lp_abort, pg);
     if (pg->deadline > 0) {
         double left = pg->deadline - opt_now();
@@ -539,10 +547,16 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
                  ((st == USERABORT || st == TIMEOUT) && lp->solutioncount > 0));
     if (!out->have) return;
     int A = sp->arc_count;
+    /* values by original column (presolve may have removed some) */
     REAL *var = ARENA_ARRAY(a, REAL, md->ncols + 1);
-    get_variables(lp, var);
+    int orig_rows = get_Norig_rows(lp);
+    for (int c = 1; c <= md->ncols; c++) var[c - 1] = get_var_primalresult(lp, orig_rows + c);
     out->value = get_objective(lp);
     out->bound = lp->real_solution;
+    if (known < INFINITY && out->value <= known * (1 + 1e-9) + 1e-12) {
+        out->status = OPTIMAL; /* reached the proven optimum */
+        if (known > out->bound) out->bound = known;
+    }
     out->kept = -1;
     for (int k = 0; k < nk; k++)
         if (var[md->xcol[k] - 1] > 0.5) out->kept = k;
@@ -575,7 +589,75 @@ typedef struct Search {
     int least_cfg;
     OptCost least_cost;
     bool timed_out;
+    long memo_hits, implied;
 } Search;
+
+/* Bound pruning of arcs (runs spaces): the best partition through arc a
+ * costs at least the best cover of the statements before it, plus a, plus
+ * the best cover after it.  An arc whose best partition cannot come within
+ * the threshold is no candidate.  An arc that does not fit but would be
+ * within the threshold stays, fixed to 0 by its capacity row. */
+static void prune_arcs_by_bound(Arena *t, OptSpace *sp, Kept *k, Objective obj, double threshold) {
+    if (!space_is_runs(sp) || !(threshold < INFINITY)) return;
+    int S = sp->S, A = sp->arc_count;
+    double *pl = ARENA_ARRAY(t, double, S + 1), *pe = ARENA_ARRAY(t, double, S + 1);
+    double *sl = ARENA_ARRAY(t, double, S + 1), *se = ARENA_ARRAY(t, double, S + 1);
+    for (int i = 0; i <= S; i++) pl[i] = pe[i] = sl[i] = se[i] = INFINITY;
+    pl[0] = pe[0] = sl[S] = se[S] = 0;
+    for (int j = 1; j <= S; j++)
+        for (int a = 0; a < A; a++) {
+            const OptArc *arc = &sp->arcs[a];
+            int i = arc->stmts[0];
+            if (i + arc->count != j || !k->row[a].feasible || k->pruned[a]) continue;
+            if (pl[i] + k->row[a].latency_s < pl[j]) pl[j] = pl[i] + k->row[a].latency_s;
+            if (pe[i] + k->row[a].energy_j < pe[j]) pe[j] = pe[i] + k->row[a].energy_j;
+        }
+    for (int i = S - 1; i >= 0; i--)
+        for (int a = 0; a < A; a++) {
+            const OptArc *arc = &sp->arcs[a];
+            if (arc->stmts[0] != i || !k->row[a].feasible || k->pruned[a]) continue;
+            int j = i + arc->count;
+            if (sl[j] + k->row[a].latency_s < sl[i]) sl[i] = sl[j] + k->row[a].latency_s;
+            if (se[j] + k->row[a].energy_j < se[i]) se[i] = se[j] + k->row[a].energy_j;
+        }
+    for (int a = 0; a < A; a++) {
+        if (k->pruned[a]) continue;
+        const OptArc *arc = &sp->arcs[a];
+        int i = arc->stmts[0], j = i + arc->count;
+        double l = pl[i] + k->row[a].latency_s + sl[j];
+        double e = pe[i] + k->row[a].energy_j + se[j];
+        double v = obj == OBJ_ENERGY ? e : obj == OBJ_EDP ? l * e : l;
+        if (!(v <= threshold)) {
+            k->pruned[a] = true;
+            sp->pruned_arcs++;
+        }
+    }
+}
+
+/* Configurations are costed in batches by two threads (the lowering is
+ * pure); each batch is then pruned in order, so the result does not depend
+ * on the threads. */
+#define OPT_BATCH 64
+#define OPT_THREADS 2
+
+typedef struct Worker {
+    const OptSpace *sp;
+    OptEvalCtx ctx;
+    int from, to;       /* configurations */
+    int base;           /* first configuration of the batch */
+    OptCost *rows;      /* batch rows, [k * A] */
+} Worker;
+
+static void *worker_run(void *arg) {
+    Worker *w = arg;
+    int A = w->sp->arc_count;
+    for (int c = w->from; c < w->to; c++) {
+        OptCost *row = w->rows + (size_t)(c - w->base) * (size_t)A;
+        memset(row, 0, sizeof(OptCost) * (size_t)A);
+        opt_evaluate_config(w->sp, &w->ctx, c, row);
+    }
+    return NULL;
+}
 
 static void search_space(Search *se, Objective obj, double deadline, Progress *pg) {
     OptSpace *sp = se->sp;
@@ -586,22 +668,42 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
     se->least_ratio = INFINITY;
     se->least_cfg = -1;
     double incumbent = INFINITY;
-    OptCost *row = NULL;
+    OptCost *batch = ARENA_ARRAY(a, OptCost, (size_t)OPT_BATCH * (size_t)A + 1);
     bool *pruned = NULL;
     Arena tmp = {0};
-    for (int c = 0; c < sp->cfg_count; c++) {
+    Worker workers[OPT_THREADS];
+    int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
+    for (int t = 0; t < nthreads; t++) {
+        workers[t].sp = sp;
+        opt_eval_ctx_init(&workers[t].ctx, sp);
+        workers[t].rows = batch;
+    }
+    for (int c0 = 0; c0 < sp->cfg_count; c0 += OPT_BATCH) {
         if (deadline > 0 && opt_now() > deadline) {
             se->timed_out = true;
             break;
         }
-        progress_eval(pg, c, sp->cfg_count);
-        if (!row) {
-            row = ARENA_ARRAY(a, OptCost, A + 1);
-            pruned = ARENA_ARRAY(a, bool, A + 1);
+        progress_eval(pg, c0, sp->cfg_count);
+        int c1 = c0 + OPT_BATCH < sp->cfg_count ? c0 + OPT_BATCH : sp->cfg_count;
+        int per = (c1 - c0 + nthreads - 1) / nthreads;
+        pthread_t tid[OPT_THREADS];
+        bool started[OPT_THREADS] = {false};
+        for (int t = 0; t < nthreads; t++) {
+            workers[t].base = c0;
+            workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
+            workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
+            if (t > 0 && pthread_create(&tid[t], NULL, worker_run, &workers[t]) == 0)
+                started[t] = true;
         }
-        memset(row, 0, sizeof(OptCost) * (size_t)A);
+        worker_run(&workers[0]);
+        for (int t = 1; t < nthreads; t++) {
+            if (started[t]) pthread_join(tid[t], NULL);
+            else worker_run(&workers[t]);
+        }
+        for (int c = c0; c < c1; c++) {
+        OptCost *row = batch + (size_t)(c - c0) * (size_t)A;
+        if (!pruned) pruned = ARENA_ARRAY(a, bool, A + 1);
         memset(pruned, 0, sizeof(bool) * (size_t)A);
-        opt_evaluate_config(sp, c, row);
         Kept k = {c, row, pruned, 0, 0, 0, 0, false};
         prune_levels(sp, &k);
         arena_free_all(&tmp);
@@ -656,6 +758,8 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
             sp->pruned_bound++;
             continue;
         }
+        prune_arcs_by_bound(&tmp, sp, &k, obj,
+                            fmin(incumbent, k.ub) * (1 + OPT_BOUND_WINDOW));
         /* dominance against the best kept configurations */
         bool dom = false;
         int peers = 0;
@@ -681,9 +785,17 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
             }
         }
         if (k.ub < incumbent) incumbent = k.ub;
+        k.row = ARENA_ARRAY(a, OptCost, A + 1);
+        memcpy(k.row, row, sizeof(OptCost) * (size_t)A);
         se->kept[se->nk++] = k;
-        row = NULL; /* kept: the next configuration gets fresh rows */
-        pruned = NULL;
+        pruned = NULL; /* kept: the next configuration gets fresh flags */
+        }
+    }
+    for (int t = 0; t < nthreads; t++) {
+        sp->evaluations += workers[t].ctx.lowerings;
+        se->memo_hits += workers[t].ctx.memo_hits;
+        se->implied += workers[t].ctx.implied;
+        opt_eval_ctx_free(&workers[t].ctx);
     }
     arena_free_all(&tmp);
     /* the final bound filter, now that the incumbent is known */
@@ -767,14 +879,17 @@ static bool space_feasible(const IrMapping *m, double deadline) {
     OptSpace *sp = opt_space_build(&a, m, true, deadline, OPT_CONFIG_LIMIT);
     bool ok = false;
     OptCost *row = ARENA_ARRAY(&a, OptCost, sp->arc_count + 1);
+    OptEvalCtx ctx;
+    opt_eval_ctx_init(&ctx, sp);
     for (int c = 0; c < sp->cfg_count && !ok; c++) {
         if (deadline > 0 && opt_now() > deadline) break;
         memset(row, 0, sizeof(OptCost) * (size_t)sp->arc_count);
-        opt_evaluate_config(sp, c, row);
+        opt_evaluate_config(sp, &ctx, c, row);
         Arena t = {0};
         ok = best_partition(&t, sp, row, NULL, 0, NULL) < INFINITY;
         arena_free_all(&t);
     }
+    opt_eval_ctx_free(&ctx);
     arena_free_all(&a);
     return ok;
 }
@@ -961,7 +1076,13 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
     bool limit_hit = false;
     double gap = 0;
     if (obj != OBJ_EDP) {
-        solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best);
+        double known = INFINITY;
+        for (int k = 0; k < se.nk; k++) {
+            double v = obj == OBJ_ENERGY ? se.kept[k].best_en / md.escale
+                                         : se.kept[k].best_lat / md.tscale;
+            if (v < known) known = v;
+        }
+        solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, known);
         limit_hit = best.status == USERABORT || best.status == TIMEOUT || best.status == SUBOPTIMAL;
         if (best.have && limit_hit) {
             double b = best.bound;
@@ -982,7 +1103,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
         for (;;) {
             set_rh(md.lp, md.energy_row, eps);
             SolveOut o;
-            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &o);
+            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &o, INFINITY);
             if (o.status == USERABORT || o.status == TIMEOUT || o.status == SUBOPTIMAL)
                 limit_hit = true;
             if (!o.have) break;
@@ -1015,7 +1136,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             set_obj_fn(md.lp, zero);
             set_obj_fnex(md.lp, c, row, cols);
             SolveOut e;
-            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &e);
+            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &e, INFINITY);
             if (e.status == USERABORT || e.status == TIMEOUT) limit_hit = true;
             del_constraint(md.lp, lrow);
             /* back to the latency objective */
@@ -1059,6 +1180,16 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
         arena_free_all(&arena);
         return false;
     }
+    if (getenv("CMTC_OPT_STATS"))
+        fprintf(stderr,
+                "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
+                "hits, %ld implied; pruned: arcs %ld, "
+                "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %d rows %d "
+                "columns; %.3f s\n",
+                m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
+                se.memo_hits, se.implied, sp->pruned_arcs,
+                sp->pruned_capacity, sp->pruned_dominance, sp->pruned_bound, sp->pruned_level,
+                se.nk, md.nrows, md.ncols, opt_now() - t0);
     /* fill the holes and check the model against the cost model */
     Kept *k = &se.kept[best.kept];
     opt_apply(p->arena, sp, m, k->cfg, best.arcs, best.arc_count);

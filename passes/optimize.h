@@ -28,6 +28,15 @@
 typedef struct OptArc {
     int *stmts;       /* statement ids, in source order */
     int count;
+    /* what its cost depends on, for the memo: the split rows of its
+     * statements and of their producers and consumers, the tile holes of
+     * the indices its statements use, and the order of those indices */
+    int *rel_stmts;
+    int rel_count;
+    int *rel_holes;
+    int rel_hole_count;
+    unsigned rel_mask;
+    bool memo;        /* some choice of the configuration does not matter */
     int level;        /* level id, OPT_UNFUSED or OPT_LEVEL_DEFAULT */
     int given_group;  /* the `fuse` line's group id, or -1 when chosen */
     int block;        /* the run or fixed group it belongs to */
@@ -87,7 +96,7 @@ typedef struct OptSpace {
     double enumerated;  /* configurations generated before any pruning */
     /* evaluation */
     long evaluations;   /* lowerings run */
-    long pruned_capacity, pruned_dominance, pruned_bound, pruned_level;
+    long pruned_capacity, pruned_dominance, pruned_bound, pruned_level, pruned_arcs;
 } OptSpace;
 
 /* Building the space (optimize_space.c). */
@@ -98,8 +107,22 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry,
  * group of its own. */
 IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c,
                                const int *arcs, int arc_count);
+/* Per-thread evaluation state: scratch memory and, per arc, the key and
+ * cost of its last evaluation (consecutive configurations often differ
+ * only in choices an arc does not depend on). */
+typedef struct OptEvalCtx {
+    Arena keep;         /* memo storage */
+    Arena tmp;          /* reset per configuration */
+    int **last_key;
+    bool *last_valid;
+    OptCost *last_cost;
+    long lowerings, memo_hits, implied;
+} OptEvalCtx;
+
+void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp);
+void opt_eval_ctx_free(OptEvalCtx *x);
 /* Costs of every arc under configuration c into row[arc_count]. */
-void opt_evaluate_config(OptSpace *sp, int c, OptCost *row);
+void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row);
 /* Writes the configuration and a partition (arcs) into `out` (a mapping
  * with holes), making it complete. */
 void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c,

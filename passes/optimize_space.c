@@ -403,6 +403,43 @@ static int fusion_levels(const OptSpace *sp, int *out) {
     return n;
 }
 
+static bool reads_from(const IrOp *op, int st, int from) {
+    const IrStmt *s = &op->stmts[st];
+    for (int k = 0; k < s->input_count; k++)
+        if (op->tensors[s->inputs[k]].producer == from) return true;
+    return false;
+}
+
+/* What each arc's cost depends on (see OptArc). */
+static void relevance(OptSpace *sp) {
+    int S = sp->S;
+    for (int x = 0; x < sp->arc_count; x++) {
+        OptArc *a = &sp->arcs[x];
+        bool *in = ARENA_ARRAY(sp->arena, bool, S + 1);
+        bool *rel = ARENA_ARRAY(sp->arena, bool, S + 1);
+        for (int q = 0; q < a->count; q++) in[a->stmts[q]] = rel[a->stmts[q]] = true;
+        for (int st = 0; st < S; st++)
+            for (int q = 0; q < a->count; q++)
+                if (reads_from(sp->op, a->stmts[q], st) || reads_from(sp->op, st, a->stmts[q]))
+                    rel[st] = true;
+        a->rel_stmts = ARENA_ARRAY(sp->arena, int, S + 1);
+        a->rel_count = 0;
+        for (int st = 0; st < S; st++)
+            if (rel[st]) a->rel_stmts[a->rel_count++] = st;
+        a->rel_mask = 0;
+        for (int q = 0; q < a->count; q++)
+            for (int i = 0; i < sp->I; i++)
+                if (ir_stmt_uses_index(&sp->op->stmts[a->stmts[q]], i)) a->rel_mask |= 1u << i;
+        a->rel_holes = ARENA_ARRAY(sp->arena, int, sp->th_count + 1);
+        a->rel_hole_count = 0;
+        for (int h = 0; h < sp->th_count; h++)
+            if (a->rel_mask >> sp->th_index[h] & 1u) a->rel_holes[a->rel_hole_count++] = h;
+        /* worth remembering when some choice does not reach it */
+        a->memo = a->rel_hole_count < sp->th_count || a->rel_count < S;
+        if (sp->oh_count > 0 && a->rel_mask != (1u << sp->I) - 1) a->memo = true;
+    }
+}
+
 static void build_arcs(OptSpace *sp) {
     const IrMapping *m = sp->m;
     int S = sp->S;
@@ -455,6 +492,7 @@ static void build_arcs(OptSpace *sp) {
         st = end;
     }
     sp->stmt_arcs = ARENA_ARRAY(sp->arena, int, S * (sp->arc_count + 1) + 1);
+    relevance(sp);
     for (int s2 = 0; s2 < S; s2++) {
         int n = 0;
         for (int a = 0; a < sp->arc_count; a++)
@@ -634,35 +672,98 @@ static void read_group(const Schedule *s, int g, OptCost *out) {
     }
 }
 
-void opt_evaluate_config(OptSpace *sp, int c, OptCost *row) {
+static int key_length(const OptSpace *sp, const OptArc *a) {
+    return a->rel_count * sp->D + a->rel_hole_count + sp->oh_count * sp->I;
+}
+
+static void arc_key(const OptSpace *sp, const OptArc *a, int c, int *key) {
+    int D = sp->D, I = sp->I, S = sp->S, n = 0;
+    const int *split = sp->splits + (size_t)sp->cfg_split[c] * (size_t)(S * D);
+    for (int k = 0; k < a->rel_count; k++)
+        for (int d = 0; d < D; d++) key[n++] = split[a->rel_stmts[k] * D + d];
+    for (int k = 0; k < a->rel_hole_count; k++)
+        key[n++] = (int)sp->cfg_tile[(size_t)c * (size_t)sp->th_count + (size_t)a->rel_holes[k]];
+    for (int h = 0; h < sp->oh_count; h++) {
+        const int *perm = sp->cfg_order + (size_t)c * (size_t)(sp->oh_count * I) + (size_t)(h * I);
+        int w = 0;
+        for (int i = 0; i < I; i++)
+            if (a->rel_mask >> perm[i] & 1u) key[n + w++] = perm[i];
+        while (w < I) key[n + w++] = -1;
+        n += I;
+    }
+}
+
+void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
+    memset(x, 0, sizeof *x);
+    int A = sp->arc_count;
+    x->last_key = ARENA_ARRAY(&x->keep, int *, A + 1);
+    x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
+    x->last_cost = ARENA_ARRAY(&x->keep, OptCost, A + 1);
+    for (int a = 0; a < A; a++)
+        if (sp->arcs[a].memo)
+            x->last_key[a] = ARENA_ARRAY(&x->keep, int, key_length(sp, &sp->arcs[a]) + 1);
+}
+
+void opt_eval_ctx_free(OptEvalCtx *x) {
+    arena_free_all(&x->keep);
+    arena_free_all(&x->tmp);
+}
+
+/* Level a group of this arc keeps its internal tensors at. */
+static int arc_fusion_level(const OptSpace *sp, const OptArc *a) {
+    if (a->level >= 0) return a->level;
+    return sp->L > 1 ? 1 : 0; /* the default (passes/fusion.c) */
+}
+
+void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
     int A = sp->arc_count, S = sp->S;
-    bool *done = ARENA_ARRAY(sp->arena, bool, A + 1);
-    int *order = ARENA_ARRAY(sp->arena, int, A + 1);
-    int *cover = ARENA_ARRAY(sp->arena, int, S + 1);
-    bool *used = ARENA_ARRAY(sp->arena, bool, S + 1);
-    /* longest arcs first: a few lowerings cover every arc */
+    arena_free_all(&x->tmp);
+    Arena *t = &x->tmp;
+    bool *done = ARENA_ARRAY(t, bool, A + 1);
+    int *order = ARENA_ARRAY(t, int, A + 1);
+    int *cover = ARENA_ARRAY(t, int, S + 1);
+    bool *used = ARENA_ARRAY(t, bool, S + 1);
+    int **keys = ARENA_ARRAY(t, int *, A + 1);
+    int remaining = A;
+    /* the memo */
+    for (int a = 0; a < A; a++) {
+        if (!sp->arcs[a].memo) continue;
+        int len = key_length(sp, &sp->arcs[a]);
+        keys[a] = ARENA_ARRAY(t, int, len + 1);
+        arc_key(sp, &sp->arcs[a], c, keys[a]);
+        if (x->last_valid[a] && memcmp(keys[a], x->last_key[a], sizeof(int) * (size_t)len) == 0) {
+            row[a] = x->last_cost[a];
+            done[a] = true;
+            remaining--;
+            x->memo_hits++;
+        }
+    }
+    /* every statement alone first: a statement that overflows a memory
+     * alone overflows it in every group fused at that level or outside it
+     * (the group holds the statement's tiles and more there) */
+    bool first = true;
     int n = 0;
     for (int len = S; len >= 1; len--)
         for (int a = 0; a < A; a++)
             if (sp->arcs[a].count == len) order[n++] = a;
-    int remaining = A;
     while (remaining > 0) {
         int cc = 0;
         memset(used, 0, sizeof(bool) * (size_t)S);
-        for (int k = 0; k < A; k++) {
-            const OptArc *a = &sp->arcs[order[k]];
-            if (done[order[k]]) continue;
-            bool free = true;
-            for (int q = 0; q < a->count; q++)
-                if (used[a->stmts[q]]) free = false;
-            if (!free) continue;
-            for (int q = 0; q < a->count; q++) used[a->stmts[q]] = true;
-            cover[cc++] = order[k];
-        }
+        if (!first)
+            for (int k = 0; k < A; k++) {
+                const OptArc *a = &sp->arcs[order[k]];
+                if (done[order[k]]) continue;
+                bool free = true;
+                for (int q = 0; q < a->count; q++)
+                    if (used[a->stmts[q]]) free = false;
+                if (!free) continue;
+                for (int q = 0; q < a->count; q++) used[a->stmts[q]] = true;
+                cover[cc++] = order[k];
+            }
         Arena scratch = {0};
         IrMapping *m = opt_scratch_mapping(&scratch, sp, c, cover, cc);
         Schedule *s = lower_mapping(&scratch, m, false, NULL);
-        sp->evaluations++;
+        x->lowerings++;
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];
             read_group(s, s->stmts[a->stmts[0]].group, &row[cover[k]]);
@@ -672,17 +773,34 @@ void opt_evaluate_config(OptSpace *sp, int c, OptCost *row) {
         /* statements left to groups of their own: their unfused arcs too */
         for (int st = 0; st < S; st++) {
             if (used[st]) continue;
+            OptCost alone;
+            read_group(s, s->stmts[st].group, &alone);
             for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
                 int a = sp->stmt_arcs[st * (A + 1) + k];
-                if (done[a] || sp->arcs[a].count != 1 || sp->arcs[a].level != OPT_UNFUSED)
-                    continue;
-                read_group(s, s->stmts[st].group, &row[a]);
-                done[a] = true;
-                remaining--;
+                if (done[a]) continue;
+                const OptArc *arc = &sp->arcs[a];
+                if (arc->count == 1 && arc->level == OPT_UNFUSED) {
+                    row[a] = alone;
+                    done[a] = true;
+                    remaining--;
+                } else if (first && !alone.feasible && alone.memory >= 0 &&
+                           arc_fusion_level(sp, arc) <= sp->arch->memories[alone.memory].level) {
+                    row[a] = alone; /* infeasible; need is a lower bound */
+                    done[a] = true;
+                    remaining--;
+                    x->implied++;
+                }
             }
         }
+        first = false;
         arena_free_all(&scratch);
     }
+    for (int a = 0; a < A; a++)
+        if (sp->arcs[a].memo) {
+            memcpy(x->last_key[a], keys[a], sizeof(int) * (size_t)key_length(sp, &sp->arcs[a]));
+            x->last_cost[a] = row[a];
+            x->last_valid[a] = true;
+        }
 }
 
 /* --------------------------------------------------------- results */
