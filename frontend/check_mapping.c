@@ -23,7 +23,6 @@ typedef struct MapCtx {
     const MapItem **tile_line;
     const MapItem **order_line;
     const MapItem *overlap_line, *objective_line, *repeat_line;
-    int *fuse_item_of_group; /* [group]: index of its MapItem */
 } MapCtx;
 
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
@@ -534,7 +533,7 @@ static void check_orders(MapCtx *c) {
 
 /* -------------------------------------------------------------- fuse */
 
-static void apply_fuse(MapCtx *c, const MapItem *it, int item_index) {
+static void apply_fuse(MapCtx *c, const MapItem *it) {
     IrFuse *f = &c->m->fuse;
     if (it->whole_hole) {
         if (f->whole_hole) {
@@ -574,7 +573,6 @@ static void apply_fuse(MapCtx *c, const MapItem *it, int item_index) {
     }
     if (!members) return;
     f->span[g] = it->span;
-    c->fuse_item_of_group[g] = item_index;
     if (it->level.hole) {
         f->level[g] = IR_HOLE;
         c->m->hole_count++;
@@ -812,7 +810,6 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     c->stmt_overridden = ARENA_ARRAY(s->arena, bool, sc + 1);
     c->tile_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
     c->order_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
-    c->fuse_item_of_group = ARENA_ARRAY(s->arena, int, sc + 1);
 
     const MapItem *spatial_hole = NULL;
     /* Global spatial lines first, then `spatial for` lines override. */
@@ -842,7 +839,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         case MI_SPATIAL: break;
         case MI_TILE: apply_tile(c, it); break;
         case MI_ORDER: apply_order(c, it); break;
-        case MI_FUSE: apply_fuse(c, it, i); break;
+        case MI_FUSE: apply_fuse(c, it); break;
         case MI_OVERLAP:
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
