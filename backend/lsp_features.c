@@ -1026,10 +1026,12 @@ enum {
 static json_t *symbol(LspServer *s, LspDoc *d, const char *name, const char *detail, int kind,
                       Span range, Span sel) {
     if (sel.file < 0 || sel.start < range.start || sel.end > range.end) sel = range;
-    json_t *o = json_pack("{s:o,s:i,s:o,s:o}", "name", lsp_jstr(name && name[0] ? name : "?"),
-                          "kind", kind, "range", lsp_range_json(s, d->file, range),
-                          "selectionRange", lsp_range_json(s, d->file, sel));
-    if (detail && detail[0]) json_object_set_new(o, "detail", lsp_jstr(detail));
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "name", lsp_jstr(name && name[0] ? name : "?"));
+    json_object_set_new_nocheck(o, "kind", json_integer(kind));
+    json_object_set_new_nocheck(o, "range", lsp_range_json(s, d->file, range));
+    json_object_set_new_nocheck(o, "selectionRange", lsp_range_json(s, d->file, sel));
+    if (detail && detail[0]) json_object_set_new_nocheck(o, "detail", lsp_jstr(detail));
     return o;
 }
 

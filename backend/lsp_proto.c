@@ -464,9 +464,14 @@ json_t *lsp_jstr(const char *s) {
 
 /* ========================================================= JSON helpers */
 
+/* Built with json_object_set_new rather than json_pack: these run for
+ * every range of every symbol and diagnostic, and json_pack parses its
+ * format string on every call. */
 static json_t *position_json(uint32_t line, uint32_t col) {
-    return json_pack("{s:I,s:I}", "line", (json_int_t)line, "character",
-                     (json_int_t)col);
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "line", json_integer((json_int_t)line));
+    json_object_set_new_nocheck(o, "character", json_integer((json_int_t)col));
+    return o;
 }
 
 json_t *lsp_range_json(const LspServer *s, const SourceFile *f, Span sp) {
@@ -476,8 +481,10 @@ json_t *lsp_range_json(const LspServer *s, const SourceFile *f, Span sp) {
         lsp_position_of(f, a, s->utf16, &l0, &c0);
         lsp_position_of(f, b, s->utf16, &l1, &c1);
     }
-    return json_pack("{s:o,s:o}", "start", position_json(l0, c0), "end",
-                     position_json(l1, c1));
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "start", position_json(l0, c0));
+    json_object_set_new_nocheck(o, "end", position_json(l1, c1));
+    return o;
 }
 
 LspDoc *lsp_doc_by_path(const LspServer *s, const char *path) {
