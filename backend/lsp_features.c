@@ -22,6 +22,8 @@ typedef struct OpInfo {
 
 typedef struct MapInfo {
     const IrMapping *m;
+    bool lowered;
+    Schedule *sched; /* lowered when complete, for statement costs */
     bool evaluated;
     EvalStatus status;
     EvalResult result;
@@ -109,6 +111,20 @@ static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
 
 /* Whether inlay hints had the optimizer fill this mapping's holes. */
 static bool was_optimized(LspDoc *d, const IrMapping *m);
+
+/* The lowered schedule of a complete mapping (NULL while it has holes). */
+static const Schedule *map_schedule(LspDoc *d, const IrMapping *m) {
+    Cache *c = cache_of(d);
+    for (int i = 0; i < c->map_count; i++) {
+        if (c->maps[i].m != m) continue;
+        if (!c->maps[i].lowered && m->hole_count == 0 && m->op && m->arch) {
+            c->maps[i].lowered = true;
+            c->maps[i].sched = lower_mapping(&d->arena, m, false, NULL);
+        }
+        return c->maps[i].sched;
+    }
+    return NULL;
+}
 
 /* ------------------------------------------------------------ lookups */
 
@@ -657,35 +673,45 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
             group_digits(&d->arena, work), mac ? "MAC" : "op");
     if (s->reduce_op != RO_NONE) bprintf(b, ", reduction %s", reduce_op_name(s->reduce_op));
     bprintf(b, "\n");
-    /* its cost in each complete mapping of this op in the file */
+    /* its cost in each mapping of this op in the file: from the lowered
+     * schedule when the mapping is complete */
     for (int i = 0; d->prog && i < d->prog->mapping_count; i++) {
         const IrMapping *m = d->prog->mappings[i];
         if (!m || !m->op || m->op->decl != op || !m->arch) continue;
         int ms = ir_find_stmt(m->op, name);
         if (ms < 0) continue;
-        const IrStmt *mst = &m->op->stmts[ms];
-        int64_t *mext = ARENA_ARRAY(&d->arena, int64_t, m->op->index_count + 1);
-        for (int k = 0; k < m->op->index_count; k++) mext[k] = m->op->indices[k].extent;
-        const IrCompute *unit = mst->cls == SC_CONTRACTION ? ir_matrix_unit(m->arch)
-                                                           : ir_vector_unit(m->arch);
-        double mwork = ir_stmt_work(m->op, mst, mext, unit);
-        bprintf(b, "\nin mapping `%s` on `%s`: work %s %s", m->name, m->arch->name,
-                group_digits(&d->arena, mwork), mst->cls == SC_CONTRACTION ? "MAC" : "op");
-        if (unit && unit->throughput > 0)
-            bprintf(b, ", compute %s on one `%s` unit",
-                    unit_format(&d->arena, mwork / unit->throughput,
-                                (UnitDim){BU_SECOND, BU_NONE}),
-                    unit->name);
-        const EvalResult *r = map_eval(d, m);
-        if (r)
-            bprintf(b, "; the mapping takes %s and %s%s",
-                    unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
-                    was_optimized(d, m) ? " with the optimizer's choices for its holes" : "");
-        else if (m->hole_count > 0)
-            bprintf(b, "; the mapping has %d hole%s for the optimizer", m->hole_count,
-                    m->hole_count == 1 ? "" : "s");
-        bprintf(b, "\n");
+        bool mac = m->op->stmts[ms].cls == SC_CONTRACTION;
+        const Schedule *sc = map_schedule(d, m);
+        if (!sc) {
+            bprintf(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name,
+                    m->hole_count, m->hole_count == 1 ? "" : "s");
+            continue;
+        }
+        const SchedStmt *ss = &sc->stmts[ms];
+        double energy = 0;
+        for (int k = 0; k < sc->node_count; k++)
+            if (sc->nodes[k].stmt == ms) energy += sc->nodes[k].energy_j;
+        bprintf(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
+                was_optimized(d, m) ? " (holes filled by the optimizer)" : "",
+                group_digits(&d->arena, ss->work), mac ? "MAC" : "op");
+        if (ss->unit)
+            bprintf(b, ", compute %s on `%s`",
+                    unit_format(&d->arena, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    ss->unit->name);
+        bprintf(b, ", energy %s (its compute, loads, stores and collectives)",
+                unit_format(&d->arena, energy, (UnitDim){BU_JOULE, BU_NONE}));
+        if (ss->group >= 0 && ss->group < sc->group_count) {
+            const SchedGroup *g = &sc->groups[ss->group];
+            bprintf(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id,
+                    g->stmt_count, g->stmt_count == 1 ? "" : "s",
+                    g->level >= 0 && g->level < m->arch->level_count
+                        ? m->arch->levels[g->level].name : "?",
+                    unit_format(&d->arena, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                    bound_name(g->bound));
+        }
+        bprintf(b, "; the mapping takes %s and %s\n",
+                unit_format(&d->arena, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                unit_format(&d->arena, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
     }
 }
 
