@@ -3,6 +3,7 @@
  * then checks ops, archs and the root file's mappings. */
 #include "sema.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -105,6 +106,26 @@ static bool candidate_exists(const Loader *ld, const char *path) {
     return overlay_text(ld, path, &len) || is_regular_file(path);
 }
 
+/* The `.cmt` file in the folders of `tried` whose name is closest to the
+ * last component of the missing module, without its extension; NULL when
+ * none is close. */
+static const char *similar_module(Loader *ld, const PtrVec *tried,
+                                  const char *wanted) {
+    PtrVec names = {0};
+    for (int i = 0; i < tried->count; i++) {
+        DIR *dir = opendir(dir_of(ld->arena, (const char *)tried->items[i]));
+        if (!dir) continue;
+        struct dirent *ent;
+        while ((ent = readdir(dir))) {
+            size_t n = strlen(ent->d_name);
+            if (n > 4 && strcmp(ent->d_name + n - 4, ".cmt") == 0)
+                ptrvec_push(ld->arena, &names, arena_strndup(ld->arena, ent->d_name, n - 4));
+        }
+        closedir(dir);
+    }
+    return spell_suggest(wanted, (const char *const *)names.items, names.count);
+}
+
 /* ------------------------------------------------------------ loading */
 
 static int find_loaded(const Loader *ld, const char *key) {
@@ -179,7 +200,19 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
         for (int i = 0; i < tried.count; i++)
             diag_note(d, ld->diags, "looked for %s",
                       (const char *)tried.items[i]);
-        if (!use->u.use.is_string)
+        /* Suggest a module beside the ones looked for: compare the last
+         * component (without `.cmt` for a path). */
+        const char *sep = strrchr(written, use->u.use.is_string ? '/' : '.');
+        int prefix_len = sep ? (int)(sep - written + 1) : 0;
+        const char *last = written + prefix_len;
+        size_t last_len = strlen(last);
+        if (use->u.use.is_string && last_len > 4 && strcmp(last + last_len - 4, ".cmt") == 0)
+            last = arena_strndup(a, last, last_len - 4);
+        const char *similar = similar_module(ld, &tried, last);
+        if (similar)
+            diag_help(d, ld->diags, "did you mean `%.*s%s%s`?", prefix_len, written,
+                      similar, use->u.use.is_string ? ".cmt" : "");
+        else if (!use->u.use.is_string)
             diag_help(d, ld->diags,
                       "add the folder that holds it with -I DIR or CMT_PATH");
         return false;
