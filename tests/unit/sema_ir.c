@@ -215,6 +215,56 @@ static void test_errors(void) {
     arena_free_all(&arena);
 }
 
+/* The language server's unsaved buffers: a used file that is not on disk. */
+static const char *overlay(void *ctx, const char *path, size_t *len) {
+    (void)ctx;
+    const char *suffix = "/unsaved/ops.cmt";
+    size_t n = strlen(path), m = strlen(suffix);
+    if (n < m || strcmp(path + n - m, suffix) != 0) return NULL;
+    static const char text[] = "const WIDTH = 2 KiB / 16 B;\n";
+    *len = sizeof text - 1;
+    return text;
+}
+
+static void test_modules(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    sources_init(&sm, &arena);
+    diags_init(&diags, &arena);
+    const char *text = "use \"unsaved/ops.cmt\";\n"
+                       "use lib.small_arch;\n"
+                       "op o<N = WIDTH> { in X[N] : fp32; out Y[N] : fp32; Y[n] = X[n]; }\n";
+    SourceFile *f = sources_add(&sm, "root.cmt", text, strlen(text));
+    CheckOptions opts = {0};
+    opts.overlay = overlay;
+    setenv("CMT_PATH", "/nonexistent:tests/golden/sema_modules", 1);
+    Program *p = check_program(&arena, &sm, &diags, f, &opts);
+    unsetenv("CMT_PATH");
+    CHECK(diags.count == 0, "overlay and CMT_PATH modules load");
+    for (int i = 0; i < diags.count; i++)
+        printf("  unexpected: %s %s\n", diags.items[i]->code, diags.items[i]->message);
+    CHECK(p->module_count == 3, "root, the overlay file and the CMT_PATH file");
+    CHECK(p->arch_count == 1 && p->archs[0]->name == intern_cstr("small"),
+          "the used arch is built");
+    arena_free_all(&arena);
+}
+
+static void test_constants(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    check_text(&arena, &sm, &diags,
+               "const A = 9223372036854775807 + 0;\n"
+               "const B = -A - 1;\n"
+               "const C = B - 1;\n"
+               "const D = 2 MiB / 512 KiB;\n"
+               "op o<N = D * 3> { in X[N] : fp32; out Y[N] : fp32; Y[n] = X[n]; }\n");
+    CHECK(diags.error_count == 1 && strcmp(diags.items[0]->code, "E0205") == 0,
+          "only B - 1 overflows");
+    arena_free_all(&arena);
+}
+
 int main(void) {
     Arena arena = {0};
     SourceManager sm;
@@ -233,5 +283,7 @@ int main(void) {
     }
     arena_free_all(&arena);
     test_errors();
+    test_modules();
+    test_constants();
     return unit_finish();
 }
