@@ -106,6 +106,18 @@ static void end_line(Fmt *F) {
     F->next_cont = 0;
 }
 
+/* A comment's text; a block comment's CR LF line ends become LF like the
+ * rest of the output. */
+static void raw_comment(Fmt *F, const char *text, size_t n) {
+    size_t from = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (text[i] == '\r' && text[i + 1] == '\n') {
+            raw(F, text + from, i - from);
+            from = i + 1;
+        }
+    raw(F, text + from, n - from);
+}
+
 static void put_comment(Fmt *F, Span c) {
     const char *text = F->f->text + c.start;
     size_t n = c.end - c.start;
@@ -132,7 +144,7 @@ static void put_comment(Fmt *F, Span c) {
         } else if (lc != ' ' && lc != '(' && lc != '[' && lc != '<') {
             raw(F, " ", 1);
         }
-        raw(F, text, n);
+        raw_comment(F, text, n);
         if (line_comment) {
             if (!F->pending_nl) {
                 F->pending_nl = true;
@@ -143,7 +155,7 @@ static void put_comment(Fmt *F, Span c) {
         }
     } else {
         begin_line(F, c.start);
-        raw(F, text, n);
+        raw_comment(F, text, n);
         F->pending_nl = true;
     }
     F->last_end = c.end;
@@ -981,7 +993,16 @@ static bool comments_kept(const Module *a, const Module *b) {
         size_t n = x.end - x.start, m = y.end - y.start;
         while (n > 2 && p[1] == '/' && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r')) n--;
         while (m > 2 && q[1] == '/' && (q[m - 1] == ' ' || q[m - 1] == '\t' || q[m - 1] == '\r')) m--;
-        if (n != m || memcmp(p, q, n) != 0) return false;
+        /* equal up to CR LF -> LF */
+        size_t i = 0, j = 0;
+        while (i < n && j < m) {
+            if (p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
+            if (q[j] == '\r' && j + 1 < m && q[j + 1] == '\n') j++;
+            if (p[i] != q[j]) return false;
+            i++;
+            j++;
+        }
+        if (i != n || j != m) return false;
     }
     return true;
 }

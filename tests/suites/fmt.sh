@@ -33,6 +33,14 @@ for in in tests/fmt/*.cmt; do
     fi
 done
 
+# --- CR LF line ends (block comments too) become LF: same layout
+sed 's/$/\r/' tests/fmt/comments.cmt >"$tmp/crlf.cmt"
+if $FMT fmt - <"$tmp/crlf.cmt" >"$tmp/out" 2>/dev/null && cmp -s "$tmp/out" tests/fmt/comments.expected; then
+    pass fmt_crlf
+else
+    fail fmt_crlf "a CR LF copy of comments.cmt does not format to comments.expected"
+fi
+
 # --- every example and standard library file: idempotent, same meaning.
 # Copies are formatted in place (so relative `use` and the standard
 # library resolve among the formatted files) and compared with the
