@@ -10,6 +10,7 @@
 #include "passes/passes.h"
 
 #include <math.h>
+#include <time.h>
 #include <string.h>
 
 /* ----------------------------------------------------------- the cache */
@@ -1462,7 +1463,8 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 
 /* The optimizer fills a mapping's holes in place; the server runs it once
  * per document version and mapping (when inlay hints are first asked for),
- * with a time limit, and shows each `?` followed by the value chosen. */
+ * within a time budget per request, and shows each `?` followed by the
+ * value chosen. */
 #define LSP_OPTIMIZE_SECONDS 2.0
 
 typedef struct Hint {
@@ -1628,7 +1630,7 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
     }
 }
 
-static HintSet *hints_for(LspDoc *d, IrMapping *m) {
+static HintSet *hints_for(LspDoc *d, IrMapping *m, double seconds) {
     Cache *c = cache_of(d);
     for (int i = 0; i < c->hint_count; i++)
         if (c->hints[i]->m == m) return c->hints[i];
@@ -1648,7 +1650,7 @@ static HintSet *hints_for(LspDoc *d, IrMapping *m) {
     d->prog->diags = &quiet;
     CompileOptions opts;
     memset(&opts, 0, sizeof opts);
-    opts.time_limit_s = LSP_OPTIMIZE_SECONDS;
+    opts.time_limit_s = seconds;
     SolverReport report;
     memset(&report, 0, sizeof report);
     bool ok = optimize_mapping(d->prog, m, &opts, &report);
@@ -1665,9 +1667,18 @@ static HintSet *hints_for(LspDoc *d, IrMapping *m) {
     return h;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range) {
     json_t *out = json_array();
     if (!d->prog || d->diags.error_count > 0) return out;
+    /* one request spends at most LSP_OPTIMIZE_SECONDS in the optimizer;
+     * mappings it does not reach get their hints on a later request */
+    double start = now_s();
     for (int i = 0; i < d->prog->mapping_count; i++) {
         IrMapping *m = d->prog->mappings[i];
         if (!m || !m->decl || !m->op || !m->arch || m->decl->span.file != d->file->id) continue;
@@ -1676,7 +1687,9 @@ json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range) {
         bool known = false;
         for (int k = 0; k < c->hint_count; k++) known |= c->hints[k]->m == m;
         if (!known && m->hole_count == 0) continue;
-        HintSet *h = hints_for(d, m);
+        double left = LSP_OPTIMIZE_SECONDS - (now_s() - start);
+        if (!known && left < 0.05) continue;
+        HintSet *h = hints_for(d, m, left);
         for (int k = 0; k < h->count; k++) {
             uint32_t line, col;
             lsp_position_of(d->file, h->hints[k].at, s->utf16, &line, &col);
