@@ -1054,6 +1054,12 @@ static char *read_stdin(Arena *a, size_t *len) {
  * the file's permissions. */
 static bool write_in_place(Arena *a, const char *path, const char *text,
                            size_t len) {
+    /* through a symbolic link: rewrite the file it points to */
+    char *real = realpath(path, NULL);
+    if (real) {
+        path = arena_strdup(a, real);
+        free(real);
+    }
     struct stat st;
     if (stat(path, &st) != 0) return false;
     char *tmp = arena_printf(a, "%s.cmtfmt-XXXXXX", path);

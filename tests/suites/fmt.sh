@@ -131,6 +131,17 @@ else
     fail fmt_unchanged_not_written "an already formatted file was rewritten"
 fi
 
+# --- through a symbolic link: the file it points to is rewritten, the
+# link stays a link
+cp tests/fmt/blank.cmt "$tmp/target.cmt"
+ln -s target.cmt "$tmp/link.cmt"
+$FMT fmt "$tmp/link.cmt" >/dev/null 2>&1
+if [ -L "$tmp/link.cmt" ] && cmp -s "$tmp/target.cmt" tests/fmt/blank.expected; then
+    pass fmt_symlink
+else
+    fail fmt_symlink "the link was replaced or its target not formatted"
+fi
+
 # --- syntax errors: diagnostics, exit 1, file untouched; other files done
 cp tests/fmt/syntax_error.cmt "$tmp/broken.cmt"
 cp tests/fmt/blank.cmt "$tmp/blank.cmt"
