@@ -99,12 +99,12 @@ static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
     Cache *c = cache_of(d);
     for (int i = 0; i < c->map_count; i++) {
         if (c->maps[i].m != m) continue;
-        if (!c->maps[i].evaluated) {
+        /* a mapping with holes is evaluated once inlay hints filled them */
+        if (!c->maps[i].evaluated && m->hole_count == 0 && m->op && m->arch) {
             c->maps[i].evaluated = true;
-            c->maps[i].status = m->hole_count == 0 && m->op && m->arch
-                                    ? evaluate_mapping(m, &c->maps[i].result)
-                                    : EVAL_INCOMPLETE;
+            c->maps[i].status = evaluate_mapping(m, &c->maps[i].result);
         }
+        if (!c->maps[i].evaluated) return NULL;
         return c->maps[i].status == EVAL_OK ? &c->maps[i].result : NULL;
     }
     return NULL;
