@@ -25,7 +25,7 @@ HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/c
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit asan valgrind fuzz bench lint fmt install clean
+.PHONY: all check test unit asan valgrind fuzz bench lint fmt install clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -47,6 +47,13 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HDR)
 $(BUILD)/obj/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+# The installed stdlib path is compiled in: rebuild main.o when PREFIX changes.
+$(BUILD)/prefix.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+$(BUILD)/obj/backend/main.o: $(BUILD)/prefix.stamp
+FORCE:
 
 $(BUILD)/libcmt.a: $(OBJ)
 	@rm -f $@
