@@ -188,13 +188,27 @@ def main():
     wrapper = os.environ.get("LSP_WRAPPER")
     if wrapper:
         cmd = wrapper.split() + cmd
-    proc = subprocess.run(cmd, input=data, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60, cwd=ROOT)
-    for line in parse_frames(proc.stdout):
+    # The server may stop reading early (after `exit`): a broken pipe is
+    # expected then, and everything it wrote is still read.
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    timed_out = False
+    try:
+        out, err = proc.communicate(input=data, timeout=300)
+    except BrokenPipeError:
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait()
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        timed_out = True
+    for line in parse_frames(out):
         print(line)
+    if timed_out:
+        print("timeout: the server did not finish within 300 s")
     print("exit: %d" % proc.returncode)
     if os.environ.get("LSP_STDERR"):
-        sys.stderr.write(proc.stderr.decode("utf-8", "replace"))
+        sys.stderr.write(err.decode("utf-8", "replace"))
     return 0
 
 
