@@ -749,7 +749,7 @@ static void hover_arch_item(LspDoc *d, Buf *b, const Decl *arch, Name name) {
         const IrCompute *u = &a->units[i];
         if (u->name != name) continue;
         UnitDim per = {u->matrix ? BU_MAC : BU_OP, BU_SECOND};
-        bprintf(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s in all\n",
+        bprintf(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s per instance\n",
                 u->matrix ? "matrix" : "vector", a->name, (long long)u->instances,
                 u->instances == 1 ? "" : "s", unit_format(&d->arena, u->throughput, per));
         bprintf(b, "- energy: %s\n",
@@ -858,6 +858,45 @@ static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
     }
 }
 
+/* What the words of the language mean, for hover (language.md, 3-4). */
+static const char *describe_attribute(Name key) {
+    static const char *const table[][2] = {
+        {"clock", "the arch's clock frequency (1 GHz); converts `cycles`"},
+        {"capacity", "bytes one instance of the memory holds (2 MiB); the outermost level may "
+                     "leave it out (unbounded)"},
+        {"bandwidth", "bytes per second one instance moves (64 GB/s)"},
+        {"read_energy", "energy per byte read (20 pJ/B)"},
+        {"write_energy", "energy per byte written (20 pJ/B)"},
+        {"energy", "per byte, read and written (memory), or per MAC / op (compute unit)"},
+        {"link_bandwidth", "bytes per second per link and direction (32 GB/s)"},
+        {"hop_latency", "time per hop (5 cycles, 100 ns)"},
+        {"link_energy", "energy per byte per hop (0.5 pJ/B)"},
+        {"throughput", "MAC or op per cycle (or per second) of one unit (4096 MAC/cycle)"},
+        {"efficiency", "the fraction of peak throughput real kernels reach (0.9)"},
+        {"count", "units per instance (default 1)"},
+        {"cost", "element ops per call of each function on this vector unit (`cost exp 4`)"},
+        {"array", "a systolic array `R x C`: latency by the fold formula instead of throughput"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (key && strcmp(key, table[i][0]) == 0) return table[i][1];
+    return NULL;
+}
+
+static const char *describe_function(Name fn) {
+    if (fn && (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0))
+        return "the larger (smaller) of two values, element by element; one vector op";
+    return "an element-wise function on a vector unit; its cost per element is the unit's "
+           "`cost` for it, 1 op when not given";
+}
+
+static const char *describe_reduction(Name fn) {
+    if (fn && strcmp(fn, "sum") == 0) return "adds over them (the default for summed indices)";
+    if (fn && strcmp(fn, "max") == 0) return "keeps the largest value";
+    if (fn && strcmp(fn, "min") == 0) return "keeps the smallest value";
+    if (fn && strcmp(fn, "mean") == 0) return "averages over them";
+    return "combines the values over them";
+}
+
 json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
     Hit h = hit_at(d, offset);
     if (h.kind == H_NONE) return json_null();
@@ -917,10 +956,12 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
             bprintf(&b, "number %.17g\n", h.expr->u.real_value);
         break;
     case H_FUNCTION:
-        if (h.expr && h.expr->kind == EX_REDUCE)
-            bprintf(&b, "reduction `%s` over its listed indices\n", h.name);
-        else
-            bprintf(&b, "function `%s`\n", h.name);
+        if (h.expr && h.expr->kind == EX_REDUCE) {
+            bprintf(&b, "reduction `%s` over the listed indices: %s\n", h.name,
+                    describe_reduction(h.name));
+        } else {
+            bprintf(&b, "function `%s`: %s\n", h.name, describe_function(h.name));
+        }
         break;
     case H_ARCH_ITEM: hover_arch_item(d, &b, h.decl, h.name); break;
     case H_CLUSTER_DIM: {
@@ -936,7 +977,11 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
                     topology_name(a->dims[di].topology));
         break;
     }
-    case H_ATTR_KEY: bprintf(&b, "attribute `%s`\n", h.name); break;
+    case H_ATTR_KEY: {
+        const char *what = describe_attribute(h.name);
+        bprintf(&b, "attribute `%s`%s%s\n", h.name, what ? ": " : "", what ? what : "");
+        break;
+    }
     }
     if (b.len == 0) return json_null();
     return json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", "markdown", "value",
