@@ -9,6 +9,10 @@
 /* Prints s as a DOT string body (quotes and backslashes escaped). */
 static void dot_text(FILE *out, const char *s) {
     for (; *s; s++) {
+        if (*s == '\n') {
+            fputs("\\n", out);
+            continue;
+        }
         if (*s == '"' || *s == '\\') fputc('\\', out);
         fputc(*s, out);
     }
@@ -38,7 +42,7 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
             int st = grp->stmts[q];
             const SchedStmt *ss = &s->stmts[st];
             fprintf(out, "      m%d_s%d [label=\"", k, st);
-            dot_text(out, arena_printf(a, "%s on %s\\n%s", op->stmts[st].name,
+            dot_text(out, arena_printf(a, "%s on %s\n%s", op->stmts[st].name,
                                        ss->unit ? ss->unit->name : "-",
                                        unit_format(a, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE})));
             fprintf(out, "\"];\n");
@@ -52,7 +56,7 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
                 used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%s", j ? "," : "",
                                          s->arch->dims[n->dims[j]].name);
             fprintf(out, "      m%d_n%d [shape=diamond, label=\"", k, i);
-            dot_text(out, arena_printf(a, "%s%s%s %s\\nover (%s) %s", coll_kind_name(n->coll),
+            dot_text(out, arena_printf(a, "%s%s%s %s\nover (%s) %s", coll_kind_name(n->coll),
                                        n->reduce_op != RO_NONE ? " " : "",
                                        n->reduce_op != RO_NONE ? reduce_op_name(n->reduce_op) : "",
                                        op->tensors[n->tensor].name, dims,
