@@ -9,7 +9,10 @@
 #include "backend/emit.h"
 #include "passes/passes.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <string.h>
 
@@ -1241,7 +1244,7 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
 enum {
     CK_FUNCTION = 3, CK_FIELD = 5, CK_VARIABLE = 6, CK_CLASS = 7, CK_MODULE = 9,
     CK_PROPERTY = 10, CK_KEYWORD = 14, CK_ENUM_MEMBER = 20, CK_CONSTANT = 21,
-    CK_STRUCT = 22, CK_TYPE_PARAMETER = 25
+    CK_FILE = 17, CK_STRUCT = 22, CK_TYPE_PARAMETER = 25
 };
 
 typedef struct Items {
@@ -1414,9 +1417,82 @@ static const Decl *mapping_op(LspDoc *d, const Decl *m, uint32_t off) {
     return q > p ? find_global(d, intern(p, (size_t)(q - p)), DK_OP) : NULL;
 }
 
+/* Module paths under `root` (dotted, as `use` writes them): every .cmt
+ * file up to a few folders deep. */
+static void module_paths(Items *it, const char *root, const char *prefix, int depth) {
+    if (depth > 4) return;
+    DIR *dir = opendir(root);
+    if (!dir) return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        const char *n = e->d_name;
+        if (n[0] == '.') continue;
+        size_t len = strlen(n);
+        const char *full = arena_printf(it->a, "%s/%s", root, n);
+        struct stat st;
+        if (stat(full, &st) != 0) continue;
+        bool word = true;
+        for (size_t i = 0; i < len; i++)
+            if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
+                  (n[i] >= '0' && n[i] <= '9') || n[i] == '_' || (n[i] == '.' && i + 4 == len)))
+                word = false;
+        if (S_ISDIR(st.st_mode) && word) {
+            module_paths(it, full, arena_printf(it->a, "%s%s.", prefix, n), depth + 1);
+        } else if (S_ISREG(st.st_mode) && word && len > 4 && strcmp(n + len - 4, ".cmt") == 0) {
+            item(it, arena_printf(it->a, "%s%.*s", prefix, (int)(len - 4), n), CK_MODULE,
+                 "module");
+        }
+    }
+    closedir(dir);
+}
+
+/* After `use` on the current line: module paths of the standard library
+ * and the -I folders, and the .cmt files beside the document as strings. */
+static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) {
+    const char *t = d->file->text;
+    uint32_t ls = offset < d->file->len ? offset : (uint32_t)d->file->len;
+    while (ls > 0 && t[ls - 1] != '\n') ls--;
+    while (ls < offset && (t[ls] == ' ' || t[ls] == '\t')) ls++;
+    if (offset < ls + 4 || strncmp(t + ls, "use", 3) != 0 || (t[ls + 3] != ' ' && t[ls + 3] != '\t'))
+        return false;
+    if (s->check.stdlib_dir) module_paths(it, s->check.stdlib_dir, "", 0);
+    for (int i = 0; i < s->check.include_count; i++)
+        module_paths(it, s->check.include_dirs[i], "", 0);
+    const char *slash = strrchr(d->path, '/');
+    const char *dir = slash ? arena_strndup(&d->arena, d->path, (size_t)(slash - d->path)) : ".";
+    DIR *dd = opendir(dir[0] ? dir : "/");
+    if (dd) {
+        struct dirent *e;
+        while ((e = readdir(dd)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len > 4 && strcmp(e->d_name + len - 4, ".cmt") == 0 &&
+                !(slash && strcmp(e->d_name, slash + 1) == 0))
+                item(it, arena_printf(it->a, "\"%s\"", e->d_name), CK_FILE, "file");
+        }
+        closedir(dd);
+    }
+    return true;
+}
+
+static int by_label(const void *a, const void *b) {
+    const char *x = json_string_value(json_object_get(*(json_t *const *)a, "label"));
+    const char *y = json_string_value(json_object_get(*(json_t *const *)b, "label"));
+    return strcmp(x ? x : "", y ? y : "");
+}
+
 json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
-    (void)s;
     Items it = {.arr = json_array(), .a = &d->arena};
+    if (use_completion(s, d, offset, &it)) {
+        /* folders list their files in any order: sort by label */
+        size_t n = json_array_size(it.arr);
+        json_t **v = ARENA_ARRAY(&d->arena, json_t *, n + 1);
+        for (size_t i = 0; i < n; i++) v[i] = json_incref(json_array_get(it.arr, i));
+        qsort(v, n, sizeof *v, by_label);
+        json_t *sorted = json_array();
+        for (size_t i = 0; i < n; i++) json_array_append_new(sorted, v[i]);
+        json_decref(it.arr);
+        return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
+    }
     static const char *const top_kw[] = {"use", "const", "op", "arch", "mapping", NULL};
     static const char *const op_kw[] = {"in", "out", "var", "int4", "int8", "int16", "int32",
                                         "fp8", "bf16", "fp16", "fp32", NULL};

@@ -14,6 +14,8 @@ Transcript lines:
   # ...            a comment; blank lines are ignored
   #!ignore METHOD  notifications of METHOD are not printed (for transcripts
                    about something else than textDocument/publishDiagnostics)
+  #!env NAME=VALUE the server runs with this environment variable ($FILES
+                   and $ROOT substituted), e.g. a fixture standard library
   #!mask REGEX     in the output, text matching REGEX is printed as <masked>
                    (numbers the cost model computes: the transcript checks
                    that they are there, not their value)
@@ -87,6 +89,7 @@ def decode_raw(text):
 
 MASKS = []
 IGNORED = set()
+ENV = {}
 
 
 def build_input(path):
@@ -94,6 +97,10 @@ def build_input(path):
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
+            if line.startswith("#!env "):
+                name, _, value = line[6:].strip().partition("=")
+                ENV[name] = substitute(value)
+                continue
             if line.startswith("#!ignore "):
                 IGNORED.add(line[9:].strip())
                 continue
@@ -190,8 +197,10 @@ def main():
         cmd = wrapper.split() + cmd
     # The server may stop reading early (after `exit`): a broken pipe is
     # expected then, and everything it wrote is still read.
+    env = dict(os.environ)
+    env.update(ENV)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT)
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
     timed_out = False
     try:
         out, err = proc.communicate(input=data, timeout=300)
