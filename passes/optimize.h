@@ -40,6 +40,7 @@ typedef struct OptArc {
     int level;        /* level id, OPT_UNFUSED or OPT_LEVEL_DEFAULT */
     int given_group;  /* the `fuse` line's group id, or -1 when chosen */
     int block;        /* the run or fixed group it belongs to */
+    uint64_t mask;    /* its statements (op with at most 64 statements) */
 } OptArc;
 
 /* Cost of one arc under one configuration. */

@@ -392,6 +392,9 @@ static void push_arc(OptSpace *sp, int cap_hint, const int *stmts, int count, in
     a->level = level;
     a->given_group = given;
     a->block = block;
+    a->mask = 0;
+    for (int q = 0; q < count && q < 64; q++)
+        if (stmts[q] < 64) a->mask |= (uint64_t)1 << stmts[q];
 }
 
 /* Levels a fused group may take: every memory level but the outermost
@@ -715,6 +718,26 @@ static int arc_fusion_level(const OptSpace *sp, const OptArc *a) {
     return sp->L > 1 ? 1 : 0; /* the default (passes/fusion.c) */
 }
 
+/* Arc a was costed: when it overflows a memory, mark every arc not yet
+ * costed that holds its statements and is fused at that memory's level or
+ * outside it.  Returns how many were marked. */
+static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx *x) {
+    const OptCost *oc = &row[a];
+    if (oc->feasible || oc->memory < 0 || sp->S > 64) return 0;
+    int lm = sp->arch->memories[oc->memory].level;
+    uint64_t mask = sp->arcs[a].mask;
+    int marked = 0;
+    for (int b = 0; b < sp->arc_count; b++) {
+        if (done[b] || (sp->arcs[b].mask & mask) != mask) continue;
+        if (arc_fusion_level(sp, &sp->arcs[b]) > lm) continue;
+        row[b] = *oc; /* infeasible; its need is a lower bound */
+        done[b] = true;
+        marked++;
+        x->implied++;
+    }
+    return marked;
+}
+
 void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
     int A = sp->arc_count, S = sp->S;
     arena_free_all(&x->tmp);
@@ -738,14 +761,18 @@ void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             x->memo_hits++;
         }
     }
-    /* every statement alone first: a statement that overflows a memory
-     * alone overflows it in every group fused at that level or outside it
-     * (the group holds the statement's tiles and more there) */
+    /* every statement alone first, then long arcs (few lowerings): an
+     * arc that overflows a memory makes every arc holding its statements
+     * overflow it too when that arc is fused at the memory's level or
+     * outside it (such a group keeps all its tensors' tiles there, each at
+     * least as large) */
     bool first = true;
     int n = 0;
     for (int len = S; len >= 1; len--)
         for (int a = 0; a < A; a++)
             if (sp->arcs[a].count == len) order[n++] = a;
+    for (int a = 0; a < A; a++)
+        if (done[a]) remaining -= imply(sp, row, done, a, x);
     while (remaining > 0) {
         int cc = 0;
         memset(used, 0, sizeof(bool) * (size_t)S);
@@ -770,6 +797,7 @@ void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             done[cover[k]] = true;
             remaining--;
         }
+        for (int k = 0; k < cc; k++) remaining -= imply(sp, row, done, cover[k], x);
         /* statements left to groups of their own: their unfused arcs too */
         for (int st = 0; st < S; st++) {
             if (used[st]) continue;
@@ -783,6 +811,7 @@ void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
                     row[a] = alone;
                     done[a] = true;
                     remaining--;
+                    remaining -= imply(sp, row, done, a, x);
                 } else if (first && !alone.feasible && alone.memory >= 0 &&
                            arc_fusion_level(sp, arc) <= sp->arch->memories[alone.memory].level) {
                     row[a] = alone; /* infeasible; need is a lower bound */
