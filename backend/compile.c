@@ -360,6 +360,10 @@ int cmd_compile(int argc, char **argv) {
             m->objective_given = true;
         }
         MappingResult *r = &out.items[out.count];
+        if (report_unsupported(p, m)) {
+            if (status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
+            continue;
+        }
         if (!complete_mapping(p, m, &copts, &r->solver)) {
             int code = r->solver.status == SOLVER_NOT_NEEDED ? EXIT_DIAGNOSTICS : EXIT_SOLVER;
             if (code > status) status = code;

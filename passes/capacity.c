@@ -49,7 +49,8 @@ void report_capacity(const Schedule *s, DiagSink *diags) {
 void check_mapping_capacity(Program *p) {
     for (int i = 0; i < p->mapping_count; i++) {
         const IrMapping *m = p->mappings[i];
-        if (!m || !m->op || !m->arch || m->hole_count > 0) continue;
+        if (!m || !m->op || !m->arch) continue;
+        if (report_unsupported(p, m) || m->hole_count > 0) continue;
         Arena scratch = {0};
         Schedule *s = lower_mapping(&scratch, m, false, NULL);
         report_capacity(s, p->diags);

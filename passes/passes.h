@@ -74,6 +74,12 @@ bool pass_name_known(const char *name);
 Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
                         const CompileOptions *opts);
 
+/* Whether the schedule IR can hold the arch (at most SCHED_MAX_DIMS
+ * cluster dims); report_unsupported says E0352 at the mapping when not
+ * and returns true.  lower_mapping needs a supported arch. */
+bool schedule_supported(const IrArch *arch);
+bool report_unsupported(Program *p, const IrMapping *m);
+
 /* The same mapping with every statement in a group of its own (the
  * unfused baseline), copied into `arena`. */
 IrMapping *unfused_mapping(Arena *arena, const IrMapping *m);

@@ -38,6 +38,17 @@ const char *solver_status_name(SolverStatus st) {
     return "?";
 }
 
+bool schedule_supported(const IrArch *arch) { return arch->dim_count <= SCHED_MAX_DIMS; }
+
+bool report_unsupported(Program *p, const IrMapping *m) {
+    if (schedule_supported(m->arch)) return false;
+    Diag *d = diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0352",
+                         "arch %s has %d cluster dimensions but schedules handle at most %d",
+                         m->arch->name, m->arch->dim_count, SCHED_MAX_DIMS);
+    diag_help(d, p->diags, "merge cluster dimensions of size 1 or nest fewer clusters");
+    return true;
+}
+
 Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
                         const CompileOptions *opts) {
     Schedule *s = ARENA_NEW(arena, Schedule);
@@ -72,7 +83,8 @@ IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
 EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out) {
     memset(out, 0, sizeof *out);
     if (m->hole_count > 0) return EVAL_INCOMPLETE;
-    if (m->arch->level_count > EVAL_MAX_LEVELS || m->op->stmt_count > EVAL_MAX_GROUPS)
+    if (m->arch->level_count > EVAL_MAX_LEVELS || m->op->stmt_count > EVAL_MAX_GROUPS ||
+        !schedule_supported(m->arch))
         return EVAL_TOO_LARGE;
     Arena scratch = {0};
     Schedule *s = lower_mapping(&scratch, m, false, NULL);

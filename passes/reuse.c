@@ -22,18 +22,18 @@ static void build_loops(Schedule *s, SchedGroup *g) {
     g->loops = ARENA_ARRAY(s->arena, SchedLoop, L * I);
     g->loop_count = 0;
     for (int l = 1; l <= s->levels; l++) {
-        bool used[64] = {false};
+        bool *used = ARENA_ARRAY(s->arena, bool, I);
         int n = 0;
         int given = (l < s->levels && m->order.length) ? m->order.length[l] : 0;
         g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
         for (int k = 0; k < given; k++) {
             int i = m->order.perm[l * I + k];
-            if (i >= 0 && i < I && i < 64 && !used[i]) {
+            if (i >= 0 && i < I && !used[i]) {
                 used[i] = true;
                 g->order[l * I + n++] = i;
             }
         }
-        for (int i = 0; i < I && i < 64; i++)
+        for (int i = 0; i < I; i++)
             if (!used[i]) g->order[l * I + n++] = i;
         g->order_len[l] = n;
         for (int k = 0; k < n; k++) {
