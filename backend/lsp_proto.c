@@ -437,11 +437,8 @@ char *lsp_utf8_clean(Arena *a, const char *s, size_t len) {
     for (size_t i = 0; i < len;) {
         bool astral;
         size_t n = utf8_seq(u, i, len, &astral);
-        if (n == 1 && u[i] >= 0x80) {
+        if (n == 1 && (u[i] >= 0x80 || u[i] == 0)) { /* NUL ends C strings */
             memcpy(out + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-        } else if (n == 1 && u[i] == 0) {
-            memcpy(out + o, "\xEF\xBF\xBD", 3); /* NUL ends C strings */
             o += 3;
         } else {
             memcpy(out + o, s + i, n);
