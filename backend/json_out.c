@@ -102,6 +102,30 @@ static json_t *mapping_json(const MappingResult *r) {
     json_object_set_new(sol, "seconds", json_real(r->solver.seconds));
     json_object_set_new(sol, "gap", json_real(r->solver.gap));
     json_object_set_new(sol, "candidates", json_integer(r->solver.candidates));
+    if (r->solver.status != SOLVER_NOT_NEEDED) { /* the optimizer's record */
+        if (r->solver.method) json_object_set_new(sol, "method", json_string(r->solver.method));
+        json_object_set_new(sol, "rows", json_integer(r->solver.rows));
+        json_object_set_new(sol, "columns", json_integer(r->solver.columns));
+        json_object_set_new(sol, "configurations", json_integer(r->solver.configurations));
+        json_object_set_new(sol, "space", json_real(r->solver.space));
+        json_object_set_new(sol, "objective", json_real(r->solver.objective));
+    }
+    if (r->solver.evaluated_count > 0) { /* --exhaustive: every mapping */
+        json_t *ev = json_array();
+        Arena a = {0};
+        for (long i = 0; i < r->solver.evaluated_count; i++) {
+            const SolverEvaluated *e = &r->solver.evaluated[i];
+            json_t *x = json_object();
+            json_object_set_new(x, "mapping", json_string(mapping_to_cmt(&a, e->mapping)));
+            json_object_set_new(x, "latency_s", json_real(e->latency_s));
+            json_object_set_new(x, "energy_j", json_real(e->energy_j));
+            json_object_set_new(x, "feasible", json_boolean(e->feasible));
+            json_array_append_new(ev, x);
+            if ((i & 1023) == 1023) arena_free_all(&a);
+        }
+        arena_free_all(&a);
+        json_object_set_new(sol, "evaluated", ev);
+    }
     json_object_set_new(o, "solver", sol);
     return o;
 }

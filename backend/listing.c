@@ -254,9 +254,10 @@ void emit_listing(FILE *out, const CompileOutput *o) {
             fprintf(out, "%s%s=%lld", i ? ", " : "", op->param_names[i], (long long)op->param_values[i]);
         fprintf(out, "> on %s\n", s->arch->name);
         if (r->solver.status != SOLVER_NOT_NEEDED)
-            fprintf(out, "  solver %s in %.3f s, gap %.3g, %ld candidates\n  complete mapping: %s\n",
+            fprintf(out, "  solver %s in %.3f s, gap %.3g, %ld candidates, %ld rows, %ld columns (%s)\n  complete mapping: %s\n",
                     solver_status_name(r->solver.status), r->solver.seconds, r->solver.gap,
-                    r->solver.candidates, r->mapping_text);
+                    r->solver.candidates, r->solver.rows, r->solver.columns,
+                    r->solver.method ? r->solver.method : "", r->mapping_text);
         print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
         const char *bound = "compute";
         if (s->memory_s > s->compute_s) bound = "memory";

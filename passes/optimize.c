@@ -997,6 +997,39 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
 
 /* ------------------------------------------------------ entry point */
 
+/* Complete mappings of the space: configurations x partitions. */
+static double count_partitions(const OptSpace *sp, bool *covered) {
+    int st = 0;
+    while (st < sp->S && covered[st]) st++;
+    if (st == sp->S) return 1;
+    double n = 0;
+    int A = sp->arc_count;
+    for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
+        const OptArc *a = &sp->arcs[sp->stmt_arcs[st * (A + 1) + k]];
+        bool ok = true;
+        for (int q = 0; q < a->count; q++)
+            if (covered[a->stmts[q]]) ok = false;
+        if (!ok) continue;
+        for (int q = 0; q < a->count; q++) covered[a->stmts[q]] = true;
+        n += count_partitions(sp, covered);
+        for (int q = 0; q < a->count; q++) covered[a->stmts[q]] = false;
+    }
+    return n;
+}
+
+static double space_size(Arena *a, const OptSpace *sp) {
+    if (space_is_runs(sp)) { /* paths over positions */
+        double *ways = ARENA_ARRAY(a, double, sp->S + 1);
+        ways[sp->S] = 1;
+        for (int i = sp->S - 1; i >= 0; i--)
+            for (int x = 0; x < sp->arc_count; x++)
+                if (sp->arcs[x].stmts[0] == i) ways[i] += ways[i + sp->arcs[x].count];
+        return sp->enumerated * ways[0];
+    }
+    bool *covered = ARENA_ARRAY(a, bool, sp->S + 1);
+    return sp->enumerated * count_partitions(sp, covered);
+}
+
 static void record(SolverReport *r, const OptSpace *sp, const Model *md, int nk) {
     long cand = 0;
     (void)nk;
@@ -1036,7 +1069,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
     se.sp = sp;
     search_space(&se, obj, deadline, &pg);
     bool timed_out = se.timed_out || sp->truncated;
-    report->space = sp->enumerated;
+    report->space = space_size(&arena, sp);
     report->configurations = se.nk;
     if (!se.any_feasible) {
         progress_clear(&pg);
