@@ -1046,6 +1046,29 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
         report->status = SOLVER_NOT_NEEDED;
         return true;
     }
+    /* `tile L: ? 64` (an index hole) is not searched: say so */
+    if (m->decl) {
+        const MappingDecl *md = &m->decl->u.mapping;
+        bool found = false;
+        for (int i = 0; i < md->item_count; i++) {
+            const MapItem *it = md->items[i];
+            if (it->kind != MI_TILE) continue;
+            for (int k = 0; k < it->tile_count; k++)
+                if (it->tiles[k].index.hole) {
+                    Diag *d = diag_error(p->diags, it->tiles[k].span, "E0375",
+                                         "the optimizer does not choose the index of a tile "
+                                         "entry");
+                    diag_help(d, p->diags, "name the index and leave its size to the optimizer: "
+                                           "`%s ?`",
+                              m->op->index_count > 0 ? m->op->indices[0].name : "i");
+                    found = true;
+                }
+        }
+        if (found) {
+            report->status = SOLVER_FAILED;
+            return false;
+        }
+    }
     if (opts && opts->exhaustive) return opt_exhaustive(p, m, opts, report);
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
