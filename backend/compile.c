@@ -80,18 +80,20 @@ static int effective_split(const IrMapping *m, int st, int d) {
     return idx;
 }
 
-static void spatial_clause(Text *t, const IrMapping *m, const int *split) {
+/* "i -> d, j -> (d1, d2)" for the (dim, index) pairs marked in has[d * I + i] */
+static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
+    int I = op->index_count;
     bool first = true;
-    for (int i = 0; i < op->index_count; i++) {
+    for (int i = 0; i < I; i++) {
         int n = 0;
-        for (int d = 0; d < arch->dim_count; d++) n += split[d] == i;
+        for (int d = 0; d < arch->dim_count; d++) n += has[d * I + i];
         if (!n) continue;
         text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
         int k = 0;
         for (int d = 0; d < arch->dim_count; d++)
-            if (split[d] == i) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
+            if (has[d * I + i]) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
         if (n > 1) text_add(t, ")");
         first = false;
     }
@@ -103,42 +105,67 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
     int D = arch->dim_count, S = op->stmt_count, I = op->index_count;
-    /* the split most statements use along each dim, then the exceptions */
-    int *base = ARENA_ARRAY(a, int, D ? D : 1);
+    /* the main spatial line: along each dim, every index that all the
+     * statements using it split there (no statement using two of them),
+     * most used first; other statements get `spatial for` lines */
+    bool *base = ARENA_ARRAY(a, bool, D * I + 1);
     for (int d = 0; d < D; d++) {
-        base[d] = -1;
-        int best = 0;
-        for (int i = 0; i < I; i++) {
-            int votes = 0;
-            for (int st = 0; st < S; st++) votes += effective_split(m, st, d) == i;
-            if (votes > best) {
-                best = votes;
-                base[d] = i;
+        bool *tried = ARENA_ARRAY(a, bool, I + 1);
+        for (;;) {
+            int best = -1, best_votes = 0;
+            for (int i = 0; i < I; i++) {
+                if (tried[i]) continue;
+                int votes = 0;
+                for (int st = 0; st < S; st++) votes += effective_split(m, st, d) == i;
+                if (votes > best_votes) {
+                    best_votes = votes;
+                    best = i;
+                }
             }
+            if (best < 0) break;
+            tried[best] = true;
+            bool ok = true;
+            for (int st = 0; st < S && ok; st++) {
+                if (!ir_stmt_uses_index(&op->stmts[st], best)) continue;
+                if (effective_split(m, st, d) != best) ok = false;
+                for (int j = 0; j < I; j++)
+                    if (base[d * I + j] && ir_stmt_uses_index(&op->stmts[st], j)) ok = false;
+            }
+            if (ok) base[d * I + best] = true;
         }
     }
     bool any = false;
-    for (int d = 0; d < D; d++) any |= base[d] >= 0;
+    for (int k = 0; k < D * I; k++) any |= base[k];
     if (any) {
         text_add(&t, "spatial ");
         spatial_clause(&t, m, base);
         text_add(&t, "; ");
     }
     bool *done = ARENA_ARRAY(a, bool, S);
-    int *want = ARENA_ARRAY(a, int, D ? D : 1);
+    bool *want = ARENA_ARRAY(a, bool, D * I + 1);
     for (int st = 0; st < S; st++) {
         bool deviates = false, splits = false;
+        memset(want, 0, sizeof(bool) * (size_t)(D * I));
         for (int d = 0; d < D; d++) {
-            int expect = base[d] >= 0 && ir_stmt_uses_index(&op->stmts[st], base[d]) ? base[d] : -1;
-            want[d] = effective_split(m, st, d);
-            deviates |= want[d] != expect;
-            splits |= want[d] >= 0;
+            int expect = -1;
+            for (int i = 0; i < I; i++)
+                if (base[d * I + i] && ir_stmt_uses_index(&op->stmts[st], i)) expect = i;
+            int have = effective_split(m, st, d);
+            if (have >= 0) want[d * I + have] = true;
+            deviates |= have != expect;
+            splits |= have >= 0;
         }
         if (!deviates || done[st] || !splits) continue;
         text_add(&t, "spatial for %s", op->stmts[st].name);
         for (int o = st + 1; o < S; o++) {
             bool same = true;
-            for (int d = 0; d < D; d++) same &= effective_split(m, o, d) == want[d];
+            for (int d = 0; d < D; d++) {
+                int have = effective_split(m, o, d);
+                int mine = -1;
+                for (int i = 0; i < I; i++)
+                    if (want[d * I + i]) mine = i;
+                same &= have == mine;
+            }
             if (same) {
                 text_add(&t, ", %s", op->stmts[o].name);
                 done[o] = true;
