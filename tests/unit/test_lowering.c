@@ -4,6 +4,7 @@
  * that do not depend on the split index, alltoall/allgather when a reader
  * splits differently, collectives over dims of nested clusters), boundary
  * nodes between groups, capacity excess at the tile line, holes. */
+#include "backend/emit.h"
 #include "passes/passes.h"
 #include "tests/unit/unit.h"
 
@@ -178,6 +179,38 @@ int main(void) {
     /* holes: the evaluation API refuses */
     EvalResult eh;
     CHECK(evaluate_mapping(program->mappings[6], &eh) == EVAL_INCOMPLETE, "holes: evaluate says incomplete");
+
+    /* the complete mapping printed back in .cmt syntax means the same:
+       checking it again gives the same latency and energy */
+    const char *round_trip[] = {"fused", "unfused", "nested", "gather", "split_k"};
+    for (int k = 0; k < 5; k++) {
+        const IrMapping *orig = NULL;
+        for (int i = 0; i < program->mapping_count; i++)
+            if (strcmp(program->mappings[i]->name, round_trip[k]) == 0) orig = program->mappings[i];
+        if (!orig) continue;
+        const char *body = mapping_to_cmt(&arena, orig);
+        char *text = arena_printf(&arena, "%smapping again for gemm_softmax on chip { %s }\n", program_text, body);
+        char *cut = strstr(text, "mapping fused for");
+        /* keep the arch and op, drop the original mappings */
+        char *again = strstr(text, "mapping again");
+        memmove(cut, again, strlen(again) + 1);
+        SourceManager sm2;
+        DiagSink d2;
+        sources_init(&sm2, &arena);
+        diags_init(&d2, &arena);
+        SourceFile *f2 = sources_add(&sm2, "again.cmt", text, strlen(text));
+        Program *p2 = check_program(&arena, &sm2, &d2, f2, &opts);
+        bool ok = p2 && d2.error_count == 0 && p2->mapping_count == 1;
+        EvalResult e1, e2;
+        if (ok) {
+            evaluate_mapping(orig, &e1);
+            evaluate_mapping(p2->mappings[0], &e2);
+            ok = fabs(e1.latency_s - e2.latency_s) <= 1e-12 * e1.latency_s &&
+                 fabs(e1.energy_j - e2.energy_j) <= 1e-12 * e1.energy_j;
+        }
+        if (!ok) printf("  mapping text: %s\n", body);
+        CHECK(ok, arena_printf(&arena, "round trip of the complete mapping text: %s", round_trip[k]));
+    }
 
     /* dump after a pass names it and is stable text */
     char *buf = NULL;

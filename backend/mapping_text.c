@@ -1,0 +1,179 @@
+/* mapping_text.c — a complete mapping printed back in .cmt syntax (the
+ * listing's "complete mapping" line and the JSON "mapping" field), so that
+ * what the optimizer chose can be pasted into a file. */
+#include "backend/emit.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+bool mapping_says(const IrMapping *m, MapItemKind kind) {
+    if (!m->decl || m->decl->kind != DK_MAPPING) return false;
+    const MappingDecl *md = &m->decl->u.mapping;
+    for (int i = 0; i < md->item_count; i++)
+        if (md->items[i] && md->items[i]->kind == kind) return true;
+    return false;
+}
+
+/* Appends to a growing text in the arena. */
+typedef struct Text {
+    Arena *a;
+    char *buf;
+    size_t len, cap;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(Text *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = arena_vprintf(t->a, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(piece);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->cap ? t->cap * 2 : 256) + n;
+        t->buf = arena_realloc(t->a, t->buf, t->cap, cap);
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, piece, n + 1);
+    t->len += n;
+}
+
+static int effective_split(const IrMapping *m, int st, int d) {
+    int idx = m->spatial.split ? m->spatial.split[st * m->arch->dim_count + d] : IR_UNSET;
+    if (idx < 0 || !ir_stmt_uses_index(&m->op->stmts[st], idx)) return -1;
+    return idx;
+}
+
+/* "i -> d, j -> (d1, d2)" for the (dim, index) pairs marked in has[d * I + i] */
+static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
+    const IrOp *op = m->op;
+    const IrArch *arch = m->arch;
+    int I = op->index_count;
+    bool first = true;
+    for (int i = 0; i < I; i++) {
+        int n = 0;
+        for (int d = 0; d < arch->dim_count; d++) n += has[d * I + i];
+        if (!n) continue;
+        text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
+        int k = 0;
+        for (int d = 0; d < arch->dim_count; d++)
+            if (has[d * I + i]) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
+        if (n > 1) text_add(t, ")");
+        first = false;
+    }
+}
+
+const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
+    Text t = {a, NULL, 0, 0};
+    text_add(&t, "%s", "");
+    const IrOp *op = m->op;
+    const IrArch *arch = m->arch;
+    int D = arch->dim_count, S = op->stmt_count, I = op->index_count;
+    /* the main spatial line: along each dim, every index that all the
+     * statements using it split there (no statement using two of them),
+     * most used first; other statements get `spatial for` lines */
+    bool *base = ARENA_ARRAY(a, bool, D * I + 1);
+    for (int d = 0; d < D; d++) {
+        bool *tried = ARENA_ARRAY(a, bool, I + 1);
+        for (;;) {
+            int best = -1, best_votes = 0;
+            for (int i = 0; i < I; i++) {
+                if (tried[i]) continue;
+                int votes = 0;
+                for (int st = 0; st < S; st++) votes += effective_split(m, st, d) == i;
+                if (votes > best_votes) {
+                    best_votes = votes;
+                    best = i;
+                }
+            }
+            if (best < 0) break;
+            tried[best] = true;
+            bool ok = true;
+            for (int st = 0; st < S && ok; st++) {
+                if (!ir_stmt_uses_index(&op->stmts[st], best)) continue;
+                if (effective_split(m, st, d) != best) ok = false;
+                for (int j = 0; j < I; j++)
+                    if (base[d * I + j] && ir_stmt_uses_index(&op->stmts[st], j)) ok = false;
+            }
+            if (ok) base[d * I + best] = true;
+        }
+    }
+    bool any = false;
+    for (int k = 0; k < D * I; k++) any |= base[k];
+    if (any) {
+        text_add(&t, "spatial ");
+        spatial_clause(&t, m, base);
+        text_add(&t, "; ");
+    }
+    bool *done = ARENA_ARRAY(a, bool, S);
+    bool *want = ARENA_ARRAY(a, bool, D * I + 1);
+    for (int st = 0; st < S; st++) {
+        bool deviates = false, splits = false;
+        memset(want, 0, sizeof(bool) * (size_t)(D * I));
+        for (int d = 0; d < D; d++) {
+            int expect = -1;
+            for (int i = 0; i < I; i++)
+                if (base[d * I + i] && ir_stmt_uses_index(&op->stmts[st], i)) expect = i;
+            int have = effective_split(m, st, d);
+            if (have >= 0) want[d * I + have] = true;
+            deviates |= have != expect;
+            splits |= have >= 0;
+        }
+        if (!deviates || done[st] || !splits) continue;
+        text_add(&t, "spatial for %s", op->stmts[st].name);
+        for (int o = st + 1; o < S; o++) {
+            bool same = true;
+            for (int d = 0; d < D; d++) {
+                int have = effective_split(m, o, d);
+                int mine = -1;
+                for (int i = 0; i < I; i++)
+                    if (want[d * I + i]) mine = i;
+                same &= have == mine;
+            }
+            if (same) {
+                text_add(&t, ", %s", op->stmts[o].name);
+                done[o] = true;
+            }
+        }
+        text_add(&t, ": ");
+        spatial_clause(&t, m, want);
+        text_add(&t, "; ");
+    }
+    for (int l = 0; l < arch->level_count && m->tile.size; l++) {
+        int k = 0;
+        for (int i = 0; i < I; i++) {
+            int64_t v = m->tile.size[l * I + i];
+            if (v < 1) continue;
+            text_add(&t, "%s%s %lld", k++ ? ", " : arena_printf(a, "tile %s: ", arch->levels[l].name),
+                     op->indices[i].name, (long long)v);
+        }
+        if (k) text_add(&t, "; ");
+    }
+    for (int l = 0; l < arch->level_count && m->order.length; l++) {
+        int len = m->order.length[l];
+        if (len <= 0) continue;
+        text_add(&t, "order %s: ", arch->levels[l].name);
+        for (int k = 0; k < len; k++)
+            text_add(&t, "%s%s", k ? ", " : "", op->indices[m->order.perm[l * I + k]].name);
+        text_add(&t, "; ");
+    }
+    for (int g = 0; g < m->fuse.group_count && m->fuse.group; g++) {
+        if (!sched_fuse_group_written(m, g)) continue;
+        int k = 0;
+        for (int st = 0; st < S; st++)
+            if (m->fuse.group[st] == g)
+                text_add(&t, "%s%s", k++ ? ", " : "fuse ", op->stmts[st].name);
+        if (!k) continue;
+        int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
+        if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
+        text_add(&t, "; ");
+    }
+    if (m->overlap == OVERLAP_NONE || mapping_says(m, MI_OVERLAP))
+        text_add(&t, "overlap %s; ", m->overlap == OVERLAP_NONE ? "none" : "full");
+    if (m->objective_given)
+        text_add(&t, "objective %s; ",
+                 m->objective == OBJ_ENERGY ? "energy" : m->objective == OBJ_EDP ? "edp" : "latency");
+    if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
+    if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
+    return t.buf;
+}
+
