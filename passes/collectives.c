@@ -48,9 +48,11 @@ static const char *dim_list(const Schedule *s, const int *dims, int count) {
     return count == 1 ? arena_strdup(s->arena, buf) : arena_printf(s->arena, "(%s)", buf);
 }
 
+/* copies: how many independent groups of P instances run this collective
+ * (0: one per P compute instances). */
 static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st,
                                  int tensor, CollKind kind, ReduceOp op,
-                                 const int *dims, int count, double n, double k) {
+                                 const int *dims, int count, double n, double k, double copies) {
     NetCost c = cost_over(s, kind, dims, count, n);
     double P = 1;
     for (int j = 0; j < count; j++) P *= (double)s->arch->dims[dims[j]].size;
@@ -66,7 +68,8 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
     node->byte_hops = c.byte_hops;
     node->latency_s = c.time_s * k;
     /* every group of instances along the dims runs its own copy */
-    node->energy_j = c.energy_j * k * ((double)s->total_instances / P);
+    if (copies <= 0) copies = (double)s->total_instances / P;
+    node->energy_j = c.energy_j * k * copies;
     node->position = pos;
     node->phase = phase;
     return node;
@@ -121,8 +124,13 @@ static void broadcasts(Schedule *s) {
             dims[dc++] = d;
         }
         if (!dc) continue;
+        double P = 1;
+        for (int j = 0; j < dc; j++) P *= (double)s->arch->dims[dims[j]].size;
+        /* one broadcast per instance of the outer level and tile: the
+         * instances of the inner level in groups of P */
+        double copies = (double)s->arch->levels[load.to_level].instances / P;
         SchedNode *n = add_collective(s, load.group, load.position, 1, load.stmt, load.tensor,
-                                      CK_BROADCAST, RO_NONE, dims, dc, load.bytes, load.count);
+                                      CK_BROADCAST, RO_NONE, dims, dc, load.bytes, load.count, copies);
         n->from_level = load.from_level;
         n->to_level = load.to_level;
         n->depth = load.depth;
@@ -226,12 +234,12 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
             bool split_pair = rd.time_s + bc.time_s < ar.time_s;
             if (split_pair) {
-                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k)
+                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k, 0)
                     ->depth = depth;
-                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k);
+                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k, 0);
             } else {
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
-                                      pc, n, k);
+                                      pc, n, k, 0);
             }
             if (s->want_text)
                 node->reason = arena_printf(
@@ -247,7 +255,7 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
             bool use_rs = rs.time_s <= rd.time_s;
             node = add_collective(s, g->id, pos, 3, st, y->id, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
-                                  is->reduce_op, pd, pc, n, k);
+                                  is->reduce_op, pd, pc, n, k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
@@ -262,7 +270,7 @@ static void reductions_and_transitions(Schedule *s) {
                                               : (Layout){LAY_REPLICATED, -1};
         } else {
             node = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc,
-                                  n, k);
+                                  n, k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
@@ -328,7 +336,7 @@ static void reductions_and_transitions(Schedule *s) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLGATHER, RO_NONE,
-                                                 gather, gc, n * P, k);
+                                                 gather, gc, n * P, k, 0);
                 node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
@@ -346,7 +354,7 @@ static void reductions_and_transitions(Schedule *s) {
                 bool use_a2a = a2a.time_s <= ag.time_s;
                 SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
                                                  use_a2a ? CK_ALLTOALL : CK_ALLGATHER, RO_NONE,
-                                                 shuffle, sc, use_a2a ? n : n * P, k);
+                                                 shuffle, sc, use_a2a ? n : n * P, k, 0);
                 node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
