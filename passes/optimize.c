@@ -339,6 +339,7 @@ typedef struct Model {
     int *lcol;        /* [A]: epigraph column of arc a, 0 when absent */
     int energy_row;   /* edp: the row bounding energy, 0 when none */
     double tscale, escale; /* model units: seconds and joules per unit */
+    bool no_presolve;
 } Model;
 
 static double pow10_scale(double maxv) {
@@ -535,7 +536,8 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
     set_break_at_value(lp, known < INFINITY ? known * (1 + 1e-9) + 1e-12 : -1e30);
     /* the cover rows of configurations are partly linearly dependent;
      * presolve removes them and branch and bound then needs few nodes */
-    set_presolve(lp, PRESOLVE_ROWS | PRESOLVE_COLS | PRESOLVE_LINDEP, get_presolveloops(lp));
+    if (!md->no_presolve)
+        set_presolve(lp, PRESOLVE_ROWS | PRESOLVE_COLS | PRESOLVE_LINDEP, get_presolveloops(lp));
     put_abortfunc(lp, lp_abort, pg);
     if (pg->deadline > 0) {
         double left = pg->deadline - opt_now();
@@ -572,6 +574,32 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
             out->arcs[out->arc_count++] = x;
             out->lat += kept[k].row[x].latency_s;
             out->en += kept[k].row[x].energy_j;
+        }
+    }
+}
+
+/* The best partition of the best configuration by shortest paths. */
+static void dp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, Objective obj,
+                        SolveOut *out) {
+    int which = obj == OBJ_ENERGY ? 1 : 0;
+    double best = INFINITY;
+    int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < nk; k++) {
+        double v = best_partition(a, sp, kept[k].row, kept[k].pruned, which, arcs);
+        if (!(v < best)) continue;
+        best = v;
+        out->have = true;
+        out->status = OPTIMAL;
+        out->kept = k;
+        out->arcs = ARENA_ARRAY(a, int, sp->S + 1);
+        out->arc_count = 0;
+        out->lat = out->en = 0;
+        for (int st = 0; st < sp->S; st++) {
+            if (arcs[st] < 0) continue;
+            out->arcs[out->arc_count++] = arcs[st];
+            out->lat += kept[k].row[arcs[st]].latency_s;
+            out->en += kept[k].row[arcs[st]].energy_j;
         }
     }
 }
@@ -1139,6 +1167,23 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             if (v < known) known = v;
         }
         solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, known);
+        if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
+            /* numerical trouble after presolve (which changed the model):
+             * a fresh model, solved without it */
+            delete_lp(md.lp);
+            if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
+                if (md.lp) delete_lp(md.lp);
+                md.lp = NULL;
+            }
+            md.no_presolve = true;
+            if (md.lp) solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, known);
+        }
+        if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
+            /* lp_solve failed twice: the shortest paths of section 3 of
+             * docs/optimizer.md are exact for an additive objective */
+            dp_solution(&arena, sp, se.kept, se.nk, obj, &best);
+            report->method = "shortest path (lp_solve failed)";
+        }
         limit_hit = best.status == USERABORT || best.status == TIMEOUT || best.status == SUBOPTIMAL;
         if (best.have && limit_hit) {
             double b = best.bound;
@@ -1217,7 +1262,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
     }
     report->rows = md.nrows;
     report->columns = md.ncols;
-    delete_lp(md.lp);
+    if (md.lp) delete_lp(md.lp);
     progress_clear(&pg);
     report->seconds = opt_now() - t0;
     record(report, sp, &md, se.nk);
