@@ -378,8 +378,10 @@ static size_t utf8_seq(const unsigned char *s, size_t i, size_t end,
 static uint32_t line_end_of(const SourceFile *f, uint32_t line) {
     uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1]
                                             : (uint32_t)f->len;
-    if (end > f->line_starts[line] && f->text[end - 1] == '\n') end--;
-    if (end > f->line_starts[line] && f->text[end - 1] == '\r') end--;
+    if (end > f->line_starts[line] && f->text[end - 1] == '\n') {
+        end--;
+        if (end > f->line_starts[line] && f->text[end - 1] == '\r') end--;
+    }
     return end;
 }
 
@@ -404,7 +406,7 @@ void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16,
     while (i < offset) {
         bool astral;
         size_t n = utf8_seq(s, i, f->len, &astral);
-        if (i + n > offset) n = offset - i; /* offset inside a sequence */
+        if (i + n > offset) break; /* inside a character: its start */
         units += astral ? 2 : 1;
         i += n;
     }

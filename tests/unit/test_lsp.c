@@ -81,6 +81,15 @@ static void test_positions(void) {
         }
     CHECK(ok, "pos_round_trip");
 
+    /* an offset inside a character is reported at the character's start */
+    lsp_position_of(f, 2, true, &line, &col);
+    CHECK(line == 0 && col == 1, "pos_inside_character_rounds_down");
+    lsp_position_of(f, 7, true, &line, &col);
+    CHECK(line == 1 && col == 0, "pos_inside_emoji_rounds_down");
+    /* a lone CR at the end of the last line is text, not a line end */
+    SourceFile *h = file_of(&sm, "ab\r");
+    CHECK(lsp_offset_of(h, 0, 3, false) == 3, "off_lone_cr_is_text");
+
     /* invalid UTF-8 counts one unit per byte */
     SourceFile *g = file_of(&sm, "\xff\xfe" "ab");
     lsp_position_of(g, 3, true, &line, &col);
