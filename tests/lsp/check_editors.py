@@ -99,6 +99,63 @@ def tokenize(grammar, text):
     return [(t, s) for t, s in tokens if t.strip()]
 
 
+STUB_VSCODE = """
+module.exports = {
+  workspace: { getConfiguration: () => ({
+    get: (k) => ({ serverPath: '/opt/cmtc', includeDirs: ['inc'] })[k] }) },
+  commands: { registerCommand: (name, fn) => ({ name, dispose() {} }) },
+};
+"""
+STUB_CLIENT = """
+class LanguageClient {
+  constructor(id, name, server, client) {
+    global.started = { id, name, server, client };
+  }
+  start() { return Promise.resolve(); }
+  stop() { return Promise.resolve(); }
+}
+module.exports = { LanguageClient, TransportKind: { stdio: 0 } };
+"""
+RUNNER = """
+const ext = require(process.argv[2]);
+const ctx = { subscriptions: [] };
+Promise.resolve(ext.activate(ctx)).then(() => {
+  const s = global.started;
+  console.log(JSON.stringify({ id: s.id, run: s.server.run,
+    selector: s.client.documentSelector, subs: ctx.subscriptions.length }));
+});
+"""
+
+
+def activate_with_stubs(node, main_js):
+    """Runs extension.js's activate() under node with stand-ins for the
+    vscode API and vscode-languageclient, and checks what it starts."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        ext_dir = os.path.join(tmp, "ext")
+        os.makedirs(os.path.join(ext_dir, "node_modules", "vscode"))
+        os.makedirs(os.path.join(ext_dir, "node_modules", "vscode-languageclient"))
+        shutil.copy(main_js, os.path.join(ext_dir, "extension.js"))
+        with open(os.path.join(ext_dir, "node_modules", "vscode", "index.js"), "w") as f:
+            f.write(STUB_VSCODE)
+        with open(os.path.join(ext_dir, "node_modules", "vscode-languageclient", "node.js"), "w") as f:
+            f.write(STUB_CLIENT)
+        runner = os.path.join(tmp, "run.js")
+        with open(runner, "w") as f:
+            f.write(RUNNER)
+        r = subprocess.run([node, runner, os.path.join(ext_dir, "extension.js")],
+                           capture_output=True, text=True, timeout=60)
+        try:
+            got = json.loads(r.stdout)
+        except ValueError:
+            return False
+        run = got.get("run", {})
+        return (got.get("id") == "cmt" and run.get("command") == "/opt/cmtc" and
+                run.get("args") == ["lsp", "-I", "inc"] and
+                {"scheme": "file", "language": "cmt"} in got.get("selector", []) and
+                got.get("subs") == 1)
+
+
 def main():
     pkg_path = os.path.join(VSCODE, "package.json")
     try:
@@ -128,8 +185,11 @@ def main():
     if node:
         r = subprocess.run([node, "--check", main_js], capture_output=True, text=True)
         check(r.returncode == 0, "vscode_extension_js_syntax", r.stderr[:200])
+        check(activate_with_stubs(node, main_js), "vscode_extension_activates",
+              "activate() did not start `cmtc lsp -I inc` through a LanguageClient")
     else:
         check(True, "vscode_extension_js_syntax (skipped: node is not installed)")
+        check(True, "vscode_extension_activates (skipped: node is not installed)")
 
     sample = ('use std.ops.gemm; // a comment\n'
               'const BUF = 2 MiB; /* block\n   comment */\n'
