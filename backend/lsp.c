@@ -96,7 +96,7 @@ static LspDoc *doc_find(LspServer *s, const char *uri) {
  * fresh arena receives copies of uri, path and text, check_program runs in
  * it, and the previous version's arena is freed whole.  text may point
  * into the previous version (a re-check after a used file changed). */
-static void doc_load(LspServer *s, LspDoc *d, const char *uri,
+static bool doc_load(LspServer *s, LspDoc *d, const char *uri,
                      const char *text, size_t len) {
     Arena fresh = {0};
     char *u = arena_strdup(&fresh, uri);
@@ -105,6 +105,11 @@ static void doc_load(LspServer *s, LspDoc *d, const char *uri,
     SourceManager sm;
     sources_init(&sm, &fresh);
     SourceFile *root = sources_add(&sm, path, text, len);
+    if (!root) { /* over 4 GiB: offsets are 32-bit; keep the old version */
+        fprintf(stderr, "cmtc lsp: %s is too large to check\n", path);
+        arena_free_all(&fresh);
+        return false;
+    }
     arena_free_all(&d->arena);
     d->arena = fresh; /* the chunks move with the struct */
     d->sm = sm;
@@ -119,6 +124,7 @@ static void doc_load(LspServer *s, LspDoc *d, const char *uri,
     if (d->prog && d->diags.error_count == 0) check_mapping_capacity(d->prog);
     d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0]
                                                      : NULL;
+    return true;
 }
 
 static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
@@ -307,10 +313,11 @@ static void did_open(LspServer *s, json_t *params) {
             s->docs = d;
         }
     }
-    d->open = true;
     json_t *ver = json_object_get(td, "version");
+    if (!doc_load(s, d, uri, json_string_value(text), json_string_length(text)))
+        return;
+    d->open = true;
     d->version = json_is_integer(ver) ? json_integer_value(ver) : -1;
-    doc_load(s, d, uri, json_string_value(text), json_string_length(text));
     doc_changed(s, d);
 }
 
@@ -331,9 +338,9 @@ static void did_change(LspServer *s, json_t *params) {
         SourceFile *next = apply_change(s, cur, c, &sm);
         if (next) cur = next;
     }
-    doc_load(s, d, d->uri, cur->text, cur->len);
+    bool loaded = doc_load(s, d, d->uri, cur->text, cur->len);
     arena_free_all(&scratch);
-    doc_changed(s, d);
+    if (loaded) doc_changed(s, d);
 }
 
 static bool param_offset(LspServer *s, LspDoc *d, json_t *pos,
