@@ -971,13 +971,40 @@ static DiagSink *scratch_sink(Arena *arena) {
     return d;
 }
 
-bool check_op_structure(Sema *s, const Decl *op_decl) {
-    for (int i = 0; i < s->op_cache.count; i++) {
-        OpCacheEntry *e = s->op_cache.items[i];
-        if (e->decl == op_decl && e->structure_checked) return e->structure_ok;
+DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl) {
+    if (2 * (c->count + 1) > c->cap) {
+        DeclCache grown = {0};
+        grown.cap = c->cap ? c->cap * 2 : 64;
+        grown.slots = ARENA_ARRAY(arena, DeclCacheSlot, grown.cap);
+        for (int i = 0; i < c->cap; i++)
+            if (c->slots[i].decl) *decl_cache_slot(arena, &grown, c->slots[i].decl) = c->slots[i];
+        grown.count = c->count;
+        *c = grown;
     }
-    OpCacheEntry *e = ARENA_NEW(s->arena, OpCacheEntry);
-    e->decl = op_decl;
+    size_t mask = (size_t)c->cap - 1;
+    size_t i = ((uintptr_t)decl >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (c->slots[i].decl && c->slots[i].decl != decl) i = (i + 1) & mask;
+    if (!c->slots[i].decl) {
+        c->slots[i].decl = decl;
+        c->count++;
+    }
+    return &c->slots[i];
+}
+
+/* The first cache record of an op: its structure check. */
+static OpCacheEntry *op_entry(Sema *s, const Decl *op_decl) {
+    DeclCacheSlot *slot = decl_cache_slot(s->arena, &s->op_cache, op_decl);
+    if (!slot->entry) {
+        OpCacheEntry *e = ARENA_NEW(s->arena, OpCacheEntry);
+        e->decl = op_decl;
+        slot->entry = e;
+    }
+    return slot->entry;
+}
+
+bool check_op_structure(Sema *s, const Decl *op_decl) {
+    OpCacheEntry *e = op_entry(s, op_decl);
+    if (e->structure_checked) return e->structure_ok;
     e->structure_checked = true;
     OpBuild *b = ARENA_NEW(s->arena, OpBuild);
     b->s = s;
@@ -987,7 +1014,6 @@ bool check_op_structure(Sema *s, const Decl *op_decl) {
     b->od = &op_decl->u.op;
     build_structure(b);
     e->structure_ok = b->ok;
-    ptrvec_push(s->arena, &s->op_cache, e);
     return e->structure_ok;
 }
 
@@ -1096,17 +1122,16 @@ IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
             return NULL;
         values = defaults;
     }
-    for (int i = 0; i < s->op_cache.count; i++) {
-        OpCacheEntry *e = s->op_cache.items[i];
-        if (e->decl == op_decl && e->instantiated && same_values(e->values, values, n))
-            return e->op;
-    }
+    OpCacheEntry *first = op_entry(s, op_decl);
+    for (OpCacheEntry *e = first->next; e; e = e->next)
+        if (same_values(e->values, values, n)) return e->op;
     OpCacheEntry *e = ARENA_NEW(s->arena, OpCacheEntry);
     e->decl = op_decl;
     e->instantiated = true;
     e->values = ARENA_ARRAY(s->arena, int64_t, n + 1);
     memcpy(e->values, values, sizeof(int64_t) * (size_t)n);
-    ptrvec_push(s->arena, &s->op_cache, e);
+    e->next = first->next;
+    first->next = e;
     e->op = op_instantiate(s, op_decl, values, use_site);
     return e->op;
 }

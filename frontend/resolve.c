@@ -303,13 +303,11 @@ Sema *sema_for_program(Program *p, DiagSink *diags) {
 }
 
 IrArch *sema_arch_for(Sema *s, const Decl *arch_decl) {
-    for (int i = 0; i < s->arch_cache.count; i++) {
-        ArchCacheEntry *e = s->arch_cache.items[i];
-        if (e->decl == arch_decl) return e->arch;
-    }
+    DeclCacheSlot *slot = decl_cache_slot(s->arena, &s->arch_cache, arch_decl);
+    if (slot->entry) return ((ArchCacheEntry *)slot->entry)->arch;
     ArchCacheEntry *e = ARENA_NEW(s->arena, ArchCacheEntry);
     e->decl = arch_decl;
-    ptrvec_push(s->arena, &s->arch_cache, e);
+    slot->entry = e;
     e->arch = check_arch(s, arch_decl);
     return e->arch;
 }
@@ -336,11 +334,9 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             if (!first) break;
             IrArch *a = sema_arch_for(s, d);
             if (a) {
-                p->archs = arena_realloc(p->arena, p->archs,
-                                         sizeof(IrArch *) * (size_t)p->arch_count,
-                                         sizeof(IrArch *) *
-                                             (size_t)(p->arch_count + 1));
-                p->archs[p->arch_count++] = a;
+                ptrvec_push(p->arena, &s->archs, a);
+                p->archs = (IrArch **)s->archs.items;
+                p->arch_count = s->archs.count;
             }
             break;
         }
@@ -348,11 +344,9 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             if (!root || !first) break;
             IrMapping *map = check_mapping(s, d);
             if (map) {
-                p->mappings = arena_realloc(
-                    p->arena, p->mappings,
-                    sizeof(IrMapping *) * (size_t)p->mapping_count,
-                    sizeof(IrMapping *) * (size_t)(p->mapping_count + 1));
-                p->mappings[p->mapping_count++] = map;
+                ptrvec_push(p->arena, &s->mappings, map);
+                p->mappings = (IrMapping **)s->mappings.items;
+                p->mapping_count = s->mappings.count;
             }
             break;
         }

@@ -96,6 +96,7 @@ typedef struct OpCacheEntry {
     int64_t *values; /* the parameter values of `op`, when instantiated */
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;
+    struct OpCacheEntry *next; /* further instantiations of the same op */
 } OpCacheEntry;
 
 typedef struct ArchCacheEntry {
@@ -103,14 +104,30 @@ typedef struct ArchCacheEntry {
     IrArch *arch; /* NULL when it had errors */
 } ArchCacheEntry;
 
+/* Caches keyed by declaration: an open-addressing table of slots, so that
+ * a file with thousands of ops and archs is checked in linear time. */
+typedef struct DeclCacheSlot {
+    const Decl *decl;
+    void *entry; /* the checker's record for that declaration */
+} DeclCacheSlot;
+
+typedef struct DeclCache {
+    DeclCacheSlot *slots;
+    int count, cap; /* cap is a power of two */
+} DeclCache;
+
+/* The slot of `decl`, created empty (entry NULL) when it has none. */
+DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl);
+
 typedef struct Sema {
     Program *prog;
     Arena *arena;
     DiagSink *diags;
     Globals *globals;
-    ConstEnv env;    /* global scope */
-    PtrVec op_cache; /* OpCacheEntry*, one per instantiation */
-    PtrVec arch_cache;
+    ConstEnv env;         /* global scope */
+    DeclCache op_cache;   /* entry: OpCacheEntry*, chained by instantiation */
+    DeclCache arch_cache; /* entry: ArchCacheEntry* */
+    PtrVec archs, mappings; /* what Program lists, grown by doubling */
 } Sema;
 
 /* Functions the op checker knows and their argument counts. */
