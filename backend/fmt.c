@@ -173,14 +173,33 @@ static void put(Fmt *F, const char *text, size_t n, uint32_t start,
                 uint32_t end, bool space) {
     if (start != NOPOS) flush_comments(F, start);
     if (!F->started || F->pending_nl) begin_line(F, start);
-    else if (space || F->space_next) raw(F, " ", 1);
+    else if (space || (F->space_next && !strchr(",;:)]>", text[0]))) raw(F, " ", 1);
     F->space_next = false;
     raw(F, text, n);
     if (end != NOPOS) F->last_end = end;
 }
 
+static uint32_t skip_blank(const SourceFile *f, uint32_t i, uint32_t end);
+
+static bool word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Punctuation and keywords the AST does not locate: where the source has
+ * that text next (past blanks and comments) after the last token, it takes
+ * that position, so that comments before it stay before it. */
 static void puts_(Fmt *F, const char *text, bool space) {
-    put(F, text, strlen(text), NOPOS, NOPOS, space);
+    size_t n = strlen(text);
+    uint32_t at = NOPOS;
+    if (F->started) {
+        uint32_t i = skip_blank(F->f, F->last_end, (uint32_t)F->f->len);
+        if (i + n <= F->f->len && memcmp(F->f->text + i, text, n) == 0 &&
+            !(word_char(text[n - 1]) && i + n < F->f->len &&
+              word_char(F->f->text[i + n])))
+            at = i;
+    }
+    put(F, text, n, at, at == NOPOS ? NOPOS : at + (uint32_t)n, space);
 }
 
 /* A token whose text is the source text of span sp. */
