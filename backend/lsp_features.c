@@ -1290,29 +1290,35 @@ static void globals_of_kind(Items *it, LspDoc *d, int kind) {
         }
 }
 
-static void arch_names(Items *it, LspDoc *d, const Decl *arch, int depth) {
+enum { WANT_LEVELS = 1, WANT_DIMS = 2, WANT_STMTS = 4, WANT_INDICES = 8 };
+
+static bool word_char_c(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void arch_names(Items *it, LspDoc *d, const Decl *arch, int want, int depth) {
     if (!arch || arch->kind != DK_ARCH || depth > 16) return;
     for (int i = 0; i < arch->u.arch.item_count; i++) {
         const ArchItem *x = arch->u.arch.items[i];
-        if (x->kind == AI_MEMORY) item(it, x->name.name, CK_FIELD, "level");
-        if (x->kind == AI_CLUSTER)
+        if (x->kind == AI_MEMORY && (want & WANT_LEVELS)) item(it, x->name.name, CK_FIELD, "level");
+        if (x->kind == AI_CLUSTER && (want & WANT_DIMS))
             for (int k = 0; k < x->dim_count; k++)
                 item(it, x->dims[k].name.name, CK_ENUM_MEMBER,
                      arena_printf(it->a, "dimension of %s", x->name.name));
     }
     if (arch->u.arch.parent.name)
-        arch_names(it, d, find_global(d, arch->u.arch.parent.name, DK_ARCH), depth + 1);
+        arch_names(it, d, find_global(d, arch->u.arch.parent.name, DK_ARCH), want, depth + 1);
 }
 
-static void op_names(Items *it, const Decl *op, bool tensors) {
+static void op_names(Items *it, const Decl *op, bool tensors, int want) {
     if (!op || op->kind != DK_OP) return;
     for (int i = 0; i < op->u.op.stmt_count; i++) {
         const Stmt *s = op->u.op.stmts[i];
-        item(it, s->target.name, CK_VARIABLE, "statement");
-        for (int k = 0; k < s->indices.count; k++)
+        if (want & WANT_STMTS) item(it, s->target.name, CK_VARIABLE, "statement");
+        for (int k = 0; k < s->indices.count && (want & WANT_INDICES); k++)
             item(it, s->indices.items[k].name, CK_TYPE_PARAMETER, "index");
     }
-    for (int i = 0; i < op->u.op.stmt_count; i++) {
+    for (int i = 0; i < op->u.op.stmt_count && (want & WANT_INDICES); i++) {
         /* indices only on right sides (reduced ones) */
         const Stmt *s = op->u.op.stmts[i];
         const Expr *stack[256];
@@ -1474,6 +1480,103 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) 
     return true;
 }
 
+/* Inside a mapping: what the line written so far asks for.  `tile L: `
+ * and `order L: ` want indices, `tile ` a level, `spatial ... -> ` a
+ * dimension, `fuse ` statements and `at ` a level; a line's first word is
+ * a keyword. */
+static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_t offset) {
+    static const char *const map_kw[] = {"spatial", "tile", "order", "fuse", "overlap",
+                                         "objective", "repeat", NULL};
+    const char *t = d->file->text;
+    uint32_t b = offset < d->file->len ? offset : (uint32_t)d->file->len;
+    while (b > 0 && t[b - 1] != ';' && t[b - 1] != '{' && t[b - 1] != '}') b--;
+    /* on a line holding at most one (partial) word, that word starts an
+     * item: keywords */
+    uint32_t ls = b;
+    for (uint32_t i = offset; i > b; i--)
+        if (t[i - 1] == '\n') {
+            ls = i;
+            break;
+        }
+    uint32_t p = ls;
+    while (p < offset && (t[p] == ' ' || t[p] == '\t' || t[p] == '\r')) p++;
+    while (p < offset && word_char_c(t[p])) p++;
+    if (p == offset && ls > b) {
+        keywords(it, map_kw);
+        return;
+    }
+    /* a line of its own that starts with a keyword starts a new item even
+     * when the one above lacks its `;` */
+    for (uint32_t i = offset; i > b; i--) {
+        if (t[i - 1] != '\n') continue;
+        uint32_t k = i;
+        while (k < offset && (t[k] == ' ' || t[k] == '\t')) k++;
+        uint32_t e = k;
+        while (e < offset && word_char_c(t[e])) e++;
+        bool keyword = false;
+        for (int j = 0; map_kw[j]; j++)
+            if (e - k == strlen(map_kw[j]) && strncmp(t + k, map_kw[j], e - k) == 0) keyword = true;
+        if (keyword) {
+            b = k;
+            break;
+        }
+    }
+    while (b < offset && (t[b] == ' ' || t[b] == '\t' || t[b] == '\n' || t[b] == '\r')) b++;
+    const char *line = arena_strndup(it->a, t + b, offset - b);
+    size_t kw = 0;
+    while (word_char_c(line[kw])) kw++;
+    const Decl *arch = mapping_arch(d, x, offset), *op = mapping_op(d, x, offset);
+    if (line[kw] == '\0') { /* still typing the first word */
+        keywords(it, map_kw);
+        return;
+    }
+    /* the last word before the cursor (complete, followed by a blank) */
+    const char *end = line + strlen(line);
+    const char *w = end;
+    while (w > line && !word_char_c(w[-1])) w--;
+    const char *ws = w;
+    while (ws > line && word_char_c(ws[-1])) ws--;
+    bool after_at = (size_t)(w - ws) == 2 && strncmp(ws, "at", 2) == 0 && w < end;
+    bool colon = strchr(line, ':') != NULL;
+    const char *comma = strrchr(line, ',');
+    const char *arrow = strstr(comma ? comma : line, "->");
+    int want = 0;
+    const char *extra[4] = {NULL};
+    if (strncmp(line, "tile", kw) == 0 && kw == 4) {
+        want = colon ? WANT_INDICES : WANT_LEVELS;
+        extra[0] = colon ? "?" : NULL;
+    } else if (strncmp(line, "order", kw) == 0 && kw == 5) {
+        want = colon ? WANT_INDICES : WANT_LEVELS;
+        extra[0] = colon ? "?" : NULL;
+    } else if (strncmp(line, "spatial", kw) == 0 && kw == 7) {
+        bool for_list = strstr(line, " for ") != NULL && !colon;
+        want = for_list ? WANT_STMTS : arrow ? WANT_DIMS : WANT_INDICES;
+        extra[0] = "?";
+        extra[1] = !for_list && !arrow && !colon && !comma ? "for" : NULL;
+    } else if (strncmp(line, "fuse", kw) == 0 && kw == 4) {
+        want = after_at ? WANT_LEVELS : WANT_STMTS;
+        extra[0] = "?";
+        extra[1] = after_at ? NULL : "at";
+    } else if (strncmp(line, "overlap", kw) == 0 && kw == 7) {
+        extra[0] = "full";
+        extra[1] = "none";
+    } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
+        extra[0] = "latency";
+        extra[1] = "energy";
+        extra[2] = "edp";
+    } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {
+        globals_of_kind(it, d, DK_CONST);
+        return;
+    } else {
+        keywords(it, map_kw);
+        return;
+    }
+    arch_names(it, d, arch, want & (WANT_LEVELS | WANT_DIMS), 0);
+    op_names(it, op, false, want & (WANT_STMTS | WANT_INDICES));
+    for (int i = 0; i < 4; i++)
+        if (extra[i]) item(it, extra[i], CK_KEYWORD, "keyword");
+}
+
 static int by_label(const void *a, const void *b) {
     const char *x = json_string_value(json_object_get(*(json_t *const *)a, "label"));
     const char *y = json_string_value(json_object_get(*(json_t *const *)b, "label"));
@@ -1507,15 +1610,12 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
                                              "write_energy", "energy", "link_bandwidth",
                                              "hop_latency", "link_energy", "throughput",
                                              "efficiency", "count", NULL};
-    static const char *const map_kw[] = {"spatial", "tile", "order", "fuse", "at", "overlap",
-                                         "objective", "repeat", "for", "full", "none", "latency",
-                                         "energy", "edp", NULL};
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {
     case DK_OP:
         keywords(&it, op_kw);
-        op_names(&it, x, true);
+        op_names(&it, x, true, WANT_STMTS | WANT_INDICES);
         for (int i = 0; fns[i]; i++) item(&it, fns[i], CK_FUNCTION, "function");
         globals_of_kind(&it, d, DK_CONST);
         break;
@@ -1538,10 +1638,7 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
             globals_of_kind(&it, d, DK_ARCH);
             break;
         }
-        arch_names(&it, d, mapping_arch(d, x, offset), 0);
-        op_names(&it, mapping_op(d, x, offset), false);
-        keywords(&it, map_kw);
-        globals_of_kind(&it, d, DK_CONST);
+        mapping_line_completion(&it, d, x, offset);
         break;
     }
     default:
