@@ -578,6 +578,151 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
     }
 }
 
+/* Non-dominated (latency, energy) pairs of the partitions of one
+ * configuration.  Runs spaces: labels per position, extended arc by arc
+ * (bi-objective shortest paths on a DAG); otherwise every partition. */
+typedef struct Labels {
+    double *l, *e;
+    int n, cap;
+} Labels;
+
+static void label_add(Arena *a, Labels *x, double l, double e) {
+    for (int i = 0; i < x->n; i++)
+        if (x->l[i] <= l && x->e[i] <= e) return; /* dominated */
+    int w = 0;
+    for (int i = 0; i < x->n; i++)
+        if (!(l <= x->l[i] && e <= x->e[i])) {
+            x->l[w] = x->l[i];
+            x->e[w] = x->e[i];
+            w++;
+        }
+    x->n = w;
+    if (x->n == x->cap) {
+        int nc = x->cap ? x->cap * 2 : 8;
+        x->l = arena_realloc(a, x->l, sizeof(double) * (size_t)x->cap, sizeof(double) * (size_t)nc);
+        x->e = arena_realloc(a, x->e, sizeof(double) * (size_t)x->cap, sizeof(double) * (size_t)nc);
+        x->cap = nc;
+    }
+    x->l[x->n] = l;
+    x->e[x->n] = e;
+    x->n++;
+}
+
+static void pareto_enum(Arena *a, const OptSpace *sp, const Kept *k, bool *covered, double l,
+                        double e, Labels *out) {
+    int st = 0;
+    while (st < sp->S && covered[st]) st++;
+    if (st == sp->S) {
+        label_add(a, out, l, e);
+        return;
+    }
+    int A = sp->arc_count;
+    for (int q = 0; sp->stmt_arcs[st * (A + 1) + q] >= 0; q++) {
+        int x = sp->stmt_arcs[st * (A + 1) + q];
+        const OptArc *arc = &sp->arcs[x];
+        if (!k->row[x].feasible || k->pruned[x]) continue;
+        bool ok = true;
+        for (int r = 0; r < arc->count; r++)
+            if (covered[arc->stmts[r]]) ok = false;
+        if (!ok) continue;
+        for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = true;
+        pareto_enum(a, sp, k, covered, l + k->row[x].latency_s, e + k->row[x].energy_j, out);
+        for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = false;
+    }
+}
+
+static void pareto_front(Arena *a, const OptSpace *sp, const Kept *k, double **fl, double **fe,
+                         int *n) {
+    int S = sp->S, A = sp->arc_count;
+    Labels res = {0};
+    if (space_is_runs(sp)) {
+        Labels *at = ARENA_ARRAY(a, Labels, S + 1);
+        label_add(a, &at[0], 0, 0);
+        for (int i = 0; i < S; i++)
+            for (int x = 0; x < A; x++) {
+                const OptArc *arc = &sp->arcs[x];
+                if (arc->stmts[0] != i || !k->row[x].feasible || k->pruned[x]) continue;
+                int j = i + arc->count;
+                for (int q = 0; q < at[i].n; q++)
+                    label_add(a, &at[j], at[i].l[q] + k->row[x].latency_s,
+                              at[i].e[q] + k->row[x].energy_j);
+            }
+        res = at[S];
+    } else {
+        bool *covered = ARENA_ARRAY(a, bool, S + 1);
+        pareto_enum(a, sp, k, covered, 0, 0, &res);
+    }
+    *fl = res.l;
+    *fe = res.e;
+    *n = res.n;
+}
+
+/* The partition of (L*, E*) when lp_solve failed: the least-latency path
+ * within energy E* of the configuration that has that point. */
+static void dp_edp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, double bl,
+                            double be, SolveOut *out) {
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < nk && !out->have; k++) {
+        int *choice = ARENA_ARRAY(a, int, sp->S + 1);
+        bool *covered = ARENA_ARRAY(a, bool, sp->S + 1);
+        int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
+        /* depth-first over partitions: the first with (L, E) = (L*, E*) */
+        int depth = 0;
+        (void)depth;
+        int A = sp->arc_count;
+        /* iterative search with an explicit stack of choices */
+        int *pos = ARENA_ARRAY(a, int, sp->S + 1);
+        int *at = ARENA_ARRAY(a, int, sp->S + 1);
+        double *ls = ARENA_ARRAY(a, double, sp->S + 2), *es = ARENA_ARRAY(a, double, sp->S + 2);
+        int top = 0;
+        at[0] = 0;
+        pos[0] = -1;
+        while (top >= 0) {
+            int st = 0;
+            while (st < sp->S && covered[st]) st++;
+            if (st == sp->S) {
+                if (fabs(ls[top] - bl) <= 1e-9 * bl && fabs(es[top] - be) <= 1e-9 * be) {
+                    out->have = true;
+                    out->status = OPTIMAL;
+                    out->kept = k;
+                    out->arcs = ARENA_ARRAY(a, int, sp->S + 1);
+                    for (int q = 0; q < top; q++) out->arcs[out->arc_count++] = choice[q];
+                    out->lat = ls[top];
+                    out->en = es[top];
+                    break;
+                }
+                top--;
+                if (top < 0) break;
+                for (int r = 0; r < sp->arcs[choice[top]].count; r++)
+                    covered[sp->arcs[choice[top]].stmts[r]] = false;
+                continue;
+            }
+            at[top] = st;
+            int q = ++pos[top];
+            int x = sp->stmt_arcs[st * (A + 1) + q];
+            if (x < 0) {
+                top--;
+                if (top < 0) break;
+                for (int r = 0; r < sp->arcs[choice[top]].count; r++)
+                    covered[sp->arcs[choice[top]].stmts[r]] = false;
+                continue;
+            }
+            const OptArc *arc = &sp->arcs[x];
+            bool ok = kept[k].row[x].feasible && !kept[k].pruned[x];
+            for (int r = 0; r < arc->count && ok; r++)
+                if (covered[arc->stmts[r]]) ok = false;
+            if (!ok) continue;
+            choice[top] = x;
+            for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = true;
+            ls[top + 1] = ls[top] + kept[k].row[x].latency_s;
+            es[top + 1] = es[top] + kept[k].row[x].energy_j;
+            top++;
+            pos[top] = -1;
+        }
+        (void)arcs;
+    }
+}
+
 /* The best partition of the best configuration by shortest paths. */
 static void dp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, Objective obj,
                         SolveOut *out) {
@@ -1191,74 +1336,46 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             if (gap < 0) gap = 0;
         }
     } else {
-        /* epsilon-constraint: min latency with energy <= eps; then the
-         * least energy at that latency; next eps just below it.  A later
-         * point has more latency and at least the least energy, so the
-         * walk stops once latency x least energy >= the best product. */
-        double emin = INFINITY;
-        for (int k = 0; k < se.nk; k++)
-            if (se.kept[k].best_en < emin) emin = se.kept[k].best_en;
-        double best_edp = INFINITY;
-        double eps = 1e30;
-        int points = 0;
-        for (;;) {
-            set_rh(md.lp, md.energy_row, eps);
-            SolveOut o;
-            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &o, INFINITY);
-            if (o.status == USERABORT || o.status == TIMEOUT || o.status == SUBOPTIMAL)
-                limit_hit = true;
-            if (!o.have) break;
-            points++;
-            /* the least energy among mappings at this latency */
-            double lat = o.lat;
-            if (lat * emin >= best_edp) break;
-            /* fix latency: L <= lat, minimize energy */
-            int A = sp->arc_count;
-            int nc = md.ncols;
-            REAL *row = ARENA_ARRAY(&arena, REAL, nc + 1);
-            int *cols = ARENA_ARRAY(&arena, int, nc + 1);
-            int c = 0;
-            for (int x = 0; x < A; x++) {
-                row[c] = 1;
-                cols[c++] = md.lcol[x];
-            }
-            add_constraintex(md.lp, c, row, cols, LE, lat / md.tscale * (1 + 1e-9) + 1e-12);
-            int lrow = get_Nrows(md.lp);
-            set_row_name(md.lp, lrow, "latency_fixed_edp");
-            c = 0;
-            for (int k = 0; k < se.nk; k++)
-                for (int x = 0; x < A; x++) {
-                    int col = md.zcol[(size_t)k * (size_t)A + (size_t)x];
-                    if (!col || !se.kept[k].row[x].feasible) continue;
-                    row[c] = se.kept[k].row[x].energy_j / md.escale;
-                    cols[c++] = col;
+        /* the latency/energy frontier of every configuration (exact
+         * bi-objective shortest paths); the least product is a frontier
+         * point (L*, E*).  The MILP then minimises latency with energy
+         * <= E*: its optimum is L*, where branch and bound stops. */
+        double bl = INFINITY, be = INFINITY, bp = INFINITY;
+        for (int k = 0; k < se.nk; k++) {
+            Arena t = {0};
+            int np = 0;
+            double *fl = NULL, *fe = NULL;
+            pareto_front(&t, sp, &se.kept[k], &fl, &fe, &np);
+            for (int q = 0; q < np; q++)
+                if (fl[q] * fe[q] < bp) {
+                    bp = fl[q] * fe[q];
+                    bl = fl[q];
+                    be = fe[q];
                 }
-            REAL *zero = ARENA_ARRAY(&arena, REAL, nc + 1);
-            set_obj_fn(md.lp, zero);
-            set_obj_fnex(md.lp, c, row, cols);
-            SolveOut e;
-            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &e, INFINITY);
-            if (e.status == USERABORT || e.status == TIMEOUT) limit_hit = true;
-            del_constraint(md.lp, lrow);
-            /* back to the latency objective */
-            set_obj_fn(md.lp, zero);
-            c = 0;
-            for (int x = 0; x < A; x++) {
-                row[c] = 1;
-                cols[c++] = md.lcol[x];
-            }
-            set_obj_fnex(md.lp, c, row, cols);
-            SolveOut *pt = e.have ? &e : &o;
-            double edp = pt->lat * pt->en;
-            if (edp < best_edp) {
-                best_edp = edp;
-                best = *pt;
-            }
-            if (limit_hit) break;
-            eps = pt->en / md.escale * (1 - 1e-9) - 1e-12;
-            if (eps <= 0) break;
+            arena_free_all(&t);
         }
-        if (limit_hit && best.have) gap = 1; /* the frontier walk was cut short */
+        if (bp < INFINITY) {
+            set_rh(md.lp, md.energy_row, be / md.escale * (1 + 1e-9) + 1e-12);
+            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, bl / md.tscale);
+            if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
+                delete_lp(md.lp);
+                if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
+                    if (md.lp) delete_lp(md.lp);
+                    md.lp = NULL;
+                }
+                md.no_presolve = true;
+                if (md.lp) {
+                    set_rh(md.lp, md.energy_row, be / md.escale * (1 + 1e-9) + 1e-12);
+                    solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, bl / md.tscale);
+                }
+            }
+            if (!best.have) {
+                dp_edp_solution(&arena, sp, se.kept, se.nk, bl, be, &best);
+                report->method = "edp frontier (lp_solve failed)";
+            }
+            limit_hit = best.status == USERABORT || best.status == TIMEOUT;
+        }
+        if (limit_hit && best.have) gap = (best.lat * best.en - bp) / (best.lat * best.en);
     }
     report->rows = md.nrows;
     report->columns = md.ncols;

@@ -1,0 +1,179 @@
+/* test_optimize.c — the mapping optimizer through its C entry point, on
+ * generated spaces of two ops on a 2 x 2 mesh with a small buffer (every
+ * combination of split, tile, order and fusion holes):
+ *  - the MILP's optimum equals the exhaustive enumerator's, for latency,
+ *    energy and edp;
+ *  - the filled mapping is complete, and evaluate_mapping gives the
+ *    objective the optimizer reports (the model is exact);
+ *  - the cost of the filled mapping is the sum of its groups' costs times
+ *    repeat (the separability the model relies on);
+ *  - the symmetry reduction never enlarges the space;
+ *  - an infeasible space fails with E0370, naming the conflicting tile;
+ *  - the solver record is filled (rows, columns, method, status). */
+#include "passes/passes.h"
+#include "tests/unit/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *base_text =
+    "arch grid {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 12 pJ/B; }\n"
+    "  cluster g[x = 2, y = 2] mesh { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }\n"
+    "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
+    "  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; cost exp 4; }\n"
+    "}\n"
+    "op rowsum<M = 16, N = 16, K = 8> {\n"
+    "  in A[M, K] : int8;\n  in B[K, N] : int8;\n  out s[M] : fp16;\n  var C : fp16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  s[m] = sum(n) C[m, n];\n"
+    "}\n"
+    "op softmax3<M = 8, N = 16, K = 8> {\n"
+    "  in A[M, K] : int8;\n  in B[K, N] : int8;\n  out D[M, N] : int8;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  e[m, n] = exp(C[m, n]);\n"
+    "  s[m] = sum(n) e[m, n];\n"
+    "  D[m, n] = e[m, n] / s[m];\n"
+    "}\n";
+
+static const char *objectives[] = {"latency", "energy", "edp"};
+
+static Program *load(Arena *arena, SourceManager *sm, DiagSink *diags, const char *text) {
+    sources_init(sm, arena);
+    diags_init(diags, arena);
+    SourceFile *f = sources_add(sm, "gen.cmt", text, strlen(text));
+    CheckOptions opts;
+    memset(&opts, 0, sizeof opts);
+    return check_program(arena, sm, diags, f, &opts);
+}
+
+static double objective(const char *obj, double lat, double en) {
+    if (strcmp(obj, "energy") == 0) return en;
+    if (strcmp(obj, "edp") == 0) return lat * en;
+    return lat;
+}
+
+int main(void) {
+    Arena arena = {0};
+    /* the generated spaces */
+    const char *spatial[] = {"", "spatial ?;", "spatial n -> ?;", "spatial ? -> x, n -> y;"};
+    const char *tiles[] = {"", "tile GLB: m ?;", "tile GLB: m ?, n ?;"};
+    const char *orders[] = {"", "order GLB: ?;"};
+    const char *fuses[] = {"", "fuse ?;"};
+    const char *ops[] = {"rowsum", "softmax3"};
+    size_t cap = 1 << 17, len = 0;
+    char *text = arena_alloc(&arena, cap);
+    len += (size_t)snprintf(text, cap, "%s", base_text);
+    int count = 0;
+    char names[256][32];
+    const char *objs[256];
+    for (int o = 0; o < 2; o++)
+        for (int a = 0; a < 4; a++)
+            for (int t = 0; t < 3; t++)
+                for (int r = 0; r < 2; r++)
+                    for (int f = 0; f < 2; f++) {
+                        if (!a && !t && !r && !f) continue; /* no hole */
+                        if (r && !t) continue;              /* orders need loops */
+                        const char *obj = objectives[count % 3];
+                        snprintf(names[count], sizeof names[count], "g%d", count);
+                        objs[count] = obj;
+                        len += (size_t)snprintf(text + len, cap - len,
+                                                "mapping g%d for %s on grid { objective %s; %s %s "
+                                                "%s %s }\n",
+                                                count, ops[o], obj, spatial[a], tiles[t], orders[r],
+                                                fuses[f]);
+                        count++;
+                    }
+    /* two copies: one for the MILP, one for the enumerator */
+    SourceManager sm1, sm2;
+    DiagSink d1, d2;
+    Program *p1 = load(&arena, &sm1, &d1, text);
+    Program *p2 = load(&arena, &sm2, &d2, text);
+    if (!p1 || d1.error_count) diags_render_text(stdout, &sm1, &d1, (DiagRenderOptions){false});
+    CHECK(p1 && p2 && d1.error_count == 0 && p1->mapping_count == count, "generated spaces check");
+    if (!p1 || !p2 || d1.error_count) return unit_finish();
+
+    int exact = 0, model_exact = 0, separable = 0, complete = 0, smaller = 0, recorded = 0;
+    const char *first_bad = NULL;
+    for (int i = 0; i < count; i++) {
+        IrMapping *m1 = p1->mappings[i], *m2 = p2->mappings[i];
+        CompileOptions o1, o2;
+        memset(&o1, 0, sizeof o1);
+        memset(&o2, 0, sizeof o2);
+        o2.exhaustive = true;
+        SolverReport r1, r2;
+        bool ok1 = optimize_mapping(p1, m1, &o1, &r1);
+        bool ok2 = optimize_mapping(p2, m2, &o2, &r2);
+        EvalResult e1, e2;
+        bool ev1 = ok1 && evaluate_mapping(m1, &e1) == EVAL_OK;
+        bool ev2 = ok2 && evaluate_mapping(m2, &e2) == EVAL_OK;
+        if (ok1 && m1->hole_count == 0 && ev1) complete++;
+        if (ev1 && ev2) {
+            double v1 = objective(objs[i], e1.latency_s, e1.energy_j);
+            double v2 = objective(objs[i], e2.latency_s, e2.energy_j);
+            if (fabs(v1 - v2) <= 1e-9 * fabs(v2)) exact++;
+            else if (!first_bad) first_bad = names[i];
+            if (fabs(r1.objective - v1) <= 1e-9 * fabs(v1)) model_exact++;
+            double lat = 0, en = 0;
+            for (int g = 0; g < e1.group_count; g++) {
+                lat += e1.groups[g].latency_s;
+                en += e1.groups[g].energy_j;
+            }
+            double rep = m1->repeat > 0 ? (double)m1->repeat : 1;
+            if (fabs(lat * rep - e1.latency_s) <= 1e-12 * e1.latency_s &&
+                fabs(en * rep - e1.energy_j) <= 1e-12 * e1.energy_j)
+                separable++;
+        } else if (!first_bad) {
+            first_bad = names[i];
+        }
+        if (r1.space <= r2.space) smaller++;
+        if (r1.status == SOLVER_OPTIMAL && r1.rows > 0 && r1.columns > 0 && r1.method &&
+            r2.status == SOLVER_OPTIMAL && r2.evaluated_count == (long)r2.space)
+            recorded++;
+    }
+    printf("%d generated spaces; first mismatch: %s\n", count, first_bad ? first_bad : "none");
+    CHECK(count >= 40, "at least 40 generated spaces");
+    CHECK(exact == count, "MILP optimum equals exhaustive optimum on every space");
+    CHECK(model_exact == count, "model objective equals evaluate_mapping of the result");
+    CHECK(separable == count, "cost of the result is the sum of its groups' costs");
+    CHECK(complete == count, "filled mappings are complete");
+    CHECK(smaller == count, "symmetry reduction never enlarges the space");
+    CHECK(recorded == count, "solver records are filled");
+
+    /* infeasible: the given tiles cannot fit 2 KiB */
+    const char *inf =
+        "arch grid {\n"
+        "  clock 1 GHz;\n"
+        "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 12 pJ/B; }\n"
+        "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; }\n"
+        "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
+        "}\n"
+        "op mm<M = 64, N = 64, K = 64> {\n"
+        "  in A[M, K] : int8;\n  in B[K, N] : int8;\n  out C[M, N] : int8;\n"
+        "  C[m, n] = A[m, k] * B[k, n];\n"
+        "}\n"
+        "mapping big for mm on grid { tile GLB: m 64, n 32, k ?; }\n";
+    SourceManager sm3;
+    DiagSink d3;
+    Program *p3 = load(&arena, &sm3, &d3, inf);
+    CHECK(p3 && d3.error_count == 0 && p3->mapping_count == 1, "infeasible space checks");
+    if (p3 && p3->mapping_count == 1) {
+        CompileOptions o;
+        memset(&o, 0, sizeof o);
+        SolverReport r;
+        bool ok = optimize_mapping(p3, p3->mappings[0], &o, &r);
+        bool e0370 = false, names_m = false;
+        for (int k = 0; k < d3.count; k++)
+            if (strcmp(d3.items[k]->code, "E0370") == 0) {
+                e0370 = true;
+                names_m = strstr(d3.items[k]->message, "tile m 64") != NULL &&
+                          strstr(d3.items[k]->message, "would need") != NULL;
+            }
+        CHECK(!ok && r.status == SOLVER_FAILED, "infeasible space fails");
+        CHECK(e0370 && names_m, "infeasible space explained with the conflicting tile and bytes");
+    }
+    arena_free_all(&arena);
+    return unit_finish();
+}
