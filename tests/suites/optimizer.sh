@@ -194,3 +194,16 @@ if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/so.json" 2>/
 else
     fail stdout_clean "stdout is not one JSON document"
 fi
+
+# progress on stderr: only on a terminal, only after a second
+if command -v script >/dev/null 2>&1; then
+    script -qec "$CMTC compile examples/comet_edge_gemm_softmax.cmt -m searched_256x256x128 -o /dev/null" \
+        /dev/null >"$TMP/tty.txt" 2>&1
+    $CMTC compile examples/comet_edge_gemm_softmax.cmt -m searched_256x256x128 -o /dev/null 2>"$TMP/notty.txt"
+    if tr '\r' '\n' <"$TMP/tty.txt" | grep -q "costing configuration" &&
+        ! grep -q "costing configuration" "$TMP/notty.txt"; then
+        pass progress_on_terminal_only
+    else
+        fail progress_on_terminal_only "no progress line on a terminal, or one on a file"
+    fi
+fi
