@@ -23,8 +23,9 @@ else
   RUN_CMTC="$CMTC"
 fi
 export CMTC RUN_CMTC
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmtc-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 passed=0
 failed=0
 
