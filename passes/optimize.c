@@ -1330,6 +1330,13 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             report->method = "shortest path (lp_solve failed)";
         }
         limit_hit = best.status == USERABORT || best.status == TIMEOUT || best.status == SUBOPTIMAL;
+        if (!best.have && limit_hit && se.nk > 0) {
+            /* the time ran out inside lp_solve: the best of the
+             * configurations costed so far, by their shortest paths */
+            dp_solution(&arena, sp, se.kept, se.nk, obj, &best);
+            report->method = "shortest path (time limit in lp_solve)";
+            best.status = TIMEOUT;
+        }
         if (best.have && limit_hit) {
             double b = best.bound;
             gap = (fabs(b) < 1e29 && best.value > 0) ? (best.value - b) / best.value : 1;
