@@ -253,6 +253,8 @@ static json_t *initialize_result(LspServer *s, json_t *params) {
         1, "documentSymbolProvider", 1, "documentFormattingProvider", 1,
         "completionProvider", "triggerCharacters", ":", ".", "<", "[", ">",
         "inlayHintProvider", 1);
+    json_object_set_new(caps, "codeActionProvider",
+                        json_pack("{s:[s]}", "codeActionKinds", "quickfix"));
     return json_pack("{s:o,s:{s:s,s:s}}", "capabilities", caps, "serverInfo",
                      "name", "cmtc", "version", "0.1");
 }
@@ -399,7 +401,8 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
     static const char *const doc_methods[] = {
         "textDocument/hover",          "textDocument/definition",
         "textDocument/documentSymbol", "textDocument/formatting",
-        "textDocument/completion",     "textDocument/inlayHint"};
+        "textDocument/completion",     "textDocument/inlayHint",
+        "textDocument/codeAction"};
     int which = -1;
     for (int i = 0; i < (int)(sizeof doc_methods / sizeof *doc_methods); i++)
         if (strcmp(method, doc_methods[i]) == 0) which = i;
@@ -436,6 +439,7 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
     case 2: result = lsp_document_symbols(s, d); break;
     case 3: result = lsp_formatting(s, d); break;
     case 4: result = lsp_completion(s, d, offset); break;
+    case 6: result = lsp_code_actions(s, d, params); break;
     default: {
         json_t *range = json_object_get(params, "range");
         uint32_t a = 0, b = (uint32_t)d->file->len;

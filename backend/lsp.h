@@ -112,6 +112,9 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *doc);
 json_t *lsp_completion(LspServer *s, LspDoc *doc, uint32_t offset);
 json_t *lsp_inlay_hints(LspServer *s, LspDoc *doc, Span range);
 json_t *lsp_formatting(LspServer *s, LspDoc *doc);
+/* Quick fixes for the diagnostics of a codeAction request (its params):
+ * each "did you mean `X`?" becomes an edit replacing the misspelt word. */
+json_t *lsp_code_actions(LspServer *s, LspDoc *doc, json_t *params);
 /* Where a diagnostic of another file of doc's program is shown in doc:
  * the `use` that brings that file in (directly, or the first `use` when
  * it comes in through another file); the start of doc without any. */

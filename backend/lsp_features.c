@@ -1649,6 +1649,63 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
     return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", it.arr);
 }
 
+/* ---------------------------------------------------------- code actions */
+
+/* The X of the first "did you mean `X`?" in a message, when X is a word. */
+static const char *suggestion(Arena *a, const char *msg) {
+    const char *p = msg ? strstr(msg, "did you mean `") : NULL;
+    if (!p) return NULL;
+    p += strlen("did you mean `");
+    const char *q = strchr(p, '`');
+    if (!q || q == p) return NULL;
+    for (const char *c = p; c < q; c++)
+        if (!word_char_c(*c)) return NULL;
+    return arena_strndup(a, p, (size_t)(q - p));
+}
+
+json_t *lsp_code_actions(LspServer *s, LspDoc *d, json_t *params) {
+    json_t *out = json_array();
+    json_t *diags = json_object_get(json_object_get(params, "context"), "diagnostics");
+    size_t i;
+    json_t *g;
+    json_array_foreach(diags, i, g) {
+        const char *src = json_string_value(json_object_get(g, "source"));
+        if (!src || strcmp(src, "cmtc") != 0) continue;
+        const char *fix = suggestion(&d->arena, json_string_value(json_object_get(g, "message")));
+        json_t *range = json_object_get(g, "range");
+        json_t *a = json_object_get(range, "start"), *b = json_object_get(range, "end");
+        if (!fix || !json_is_integer(json_object_get(a, "line")) ||
+            !json_is_integer(json_object_get(a, "character")) ||
+            !json_is_integer(json_object_get(b, "line")) ||
+            !json_is_integer(json_object_get(b, "character")))
+            continue;
+        json_int_t al = json_integer_value(json_object_get(a, "line"));
+        json_int_t ac = json_integer_value(json_object_get(a, "character"));
+        json_int_t bl = json_integer_value(json_object_get(b, "line"));
+        json_int_t bc = json_integer_value(json_object_get(b, "character"));
+        if (al < 0 || ac < 0 || bl < 0 || bc < 0 || al > UINT32_MAX || ac > UINT32_MAX ||
+            bl > UINT32_MAX || bc > UINT32_MAX)
+            continue;
+        /* only where the range is one word in the current text */
+        uint32_t from = lsp_offset_of(d->file, (uint32_t)al, (uint32_t)ac, s->utf16);
+        uint32_t to = lsp_offset_of(d->file, (uint32_t)bl, (uint32_t)bc, s->utf16);
+        if (to <= from) continue;
+        bool word = true;
+        for (uint32_t k = from; k < to; k++)
+            if (!word_char_c(d->file->text[k])) word = false;
+        if (!word || (to - from == strlen(fix) && memcmp(d->file->text + from, fix, to - from) == 0))
+            continue;
+        json_t *edit = json_pack("{s:{s:[{s:O,s:o}]}}", "changes", d->uri, "range", range,
+                                 "newText", lsp_jstr(fix));
+        json_t *action = json_pack("{s:o,s:s,s:[O],s:b,s:o}", "title",
+                                   lsp_jstr(arena_printf(&d->arena, "Replace with `%s`", fix)),
+                                   "kind", "quickfix", "diagnostics", g, "isPreferred", 1,
+                                   "edit", edit);
+        json_array_append_new(out, action);
+    }
+    return out;
+}
+
 /* ------------------------------------------------------------ formatting */
 
 json_t *lsp_formatting(LspServer *s, LspDoc *d) {
