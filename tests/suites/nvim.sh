@@ -2,7 +2,7 @@
 # A real editor: Neovim --headless with the documented configuration
 # (docs/editors/nvim/cmt.lua) opens a .cmt file with a mistake on line 4;
 # the diagnostic must arrive from `cmtc lsp` at that line with its code,
-# then hover and formatting go through the same client.
+# then hover, go to definition and formatting go through the same client.
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
 if ! command -v nvim >/dev/null 2>&1; then
@@ -37,6 +37,14 @@ for _, r in pairs(res or {}) do
   if r.result and r.result.contents then hover = r.result.contents.value:gsub('\n', ' ') end
 end
 emit('hover ' .. hover)
+-- go to definition of that `A`: line 2
+local defs = vim.lsp.buf_request_sync(0, 'textDocument/definition', params, 5000)
+local def = 'none'
+for _, r in pairs(defs or {}) do
+  local loc = r.result and (r.result.range and r.result or r.result[1])
+  if loc then def = tostring(loc.range.start.line + 1) .. ':' .. tostring(loc.range.start.character) end
+end
+emit('definition ' .. def)
 -- formatting through the server: the spacing of line 3 is canonical after
 vim.api.nvim_buf_set_lines(0, 2, 3, false, { 'const   B=A*2;' })
 if vim.lsp.buf.format then
@@ -57,6 +65,7 @@ rc=$?
 if [ ! -f "$tmp/out" ]; then
     echo "FAIL: nvim_diagnostic: Neovim wrote nothing (exit $rc): $(head -c 300 "$tmp/log" | tr '\n' ' ')"
     echo "FAIL: nvim_hover: Neovim wrote nothing"
+    echo "FAIL: nvim_definition: Neovim wrote nothing"
     echo "FAIL: nvim_formatting: Neovim wrote nothing"
     exit 1
 fi
@@ -71,6 +80,12 @@ if grep -q '^hover .*const A = 4' "$tmp/out"; then
     echo "PASS: nvim_hover"
 else
     echo "FAIL: nvim_hover: got '$(grep -m1 '^hover' "$tmp/out")'"
+    status=1
+fi
+if grep -qx 'definition 2:6' "$tmp/out"; then
+    echo "PASS: nvim_definition"
+else
+    echo "FAIL: nvim_definition: got '$(grep -m1 '^definition' "$tmp/out")', want 2:6"
     status=1
 fi
 if grep -qx 'line3 const B = A \* 2;' "$tmp/out"; then
