@@ -819,6 +819,9 @@ typedef struct Worker {
     int from, to;       /* configurations */
     int base;           /* first configuration of the batch */
     OptCost *rows;      /* batch rows, [k * A] */
+    bool *cut;          /* batch: cut by the bound */
+    Progress *pg;       /* the main thread's worker reports progress */
+    long total;
 } Worker;
 
 static void *worker_run(void *arg) {
@@ -827,7 +830,8 @@ static void *worker_run(void *arg) {
     for (int c = w->from; c < w->to; c++) {
         OptCost *row = w->rows + (size_t)(c - w->base) * (size_t)A;
         memset(row, 0, sizeof(OptCost) * (size_t)A);
-        opt_evaluate_config(w->sp, &w->ctx, c, row);
+        w->cut[c - w->base] = !opt_evaluate_config(w->sp, &w->ctx, c, row);
+        if (w->pg) progress_eval(w->pg, c, w->total);
     }
     return NULL;
 }
@@ -846,10 +850,15 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
     Arena tmp = {0};
     Worker workers[OPT_THREADS];
     int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
+    bool *cut = ARENA_ARRAY(a, bool, OPT_BATCH + 1);
     for (int t = 0; t < nthreads; t++) {
         workers[t].sp = sp;
         opt_eval_ctx_init(&workers[t].ctx, sp);
+        workers[t].ctx.objective = obj;
         workers[t].rows = batch;
+        workers[t].cut = cut;
+        workers[t].pg = t == 0 ? pg : NULL;
+        workers[t].total = sp->cfg_count;
     }
     for (int c0 = 0; c0 < sp->cfg_count; c0 += OPT_BATCH) {
         if (deadline > 0 && opt_now() > deadline) {
@@ -862,6 +871,7 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         pthread_t tid[OPT_THREADS];
         bool started[OPT_THREADS] = {false};
         for (int t = 0; t < nthreads; t++) {
+            workers[t].ctx.threshold = incumbent * (1 + OPT_BOUND_WINDOW);
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
@@ -875,6 +885,10 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         }
         for (int c = c0; c < c1; c++) {
         OptCost *row = batch + (size_t)(c - c0) * (size_t)A;
+        if (cut[c - c0]) {
+            sp->pruned_bound++;
+            continue;
+        }
         if (!pruned) pruned = ARENA_ARRAY(a, bool, A + 1);
         memset(pruned, 0, sizeof(bool) * (size_t)A);
         Kept k = {c, row, pruned, 0, 0, 0, 0, false};

@@ -48,6 +48,7 @@ typedef struct OptCost {
     double latency_s; /* one instance of the group (repeat not applied) */
     double energy_j;
     double compute_s, memory_s, network_s, fill_drain_s;
+    double compute_energy_j; /* the operations alone (any grouping) */
     double need, capacity; /* worst capacity excess by ratio (0 when fits) */
     int memory;            /* IrMemory of that excess, -1 when fits */
     Span excess_span;
@@ -118,12 +119,19 @@ typedef struct OptEvalCtx {
     bool *last_valid;
     OptCost *last_cost;
     long lowerings, memo_hits, implied;
+    /* bound: every group's latency is at least its compute time and its
+     * energy at least its operations' energy, both sums over statements
+     * whatever the grouping; a configuration whose sums already exceed
+     * the threshold is not costed further */
+    Objective objective;
+    double threshold;   /* INFINITY: no bound yet */
 } OptEvalCtx;
 
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp);
 void opt_eval_ctx_free(OptEvalCtx *x);
-/* Costs of every arc under configuration c into row[arc_count]. */
-void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row);
+/* Costs of every arc under configuration c into row[arc_count].  Returns
+ * false when the configuration was cut by the bound (row incomplete). */
+bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row);
 /* Writes the configuration and a partition (arcs) into `out` (a mapping
  * with holes), making it complete. */
 void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c,

@@ -656,6 +656,7 @@ static void read_group(const Schedule *s, int g, OptCost *out) {
     out->memory_s = sg->memory_s;
     out->network_s = sg->network_s;
     out->fill_drain_s = sg->fill_drain_s;
+    out->compute_energy_j = sg->compute_energy_j;
     out->feasible = !s->missing_unit;
     out->memory = -1;
     out->need = out->capacity = 0;
@@ -698,6 +699,7 @@ static void arc_key(const OptSpace *sp, const OptArc *a, int c, int *key) {
 
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     memset(x, 0, sizeof *x);
+    x->threshold = INFINITY;
     int A = sp->arc_count;
     x->last_key = ARENA_ARRAY(&x->keep, int *, A + 1);
     x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
@@ -738,7 +740,7 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
     return marked;
 }
 
-void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
+bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
     int A = sp->arc_count, S = sp->S;
     arena_free_all(&x->tmp);
     Arena *t = &x->tmp;
@@ -798,6 +800,20 @@ void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             remaining--;
         }
         for (int k = 0; k < cc; k++) remaining -= imply(sp, row, done, cover[k], x);
+        if (first && x->threshold < INFINITY) {
+            double cl = 0, ce = 0;
+            for (int st = 0; st < S; st++) {
+                OptCost alone;
+                read_group(s, s->stmts[st].group, &alone);
+                cl += alone.compute_s;
+                ce += alone.compute_energy_j;
+            }
+            double lb = x->objective == OBJ_ENERGY ? ce : x->objective == OBJ_EDP ? cl * ce : cl;
+            if (lb > x->threshold) {
+                arena_free_all(&scratch);
+                return false;
+            }
+        }
         /* statements left to groups of their own: their unfused arcs too */
         for (int st = 0; st < S; st++) {
             if (used[st]) continue;
@@ -830,6 +846,7 @@ void opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             x->last_cost[a] = row[a];
             x->last_valid[a] = true;
         }
+    return true;
 }
 
 /* --------------------------------------------------------- results */

@@ -197,11 +197,11 @@ fi
 
 # progress on stderr: only on a terminal, only after a second
 if command -v script >/dev/null 2>&1; then
-    script -qec "$CMTC compile examples/comet_edge_gemm_softmax.cmt -m searched_256x256x128 -o /dev/null" \
+    script -qec "$CMTC compile tests/opt/scaling.cmt -m gpt_8_tiles -o /dev/null" \
         /dev/null >"$TMP/tty.txt" 2>&1
-    $CMTC compile examples/comet_edge_gemm_softmax.cmt -m searched_256x256x128 -o /dev/null 2>"$TMP/notty.txt"
-    if tr '\r' '\n' <"$TMP/tty.txt" | grep -q "costing configuration" &&
-        ! grep -q "costing configuration" "$TMP/notty.txt"; then
+    $CMTC compile tests/opt/scaling.cmt -m gpt_8_tiles -o /dev/null 2>"$TMP/notty.txt"
+    if tr '\r' '\n' <"$TMP/tty.txt" | grep -q "cmtc: gpt_8_tiles: " &&
+        ! grep -q "cmtc: gpt_8_tiles: " "$TMP/notty.txt"; then
         pass progress_on_terminal_only
     else
         fail progress_on_terminal_only "no progress line on a terminal, or one on a file"
