@@ -14,6 +14,20 @@ static bool internal_to_group(const Schedule *s, int t, int g) {
     return s->tensor_group[t] == g;
 }
 
+/* Does statement st of group g read tensor t together with a tensor that a
+ * statement of the group made by reducing index i of t? */
+static bool read_after_reduction(const Schedule *s, const SchedGroup *g, int st, int t, int i) {
+    const IrStmt *is = &s->op->stmts[st];
+    for (int q = 0; q < is->input_count; q++) {
+        int y = is->inputs[q];
+        if (y == t || s->tensor_group[y] != g->id) continue;
+        const IrStmt *prod = &s->op->stmts[s->op->tensors[y].producer];
+        for (int r = 0; r < prod->reduced_count; r++)
+            if (prod->reduced[r] == i) return true;
+    }
+    return false;
+}
+
 static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor,
                           double bytes, int *cap) {
     for (int k = 0; k < g->footprint_count; k++) {
@@ -111,8 +125,15 @@ void pass_tiles(Schedule *s) {
                     if (internal && !leaves && l < grp->level) continue;
                     const IrTensor *tn = &op->tensors[t];
                     double bytes = sched_elem_bytes(tn);
-                    for (int r = 0; r < tn->rank; r++)
-                        bytes *= ss->tile[sched_li(s, l, tn->index[r])];
+                    for (int r = 0; r < tn->rank; r++) {
+                        int i = tn->index[r];
+                        /* a tensor read together with a reduction over one of
+                         * its indices (softmax: e reads C and the max of C)
+                         * waits at the fusion level for the whole reduction */
+                        bool whole = internal && l == grp->level && t != is->out_tensor &&
+                                     read_after_reduction(s, grp, st, t, i);
+                        bytes *= whole ? ss->extent[sched_li(s, l, i)] : ss->tile[sched_li(s, l, i)];
+                    }
                     const IrMemory *mem = ir_level_memory(s->arch, l, sched_tensor_role(is, t));
                     if (mem) add_footprint(s, grp, mem->id, t, bytes, &cap);
                 }
