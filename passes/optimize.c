@@ -871,7 +871,7 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         pthread_t tid[OPT_THREADS];
         bool started[OPT_THREADS] = {false};
         for (int t = 0; t < nthreads; t++) {
-            workers[t].ctx.threshold = incumbent * (1 + OPT_BOUND_WINDOW);
+            workers[t].ctx.threshold = incumbent * (1 + 1e-9); /* cannot beat it */
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
