@@ -60,6 +60,7 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
     DimOptions o = {0, NULL};
     int I = sp->I;
     unsigned used_by_hole = 0;
+    if (I > 32) I = 32; /* the optimizer splits the first 32 indices only */
     for (int st = 0; st < sp->S; st++)
         if (sp->split_hole[st * sp->D + d])
             for (int i = 0; i < I; i++)
@@ -67,10 +68,30 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
                     int allow = sp->split_allowed[st * sp->D + d];
                     if (allow < 0 || allow == i) used_by_hole |= 1u << i;
                 }
-    unsigned limit = 1u << I;
-    o.sets = ARENA_ARRAY(a, unsigned, limit);
-    for (unsigned set = 0; set < limit; set++) {
-        if ((set & ~used_by_hole) != 0) continue;
+    int bits = __builtin_popcount(used_by_hole);
+    /* every subset of the indices the holes may take; past 16 of them,
+     * the sets of at most two (the space would be too large anyway) */
+    size_t cap = bits <= 16 ? (size_t)1 << bits : (size_t)(1 + bits + bits * bits);
+    o.sets = ARENA_ARRAY(a, unsigned, cap + 1);
+    /* candidate sets: submasks, or (past 16 indices) pairs and singles */
+    unsigned *cand = ARENA_ARRAY(a, unsigned, cap + 1);
+    size_t nc = 0;
+    if (bits <= 16) {
+        for (unsigned set = used_by_hole;; set = (set - 1) & used_by_hole) {
+            cand[nc++] = set;
+            if (set == 0) break;
+        }
+    } else {
+        for (int i = I - 1; i >= 0; i--)
+            for (int j = i - 1; j >= 0; j--)
+                if ((used_by_hole >> i & 1u) && (used_by_hole >> j & 1u))
+                    cand[nc++] = 1u << i | 1u << j;
+        for (int i = I - 1; i >= 0; i--)
+            if (used_by_hole >> i & 1u) cand[nc++] = 1u << i;
+        cand[nc++] = 0;
+    }
+    for (size_t ci = 0; ci < nc; ci++) {
+        unsigned set = cand[ci];
         bool ok = true;
         for (int st = 0; st < sp->S && ok; st++) {
             if (!sp->split_hole[st * sp->D + d]) continue;
@@ -83,7 +104,13 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
                 }
             if (n > 1) ok = false;
         }
-        if (ok) o.sets[o.count++] = set;
+        if (ok && (size_t)o.count < cap) o.sets[o.count++] = set;
+    }
+    /* enumerate from the empty set up, as before (no split first) */
+    for (int i = 0, j = o.count - 1; i < j; i++, j--) {
+        unsigned t = o.sets[i];
+        o.sets[i] = o.sets[j];
+        o.sets[j] = t;
     }
     return o;
 }
