@@ -125,6 +125,11 @@ typedef struct OptEvalCtx {
      * the threshold is not costed further */
     Objective objective;
     double threshold;   /* INFINITY: no bound yet */
+    /* each statement's compute time and operation energy, by the choices
+     * they depend on (its split row and the tiles of its indices) */
+    struct CompEntry *comp;
+    int comp_cap, comp_count;
+    long comp_hits;
 } OptEvalCtx;
 
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp);

@@ -52,12 +52,14 @@ static bool split_divides(const OptSpace *sp, const int *split) {
 
 /* The options of one dim: sets of indices no hole statement uses two of. */
 typedef struct DimOptions {
-    int count;
+    int count, cap;
     unsigned *sets; /* bit i: index i */
+    int *fallback;  /* index split by the statements that use none of the
+                       set, or -1 (sequence parallelism beside Megatron) */
 } DimOptions;
 
 static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
-    DimOptions o = {0, NULL};
+    DimOptions o = {0, 0, NULL, NULL};
     int I = sp->I;
     unsigned used_by_hole = 0;
     if (I > 32) I = 32; /* the optimizer splits the first 32 indices only */
@@ -72,7 +74,7 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
     /* every subset of the indices the holes may take; past 16 of them,
      * the sets of at most two (the space would be too large anyway) */
     size_t cap = bits <= 16 ? (size_t)1 << bits : (size_t)(1 + bits + bits * bits);
-    o.sets = ARENA_ARRAY(a, unsigned, cap + 1);
+
     /* candidate sets: submasks, or (past 16 indices) pairs and singles */
     unsigned *cand = ARENA_ARRAY(a, unsigned, cap + 1);
     size_t nc = 0;
@@ -104,13 +106,45 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
                 }
             if (n > 1) ok = false;
         }
-        if (ok && (size_t)o.count < cap) o.sets[o.count++] = set;
+        if (!ok) continue;
+        /* the set alone, then with each fallback index: statements that
+         * use none of the set split that index instead */
+        for (int fb = -1; fb < I; fb++) {
+            if (fb >= 0 && (set == 0 || (set >> fb & 1u))) continue;
+            if (fb >= 0) {
+                bool some = false;
+                for (int st = 0; st < sp->S && !some; st++) {
+                    if (!sp->split_hole[st * sp->D + d]) continue;
+                    const IrStmt *is = &sp->op->stmts[st];
+                    bool uses_set = false;
+                    for (int i = 0; i < I; i++)
+                        if ((set >> i & 1u) && ir_stmt_uses_index(is, i)) uses_set = true;
+                    int allow = sp->split_allowed[st * sp->D + d];
+                    if (!uses_set && ir_stmt_uses_index(is, fb) && (allow < 0 || allow == fb))
+                        some = true;
+                }
+                if (!some) continue;
+            }
+            if (o.count == o.cap) {
+                int ncap = o.cap ? o.cap * 2 : 16;
+                o.sets = arena_realloc(a, o.sets, sizeof(unsigned) * (size_t)o.cap,
+                                       sizeof(unsigned) * (size_t)ncap);
+                o.fallback = arena_realloc(a, o.fallback, sizeof(int) * (size_t)o.cap,
+                                           sizeof(int) * (size_t)ncap);
+                o.cap = ncap;
+            }
+            o.sets[o.count] = set;
+            o.fallback[o.count++] = fb;
+        }
     }
-    /* enumerate from the empty set up, as before (no split first) */
+    /* enumerate from the empty set up (no split first) */
     for (int i = 0, j = o.count - 1; i < j; i++, j--) {
         unsigned t = o.sets[i];
         o.sets[i] = o.sets[j];
         o.sets[j] = t;
+        int f = o.fallback[i];
+        o.fallback[i] = o.fallback[j];
+        o.fallback[j] = f;
     }
     return o;
 }
@@ -177,11 +211,17 @@ static void build_splits(OptSpace *sp) {
             for (int k = 0; k < hd; k++) {
                 int d = hole_dims[k];
                 unsigned set = opt[d].sets[choice[k]];
+                int fb = opt[d].fallback[choice[k]];
                 for (int st = 0; st < S; st++) {
                     if (!sp->split_hole[st * D + d]) continue;
+                    const IrStmt *is = &sp->op->stmts[st];
                     int v = IR_UNSET;
-                    for (int i = 0; i < sp->I; i++)
-                        if ((set >> i & 1u) && ir_stmt_uses_index(&sp->op->stmts[st], i)) v = i;
+                    for (int i = 0; i < sp->I && i < 32; i++)
+                        if ((set >> i & 1u) && ir_stmt_uses_index(is, i)) v = i;
+                    int allow = sp->split_allowed[st * D + d];
+                    if (v == IR_UNSET && fb >= 0 && ir_stmt_uses_index(is, fb) &&
+                        (allow < 0 || allow == fb))
+                        v = fb;
                     table[st * D + d] = v;
                 }
             }
@@ -741,6 +781,77 @@ void opt_eval_ctx_free(OptEvalCtx *x) {
     arena_free_all(&x->tmp);
 }
 
+/* ------------------------------------------- per-statement compute memo */
+
+typedef struct CompEntry {
+    uint64_t hash;
+    int *key;
+    int len;
+    double compute_s, energy_j;
+} CompEntry;
+
+static int stmt_key(const OptSpace *sp, int st, int c, int *key) {
+    int n = 0, D = sp->D;
+    const int *split = sp->splits + (size_t)sp->cfg_split[c] * (size_t)(sp->S * D);
+    key[n++] = st;
+    for (int d = 0; d < D; d++) key[n++] = split[st * D + d];
+    for (int h = 0; h < sp->th_count; h++)
+        if (ir_stmt_uses_index(&sp->op->stmts[st], sp->th_index[h]))
+            key[n++] = (int)sp->cfg_tile[(size_t)c * (size_t)sp->th_count + (size_t)h];
+    return n;
+}
+
+static uint64_t key_hash(const int *key, int len) {
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < len; i++) {
+        h ^= (uint64_t)(uint32_t)key[i];
+        h *= 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+static CompEntry *comp_find(OptEvalCtx *x, const int *key, int len, uint64_t h) {
+    if (!x->comp_cap) return NULL;
+    for (int i = (int)(h & (uint64_t)(x->comp_cap - 1));; i = (i + 1) & (x->comp_cap - 1)) {
+        CompEntry *e = &x->comp[i];
+        if (!e->hash) return NULL;
+        if (e->hash == h && e->len == len && memcmp(e->key, key, sizeof(int) * (size_t)len) == 0)
+            return e;
+    }
+}
+
+static void comp_put(OptEvalCtx *x, const int *key, int len, double cs, double ce) {
+    uint64_t h = key_hash(key, len);
+    if (comp_find(x, key, len, h)) return;
+    if (2 * (x->comp_count + 1) > x->comp_cap) {
+        int ncap = x->comp_cap ? x->comp_cap * 2 : 1024;
+        CompEntry *old = x->comp;
+        int ocap = x->comp_cap;
+        x->comp = ARENA_ARRAY(&x->keep, CompEntry, ncap);
+        x->comp_cap = ncap;
+        for (int i = 0; i < ocap; i++) {
+            if (!old[i].hash) continue;
+            int j = (int)(old[i].hash & (uint64_t)(ncap - 1));
+            while (x->comp[j].hash) j = (j + 1) & (ncap - 1);
+            x->comp[j] = old[i];
+        }
+    }
+    int j = (int)(h & (uint64_t)(x->comp_cap - 1));
+    while (x->comp[j].hash) j = (j + 1) & (x->comp_cap - 1);
+    CompEntry *e = &x->comp[j];
+    e->hash = h;
+    e->len = len;
+    e->key = ARENA_ARRAY(&x->keep, int, len + 1);
+    memcpy(e->key, key, sizeof(int) * (size_t)len);
+    e->compute_s = cs;
+    e->energy_j = ce;
+    x->comp_count++;
+}
+
+static double bound_value(Objective obj, double cl, double ce) {
+    return obj == OBJ_ENERGY ? ce : obj == OBJ_EDP ? cl * ce : cl;
+}
+
 /* Level a group of this arc keeps its internal tensors at. */
 static int arc_fusion_level(const OptSpace *sp, const OptArc *a) {
     if (a->level >= 0) return a->level;
@@ -777,6 +888,23 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
     bool *used = ARENA_ARRAY(t, bool, S + 1);
     int **keys = ARENA_ARRAY(t, int *, A + 1);
     int remaining = A;
+    int *skey = ARENA_ARRAY(t, int, sp->D + sp->th_count + 2);
+    /* the compute bound from remembered statements, before any lowering */
+    if (x->threshold < INFINITY) {
+        /* statements not remembered count 0: still a lower bound */
+        double cl = 0, ce = 0;
+        for (int st = 0; st < S; st++) {
+            int len = stmt_key(sp, st, c, skey);
+            CompEntry *e = comp_find(x, skey, len, key_hash(skey, len));
+            if (!e) continue;
+            cl += e->compute_s;
+            ce += e->energy_j;
+        }
+        if (bound_value(x->objective, cl, ce) > x->threshold) {
+            x->comp_hits++;
+            return false;
+        }
+    }
     /* the memo */
     for (int a = 0; a < A; a++) {
         if (!sp->arcs[a].memo) continue;
@@ -827,16 +955,18 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             remaining--;
         }
         for (int k = 0; k < cc; k++) remaining -= imply(sp, row, done, cover[k], x);
-        if (first && x->threshold < INFINITY) {
+        if (first) {
             double cl = 0, ce = 0;
             for (int st = 0; st < S; st++) {
                 OptCost alone;
                 read_group(s, s->stmts[st].group, &alone);
                 cl += alone.compute_s;
                 ce += alone.compute_energy_j;
+                int len = stmt_key(sp, st, c, skey);
+                comp_put(x, skey, len, alone.compute_s, alone.compute_energy_j);
             }
-            double lb = x->objective == OBJ_ENERGY ? ce : x->objective == OBJ_EDP ? cl * ce : cl;
-            if (lb > x->threshold) {
+            double lb = bound_value(x->objective, cl, ce);
+            if (x->threshold < INFINITY && lb > x->threshold) {
                 arena_free_all(&scratch);
                 return false;
             }
