@@ -327,10 +327,39 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
     Name name = e->u.name;
     if (find_param(b->od, name) >= 0) return;
     int t = find_tensor(b, name);
-    if (t >= 0 || later_definition(b->od, name, w->st->id) >= 0) {
+    int later = t < 0 ? later_definition(b->od, name, w->st->id) : -1;
+    if ((t >= 0 && tensor_rank(b, t) == 0) ||
+        (later >= 0 && b->od->stmts[later]->indices.count == 0)) {
+        /* a scalar (no dimensions) is read by its bare name, as it may be
+         * written (`t = sum(m) X[m];`) */
+        Expr access = *e;
+        access.kind = EX_ACCESS;
+        access.u.access.tensor = (Ident){name, e->span, false};
+        access.u.access.indices = (IdentList){NULL, 0};
+        walk_access(b, w, &access);
+        return;
+    }
+    if (t >= 0 || later >= 0) {
         Diag *d = op_error(b, e->span, "E0418",
                            "tensor `%s` is used without indices", name);
-        diag_help(d, b->diags, "write it as an access, e.g. `%s[m, n]`", name);
+        /* show the access with the tensor's own index names when known */
+        int rank = t >= 0 ? tensor_rank(b, t) : b->od->stmts[later]->indices.count;
+        char ex[256];
+        size_t len = 0;
+        for (int i = 0; i < rank && len < sizeof ex - 32; i++) {
+            const char *ixn = NULL;
+            if (t >= 0 && b->tensors[t].index[i] >= 0)
+                ixn = b->indices[b->tensors[t].index[i]].name;
+            else if (later >= 0)
+                ixn = b->od->stmts[later]->indices.items[i].name;
+            static const char *const generic[] = {"i", "j", "k", "l",
+                                                  "p", "q", "r", "s"};
+            if (!ixn) ixn = generic[i % 8];
+            len += (size_t)snprintf(ex + len, sizeof ex - len, "%s%.24s",
+                                    i ? ", " : "", ixn);
+        }
+        diag_help(d, b->diags, "`%s` has %d dimension%s: write it as an access, "
+                  "e.g. `%s[%s]`", name, rank, rank == 1 ? "" : "s", name, ex);
         return;
     }
     for (int i = 0; i < b->index_count; i++)

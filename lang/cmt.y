@@ -528,6 +528,10 @@ reduce_operand:
         $$->u.access.tensor = $1;
         $$->u.access.indices = ident_list($3);
     }
+  | name LBRACKET RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = $1;
+    }
   | call
   | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
   | LPAREN expr RPAREN          { $$ = $2; }
@@ -580,6 +584,10 @@ primary:
         $$ = new_expr(ps, EX_ACCESS, @$);
         $$->u.access.tensor = $1;
         $$->u.access.indices = ident_list($3);
+    }
+  | name LBRACKET RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = $1;
     }
   | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
   | LPAREN error RPAREN         { $$ = new_expr(ps, EX_ERROR, @$); }
