@@ -479,7 +479,8 @@ static void build_clock(ArchCtx *c, EffList *l) {
         UnitDim dim;
         if (!quantity_attr(c, a, DIM_FREQUENCY, 1, &v, &dim)) continue;
         if (v <= 0) {
-            arch_error(c, a->values[0]->span, "E0212", "clock must be positive");
+            arch_error(c, a->values[0]->span, "E0212", "clock must be positive, got %s",
+                       span_text(c->arena, c->s->prog->sources, a->values[0]->span));
             continue;
         }
         c->arch->clock_hz = v;
@@ -562,8 +563,10 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         double v;
         UnitDim dim;
         if (quantity_attr(c, cap, DIM_SIZE, 1, &v, &dim)) {
-            if (v <= 0) arch_error(c, cap->values[0]->span, "E0212",
-                                   "capacity must be positive");
+            if (v <= 0)
+                arch_error(c, cap->values[0]->span, "E0212",
+                           "capacity must be positive, got %s",
+                           span_text(c->arena, c->s->prog->sources, cap->values[0]->span));
             m->capacity = v;
         }
     } else if (m->level == 0) {
@@ -628,6 +631,29 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
             dim->size = size;
         else
             dim->size = 1;
+        /* every instance is modelled (collectives, capacity per instance):
+         * cap the product so that no count overflows downstream */
+        int64_t all = 1;
+        for (int k = 0; k < b->dim_count; k++) all *= b->dims[k].size;
+        if (dim->size > SEMA_MAX_INSTANCES / all) {
+            if (all == 1)
+                arch_error(c, dd->size->span, "E0517",
+                           "the size of `%s`, %lld, is more than the 2^32 "
+                           "(4294967296) instances cmtc models",
+                           dd->name.name, (long long)dim->size);
+            else {
+                Diag *d = arch_error(c, dd->size->span, "E0517",
+                                     "`%s` = %lld brings arch `%s` to %.0f "
+                                     "instances, more than the 2^32 (4294967296) "
+                                     "cmtc models",
+                                     dd->name.name, (long long)dim->size,
+                                     c->decl->name.name,
+                                     (double)all * (double)dim->size);
+                diag_note(d, c->diags, "the dimensions declared before it multiply "
+                                       "to %lld", (long long)all);
+            }
+            dim->size = 1;
+        }
         b->dim_count++;
     }
     cl->dim_count = b->dim_count - cl->first_dim;
@@ -775,7 +801,8 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
             /* 2 FLOP = 1 MAC; a vector unit counts 1 FLOP as 1 op */
             if (dim.num == BU_FLOP && u->matrix) v /= 2;
             if (v <= 0) {
-                arch_error(c, tp->values[0]->span, "E0212", "throughput must be positive");
+                arch_error(c, tp->values[0]->span, "E0212", "throughput must be positive, got %s",
+                           span_text(c->arena, c->s->prog->sources, tp->values[0]->span));
             } else if (dim.den == BU_CYCLE) {
                 u->peak_per_cycle = v;
                 if (c->arch->clock_hz > 0)

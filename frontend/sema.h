@@ -69,6 +69,8 @@ typedef struct ConstEnv {
  * parser caps brackets, not `a + a + ...`) is reported, keeping the stack
  * bounded. */
 #define SEMA_MAX_EXPR_DEPTH 4000
+/* the most instances (product of all cluster dimensions) an arch may have */
+#define SEMA_MAX_INSTANCES ((int64_t)1 << 32)
 void report_too_deep(DiagSink *diags, Span span);
 /* Is there an error inside `span` already (a syntax error the parser
  * recovered from by dropping a part)?  Checks whose findings could be

@@ -167,7 +167,17 @@ const char *unit_dim_describe(UnitDim dim) {
         default: break;
         }
     }
-    if (is_count(dim.num) && is_time(dim.den)) return "throughput";
+    if (is_count(dim.num) && is_time(dim.den)) {
+        /* name the count: a matrix unit takes MACs (or FLOPs), a vector
+         * unit ops (or FLOPs), and "expects a throughput, got a throughput"
+         * would say nothing */
+        switch ((BaseUnit)dim.num) {
+        case BU_MAC: return "MAC throughput";
+        case BU_OP: return "op throughput";
+        case BU_FLOP: return "FLOP throughput";
+        default: return "throughput";
+        }
+    }
     return "quantity";
 }
 

@@ -606,6 +606,12 @@ simple_value:
         $$->u.name = $1.name;
     }
   | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  | MINUS simple_value {
+        /* a negative size is a value error (E0212), not a syntax error */
+        $$ = new_expr(ps, EX_UNARY, @$);
+        $$->u.unary.op = '-';
+        $$->u.unary.operand = $2;
+    }
   ;
 
 expr_or_hole:
