@@ -428,15 +428,21 @@ static void check_tiles(MapCtx *c) {
                 if (per % t == 0) continue;
                 bad = true;
                 Diag *d = map_error(c, where, "E0304",
-                                    "tile %s %lld does not divide the per-instance "
-                                    "extent %lld",
+                                    t > per ? "tile %s %lld is larger than the "
+                                              "per-instance extent %lld"
+                                            : "tile %s %lld does not divide the "
+                                              "per-instance extent %lld",
                                     name, (long long)t, (long long)per);
                 if (parts > 1)
                     diag_note(d, c->diags, "`%s` ranges over %lld, split into %lld "
                                            "parts outside `%s`",
                               name, (long long)extent, (long long)parts,
                               c->arch->levels[lv].name);
-                help_divisors(c, d, per, t, "divisors");
+                if (t > per)
+                    diag_help(d, c->diags, "the largest tile is the whole share: "
+                                           "`%s %lld`", name, (long long)per);
+                else
+                    help_divisors(c, d, per, t, "divisors");
             }
             if (bad) continue;
             for (int outer = lv - 1; outer >= 0; outer--) {
@@ -445,13 +451,20 @@ static void check_tiles(MapCtx *c) {
                 if (ot == IR_HOLE) break;
                 if (ot % t == 0) break;
                 Diag *d = map_error(c, where, "E0311",
-                                    "tile %s %lld at `%s` does not divide the tile "
-                                    "%lld at `%s`",
+                                    t > ot ? "tile %s %lld at `%s` is larger than "
+                                             "the tile %lld at `%s`"
+                                           : "tile %s %lld at `%s` does not divide "
+                                             "the tile %lld at `%s`",
                                     name, (long long)t, c->arch->levels[lv].name,
                                     (long long)ot, c->arch->levels[outer].name);
                 diag_label(d, c->diags, c->m->tile.span[outer * ic + ix],
                            "the enclosing tile");
-                help_divisors(c, d, ot, t, "divisors");
+                if (t > ot)
+                    diag_help(d, c->diags, "an inner level holds at most the "
+                                           "enclosing tile: `%s %lld`",
+                              name, (long long)ot);
+                else
+                    help_divisors(c, d, ot, t, "divisors");
                 break;
             }
         }
@@ -767,11 +780,16 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     const Decl *arch_decl = lookup_decl(c, &md->arch, DK_ARCH, "E0302", "arch");
     if (!op_decl || !arch_decl) return NULL;
     int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
-    if (!op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values))
-        return NULL;
+    bool complete = false;
+    bool bound = op_bind_params(s, op_decl, md->bindings, md->binding_count,
+                                md->op.span, values, &complete);
+    /* an unknown or repeated parameter leaves every value known: check the
+     * rest of the mapping so that its other mistakes show in this run */
+    if (!bound && !complete) return NULL;
     c->op = sema_op_for(s, op_decl, values, md->op.span);
     c->arch = sema_arch_for(s, arch_decl);
     if (!c->op || !c->arch) return NULL; /* reported at the op or arch */
+    if (!bound) c->ok = false;
 
     IrMapping *m = ARENA_NEW(s->arena, IrMapping);
     c->m = m;

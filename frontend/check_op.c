@@ -1067,9 +1067,11 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
 /* Parameter values: bindings first, then defaults (a default may use the
  * parameters before it).  Reports at the binding or at use_site. */
 bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
-                    int binding_count, Span use_site, int64_t *values) {
+                    int binding_count, Span use_site, int64_t *values,
+                    bool *complete) {
     const OpDecl *od = &op_decl->u.op;
     bool ok = true;
+    bool valued = true; /* every parameter has a value */
     bool *given = ARENA_ARRAY(s->arena, bool, od->param_count + 1);
     ConstEnv env = s->env;
     env.where = "a parameter value";
@@ -1087,6 +1089,18 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
             for (int k = 0; k < od->param_count; k++) names[k] = od->params[k].name.name;
             const char *best = spell_suggest(pb->name.name, names, od->param_count);
             if (best) diag_help(d, s->diags, "did you mean `%s`?", best);
+            else if (od->param_count == 0)
+                diag_note(d, s->diags, "`%s` takes no parameters", op_decl->name.name);
+            else {
+                char list[512];
+                size_t len = 0;
+                list[0] = 0;
+                for (int k = 0; k < od->param_count && len < sizeof list - 64; k++)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%.48s",
+                                            k ? ", " : "",
+                                            names[k] ? names[k] : "?");
+                diag_note(d, s->diags, "its parameters are %s", list);
+            }
             diag_label(d, s->diags, op_decl->name.span, "`%s` is declared here",
                        op_decl->name.name);
             ok = false;
@@ -1105,7 +1119,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
         if (!const_eval_int(&env, pb->value,
                             arena_printf(s->arena, "parameter `%s`", pb->name.name),
                             &values[p]))
-            ok = false;
+            ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
     for (int p = 0; p < od->param_count; p++) {
@@ -1119,7 +1133,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
             diag_label(d, s->diags, pd->name.span, "declared here without a default");
             diag_help(d, s->diags, "give it one: `%s<%s = ...>`",
                       op_decl->name.name, pd->name.name);
-            ok = false;
+            ok = valued = false;
             continue;
         }
         ConstEnv denv = env;
@@ -1130,8 +1144,9 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
         if (!const_eval_int(&denv, pd->default_value,
                             arena_printf(s->arena, "the default of `%s`", pd->name.name),
                             &values[p]))
-            ok = false;
+            ok = valued = false;
     }
+    if (complete) *complete = valued;
     return ok;
 }
 
@@ -1147,7 +1162,7 @@ IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
     if (!check_op_structure(s, op_decl)) return NULL;
     if (!values) {
         int64_t *defaults = ARENA_ARRAY(s->arena, int64_t, n + 1);
-        if (!op_bind_params(s, op_decl, NULL, 0, op_decl->name.span, defaults))
+        if (!op_bind_params(s, op_decl, NULL, 0, op_decl->name.span, defaults, NULL))
             return NULL;
         values = defaults;
     }
@@ -1171,7 +1186,8 @@ IrOp *ir_instantiate_op(Program *p, const Decl *op_decl,
     if (!op_decl || op_decl->kind != DK_OP) return NULL;
     Sema *s = sema_for_program(p, p->diags);
     int64_t *values = ARENA_ARRAY(p->arena, int64_t, op_decl->u.op.param_count + 1);
-    if (!op_bind_params(s, op_decl, bindings, binding_count, use_site, values))
+    if (!op_bind_params(s, op_decl, bindings, binding_count, use_site, values,
+                        NULL))
         return NULL;
     /* Structural errors were reported by check_program. */
     DiagSink *quiet = scratch_sink(p->arena);

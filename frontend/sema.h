@@ -148,9 +148,13 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
                      Span use_site);
 
 /* Parameter values of an op at a use: bindings, then defaults.  Reports
- * unknown, repeated and missing parameters. */
+ * unknown, repeated and missing parameters.  *complete (when not NULL) is
+ * set when every parameter got a value even if the call failed: an unknown
+ * or repeated binding is an error, but the op can still be instantiated and
+ * the rest of the use checked. */
 bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
-                    int binding_count, Span use_site, int64_t *values);
+                    int binding_count, Span use_site, int64_t *values,
+                    bool *complete);
 
 IrArch *check_arch(Sema *s, const Decl *arch_decl);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
