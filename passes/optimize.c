@@ -762,7 +762,7 @@ typedef struct Search {
     int least_cfg;
     OptCost least_cost;
     bool timed_out;
-    long memo_hits, implied;
+    long memo_hits, implied, comp_hits;
 } Search;
 
 /* Bound pruning of arcs (runs spaces): the best partition through arc a
@@ -982,6 +982,7 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         sp->evaluations += workers[t].ctx.lowerings;
         se->memo_hits += workers[t].ctx.memo_hits;
         se->implied += workers[t].ctx.implied;
+        se->comp_hits += workers[t].ctx.comp_hits;
         opt_eval_ctx_free(&workers[t].ctx);
     }
     arena_free_all(&tmp);
@@ -1422,11 +1423,11 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
     if (getenv("CMTC_OPT_STATS"))
         fprintf(stderr,
                 "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
-                "hits, %ld implied; pruned: arcs %ld, "
+                "hits, %ld implied, %ld cut without lowering; pruned: arcs %ld, "
                 "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %d rows %d "
                 "columns; %.3f s\n",
                 m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
-                se.memo_hits, se.implied, sp->pruned_arcs,
+                se.memo_hits, se.implied, se.comp_hits, sp->pruned_arcs,
                 sp->pruned_capacity, sp->pruned_dominance, sp->pruned_bound, sp->pruned_level,
                 se.nk, md.nrows, md.ncols, opt_now() - t0);
     /* fill the holes and check the model against the cost model */

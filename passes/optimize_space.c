@@ -107,10 +107,11 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
             if (n > 1) ok = false;
         }
         if (!ok) continue;
-        /* the set alone, then with each fallback index: statements that
-         * use none of the set split that index instead */
+        /* the set alone, then, for a set of several indices (a Megatron
+         * assignment), with each fallback index: statements that use none
+         * of the set split that index instead */
         for (int fb = -1; fb < I; fb++) {
-            if (fb >= 0 && (set == 0 || (set >> fb & 1u))) continue;
+            if (fb >= 0 && (__builtin_popcount(set) < 2 || (set >> fb & 1u))) continue;
             if (fb >= 0) {
                 bool some = false;
                 for (int st = 0; st < sp->S && !some; st++) {
