@@ -76,6 +76,9 @@ typedef struct OpBuild {
     IrStmt *stmts;
     int stmt_count;
     bool parse_damaged; /* the parser dropped a broken part of this op */
+    bool incomplete;    /* an error that leaves the IR sound (an `out` never
+                         * assigned): value checks still run, but the op is
+                         * not instantiated */
     Occurrence *occ;
     int occ_count, occ_cap;
     bool ok;
@@ -750,11 +753,18 @@ static ElemType widest_input(const OpBuild *b) {
     return best == ET_NONE ? ET_FP32 : best;
 }
 
+static OpCacheEntry *op_entry(Sema *s, const Decl *op_decl);
+
 /* The structural phase; fills b (tensors, indices, stmts, occurrences). */
 static void build_structure(OpBuild *b) {
     const OpDecl *od = b->od;
     b->ok = true;
-    b->parse_damaged = span_has_errors(b->s->diags, b->decl->span);
+    OpCacheEntry *entry = op_entry(b->s, b->decl);
+    if (!entry->damage_known) {
+        entry->damage_known = true;
+        entry->parse_damaged = span_has_errors(b->s->diags, b->decl->span);
+    }
+    b->parse_damaged = entry->parse_damaged;
     /* Its IR would miss the dropped part: check what is left, but do not
      * instantiate it. */
     if (b->parse_damaged) b->ok = false;
@@ -813,23 +823,35 @@ static void build_structure(OpBuild *b) {
 
     if (b->ok) warn_unused_params(b);
     ElemType fallback = widest_input(b);
+    /* a missing statement may be the one that would read an input */
+    bool missing_def = false;
+    for (int t = 0; t < b->tensor_count; t++)
+        if (b->tensors[t].kind != TK_INPUT && b->info[t].decl &&
+            b->info[t].defined_by < 0)
+            missing_def = true;
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
         TensorInfo *ti = &b->info[t];
         if (ti->broken || b->parse_damaged) {
             /* a dropped statement may have assigned or read it */
         } else if (T->kind == TK_OUTPUT && ti->defined_by < 0) {
+            bool was_ok = b->ok;
             Diag *d = op_error(b, T->span, "E0411",
                                "`out` tensor `%s` is never assigned", T->name);
             diag_help(d, b->diags, "add a statement `%s[...] = ...;`", T->name);
+            b->ok = was_ok;
+            b->incomplete = true;
         } else if (T->kind == TK_INTERMEDIATE && ti->decl && ti->defined_by < 0) {
+            bool was_ok = b->ok;
+            b->incomplete = true;
             Diag *d = op_error(b, T->span, "E0417",
                                "`var %s` declares a tensor that no statement "
                                "assigns",
                                T->name);
             diag_help(d, b->diags, "remove the declaration or assign `%s`",
                       T->name);
-        } else if (T->kind == TK_INPUT && !ti->read && b->ok) {
+            b->ok = was_ok;
+        } else if (T->kind == TK_INPUT && !ti->read && b->ok && !missing_def) {
             /* (after an error, e.g. a misspelt read of it, stay quiet) */
             Diag *d = diag_warning(b->diags, T->span, "W0401",
                                    "`in` tensor `%s` is never read", T->name);
@@ -908,6 +930,8 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
 
 static bool eval_dims(OpBuild *b, ConstEnv *env) {
     bool ok = true;
+    /* `M = 0` is one mistake, however many dimensions are written `M` */
+    bool *param_reported = ARENA_ARRAY(b->arena, bool, b->od->param_count + 1);
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
         const TensorDecl *td = b->info[t].decl;
@@ -922,9 +946,20 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
                 continue;
             }
             if (v < 1) {
-                diag_error(env->diags, td->dims[i]->span, "E0212",
-                           "%s must be positive, got %lld", what, (long long)v);
                 ok = false;
+                const Expr *de = td->dims[i];
+                int p = de->kind == EX_NAME ? find_param(b->od, de->u.name) : -1;
+                if (p >= 0 && param_reported[p]) continue;
+                Diag *d = diag_error(env->diags, de->span, "E0212",
+                                     "%s must be positive, got %lld", what,
+                                     (long long)v);
+                if (p >= 0) {
+                    param_reported[p] = true;
+                    diag_note(d, env->diags, "parameter `%s` is %lld: the other "
+                                             "dimensions written `%s` are not "
+                                             "reported again",
+                              de->u.name, (long long)v, de->u.name);
+                }
                 continue;
             }
             T->extent[i] = v;
@@ -978,6 +1013,7 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
                 T->extent[i] = T->index[i] >= 0 ? b->indices[T->index[i]].extent : 1;
     }
     if (!check_sizes(b, value_diags)) return NULL;
+    if (b->incomplete) return NULL; /* its structural error was reported */
     IrOp *op = ARENA_NEW(s->arena, IrOp);
     op->name = decl->name.name;
     op->decl = decl;

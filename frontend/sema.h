@@ -95,6 +95,9 @@ const char *value_describe(Arena *arena, Value v);
 typedef struct OpCacheEntry {
     const Decl *decl;
     bool structure_checked, structure_ok;
+    /* the op had errors before it was checked (the parser's): decided once,
+     * so that the checker's own diagnostics do not count as damage later */
+    bool damage_known, parse_damaged;
     int64_t *values; /* the parameter values of `op`, when instantiated */
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;
