@@ -103,6 +103,14 @@ static EffList *resolve_parent(ArchCtx *c, const Decl *decl) {
     if (!parent->name) return empty;
     GlobalEntry *g = globals_find(c->s->globals, parent->name);
     if (!g || g->decl->kind != DK_ARCH) {
+        if (!g) {
+            int n = 0;
+            const char **names = globals_names(c->arena, c->s->globals, DK_ARCH, &n);
+            if (!spell_suggest(parent->name, names, n) && module_missing(c->diags)) {
+                c->ok = false; /* it may be in the module that was not found */
+                return NULL;
+            }
+        }
         Diag *d = arch_error(c, parent->span, "E0512",
                              g ? "`%s` is not an arch" : "unknown arch `%s`",
                              parent->name);

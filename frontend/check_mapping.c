@@ -750,6 +750,14 @@ static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind,
     if (!id->name) return NULL;
     GlobalEntry *g = globals_find(c->s->globals, id->name);
     if (g && g->decl->kind == kind) return g->decl;
+    if (!g) {
+        int n = 0;
+        const char **names = globals_names(c->arena, c->s->globals, (int)kind, &n);
+        if (!spell_suggest(id->name, names, n) && module_missing(c->diags)) {
+            c->ok = false; /* it may be in the module that was not found */
+            return NULL;
+        }
+    }
     Diag *d = map_error(c, id->span, code, g ? "`%s` is not an %s" : "unknown %s `%s`",
                         g ? id->name : what, g ? what : id->name);
     if (g) {

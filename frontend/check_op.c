@@ -396,8 +396,12 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
     const char **all = ARENA_ARRAY(b->arena, const char *, n + cn + 1);
     memcpy(all, names, sizeof(char *) * (size_t)n);
     memcpy(all + n, consts, sizeof(char *) * (size_t)cn);
-    Diag *d = op_error(b, e->span, "E0201", "unknown name `%s`", name);
     const char *best = spell_suggest(name, all, n + cn);
+    if (!best && module_missing(b->s->diags)) {
+        b->ok = false; /* it may be a constant of the module not found */
+        return;
+    }
+    Diag *d = op_error(b, e->span, "E0201", "unknown name `%s`", name);
     if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
 }
 

@@ -179,9 +179,11 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     for (int i = 0; i < count; i++) all[i] = cands[i];
     for (int i = 0; i < env->param_count; i++)
         all[count + i] = env->param_names[i];
+    const char *best = spell_suggest(name, all, count + env->param_count);
+    /* it may be defined in the module that was not found */
+    if (!best && module_missing(env->diags)) return value_error();
     Diag *d = env_error(env, e->span, "E0201", "unknown name `%s` in %s", name,
                         env->where ? env->where : "a constant expression");
-    const char *best = spell_suggest(name, all, count + env->param_count);
     if (best) diag_help(d, env->diags, "did you mean `%s`?", best);
     return value_error();
 }
@@ -314,6 +316,13 @@ bool span_has_errors(const DiagSink *diags, Span span) {
             d->span.start >= span.start && d->span.start < span.end)
             return true;
     }
+    return false;
+}
+
+bool module_missing(const DiagSink *diags) {
+    for (int i = 0; i < diags->count; i++)
+        if (diags->items[i]->code && strcmp(diags->items[i]->code, "E0203") == 0)
+            return true;
     return false;
 }
 

@@ -76,6 +76,9 @@ void report_too_deep(DiagSink *diags, Span span);
  * recovered from by dropping a part)?  Checks whose findings could be
  * caused by the dropped part then stay quiet. */
 bool span_has_errors(const DiagSink *diags, Span span);
+/* A `use` found no file (E0203): an unknown global name may be defined
+ * there, so it is not reported again. */
+bool module_missing(const DiagSink *diags);
 
 /* Evaluates a constant expression; reports errors and returns VK_ERROR. */
 Value const_eval(ConstEnv *env, const Expr *e);
