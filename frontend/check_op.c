@@ -390,7 +390,10 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
     int n = 0;
     for (int i = 0; i < b->od->param_count; i++)
         if (b->od->params[i].name.name) names[n++] = b->od->params[i].name.name;
-    for (int i = 0; i < b->tensor_count; i++) names[n++] = b->tensors[i].name;
+    /* not the statement's own target: reading it is a cycle (E0408), and
+     * a bare tensor name is not a value anyway */
+    for (int i = 0; i < b->tensor_count; i++)
+        if (b->tensors[i].name != w->st->name) names[n++] = b->tensors[i].name;
     int cn = 0;
     const char **consts = globals_names(b->arena, b->s->globals, DK_CONST, &cn);
     const char **all = ARENA_ARRAY(b->arena, const char *, n + cn + 1);

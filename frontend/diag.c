@@ -354,8 +354,8 @@ void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
     const Style *st = opts.color ? &color_style : &plain_style;
     for (int i = 0; i < d->count; i++) render_one(out, sm, d->items[i], st);
     if (d->capped)
-        fprintf(out, "%scmtc:%s %snote%s: %s\n", st->bold, st->reset, st->note,
-                *st->note ? st->reset : "", CAP_MESSAGE);
+        fprintf(out, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
+                *st->note ? st->reset : "", CAP_CODE, CAP_MESSAGE);
 }
 
 /* ---------------------------------------------------------------- JSON */

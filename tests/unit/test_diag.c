@@ -243,7 +243,7 @@ static void test_cap(void) {
           "warnings after the cap are dropped");
     CHECK(fx->d.count == 51 && fx->d.error_count == 50, "50 errors and 1 warning stored");
     const char *text = render(&fx->sm, &fx->d, false, false);
-    const char *tail = "cmtc: note: too many errors; stopped after 50\n";
+    const char *tail = "cmtc: note[E0199]: too many errors; stopped after 50\n";
     size_t len = strlen(text), tail_len = strlen(tail);
     CHECK(len > tail_len && strcmp(text + len - tail_len, tail) == 0,
           "text ends with the cap note");

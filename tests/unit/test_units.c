@@ -164,8 +164,8 @@ int main(void) {
     CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_MAC}), "energy per MAC", "describe energy per MAC");
     CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_OP}), "energy per op", "describe energy per op");
     CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_FLOP}), "energy per FLOP", "describe energy per FLOP");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_CYCLE}), "throughput", "describe MAC throughput");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_FLOP, BU_SECOND}), "throughput", "describe FLOP throughput");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_CYCLE}), "MAC throughput", "describe MAC throughput");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_FLOP, BU_SECOND}), "FLOP throughput", "describe FLOP throughput");
     CHECK_STR(unit_dim_example((UnitDim){BU_BYTE, BU_NONE}), "2 MiB", "example size");
     CHECK_STR(unit_dim_example((UnitDim){BU_SECOND, BU_NONE}), "5 ns", "example time");
     CHECK_STR(unit_dim_example((UnitDim){BU_CYCLE, BU_NONE}), "3 cycles", "example cycles");
