@@ -86,10 +86,11 @@ run "$f" searched
 python3 -c "
 import json
 m = json.load(open('$tmp/out.json'))['mappings'][0]
-ar = sorted(set(n.get('statement') for n in m['nodes'] if n.get('collective') == 'allreduce'))
+red = ['%s %s' % (n.get('collective'), n.get('statement')) for n in m['nodes']
+       if n.get('collective') in ('allreduce', 'reduce_scatter', 'reduce', 'allgather')]
 t = m['mapping']
-print('searched: Megatron split found: %s; all-reduces after: %s; %d groups; %.3f s' % (
-    'h -> tp' in t and 'f -> tp' in t, ', '.join(ar), len(m['groups']), m['solver']['seconds']))
+print('searched: Megatron split found: %s; collectives: %s; %d groups; %.3f s' % (
+    'h -> tp' in t and 'f -> tp' in t, ', '.join(red), len(m['groups']), m['solver']['seconds']))
 "
 
 echo
