@@ -286,6 +286,15 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     }
     const char *da = a.kind == VK_QUANTITY ? unit_dim_describe(a.dim) : "number";
     const char *db = b.kind == VK_QUANTITY ? unit_dim_describe(b.dim) : "number";
+    bool per_clock = false; /* `64 GB/s + 32 B/cycle`: same words, other units */
+    if (a.kind == VK_QUANTITY && b.kind == VK_QUANTITY && strcmp(da, db) == 0 &&
+        a.dim.num == b.dim.num && a.dim.den != b.dim.den) {
+        per_clock = true;
+        da = arena_printf(env->arena, "%s per %s", da,
+                          a.dim.den == BU_CYCLE ? "cycle" : "second");
+        db = arena_printf(env->arena, "%s per %s", db,
+                          b.dim.den == BU_CYCLE ? "cycle" : "second");
+    }
     const char *an = strchr("aeiou", da[0]) ? "an" : "a";
     const char *bn = strchr("aeiou", db[0]) ? "an" : "a";
     Diag *d;
@@ -295,10 +304,14 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     else
         d = env_error(env, e->span, "E0213", "cannot %s %s %s %s %s %s",
                       operator_verb(op), an, da, op == '+' ? "and" : "by", bn, db);
-    diag_note(d, env->diags,
-              "quantities combine as number * quantity, quantity / number, "
-              "quantity + or - quantity of the same kind, and quantity / "
-              "quantity of the same kind (a number)");
+    if (per_clock)
+        diag_help(d, env->diags, "a constant has no clock to convert cycles with: "
+                                 "write both per second or both per cycle");
+    else
+        diag_note(d, env->diags,
+                  "quantities combine as number * quantity, quantity / number, "
+                  "quantity + or - quantity of the same kind, and quantity / "
+                  "quantity of the same kind (a number)");
     return value_error();
 }
 

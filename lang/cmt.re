@@ -137,6 +137,99 @@ static int quantity_token(ParseState *ps, const char *from, const char *to,
     return QUANTITY;
 }
 
+/* Every unit word, for suggestions. */
+static const char *const UNIT_WORDS[] = {
+    "B", "kB", "KB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "PiB",
+    "bit", "kbit", "Mbit", "Gbit", "Tbit", "s", "ms", "us", "ns", "ps", "cycle",
+    "cycles", "Hz", "kHz", "MHz", "GHz", "THz", "J", "kJ", "mJ", "uJ", "nJ",
+    "pJ", "fJ", "MAC", "MACs", "kMAC", "MMAC", "GMAC", "TMAC", "op", "ops",
+    "kop", "Mop", "Gop", "Top", "FLOP", "FLOPs", "kFLOP", "MFLOP", "GFLOP",
+    "TFLOP", "PFLOP"};
+
+static bool ascii_equal_nocase(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = (char)(*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a);
+        char y = (char)(*b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b);
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
+/* One word: a case-insensitive match first (`mb` -> `MB`), then the
+ * closest spelling.  A real unit is not "suggested" for itself. */
+static const char *unit_word_suggest(const char *word) {
+    size_t n = sizeof UNIT_WORDS / sizeof UNIT_WORDS[0];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(UNIT_WORDS[i], word) == 0) return UNIT_WORDS[i];
+    for (size_t i = 0; i < n; i++)
+        if (ascii_equal_nocase(UNIT_WORDS[i], word)) return UNIT_WORDS[i];
+    static const char *const ALIASES[][2] = {
+        {"sec", "s"},    {"secs", "s"},    {"second", "s"}, {"seconds", "s"},
+        {"msec", "ms"},  {"usec", "us"},   {"nsec", "ns"},  {"psec", "ps"},
+        {"cyc", "cycle"}, {"clk", "cycle"}, {"clocks", "cycles"},
+        {"byte", "B"},   {"bytes", "B"},   {"Byte", "B"},   {"Bytes", "B"},
+        {"bits", "bit"}, {"flop", "FLOP"}, {"flops", "FLOPs"}, {"macs", "MACs"}};
+    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++)
+        if (strcmp(ALIASES[i][0], word) == 0) return ALIASES[i][1];
+    if (strlen(word) < 3) return NULL; /* `x`, `ab`: too short to guess */
+    return spell_suggest(word, UNIT_WORDS, (int)n);
+}
+
+const char *unit_suggest(const char *text, size_t len, char *buf, size_t size) {
+    char parts[2][32];
+    int count = 0;
+    size_t i = 0;
+    while (count < 2) {
+        size_t n = 0;
+        while (i < len && n < sizeof parts[0] - 1 &&
+               ((text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z')))
+            parts[count][n++] = text[i++];
+        if (n == 0 || n == sizeof parts[0] - 1) return NULL;
+        if (i < len && ((text[i] >= '0' && text[i] <= '9') || text[i] == '_')) return NULL;
+        parts[count][n] = 0;
+        count++;
+        if (i < len && text[i] == '/' && count == 1) i++;
+        else break;
+    }
+    /* `GBps`, `Gbps`: "per second" written as `ps` */
+    size_t n0 = strlen(parts[0]);
+    if (count == 1 && n0 > 2 && strcmp(parts[0] + n0 - 2, "ps") == 0) {
+        parts[0][n0 - 2] = 0;
+        const char *per = unit_word_suggest(parts[0]);
+        UnitDim dim;
+        double scale;
+        if (per && unit_parse(per, strlen(per), &dim, &scale) && dim.num == BU_BYTE) {
+            snprintf(parts[1], sizeof parts[1], "s");
+            count = 2;
+        } else {
+            parts[0][n0 - 2] = 'p';
+        }
+    }
+    const char *a = unit_word_suggest(parts[0]);
+    const char *b = count == 2 ? unit_word_suggest(parts[1]) : NULL;
+    if (!a || (count == 2 && !b)) return NULL;
+    char unit[64];
+    if (count == 2) snprintf(unit, sizeof unit, "%s/%s", a, b);
+    else snprintf(unit, sizeof unit, "%s", a);
+    /* nothing to suggest when the text already is a unit */
+    UnitDim dim;
+    double scale;
+    if (!unit_parse(unit, strlen(unit), &dim, &scale)) return NULL;
+    size_t written = count == 2 ? strlen(parts[0]) + 1 + strlen(parts[1]) : strlen(parts[0]);
+    if (written == strlen(unit) && strncmp(text, unit, written) == 0) return NULL;
+    /* `Gb` is bytes to some and bits (network rates) to others: 8x apart */
+    const char *p0 = parts[0];
+    if (strlen(p0) == 2 && strchr("kKMGTP", p0[0]) && p0[1] == 'b') {
+        char bits[64];
+        snprintf(bits, sizeof bits, "%cbit%s%s", p0[0] == 'K' ? 'k' : p0[0],
+                 count == 2 ? "/" : "", count == 2 ? b : "");
+        snprintf(buf, size, "`%s` (bytes) or `%s` (bits)", unit, bits);
+    } else {
+        snprintf(buf, size, "`%s`", unit);
+    }
+    return buf;
+}
+
 static int open_bracket(ParseState *ps, int token) {
     if (ps->nesting == 0) ps->nesting_start = (uint32_t)(ps->token - ps->file->text);
     if (++ps->nesting > MAX_NESTING) {
@@ -197,9 +290,29 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
             token = quantity_token(ps, start, ps->cursor, value); goto done; }
         integer { token = number_token(ps, start, ps->cursor, value, true); goto done; }
         real    { token = number_token(ps, start, ps->cursor, value, false); goto done; }
-        digits [A-Za-z_][A-Za-z0-9_]* {
-            diag_error(ps->diags, here(ps, start, ps->cursor), "E0103",
-                       "malformed number `%.*s`", (int)(ps->cursor - start), start);
+        (integer | real) [A-Za-z_][A-Za-z0-9_]* ("/" [A-Za-z_][A-Za-z0-9_]*)? {
+            /* `4mb`, `64Gb/s`: a misspelt unit rather than a bad number */
+            const char *word = start;
+            while (word < ps->cursor && ((*word >= '0' && *word <= '9') ||
+                                         *word == '_' || *word == '.' ||
+                                         ((*word == 'e' || *word == 'E') && word + 1 < ps->cursor &&
+                                          word[1] >= '0' && word[1] <= '9')))
+                word++;
+            char buf[64];
+            const char *unit = unit_suggest(word, (size_t)(ps->cursor - word), buf, sizeof buf);
+            if (unit) {
+                Diag *g = diag_error(ps->diags, here(ps, word, ps->cursor), "E0104",
+                                     "unknown unit `%.*s`", (int)(ps->cursor - word), word);
+                diag_help(g, ps->diags, "did you mean %s?", unit);
+            } else {
+                Diag *g = diag_error(ps->diags, here(ps, start, ps->cursor), "E0103",
+                                     "malformed number `%.*s`",
+                                     (int)(ps->cursor - start), start);
+                diag_help(g, ps->diags, "put a space between a number and a word "
+                                        "(`2 ring`, `32 x 32`); the units are "
+                                        "listed in docs/units.md");
+            }
+            ps->lex_error_pending = true;
             token = BAD_NUMBER; goto done; }
 
         "use"       { token = USE; goto done; }
@@ -267,6 +380,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         /* A lexical error silences syntax errors until the statement ends. */
         if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
             ps->lex_error_pending = false;
+        ps->prev_token = ps->last_token;
         ps->last_token = token;
         ps->prev_end = loc->end;
         loc->start = (uint32_t)(start - ps->file->text);

@@ -43,6 +43,7 @@ typedef struct ParseState {
     bool too_deep;        /* nesting cap hit: the lexer ends the file */
     bool lex_error_pending; /* a lexical error in the current statement */
     int last_token;       /* the token returned before the current one */
+    int prev_token;       /* the token before last_token */
     uint32_t prev_end;    /* end of the token before the current one */
     int syntax_errors;
     int64_t last_syntax_error; /* offset of the latest, -1 for none */
@@ -52,6 +53,11 @@ typedef struct ParseState {
 
 %code provides {
 int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps);
+/* The unit closest to a misspelt one, quoted for a "did you mean" (`mb` ->
+ * "`MB`", `Gb/s` -> "`GB/s` (bytes) or `Gbit/s` (bits)"), in buf; NULL
+ * when nothing is close.  `text` may
+ * run on past the word: at most `word/word` is read. */
+const char *unit_suggest(const char *text, size_t len, char *buf, size_t size);
 }
 
 %code {
@@ -981,6 +987,26 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         if (expected[i] == YYSYMBOL_SEMI) wants_semicolon = true;
     if (ps->prev_end > 0 && wants_semicolon && (found == YYSYMBOL_YYEOF || line > prev_line))
         at = (Span){ps->file->id, ps->prev_end, ps->prev_end};
+    /* `4 Mb`: a number, then a word that is no unit but looks like one */
+    if (found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL)) {
+        const char *word = ps->file->text + loc.start;
+        size_t len = (size_t)(ps->limit - word);
+        char buf[64];
+        const char *unit = unit_suggest(word, len, buf, sizeof buf);
+        if (unit) {
+            size_t wlen = 0;
+            while (wlen < len && (word[wlen] == '_' || word[wlen] == '/' ||
+                                  (word[wlen] >= 'a' && word[wlen] <= 'z') ||
+                                  (word[wlen] >= 'A' && word[wlen] <= 'Z') ||
+                                  (wlen > 0 && word[wlen] >= '0' && word[wlen] <= '9')))
+                wlen++;
+            Diag *d = diag_error(ps->diags, (Span){ps->file->id, loc.start,
+                                                   loc.start + (uint32_t)wlen},
+                                 "E0104", "unknown unit `%.*s`", (int)wlen, word);
+            diag_help(d, ps->diags, "did you mean %s?", unit);
+            return 0;
+        }
+    }
     if (used)
         diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
     else
