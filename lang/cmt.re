@@ -251,6 +251,20 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         loc->start = loc->end = (uint32_t)(ps->limit - ps->file->text);
         return END;
     }
+    if (ps->brace_resync == 1) { /* the `;` the user left out */
+        ps->brace_resync = 2;
+        loc->start = loc->end = ps->brace_at;
+        return SEMI;
+    }
+    if (ps->brace_resync == 2) { /* then the `}` that the recovery discarded */
+        ps->brace_resync = 0;
+        loc->start = ps->brace_at;
+        loc->end = ps->brace_end;
+        ps->prev_token = SEMI;
+        ps->last_token = RBRACE;
+        ps->lex_error_pending = false;
+        return RBRACE;
+    }
     for (;;) {
         const char *start = ps->cursor;
         ps->token = start;
@@ -363,8 +377,11 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         ")"  { if (ps->nesting > 0) ps->nesting--; token = RPAREN; goto done; }
         "["  { token = open_bracket(ps, LBRACKET); goto done; }
         "]"  { if (ps->nesting > 0) ps->nesting--; token = RBRACKET; goto done; }
-        "{"  { token = LBRACE; goto done; }
-        "}"  { token = RBRACE; goto done; }
+        "{"  { ps->brace_depth++; token = LBRACE; goto done; }
+        "}"  {
+            ps->brace_closed_block = ps->brace_depth > 0;
+            if (ps->brace_depth > 0) ps->brace_depth--;
+            token = RBRACE; goto done; }
         "<"  { token = LANGLE; goto done; }
         ">"  { token = RANGLE; goto done; }
         "="  { token = EQUALS; goto done; }
@@ -377,6 +394,14 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         * { ps->cursor = bad_characters(ps, start); continue; }
         */
     done:
+        if (ps->skip_block) {
+            /* see the `error ;` declaration: drop the rest of the block */
+            if (token == END) ps->skip_block = false;
+            else {
+                if (token == RBRACE && ps->brace_depth == 0) ps->skip_block = false;
+                continue;
+            }
+        }
         /* A lexical error silences syntax errors until the statement ends. */
         if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
             ps->lex_error_pending = false;

@@ -44,6 +44,18 @@ typedef struct ParseState {
     bool lex_error_pending; /* a lexical error in the current statement */
     int last_token;       /* the token returned before the current one */
     int prev_token;       /* the token before last_token */
+    /* A `}` where a `;` was expected (`{ bandwidth 64 GB/s }`): once the
+     * error recovery discards that `}`, the lexer hands back `;` then the
+     * `}`, so the block ends where the user ended it instead of swallowing
+     * everything up to the next `;`.  Inside a block the innermost error
+     * rule is `error ;`, so the `}` is always discarded and the next call
+     * of the lexer is the moment to give them.  0 none, 1 give `;` next,
+     * 2 give `}` next. */
+    int brace_resync;
+    uint32_t brace_at, brace_end;
+    int brace_depth;          /* `{` open, as lexed */
+    bool brace_closed_block;  /* the last `}` lexed closed an open `{` */
+    bool skip_block;          /* skip tokens until the open `{` are closed */
     uint32_t prev_end;    /* end of the token before the current one */
     int syntax_errors;
     int64_t last_syntax_error; /* offset of the latest, -1 for none */
@@ -328,7 +340,14 @@ decl:
   | op_decl
   | arch_decl
   | mapping_decl
-  | error SEMI                  { $$ = new_decl(ps, DK_ERROR, @$); yyerrok; }
+  | error SEMI {
+        /* `op h(M = 64) { ...; ... }`: the recovery stopped at a `;` inside
+         * a block it skipped into; skip the rest of that block too, or its
+         * statements would each read as a broken declaration */
+        $$ = new_decl(ps, DK_ERROR, @$);
+        if (ps->brace_depth > 0) ps->skip_block = true;
+        yyerrok;
+    }
   | error RBRACE                { $$ = new_decl(ps, DK_ERROR, @$); yyerrok; }
   ;
 
@@ -987,6 +1006,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         if (expected[i] == YYSYMBOL_SEMI) wants_semicolon = true;
     if (ps->prev_end > 0 && wants_semicolon && (found == YYSYMBOL_YYEOF || line > prev_line))
         at = (Span){ps->file->id, ps->prev_end, ps->prev_end};
+    if (wants_semicolon && found == YYSYMBOL_RBRACE && ps->brace_closed_block) {
+        ps->brace_resync = 1;
+        ps->brace_at = loc.start;
+        ps->brace_end = loc.end;
+    }
     /* `4 Mb`: a number, then a word that is no unit but looks like one */
     if (found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL)) {
         const char *word = ps->file->text + loc.start;
@@ -1006,6 +1030,19 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
             diag_help(d, ps->diags, "did you mean %s?", unit);
             return 0;
         }
+    }
+    bool wants_name = false;
+    for (int i = 0; i < n; i++)
+        if (expected[i] == YYSYMBOL_IDENT) wants_name = true;
+    if ((wants_name || wants_expression) && found >= YYSYMBOL_USE &&
+        found <= YYSYMBOL_REPEAT) {
+        /* `const tile = 4;`: a reserved word where a name goes */
+        Diag *d = diag_error(ps->diags, at, "E0110",
+                             "expected %s, found %s, which is a keyword", want, what);
+        diag_help(d, ps->diags, "keywords are reserved: choose another name, "
+                                "such as `%.*s_`", (int)(loc.end - loc.start),
+                  ps->file->text + loc.start);
+        return 0;
     }
     if (used)
         diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
