@@ -258,6 +258,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
     }
     if (ps->brace_resync == 2) { /* then the `}` that the recovery discarded */
         ps->brace_resync = 0;
+        ps->brace_closed_block = false; /* never twice for one `}` */
         loc->start = ps->brace_at;
         loc->end = ps->brace_end;
         ps->prev_token = SEMI;
