@@ -28,6 +28,7 @@ static json_t *node_json(const Schedule *s, const SchedNode *n) {
         if (n->reduce_op != RO_NONE)
             json_object_set_new(o, "reduce_op", json_string(reduce_op_name(n->reduce_op)));
         json_object_set_new(o, "dims", dims_json(s, n));
+        json_object_set_new(o, "byte_hops", json_real(n->byte_hops));
     }
     if (n->kind == SN_LOAD || n->kind == SN_STORE || n->kind == SN_BOUNDARY) {
         json_object_set_new(o, "from", json_string(level_name(s, n->from_level)));

@@ -47,7 +47,7 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
         for (int d = 0; d < s->arch->dim_count; d++)
             fprintf(out, "%s%s:%s", d ? "," : "", s->arch->dims[d].name,
                     ss->split[d] >= 0 ? op->indices[ss->split[d]].name : "-");
-        fputc('\n', out);
+        fprintf(out, " (%s)\n", provenance_name(ss->split_prov));
         if (!ss->extent) continue;
         for (int l = 0; l <= s->levels; l++) {
             fprintf(out, "   level %s\n", level_name(s, l));
