@@ -697,6 +697,16 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
     for (int i = 0; i < a->pair_count; i++) {
         const AttrPair *p = &a->pairs[i];
         if (!p->key.name) { c->ok = false; continue; }
+        int first = -1;
+        for (int k = 0; k < i && first < 0; k++)
+            if (a->pairs[k].key.name && strcmp(a->pairs[k].key.name, p->key.name) == 0)
+                first = k;
+        if (first >= 0) {
+            Diag *d = arch_error(c, p->key.span, "E0211",
+                                 "the cost of `%s` is given twice", p->key.name);
+            diag_label(d, c->diags, a->pairs[first].key.span, "first given here");
+            continue;
+        }
         if (op_function_arity(p->key.name) < 0) {
             Diag *d = arch_error(c, p->key.span, "E0515",
                                  "`cost` names unknown function `%s`", p->key.name);
@@ -722,7 +732,8 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
         if (cost < 0) {
             arch_error(c, p->value->span, "E0212",
-                       "the cost of `%s` must not be negative", p->key.name);
+                       "the cost of `%s` must not be negative, got %s", p->key.name,
+                       span_text(c->arena, c->s->prog->sources, p->value->span));
             continue;
         }
         u->costs[u->cost_count++] = (FnCost){intern_cstr(p->key.name), cost};
