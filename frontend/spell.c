@@ -36,8 +36,23 @@ static int spell_cutoff(size_t len) {
     return cutoff;
 }
 
+static bool equal_ignoring_case(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
 const char *spell_suggest(const char *name, const char *const *candidates,
                           int count) {
+    /* `M` for `m`, `glb` for `GLB`: a difference of case only is the
+     * likeliest mistake, whatever the length */
+    for (int i = 0; i < count; i++)
+        if (candidates[i] && strcmp(candidates[i], name) != 0 &&
+            equal_ignoring_case(candidates[i], name))
+            return candidates[i];
     size_t len = strlen(name);
     int cutoff = spell_cutoff(len);
     if (cutoff <= 0) return NULL;
