@@ -1031,6 +1031,17 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
             return 0;
         }
     }
+    if (found == YYSYMBOL_HOLE) {
+        /* `repeat ?;`, `objective ?;`, `gemm<M = ?>`, `order L: m, ?;` */
+        Diag *d = diag_error(ps->diags, at, "E0110",
+                             "a hole `?` cannot stand here: expected %s",
+                             used ? want : "something else");
+        diag_note(d, ps->diags, "holes stand for an index, a tile size, a cluster "
+                                "dimension, a whole order (`order L: ?;`), a fusion "
+                                "level (`fuse ... at ?;`), or a whole `spatial` or "
+                                "`fuse` line");
+        return 0;
+    }
     bool wants_name = false;
     for (int i = 0; i < n; i++)
         if (expected[i] == YYSYMBOL_IDENT) wants_name = true;
