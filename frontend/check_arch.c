@@ -359,6 +359,13 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept,
                   span_text(c->arena, c->s->prog->sources, e->span),
                   strchr("aeiou", unit_dim_describe(got)[0]) ? "an" : "a",
                   unit_dim_describe(got));
+    else if (e->kind == EX_INT || e->kind == EX_REAL) {
+        /* `hop_latency 5;`: a plain number where a unit is needed */
+        const char *unit = strchr(unit_dim_example(accept[0]), ' ');
+        if (unit)
+            diag_help(d, c->diags, "a plain number has no unit: write `%s%s`",
+                      span_text(c->arena, c->s->prog->sources, e->span), unit);
+    }
     return false;
 }
 

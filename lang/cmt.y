@@ -631,12 +631,18 @@ simple_value:
         $$->u.name = $1.name;
     }
   | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
-  | MINUS simple_value {
+  | MINUS simple_value %prec UMINUS {
         /* a negative size is a value error (E0212), not a syntax error */
         $$ = new_expr(ps, EX_UNARY, @$);
         $$->u.unary.op = '-';
         $$->u.unary.operand = $2;
     }
+  /* `y = N / 2`, `array R * 2 x R`: arithmetic of constants, as anywhere
+   * a number goes (no calls: a word follows) */
+  | simple_value PLUS simple_value  { $$ = binary(ps, '+', $1, $3, @$); }
+  | simple_value MINUS simple_value { $$ = binary(ps, '-', $1, $3, @$); }
+  | simple_value STAR simple_value  { $$ = binary(ps, '*', $1, $3, @$); }
+  | simple_value SLASH simple_value { $$ = binary(ps, '/', $1, $3, @$); }
   ;
 
 expr_or_hole:
