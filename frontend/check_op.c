@@ -76,6 +76,10 @@ typedef struct OpBuild {
     IrStmt *stmts;
     int stmt_count;
     bool parse_damaged; /* the parser dropped a broken part of this op */
+    /* parameters already reported as used as an index (E0420) in the
+     * statement being checked: `Y[M] = X[M, n]` is one mistake */
+    Name param_as_index[8];
+    int param_as_index_count;
     bool incomplete;    /* an error that leaves the IR sound (an `out` never
                          * assigned): value checks still run, but the op is
                          * not instantiated */
@@ -178,7 +182,15 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
                 ok = false;
             }
         int p = find_param(b->od, id->name);
-        if (p >= 0) {
+        bool again = false;
+        for (int k = 0; p >= 0 && k < b->param_as_index_count; k++)
+            if (b->param_as_index[k] == id->name) again = true;
+        if (p >= 0 && again) {
+            ok = false;
+            b->ok = false;
+        } else if (p >= 0) {
+            if (b->param_as_index_count < 8)
+                b->param_as_index[b->param_as_index_count++] = id->name;
             Diag *d = op_error(b, id->span, "E0420",
                                "`%s` is a parameter of the op, not an index",
                                id->name);
@@ -614,6 +626,7 @@ static void check_stmt(OpBuild *b, int k) {
     st->span = stmt->span;
     st->out_tensor = -1;
     StmtWalk w = {.st = st};
+    b->param_as_index_count = 0;
     if (!stmt->target.name) {
         b->ok = false;
         return;

@@ -96,8 +96,11 @@ static int number_token(ParseState *ps, const char *from, const char *to,
     }
     if (parse_real_literal(from, (size_t)(to - from), &value->real_value))
         return REAL;
+    /* the lexer matched a well-formed real: it can only be too large */
+    ps->lex_error_pending = true;
     diag_error(ps->diags, here(ps, from, to), "E0103",
-               "malformed number `%.*s`", (int)(to - from), from);
+               "number `%.*s` is out of range (the largest is about 1.8e308)",
+               (int)(to - from), from);
     return BAD_NUMBER;
 }
 
@@ -123,7 +126,8 @@ static int quantity_token(ParseState *ps, const char *from, const char *to,
     value->quantity.bad = false;
     if (!ok) {
         diag_error(ps->diags, here(ps, from, number_end), "E0103",
-                   "malformed number `%.*s`", (int)(number_end - from), from);
+                   "number `%.*s` is out of range (the largest is about 1.8e308)",
+                   (int)(number_end - from), from);
         value->quantity.bad = true;
     } else if (!unit_parse(unit, (size_t)(to - unit), &dim, &scale)) {
         Diag *g = diag_error(ps->diags, here(ps, unit, to), "E0104",

@@ -478,12 +478,20 @@ tensor_decl:
         $$->type_span = sp(ps, @5);
         $$->span = sp(ps, @$);
     }
-  | VAR name COLON IDENT SEMI {
+  | VAR name dims_opt COLON IDENT SEMI {
+        if ($3) {
+            /* `var C[M, N] : fp16;` */
+            Diag *d = diag_error(ps->diags, sp(ps, @3), "E0110",
+                                 "`var` takes no dimensions: an intermediate has "
+                                 "the extents of the indices it is assigned with");
+            diag_help(d, ps->diags, "write `var %s : %s;`", $2.name ? $2.name : "NAME",
+                      $5 ? $5 : "TYPE");
+        }
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_VAR;
         $$->name = $2;
-        $$->type = elem_type_of(ps, $4, @4);
-        $$->type_span = sp(ps, @4);
+        $$->type = elem_type_of(ps, $5, @5);
+        $$->type_span = sp(ps, @5);
         $$->span = sp(ps, @$);
     }
   ;
