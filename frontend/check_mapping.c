@@ -408,6 +408,13 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
     }
 }
 
+/* The name a mapping line used for a level: for a level split by role,
+ * the memory the user wrote (`tile WBUF: ...`), not the level's first. */
+static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
+    if (line && line->level.name) return line->level.name;
+    return c->arch->levels[lv].name;
+}
+
 static void check_tiles(MapCtx *c) {
     int ic = c->op->index_count;
     for (int lv = 0; lv < c->arch->level_count; lv++) {
@@ -437,7 +444,7 @@ static void check_tiles(MapCtx *c) {
                     diag_note(d, c->diags, "`%s` ranges over %lld, split into %lld "
                                            "parts outside `%s`",
                               name, (long long)extent, (long long)parts,
-                              c->arch->levels[lv].name);
+                              written_level(c, c->tile_line[lv], lv));
                 if (t > per)
                     diag_help(d, c->diags, "the largest tile is the whole share: "
                                            "`%s %lld`", name, (long long)per);
@@ -455,8 +462,9 @@ static void check_tiles(MapCtx *c) {
                                              "the tile %lld at `%s`"
                                            : "tile %s %lld at `%s` does not divide "
                                              "the tile %lld at `%s`",
-                                    name, (long long)t, c->arch->levels[lv].name,
-                                    (long long)ot, c->arch->levels[outer].name);
+                                    name, (long long)t,
+                                    written_level(c, c->tile_line[lv], lv), (long long)ot,
+                                    written_level(c, c->tile_line[outer], outer));
                 diag_label(d, c->diags, c->m->tile.span[outer * ic + ix],
                            "the enclosing tile");
                 if (t > ot)
