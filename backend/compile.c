@@ -237,6 +237,10 @@ int cmd_compile(int argc, char **argv) {
         r->mapping_text = mapping_to_cmt(&arena, m);
         out.count++;
     }
+    /* Any error diagnostic means exit 1 (language.md section 8), even when
+     * the mapping was still produced (E0374: the --emit-lp file could not be
+     * written); a solver failure (3) stays the higher code. */
+    if (diags.error_count > 0 && status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
     common_print_diags(&common, &sm, &diags);
     FILE *dest = stdout;
     if (out_path && strcmp(out_path, "-") != 0) {

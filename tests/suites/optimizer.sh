@@ -162,6 +162,17 @@ else
     fail emit_lp "no LP model with named rows in $TMP/m.lp"
 fi
 
+# E0374: the model file cannot be written.  The mapping is still produced
+# (stdout), but an error diagnostic was emitted, so the exit code is 1
+# (language.md section 8), not 0.
+$CMTC compile $SPACES -m s11_all_softmax --emit-lp "$TMP/no_such_dir/m.lp" >"$TMP/lp.out" 2>"$TMP/lp.err"
+code=$?
+if [ $code -eq 1 ] && grep -q 'E0374' "$TMP/lp.err" && grep -q 's11_all_softmax' "$TMP/lp.out"; then
+    pass emit_lp_unwritable_exits_1
+else
+    fail emit_lp_unwritable_exits_1 "exit $code: $(head -c 300 "$TMP/lp.err")"
+fi
+
 # ------------------------------------------------- infeasible, time limit
 cat >"$TMP/inf.cmt" <<EOF
 use std.ops.gemm;
