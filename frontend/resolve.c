@@ -126,6 +126,72 @@ static const char *similar_module(Loader *ld, const PtrVec *tried,
     return spell_suggest(wanted, (const char *const *)names.items, names.count);
 }
 
+static int compare_names(const void *x, const void *y) {
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static bool is_directory(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The usual near misses of a `use`, each with its fix: a path written
+ * without `.cmt`, a module written with it, a folder named instead of a
+ * file.  True when one was explained (no other suggestion is needed). */
+static bool explain_near_miss(Loader *ld, const Decl *use, const char *written,
+                              const PtrVec *tried, Diag *d) {
+    Arena *a = ld->arena;
+    size_t wlen = strlen(written);
+    if (use->u.use.is_string) {
+        const char *path = (const char *)tried->items[0];
+        if (candidate_exists(ld, arena_printf(a, "%s.cmt", path))) {
+            diag_help(d, ld->diags, "did you mean `\"%s.cmt\"`? a path is written "
+                                    "with its extension", written);
+            return true;
+        }
+        if (is_directory(path)) {
+            diag_note(d, ld->diags, "`%s` is a folder; `use` names a .cmt file in it",
+                      written);
+            return true;
+        }
+        return false;
+    }
+    if (wlen > 4 && strcmp(written + wlen - 4, ".cmt") == 0) {
+        diag_help(d, ld->diags, "a module is named without `.cmt`: `use %.*s;`",
+                  (int)(wlen - 4), written);
+        return true;
+    }
+    /* `use std.ops;`: the folder exists; list the modules in it */
+    for (int i = 0; i < tried->count; i++) {
+        const char *file = (const char *)tried->items[i];
+        size_t n = strlen(file);
+        if (n <= 4) continue;
+        char *folder = arena_strndup(a, file, n - 4);
+        if (!is_directory(folder)) continue;
+        DIR *dir = opendir(folder);
+        if (!dir) continue;
+        PtrVec names = {0};
+        struct dirent *ent;
+        while ((ent = readdir(dir))) {
+            size_t len = strlen(ent->d_name);
+            if (len <= 4 || strcmp(ent->d_name + len - 4, ".cmt") != 0) continue;
+            ptrvec_push(a, &names, arena_strndup(a, ent->d_name, len - 4));
+        }
+        closedir(dir);
+        int count = names.count;
+        if (count == 0) continue;
+        qsort(names.items, (size_t)count, sizeof(void *), compare_names);
+        const char *list = "";
+        for (int k = 0; k < count && k < 8; k++)
+            list = arena_printf(a, "%s%s`%s.%s`", list, k ? ", " : "", written,
+                                (const char *)names.items[k]);
+        diag_help(d, ld->diags, "`%s` is a folder of modules; name one: %s%s",
+                  written, list, count > 8 ? ", ..." : "");
+        return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------ loading */
 
 static int find_loaded(const Loader *ld, const char *key) {
@@ -200,6 +266,7 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
         for (int i = 0; i < tried.count; i++)
             diag_note(d, ld->diags, "looked for %s",
                       (const char *)tried.items[i]);
+        if (explain_near_miss(ld, use, written, &tried, d)) return false;
         /* Suggest a module beside the ones looked for: compare the last
          * component (without `.cmt` for a path). */
         const char *sep = strrchr(written, use->u.use.is_string ? '/' : '.');
