@@ -29,16 +29,22 @@ static inline size_t align_up(size_t n) {
     return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
 }
 
-static ArenaChunk *chunk_new(size_t capacity) {
-    /* calloc gives zeroed memory (and, for big chunks, untouched pages)
-     * aligned for any fundamental type, which is 16 on the hosts we build
-     * for; the header size keeps data() on the same alignment. */
-    ArenaChunk *c = calloc(1, sizeof(ArenaChunk) + capacity);
+/* Shared chunks are zeroed piece by piece as they are handed out: a short
+ * lived arena (one lowering, one evaluation) then pays for the bytes it
+ * uses, not for a whole chunk.  A dedicated big chunk comes from calloc,
+ * which gets untouched zero pages from the kernel. */
+static ArenaChunk *chunk_new(size_t capacity, bool zeroed) {
+    /* malloc and calloc align for any fundamental type, which is 16 on
+     * the hosts we build for; the header size keeps data() aligned too. */
+    ArenaChunk *c = zeroed ? calloc(1, sizeof(ArenaChunk) + capacity)
+                           : malloc(sizeof(ArenaChunk) + capacity);
     if (!c) {
         fputs("cmtc: out of memory\n", stderr);
         abort();
     }
     c->capacity = capacity;
+    c->used = 0;
+    c->next = NULL;
     return c;
 }
 
@@ -53,12 +59,12 @@ void *arena_alloc(Arena *a, size_t size) {
         char *p = chunk_data(head) + head->used;
         head->used += need;
         a->used_total += need;
-        return p;
+        return memset(p, 0, need);
     }
     if (need > ARENA_BIG_REQUEST) {
         /* A dedicated chunk, linked behind the head so the head's free
          * space stays available for small requests. */
-        ArenaChunk *big = chunk_new(need);
+        ArenaChunk *big = chunk_new(need, true);
         big->used = need;
         if (head) {
             big->next = head->next;
@@ -69,19 +75,19 @@ void *arena_alloc(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_data(big);
     }
-    ArenaChunk *c = chunk_new(ARENA_MIN_CHUNK);
+    ArenaChunk *c = chunk_new(ARENA_MIN_CHUNK, false);
     c->next = head;
     a->head = c;
     c->used = need;
     a->used_total += need;
-    return chunk_data(c);
+    return memset(chunk_data(c), 0, need);
 }
 
 void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
     if (!old) return arena_alloc(a, new_size);
     ArenaChunk *head = a->head;
     /* The most recent allocation of the head chunk can grow in place: the
-     * bytes after it were never handed out and are still zero. */
+     * bytes after it were never handed out (and so are not zeroed yet). */
     if (head) {
         uintptr_t data = (uintptr_t)chunk_data(head);
         size_t old_start = (size_t)((uintptr_t)old - data);
@@ -91,6 +97,8 @@ void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
             if (old_start + need <= head->capacity) {
                 if (new_size < old_size)
                     memset((char *)old + new_size, 0, old_size - new_size);
+                else
+                    memset((char *)old + old_size, 0, need - old_size);
                 a->used_total += need;
                 a->used_total -= head->used - old_start;
                 head->used = old_start + need;
