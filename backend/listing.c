@@ -147,7 +147,9 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
     fputc('\n', out);
 }
 
-static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g) {
+/* solved: the optimizer filled the mapping's holes, so a fusion level it
+ * wrote into the mapping is derived, as in the decision header. */
+static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g, bool solved) {
     const IrOp *op = s->op;
     char names[512] = "";
     size_t used = 0;
@@ -156,7 +158,8 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
                                  op->stmts[g->stmts[k]].name);
     fprintf(out, "  group %d at %s (%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
                  "fill/drain %s)  energy %s\n",
-            g->id, level_name(s, g->level), provenance_name(g->level_prov), names,
+            g->id, level_name(s, g->level),
+            solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov), names,
             fmt_time(a, g->latency_s), bound_name(g->bound), fmt_time(a, g->compute_s),
             fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
             fmt_energy(a, g->energy_j));
@@ -281,7 +284,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                     r->baseline->group_count, r->baseline->group_count == 1 ? "" : "s");
         for (int g = 0; g < s->group_count; g++) {
             fputc('\n', out);
-            print_group(out, a, s, &s->groups[g]);
+            print_group(out, a, s, &s->groups[g], r->solver.status != SOLVER_NOT_NEEDED);
         }
     }
 }
