@@ -1178,8 +1178,8 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
+    for (int p = 0; p < od->param_count; p++) names[p] = od->params[p].name.name;
     for (int p = 0; p < od->param_count; p++) {
-        names[p] = od->params[p].name.name;
         if (given[p]) continue;
         const Param *pd = &od->params[p];
         if (!pd->default_value) {
@@ -1196,6 +1196,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
         denv.param_names = names;
         denv.param_values = values;
         denv.param_count = p; /* earlier parameters are visible */
+        denv.param_later = od->param_count;
         denv.where = "a parameter default";
         if (!const_eval_int(&denv, pd->default_value,
                             arena_printf(s->arena, "the default of `%s`", pd->name.name),

@@ -179,6 +179,15 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     for (int i = 0; i < count; i++) all[i] = cands[i];
     for (int i = 0; i < env->param_count; i++)
         all[count + i] = env->param_names[i];
+    for (int i = env->param_count; i < env->param_later; i++)
+        if (env->param_names[i] && strcmp(env->param_names[i], name) == 0) {
+            Diag *d = env_error(env, e->span, "E0201",
+                                "parameter `%s` is declared after this default: a "
+                                "default sees only the parameters before it",
+                                name);
+            diag_help(d, env->diags, "declare `%s` first", name);
+            return value_error();
+        }
     const char *best = spell_suggest(name, all, count + env->param_count);
     /* it may be defined in the module that was not found */
     if (!best && module_missing(env->diags)) return value_error();

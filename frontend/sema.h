@@ -59,6 +59,9 @@ typedef struct ConstEnv {
     const Name *param_names;
     const int64_t *param_values;
     int param_count;
+    /* parameters declared after those in scope (param_names[param_count ..
+     * param_later - 1]): a default that names one is told to reorder */
+    int param_later;
     const char *where; /* "a constant", "a tensor dimension", ... */
     int const_depth;   /* nesting of const definitions being evaluated */
     int expr_depth;    /* nesting of the expression being evaluated */
