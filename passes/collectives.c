@@ -106,6 +106,47 @@ static int position_in_group(const SchedGroup *g, int st) {
     return 0;
 }
 
+/* How a consumer statement needs tensor t along dim d. */
+static Layout need_of(const Schedule *s, int consumer, const IrTensor *t, int d) {
+    int sp = s->stmts[consumer].split[d];
+    if (sp >= 0 && sched_tensor_has_index(t, sp)) return (Layout){LAY_SPLIT, sp};
+    return (Layout){LAY_REPLICATED, -1};
+}
+
+/* Whether a later statement of st's group reads st's result and needs it
+ * whole on every instance along one of the dims dims[0..count): then the
+ * partial results over those dims are combined with an allreduce (or a
+ * reduce + broadcast pair), which leaves the result on every instance. */
+static bool group_needs_everywhere(const Schedule *s, int st, const int *dims, int count) {
+    const IrOp *op = s->op;
+    const IrTensor *y = &op->tensors[op->stmts[st].out_tensor];
+    for (int c = st + 1; c < op->stmt_count; c++) {
+        if (s->stmts[c].group != s->stmts[st].group) continue;
+        const IrStmt *cs = &op->stmts[c];
+        bool reads = false;
+        for (int q = 0; q < cs->input_count; q++)
+            if (cs->inputs[q] == y->id) reads = true;
+        if (!reads) continue;
+        for (int j = 0; j < count; j++)
+            if (need_of(s, c, y, dims[j]).kind == LAY_REPLICATED) return true;
+    }
+    return false;
+}
+
+/* Whether every instance along dim d already holds all of what statement
+ * st computed, once its reduction collective (if any) has run: it was
+ * computed redundantly (not split over d), or its partial results over d
+ * are all-reduced for a reader of the group. */
+static bool held_on_every_instance(const Schedule *s, int st, int d) {
+    const SchedStmt *ss = &s->stmts[st];
+    if (ss->out_layout[d].kind == LAY_REPLICATED) return true;
+    if (ss->out_layout[d].kind != LAY_PARTIAL) return false;
+    int pd[SCHED_MAX_DIMS], pc = 0;
+    for (int e = 0; e < s->arch->dim_count; e++)
+        if (ss->out_layout[e].kind == LAY_PARTIAL && s->arch->dims[e].size > 1) pd[pc++] = e;
+    return pc == 0 || group_needs_everywhere(s, st, pd, pc);
+}
+
 static void broadcasts(Schedule *s) {
     int count = s->node_count;
     for (int ni = 0; ni < count; ni++) {
@@ -113,6 +154,10 @@ static void broadcasts(Schedule *s) {
         if (load.kind != SN_LOAD) continue;
         const SchedStmt *ss = &s->stmts[load.stmt];
         const IrTensor *tn = &s->op->tensors[load.tensor];
+        /* an intermediate of the load's own group stays on the instances
+         * that computed (or all-reduced) it: no need to share it again */
+        int producer = tn->producer;
+        bool own_group = producer >= 0 && s->stmts[producer].group == load.group;
         int dims[SCHED_MAX_DIMS], dc = 0;
         bool unsplit_only = true;
         for (int d = 0; d < s->arch->dim_count; d++) {
@@ -120,6 +165,7 @@ static void broadcasts(Schedule *s) {
             if (s->arch->dims[d].size <= 1) continue;
             int sp = ss->split[d];
             if (sp >= 0 && sched_tensor_has_index(tn, sp)) continue;
+            if (own_group && held_on_every_instance(s, producer, d)) continue;
             if (sp >= 0) unsplit_only = false;
             dims[dc++] = d;
         }
@@ -159,13 +205,6 @@ static void broadcasts(Schedule *s) {
     }
 }
 
-/* How a consumer statement needs tensor t along dim d. */
-static Layout need_of(const Schedule *s, int consumer, const IrTensor *t, int d) {
-    int sp = s->stmts[consumer].split[d];
-    if (sp >= 0 && sched_tensor_has_index(t, sp)) return (Layout){LAY_SPLIT, sp};
-    return (Layout){LAY_REPLICATED, -1};
-}
-
 static void reductions_and_transitions(Schedule *s) {
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
@@ -184,7 +223,7 @@ static void reductions_and_transitions(Schedule *s) {
             else if (ss->out_layout[d].kind == LAY_PARTIAL) eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
         if (!pc) continue;
         /* what the readers in the group need along the partial dims */
-        bool need_all = false;
+        bool need_all = group_needs_everywhere(s, st, pd, pc);
         int want_index = -1;
         bool group_reader = false;
         for (int c = st + 1; c < op->stmt_count; c++) {
@@ -195,10 +234,9 @@ static void reductions_and_transitions(Schedule *s) {
                 if (cs->inputs[q] == is->out_tensor) reads = true;
             if (!reads) continue;
             group_reader = true;
-            for (int j = 0; j < pc; j++) {
+            for (int j = 0; j < pc && want_index < 0; j++) {
                 Layout nd = need_of(s, c, y, pd[j]);
-                if (nd.kind == LAY_REPLICATED) need_all = true;
-                else if (want_index < 0) want_index = nd.index;
+                if (nd.kind == LAY_SPLIT) want_index = nd.index;
             }
         }
         double P = 1;

@@ -45,6 +45,8 @@ static const char *program_text =
     "  tile GLB: m 64;\n  fuse C, mx, e, s, D at GLB;\n}\n"
     "mapping n_tiled for gemm_softmax on chip {\n"
     "  spatial n -> (x, y);\n  tile GLB: m 16, n 32;\n  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping nested_glb for gemm_softmax on chip {\n"
+    "  spatial n -> (x, c);\n  tile GLB: m 16;\n  fuse C, mx, e, s, D at GLB;\n}\n"
     "mapping holes for gemm_softmax on chip {\n"
     "  spatial ?;\n}\n";
 
@@ -138,6 +140,22 @@ int main(void) {
        both dims, outer dim first */
     const Schedule *ne = lowered("nested");
     CHECK(dims_are(ne, coll(ne, CK_ALLREDUCE, "mx"), "x", "c"), "nested: allreduce over (x, c)");
+
+    /* fused at GLB, mx and s go BUF->GLB->BUF between their statements; the
+       load GLB->BUF crosses c.  The allreduce over (x, c) already left mx
+       and s on every core, so they need no broadcast over c afterwards;
+       A (an input, independent of n) still does. */
+    const Schedule *ng = lowered("nested_glb");
+    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "mx"), "x", "c"), "nested_glb: allreduce of mx over (x, c)");
+    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "s"), "x", "c"), "nested_glb: allreduce of s over (x, c)");
+    CHECK(ng && coll(ng, CK_BROADCAST, "mx") == NULL, "nested_glb: no broadcast of the all-reduced mx");
+    CHECK(ng && coll(ng, CK_BROADCAST, "s") == NULL, "nested_glb: no broadcast of the all-reduced s");
+    bool a_over_c = false;
+    for (int i = 0; ng && i < ng->node_count; i++)
+        a_over_c |= ng->nodes[i].kind == SN_COLLECTIVE && ng->nodes[i].coll == CK_BROADCAST &&
+                    strcmp(ng->op->tensors[ng->nodes[i].tensor].name, "A") == 0 &&
+                    dims_are(ng, &ng->nodes[i], "c", NULL);
+    CHECK(a_over_c, "nested_glb: the input A is still broadcast over c");
 
     /* a reader that splits m where the producer split n: alltoall over the
        dims outside the fusion level */
