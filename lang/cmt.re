@@ -382,7 +382,11 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         ")"  { if (ps->nesting > 0) ps->nesting--; token = RPAREN; goto done; }
         "["  { token = open_bracket(ps, LBRACKET); goto done; }
         "]"  { if (ps->nesting > 0) ps->nesting--; token = RBRACKET; goto done; }
-        "{"  { ps->brace_depth++; token = LBRACE; goto done; }
+        "{"  {
+            if (ps->brace_depth < 64)
+                ps->brace_open[ps->brace_depth] = (uint32_t)(start - ps->file->text);
+            ps->brace_depth++;
+            token = LBRACE; goto done; }
         "}"  {
             ps->brace_closed_block = ps->brace_depth > 0;
             if (ps->brace_depth > 0) ps->brace_depth--;

@@ -56,6 +56,7 @@ typedef struct ParseState {
     int brace_depth;          /* `{` open, as lexed */
     bool brace_closed_block;  /* the last `}` lexed closed an open `{` */
     bool skip_block;          /* skip tokens until the open `{` are closed */
+    uint32_t brace_open[64];  /* where the innermost open `{` are */
     uint32_t prev_end;    /* end of the token before the current one */
     int syntax_errors;
     int64_t last_syntax_error; /* offset of the latest, -1 for none */
@@ -1067,6 +1068,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         diag_help(d, ps->diags, "keywords are reserved: choose another name, "
                                 "such as `%.*s_`", (int)(loc.end - loc.start),
                   ps->file->text + loc.start);
+        return 0;
+    }
+    bool wants_brace = false;
+    for (int i = 0; i < n; i++)
+        if (expected[i] == YYSYMBOL_RBRACE) wants_brace = true;
+    if (used && found == YYSYMBOL_YYEOF && wants_brace && ps->brace_depth > 0 &&
+        ps->brace_depth <= 64) {
+        /* the file ends inside a block: show where that block opened */
+        Diag *d = diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
+        uint32_t open = ps->brace_open[ps->brace_depth - 1];
+        diag_label(d, ps->diags, (Span){ps->file->id, open, open + 1},
+                   "this `{` is never closed");
         return 0;
     }
     if (used)
