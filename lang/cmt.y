@@ -1096,6 +1096,8 @@ Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
     ps.file = file;
     ps.cursor = file->text;
     ps.limit = file->text + file->len;
+    /* a UTF-8 byte order mark, as some editors write, is not a character */
+    if (file->len >= 3 && memcmp(file->text, "\xEF\xBB\xBF", 3) == 0) ps.cursor += 3;
     ps.last_syntax_error = -1;
     Module *m = ARENA_NEW(arena, Module);
     m->file = file;
