@@ -168,8 +168,9 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
     fputc('\n', out);
     /* nodes outside every loop, then each loop with the nodes it repeats */
     int indent = 4;
-    for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
-        if (s->nodes[i].depth < 0 && s->nodes[i].kind != SN_BOUNDARY)
+    int first = g->first_node, end = g->first_node + g->node_count;
+    for (int i = first; i >= 0 && i < end; i++)
+        if (s->nodes[i].depth < 0 && !s->nodes[i].after_inner && s->nodes[i].kind != SN_BOUNDARY)
             print_node(out, a, s, &s->nodes[i], indent);
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
@@ -177,10 +178,17 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
         fprintf(out, "%*sfor %s in 0..%.0f step %.0f  @%s  %.0f iterations  (order %s)\n", indent, "",
                 op->indices[lp->index].name, lp->extent, lp->step, level_name(s, lp->level - 1),
                 lp->trips, provenance_name(lp->order_prov));
-        for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
-            if (s->nodes[i].depth == k && s->nodes[i].kind != SN_BOUNDARY)
+        for (int i = first; i >= 0 && i < end; i++)
+            if (s->nodes[i].depth == k && !s->nodes[i].after_inner && s->nodes[i].kind != SN_BOUNDARY)
                 print_node(out, a, s, &s->nodes[i], indent + 2);
     }
+    /* nodes that wait for the loops inside theirs (a reduction's
+     * collective after the loops over the reduced index), innermost first,
+     * each at its own loop's indentation below the loops it waits for */
+    for (int k = g->loop_count - 1; k >= -1; k--)
+        for (int i = first; i >= 0 && i < end; i++)
+            if (s->nodes[i].depth == k && s->nodes[i].after_inner && s->nodes[i].kind != SN_BOUNDARY)
+                print_node(out, a, s, &s->nodes[i], 4 + 2 * k + 2);
     for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
         if (s->nodes[i].kind == SN_BOUNDARY) print_node(out, a, s, &s->nodes[i], 4);
 }

@@ -32,6 +32,7 @@ static void dump_node(FILE *out, const Schedule *s, const SchedNode *n) {
     }
     fprintf(out, " bytes=%.6g count=%.6g ops=%.6g latency=%.6g energy=%.6g depth=%d\n", n->bytes,
             n->count, n->ops, n->latency_s, n->energy_j, n->depth);
+    if (n->after_inner) fprintf(out, "      after the loops inside depth %d\n", n->depth);
     if (n->reason) fprintf(out, "      reason: %s\n", n->reason);
 }
 

@@ -59,6 +59,9 @@ typedef struct SchedNode {
     int dim_count;
     int depth;         /* index into the group's loop list of the innermost
                           enclosing loop; -1 outside every loop */
+    bool after_inner;  /* runs after the loops nested inside `depth` close:
+                          a reduction's collective needs every tile of the
+                          reduced index first */
     double bytes;      /* per instance and execution */
     double count;      /* executions per instance */
     double ops;        /* MACs or element ops per instance, all executions */

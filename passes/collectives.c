@@ -93,6 +93,38 @@ static double executions(const Schedule *s, const SchedGroup *g, int st, const I
     return k;
 }
 
+/* The same for the collective that combines statement st's partial
+ * results: a tile of its result is complete only when every loop over a
+ * reduced index has run, so the tiles counted are those of the loops
+ * outside the first loop over a reduced index, and *after_inner says the
+ * collective follows the loops nested inside *depth that st iterates. */
+static double reduction_executions(const Schedule *s, const SchedGroup *g, int st,
+                                   const IrTensor *t, int *depth, bool *after_inner) {
+    const IrStmt *is = &s->op->stmts[st];
+    int first_reduced = g->loop_count;
+    for (int q = 0; q < g->loop_count && first_reduced == g->loop_count; q++)
+        for (int r = 0; r < is->reduced_count; r++)
+            if (g->loops[q].index == is->reduced[r] &&
+                s->stmts[st].trips[sched_li(s, g->loops[q].level, g->loops[q].index)] > 1)
+                first_reduced = q;
+    double k = 1;
+    *depth = -1;
+    for (int q = 0; q < first_reduced; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level != 1 || !sched_tensor_has_index(t, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, 1, lp->index)];
+        if (trips <= 1) continue;
+        k *= trips;
+        *depth = q;
+    }
+    *after_inner = false;
+    for (int q = *depth + 1; q < g->loop_count; q++)
+        if (ir_stmt_uses_index(is, g->loops[q].index) &&
+            s->stmts[st].trips[sched_li(s, g->loops[q].level, g->loops[q].index)] > 1)
+            *after_inner = true;
+    return k;
+}
+
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
     double b = sched_elem_bytes(t);
     for (int r = 0; r < t->rank; r++)
@@ -243,7 +275,8 @@ static void reductions_and_transitions(Schedule *s) {
         for (int j = 0; j < pc; j++) P *= (double)arch->dims[pd[j]].size;
         double n = instance_bytes(s, st, y);
         int depth;
-        double k = executions(s, g, st, y, &depth);
+        bool after_inner;
+        double k = reduction_executions(s, g, st, y, &depth, &after_inner);
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
         int scatter = -1;
@@ -272,8 +305,10 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
             bool split_pair = rd.time_s + bc.time_s < ar.time_s;
             if (split_pair) {
-                add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k, 0)
-                    ->depth = depth;
+                SchedNode *reduce =
+                    add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k, 0);
+                reduce->depth = depth;
+                reduce->after_inner = after_inner;
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k, 0);
             } else {
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
@@ -287,6 +322,7 @@ static void reductions_and_transitions(Schedule *s) {
                     red, dl, is->name, red, y->name, ar.time_s * 1e6,
                     (rd.time_s + bc.time_s) * 1e6);
             node->depth = depth;
+            node->after_inner = after_inner;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         } else if (scatter >= 0) {
             NetCost rs = cost_over(s, CK_REDUCE_SCATTER, pd, pc, n);
@@ -303,6 +339,7 @@ static void reductions_and_transitions(Schedule *s) {
                     group_reader ? "read split" : "written out", op->indices[scatter].name,
                     rs.time_s * 1e6, rd.time_s * 1e6);
             node->depth = depth;
+            node->after_inner = after_inner;
             for (int j = 0; j < pc; j++)
                 eff[st * D + pd[j]] = use_rs ? (Layout){LAY_SPLIT, scatter}
                                               : (Layout){LAY_REPLICATED, -1};
@@ -316,6 +353,7 @@ static void reductions_and_transitions(Schedule *s) {
                     "so one instance gathers it",
                     red, dl, is->name, red, y->name, P);
             node->depth = depth;
+            node->after_inner = after_inner;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         }
     }

@@ -47,6 +47,9 @@ static const char *program_text =
     "  spatial n -> (x, y);\n  tile GLB: m 16, n 32;\n  fuse C, mx, e, s, D at GLB;\n}\n"
     "mapping nested_glb for gemm_softmax on chip {\n"
     "  spatial n -> (x, c);\n  tile GLB: m 16;\n  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping n_outer for gemm_softmax on chip {\n"
+    "  spatial n -> (x, y);\n  tile GLB: m 16, n 32;\n  order GLB: n, m;\n"
+    "  fuse C, mx, e, s, D at GLB;\n}\n"
     "mapping holes for gemm_softmax on chip {\n"
     "  spatial ?;\n}\n";
 
@@ -211,6 +214,27 @@ int main(void) {
     CHECK_NEAR(c_glb, 2048, 1e-12, "n tiled: C held for the whole row at GLB (16 x 64 x 2 B)");
     /* A is an op input: its tile is just the tile, 16 x 64 x 1 B */
     CHECK_NEAR(a_glb, 1024, 1e-12, "n tiled: A keeps its tile footprint");
+
+    /* n tiled inside m (the default order m, n): mx of an m tile is whole
+       only once the n loop has run, so its allreduce sits in the m loop
+       (depth 0) after the n loop, once per m tile: 64 / 16 = 4 times */
+    const SchedNode *nt_ar = coll(nt, CK_ALLREDUCE, "mx");
+    CHECK(nt_ar && nt_ar->depth == 0 && nt_ar->after_inner,
+          "n tiled: allreduce of mx in the m loop, after the n loop");
+    CHECK(nt_ar && nt_ar->count == 4 && nt_ar->bytes == 16, "n tiled: allreduce 16 B, 4 times");
+
+    /* order GLB: n, m puts the n loop outside: mx is whole only after the
+       whole nest, so one allreduce of all 64 rows (64 B) outside every
+       loop.  2x2 mesh, 16 B/cycle links, 5-cycle hops at 1 GHz (as the
+       2x2 mesh case of test_collectives): RS on x 5 + 1/2*64/16 = 7,
+       AR on y of 32 B 2*(5 + 1/2*32/16) = 12, AG on x 7: 26 ns (four
+       allreduces of 16 B would take 4 * 21.5 = 86 ns) */
+    const Schedule *no = lowered("n_outer");
+    const SchedNode *no_ar = coll(no, CK_ALLREDUCE, "mx");
+    CHECK(no_ar && no_ar->depth == -1 && no_ar->after_inner,
+          "n outer: allreduce of mx after the whole loop nest");
+    CHECK(no_ar && no_ar->count == 1 && no_ar->bytes == 64, "n outer: one allreduce of 64 B");
+    CHECK_NEAR(no_ar ? no_ar->latency_s : 0, 26e-9, 1e-15, "n outer: allreduce takes 26 ns");
 
     /* holes: the evaluation API refuses */
     EvalResult eh;
