@@ -634,6 +634,21 @@ simple_value:
         $$ = new_expr(ps, EX_INT, @$);
         $$->u.int_value = $1;
     }
+  | REAL {
+        /* `x = 2.5`: an integer is required, which the checker says */
+        $$ = new_expr(ps, EX_REAL, @$);
+        $$->u.real_value = $1;
+    }
+  | QUANTITY {
+        if ($1.bad) {
+            $$ = new_expr(ps, EX_ERROR, @$);
+        } else {
+            $$ = new_expr(ps, EX_QUANTITY, @$);
+            $$->u.quantity.value = $1.value;
+            $$->u.quantity.dim = $1.dim;
+            $$->u.quantity.unit_span = (Span){ps->file->id, $1.unit_start, @1.end};
+        }
+    }
   | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
   | name {
         $$ = new_expr(ps, EX_NAME, @$);
