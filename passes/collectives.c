@@ -290,14 +290,15 @@ static void reductions_and_transitions(Schedule *s) {
                 scatter = i;
         }
         int pos = position_in_group(g, st);
+        /* the reduced indices and dims, for the reasons only */
         char red[128] = "";
         size_t used = 0;
-        for (int j = 0; j < pc && used + 20 < sizeof red; j++) {
+        for (int j = 0; s->want_text && j < pc && used + 20 < sizeof red; j++) {
             const char *nm = op->indices[ss->split[pd[j]]].name;
             if (!strstr(red, nm))
                 used += (size_t)snprintf(red + used, sizeof red - used, "%s%s", used ? ", " : "", nm);
         }
-        const char *dl = dim_list(s, pd, pc);
+        const char *dl = s->want_text ? dim_list(s, pd, pc) : "";
         SchedNode *node;
         if (need_all) {
             NetCost ar = cost_over(s, CK_ALLREDUCE, pd, pc, n);

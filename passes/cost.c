@@ -8,6 +8,8 @@
  * `repeat` multiplies the whole. */
 #include "passes/passes.h"
 
+#include <string.h>
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -57,24 +59,45 @@ static double compute_time(const Schedule *s, int st, const char **why) {
     return ss->work / u->throughput;
 }
 
-static int node_order(const void *a, const void *b) {
-    const SchedNode *x = a, *y = b;
-    if (x->group != y->group) return x->group < y->group ? -1 : 1;
-    if (x->phase == 5 || y->phase == 5) {
-        if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
-    } else if (x->position != y->position) {
-        return x->position < y->position ? -1 : 1;
+/* Phases run 0 (load) to 4 (store); a boundary, 5, follows every other
+ * node of its group. */
+enum { PHASES = 6, BOUNDARY_PHASE = 5 };
+
+/* Orders the nodes by group, then statement position (boundaries last),
+ * phase, and creation.  A stable counting sort over the (group, position,
+ * phase) buckets: linear, with creation order kept inside a bucket, where
+ * a qsort on those keys cost about 9% of the optimizer's time. */
+static void order_nodes(Schedule *s) {
+    int n = s->node_count;
+    if (n < 2) return;
+    int positions = 1;
+    for (int i = 0; i < n; i++)
+        if (s->nodes[i].position >= positions) positions = s->nodes[i].position + 1;
+    int slots = positions + 1; /* the last slot of a group: its boundaries */
+    int buckets = s->group_count * slots * PHASES;
+    int *start = ARENA_ARRAY(s->arena, int, buckets + 1);
+    memset(start, 0, sizeof(int) * (size_t)(buckets + 1));
+    int *key = ARENA_ARRAY(s->arena, int, n);
+    for (int i = 0; i < n; i++) {
+        const SchedNode *x = &s->nodes[i];
+        bool boundary = x->phase == BOUNDARY_PHASE;
+        int slot = boundary ? positions : (x->position > 0 ? x->position : 0);
+        key[i] = (x->group * slots + slot) * PHASES + x->phase;
+        start[key[i] + 1]++;
     }
-    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    for (int b = 0; b < buckets; b++) start[b + 1] += start[b];
+    SchedNode *sorted = ARENA_ARRAY(s->arena, SchedNode, n);
+    for (int i = 0; i < n; i++) sorted[start[key[i]]++] = s->nodes[i];
+    s->nodes = sorted;
+    s->node_cap = n;
 }
 
 void pass_cost(Schedule *s) {
     const IrArch *arch = s->arch;
     for (int i = 0; i < s->node_count; i++) s->nodes[i].seq = i;
     for (int i = 0; i < s->node_count; i++)
-        if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = 5;
-    qsort(s->nodes, (size_t)s->node_count, sizeof(SchedNode), node_order);
+        if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = BOUNDARY_PHASE;
+    order_nodes(s);
     const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
     for (int st = 0; st < s->op->stmt_count; st++)
         s->stmts[st].compute_s = compute_time(s, st, &why[st]);
