@@ -25,6 +25,16 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m);
 /* Whether the mapping's source wrote a line of this kind. */
 bool mapping_says(const IrMapping *m, MapItemKind kind);
 
+/* A text growing in an arena (buf is NULL until something is added). */
+typedef struct Text {
+    Arena *a;
+    char *buf;
+    size_t len, cap;
+} Text;
+
+/* Appends printf-style to t. */
+void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 void emit_listing(FILE *out, const CompileOutput *o); /* backend/listing.c */
 void emit_json(FILE *out, const CompileOutput *o);    /* backend/json_out.c */
 void emit_trace(FILE *out, const CompileOutput *o);   /* backend/trace.c */

@@ -600,6 +600,15 @@ static void print_map_item(Fmt *F, const MapItem *m) {
     put_semi(F, m->span);
 }
 
+bool op_tensor_comes_next(const OpDecl *op, int ti, int si) {
+    return si >= op->stmt_count ||
+           (ti < op->tensor_count && op->tensors[ti]->span.start < op->stmts[si]->span.start);
+}
+
+const char *tensor_role_keyword(TensorRole role) {
+    return role == TR_IN ? "in" : role == TR_OUT ? "out" : "var";
+}
+
 static void print_op(Fmt *F, const Decl *d) {
     const OpDecl *op = &d->u.op;
     if (op->param_count > 0) {
@@ -624,12 +633,9 @@ static void print_op(Fmt *F, const Decl *d) {
     /* tensors and statements interleave in the source: merge by offset */
     int ti = 0, si = 0;
     while (ti < op->tensor_count || si < op->stmt_count) {
-        bool tensor = si >= op->stmt_count ||
-                      (ti < op->tensor_count &&
-                       op->tensors[ti]->span.start < op->stmts[si]->span.start);
-        if (tensor) {
+        if (op_tensor_comes_next(op, ti, si)) {
             const TensorDecl *t = op->tensors[ti++];
-            const char *role = t->role == TR_IN ? "in" : t->role == TR_OUT ? "out" : "var";
+            const char *role = tensor_role_keyword(t->role);
             put(F, role, strlen(role), t->span.start, t->span.start + strlen(role),
                 false);
             put_ident(F, t->name, true);

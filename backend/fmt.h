@@ -22,4 +22,12 @@ char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file,
  * name, literal value and structure alike, spans and comments aside. */
 bool fmt_ast_equal(const Module *a, const Module *b);
 
+/* An op's tensors and statements interleave in the source: whether, with
+ * ti tensors and si statements taken so far, the next in source order is
+ * tensor ti (else statement si). */
+bool op_tensor_comes_next(const OpDecl *op, int ti, int si);
+
+/* The keyword of a tensor's role: "in", "out" or "var". */
+const char *tensor_role_keyword(TensorRole role);
+
 #endif

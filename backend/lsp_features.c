@@ -559,29 +559,6 @@ static const Module *used_module(LspDoc *d, const Decl *use);
 
 /* ------------------------------------------------------------ the text */
 
-typedef struct Buf {
-    Arena *a;
-    char *s;
-    size_t len, cap;
-} Buf;
-
-static void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(Buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char *piece = arena_vprintf(b->a, fmt, ap);
-    va_end(ap);
-    size_t n = strlen(piece);
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap) cap *= 2;
-        b->s = arena_realloc(b->a, b->s, b->cap, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, piece, n + 1);
-    b->len += n;
-}
-
 static const char *span_src(LspDoc *d, Span sp) {
     SourceFile *f = sp.file >= 0 ? sources_get(&d->sm, sp.file) : NULL;
     if (!f || sp.end < sp.start || sp.end > f->len) return "";
@@ -626,21 +603,21 @@ static const char *si_text(Arena *a, double v, UnitDim dim) {
     return arena_printf(a, "%.15g%s%s", v, unit[0] ? " " : "", unit);
 }
 
-static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
+static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
     const TensorDecl *td = find_tensor_decl(op, name);
     const Stmt *st = find_stmt(op, name);
     if (td) {
-        const char *role = td->role == TR_IN ? "in" : td->role == TR_OUT ? "out" : "var";
-        bprintf(b, "```cmt\n%s %s", role, name);
+        const char *role = tensor_role_keyword(td->role);
+        text_add(b, "```cmt\n%s %s", role, name);
         if (td->dim_count > 0) {
-            bprintf(b, "[");
+            text_add(b, "[");
             for (int i = 0; i < td->dim_count; i++)
-                bprintf(b, "%s%s", i ? ", " : "", span_src(d, td->dims[i]->span));
-            bprintf(b, "]");
+                text_add(b, "%s%s", i ? ", " : "", span_src(d, td->dims[i]->span));
+            text_add(b, "]");
         }
-        bprintf(b, " : %s\n```\n", elem_type_name(td->type));
+        text_add(b, " : %s\n```\n", elem_type_name(td->type));
     } else if (st) {
-        bprintf(b, "```cmt\n%s\n```\n", span_src(d, st->span));
+        text_add(b, "```cmt\n%s\n```\n", span_src(d, st->span));
     }
     bool from_mapping;
     IrOp *ir = op_ir(d, op, &from_mapping);
@@ -650,20 +627,20 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
         const char *kind = x->kind == TK_INPUT ? "input" : x->kind == TK_OUTPUT ? "output"
                                                                                  : "intermediate";
         double elems = 1;
-        bprintf(b, "\n%s tensor of `%s`, type %s, shape [", kind, op->name.name,
+        text_add(b, "\n%s tensor of `%s`, type %s, shape [", kind, op->name.name,
                 elem_type_name(x->type));
         for (int i = 0; i < x->rank; i++) {
             const IrIndex *ix = x->index[i] >= 0 && x->index[i] < ir->index_count
                                     ? &ir->indices[x->index[i]] : NULL;
-            bprintf(b, "%s%s%s%lld", i ? ", " : "", ix ? ix->name : "", ix ? " = " : "",
+            text_add(b, "%s%s%s%lld", i ? ", " : "", ix ? ix->name : "", ix ? " = " : "",
                     (long long)x->extent[i]);
             elems *= (double)x->extent[i];
         }
         double bytes = elems * elem_type_bits(x->type) / 8.0;
-        bprintf(b, "]: %s elements, %s", group_digits(&d->arena, elems),
+        text_add(b, "]: %s elements, %s", group_digits(&d->arena, elems),
                 unit_format(&d->arena, bytes, (UnitDim){BU_BYTE, BU_NONE}));
-        if (from_mapping) bprintf(b, " (with the parameters of its mapping)");
-        bprintf(b, "\n");
+        if (from_mapping) text_add(b, " (with the parameters of its mapping)");
+        text_add(b, "\n");
     }
     if (!st || !ir) return;
     int si = ir_find_stmt(ir, name);
@@ -673,10 +650,10 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
     for (int i = 0; i < ir->index_count; i++) ext[i] = ir->indices[i].extent;
     double work = ir_stmt_work(ir, s, ext, NULL);
     bool mac = s->cls == SC_CONTRACTION;
-    bprintf(b, "\nstatement `%s`: %s, work %s %s", name, mac ? "contraction" : "vector statement",
+    text_add(b, "\nstatement `%s`: %s, work %s %s", name, mac ? "contraction" : "vector statement",
             group_digits(&d->arena, work), mac ? "MAC" : "op");
-    if (s->reduce_op != RO_NONE) bprintf(b, ", reduction %s", reduce_op_name(s->reduce_op));
-    bprintf(b, "\n");
+    if (s->reduce_op != RO_NONE) text_add(b, ", reduction %s", reduce_op_name(s->reduce_op));
+    text_add(b, "\n");
     /* its cost in each mapping of this op in the file: from the lowered
      * schedule when the mapping is complete */
     for (int i = 0; d->prog && i < d->prog->mapping_count; i++) {
@@ -687,7 +664,7 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
         bool mac = m->op->stmts[ms].cls == SC_CONTRACTION;
         const Schedule *sc = map_schedule(d, m);
         if (!sc) {
-            bprintf(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name,
+            text_add(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name,
                     m->hole_count, m->hole_count == 1 ? "" : "s");
             continue;
         }
@@ -695,109 +672,109 @@ static void hover_tensor(LspDoc *d, Buf *b, const Decl *op, Name name) {
         double energy = 0;
         for (int k = 0; k < sc->node_count; k++)
             if (sc->nodes[k].stmt == ms) energy += sc->nodes[k].energy_j;
-        bprintf(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
+        text_add(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
                 was_optimized(d, m) ? " (holes filled by the optimizer)" : "",
                 group_digits(&d->arena, ss->work), mac ? "MAC" : "op");
         if (ss->unit)
-            bprintf(b, ", compute %s on `%s`",
+            text_add(b, ", compute %s on `%s`",
                     unit_format(&d->arena, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
                     ss->unit->name);
-        bprintf(b, ", energy %s (its compute, loads, stores and collectives)",
+        text_add(b, ", energy %s (its compute, loads, stores and collectives)",
                 unit_format(&d->arena, energy, (UnitDim){BU_JOULE, BU_NONE}));
         if (ss->group >= 0 && ss->group < sc->group_count) {
             const SchedGroup *g = &sc->groups[ss->group];
-            bprintf(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id,
+            text_add(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id,
                     g->stmt_count, g->stmt_count == 1 ? "" : "s",
                     g->level >= 0 && g->level < m->arch->level_count
                         ? m->arch->levels[g->level].name : "?",
                     unit_format(&d->arena, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
                     bound_name(g->bound));
         }
-        bprintf(b, "; the mapping takes %s and %s\n",
+        text_add(b, "; the mapping takes %s and %s\n",
                 unit_format(&d->arena, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
                 unit_format(&d->arena, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
     }
 }
 
-static void hover_arch_item(LspDoc *d, Buf *b, const Decl *arch, Name name) {
+static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
     const ArchItem *it = find_arch_item(d, arch, name, 0);
     const IrArch *a = arch_ir(d, arch);
     if (it) {
         const char *kw = it->kind == AI_MEMORY ? "memory" : it->kind == AI_COMPUTE ? "compute"
                                                                                    : "cluster";
-        bprintf(b, "```cmt\n%s %s", kw, name);
-        if (it->role.name) bprintf(b, " role %s", it->role.name);
-        if (it->unit_kind.name) bprintf(b, " %s", it->unit_kind.name);
-        bprintf(b, "\n```\n");
+        text_add(b, "```cmt\n%s %s", kw, name);
+        if (it->role.name) text_add(b, " role %s", it->role.name);
+        if (it->unit_kind.name) text_add(b, " %s", it->unit_kind.name);
+        text_add(b, "\n```\n");
     }
     if (!a) return;
     for (int i = 0; i < a->memory_count; i++) {
         const IrMemory *m = &a->memories[i];
         if (m->name != name) continue;
         const IrLevel *l = m->level >= 0 && m->level < a->level_count ? &a->levels[m->level] : NULL;
-        bprintf(b, "\nlevel %d of `%s`", m->level, a->name);
-        if (l) bprintf(b, ", %lld instance%s", (long long)l->instances, l->instances == 1 ? "" : "s");
-        bprintf(b, "\n\n- capacity: %s\n",
+        text_add(b, "\nlevel %d of `%s`", m->level, a->name);
+        if (l) text_add(b, ", %lld instance%s", (long long)l->instances, l->instances == 1 ? "" : "s");
+        text_add(b, "\n\n- capacity: %s\n",
                 isinf(m->capacity) ? "unbounded"
                                    : unit_format(&d->arena, m->capacity, (UnitDim){BU_BYTE, BU_NONE}));
-        bprintf(b, "- bandwidth: %s\n",
+        text_add(b, "- bandwidth: %s\n",
                 unit_format(&d->arena, m->bandwidth, (UnitDim){BU_BYTE, BU_SECOND}));
-        bprintf(b, "- read energy: %s, write energy: %s\n",
+        text_add(b, "- read energy: %s, write energy: %s\n",
                 unit_format(&d->arena, m->read_energy, (UnitDim){BU_JOULE, BU_BYTE}),
                 unit_format(&d->arena, m->write_energy, (UnitDim){BU_JOULE, BU_BYTE}));
-        if (m->role != ROLE_ANY) bprintf(b, "- holds the %s role\n", mem_role_name(m->role));
+        if (m->role != ROLE_ANY) text_add(b, "- holds the %s role\n", mem_role_name(m->role));
         return;
     }
     for (int i = 0; i < a->unit_count; i++) {
         const IrCompute *u = &a->units[i];
         if (u->name != name) continue;
         UnitDim per = {u->matrix ? BU_MAC : BU_OP, BU_SECOND};
-        bprintf(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s per instance\n",
+        text_add(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s per instance\n",
                 u->matrix ? "matrix" : "vector", a->name, (long long)u->instances,
                 u->instances == 1 ? "" : "s", unit_format(&d->arena, u->throughput, per));
-        bprintf(b, "- energy: %s\n",
+        text_add(b, "- energy: %s\n",
                 unit_format(&d->arena, u->energy, (UnitDim){BU_JOULE, u->matrix ? BU_MAC : BU_OP}));
-        if (u->array_rows > 0) bprintf(b, "- systolic array %d x %d\n", u->array_rows, u->array_cols);
+        if (u->array_rows > 0) text_add(b, "- systolic array %d x %d\n", u->array_rows, u->array_cols);
         return;
     }
     for (int i = 0; i < a->cluster_count; i++) {
         const IrCluster *c = &a->clusters[i];
         if (c->name != name) continue;
-        bprintf(b, "\ncluster of `%s`:", a->name);
+        text_add(b, "\ncluster of `%s`:", a->name);
         for (int k = 0; k < c->dim_count; k++) {
             const IrClusterDim *dm = &a->dims[c->first_dim + k];
-            bprintf(b, "%s %s = %lld %s", k ? "," : "", dm->name, (long long)dm->size,
+            text_add(b, "%s %s = %lld %s", k ? "," : "", dm->name, (long long)dm->size,
                     topology_name(dm->topology));
         }
-        bprintf(b, "\n\n- link bandwidth: %s\n- hop latency: %s\n",
+        text_add(b, "\n\n- link bandwidth: %s\n- hop latency: %s\n",
                 unit_format(&d->arena, c->link_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}),
                 unit_format(&d->arena, c->hop_latency, (UnitDim){BU_SECOND, BU_NONE}));
         return;
     }
 }
 
-static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
+static void hover_global(LspDoc *d, Text *b, const Decl *g) {
     switch (g->kind) {
     case DK_CONST: {
-        bprintf(b, "```cmt\nconst %s = %s\n```\n", g->name.name, span_src(d, g->u.const_value->span));
+        text_add(b, "```cmt\nconst %s = %s\n```\n", g->name.name, span_src(d, g->u.const_value->span));
         const Expr *e = g->u.const_value;
         if (e->kind == EX_QUANTITY)
-            bprintf(b, "\n= %s (%s)\n", si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim),
+            text_add(b, "\n= %s (%s)\n", si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim),
                     unit_dim_describe(e->u.quantity.dim));
         break;
     }
     case DK_OP: {
-        bprintf(b, "```cmt\nop %s", g->name.name);
+        text_add(b, "```cmt\nop %s", g->name.name);
         if (g->u.op.param_count > 0) {
-            bprintf(b, "<");
+            text_add(b, "<");
             for (int i = 0; i < g->u.op.param_count; i++) {
                 const Param *p = &g->u.op.params[i];
-                bprintf(b, "%s%s", i ? ", " : "", p->name.name);
-                if (p->default_value) bprintf(b, " = %s", span_src(d, p->default_value->span));
+                text_add(b, "%s%s", i ? ", " : "", p->name.name);
+                if (p->default_value) text_add(b, " = %s", span_src(d, p->default_value->span));
             }
-            bprintf(b, ">");
+            text_add(b, ">");
         }
-        bprintf(b, "\n```\n");
+        text_add(b, "\n```\n");
         bool fm;
         IrOp *ir = op_ir(d, g, &fm);
         if (ir) {
@@ -809,7 +786,7 @@ static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
                 if (ir->stmts[i].cls == SC_CONTRACTION) macs += w;
                 else ops += w;
             }
-            bprintf(b, "\n%d statement%s, %d tensor%s; work %s MAC + %s op%s\n", ir->stmt_count,
+            text_add(b, "\n%d statement%s, %d tensor%s; work %s MAC + %s op%s\n", ir->stmt_count,
                     ir->stmt_count == 1 ? "" : "s", ir->tensor_count,
                     ir->tensor_count == 1 ? "" : "s", group_digits(&d->arena, macs),
                     group_digits(&d->arena, ops), fm ? " (with its mapping's parameters)" : "");
@@ -817,19 +794,19 @@ static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
         break;
     }
     case DK_ARCH: {
-        bprintf(b, "```cmt\narch %s%s%s\n```\n", g->name.name, g->u.arch.parent.name ? " : " : "",
+        text_add(b, "```cmt\narch %s%s%s\n```\n", g->name.name, g->u.arch.parent.name ? " : " : "",
                 g->u.arch.parent.name ? g->u.arch.parent.name : "");
         const IrArch *a = arch_ir(d, g);
         if (!a) break;
         if (a->clock_hz > 0)
-            bprintf(b, "\nclock %s\n", unit_format(&d->arena, a->clock_hz, (UnitDim){BU_HERTZ, BU_NONE}));
-        bprintf(b, "\nlevels:");
+            text_add(b, "\nclock %s\n", unit_format(&d->arena, a->clock_hz, (UnitDim){BU_HERTZ, BU_NONE}));
+        text_add(b, "\nlevels:");
         for (int i = 0; i < a->level_count; i++)
-            bprintf(b, "%s %s (x%lld)", i ? " >" : "", a->levels[i].name,
+            text_add(b, "%s %s (x%lld)", i ? " >" : "", a->levels[i].name,
                     (long long)a->levels[i].instances);
-        bprintf(b, "\n");
+        text_add(b, "\n");
         for (int i = 0; i < a->unit_count; i++)
-            bprintf(b, "\ncompute %s: %s %s\n", a->units[i].name,
+            text_add(b, "\ncompute %s: %s %s\n", a->units[i].name,
                     a->units[i].matrix ? "matrix" : "vector",
                     unit_format(&d->arena, a->units[i].throughput,
                                 (UnitDim){a->units[i].matrix ? BU_MAC : BU_OP, BU_SECOND}));
@@ -837,22 +814,22 @@ static void hover_global(LspDoc *d, Buf *b, const Decl *g) {
     }
     case DK_MAPPING: {
         const MappingDecl *m = &g->u.mapping;
-        bprintf(b, "```cmt\nmapping %s for %s on %s\n```\n", g->name.name, m->op.name, m->arch.name);
+        text_add(b, "```cmt\nmapping %s for %s on %s\n```\n", g->name.name, m->op.name, m->arch.name);
         const IrMapping *ir = mapping_ir(d, g);
         if (!ir) break;
         const EvalResult *r = map_eval(d, ir);
         if (r) {
-            bprintf(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
+            text_add(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
                     unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
                     unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
                     unit_format(&d->arena, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
                     unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
                     unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
                     r->feasible ? "" : "; a tile exceeds its level's capacity");
-            bprintf(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
+            text_add(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
                     was_optimized(d, ir) ? "; holes filled by the optimizer" : "");
         } else if (ir->hole_count > 0) {
-            bprintf(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n", ir->hole_count,
+            text_add(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n", ir->hole_count,
                     ir->hole_count == 1 ? "" : "s");
         }
         break;
@@ -903,92 +880,92 @@ static const char *describe_reduction(Name fn) {
 json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
     Hit h = hit_at(d, offset);
     if (h.kind == H_NONE) return json_null();
-    Buf b = {.a = &d->arena};
+    Text b = {.a = &d->arena};
     switch (h.kind) {
     case H_NONE: break;
     case H_USE: {
-        bprintf(&b, "```cmt\nuse %s\n```\n", span_src(d, h.span));
+        text_add(&b, "```cmt\nuse %s\n```\n", span_src(d, h.span));
         const Module *m = used_module(d, h.decl);
         if (m) {
             int defs = 0;
             for (int i = 0; i < m->decl_count; i++)
                 if (m->decls[i]->kind != DK_USE && m->decls[i]->kind != DK_ERROR) defs++;
-            bprintf(&b, "\n`%s`: %d declaration%s\n", m->file->path, defs, defs == 1 ? "" : "s");
+            text_add(&b, "\n`%s`: %d declaration%s\n", m->file->path, defs, defs == 1 ? "" : "s");
         }
         break;
     }
     case H_GLOBAL: hover_global(d, &b, h.target); break;
     case H_PARAM: {
         const Param *p = find_param(h.decl, h.name);
-        bprintf(&b, "```cmt\n%s", h.name);
-        if (p && p->default_value) bprintf(&b, " = %s", span_src(d, p->default_value->span));
-        bprintf(&b, "\n```\nparameter of `%s`\n", h.decl->name.name);
+        text_add(&b, "```cmt\n%s", h.name);
+        if (p && p->default_value) text_add(&b, " = %s", span_src(d, p->default_value->span));
+        text_add(&b, "\n```\nparameter of `%s`\n", h.decl->name.name);
         break;
     }
     case H_TENSOR: hover_tensor(d, &b, h.decl, h.name); break;
     case H_INDEX: {
-        bprintf(&b, "```cmt\nindex %s\n```\n", h.name);
+        text_add(&b, "```cmt\nindex %s\n```\n", h.name);
         bool fm;
         IrOp *ir = op_ir(d, h.decl, &fm);
         int ix = ir ? ir_find_index(ir, h.name) : -1;
         if (ix >= 0)
-            bprintf(&b, "\nranges over %lld%s\n", (long long)ir->indices[ix].extent,
+            text_add(&b, "\nranges over %lld%s\n", (long long)ir->indices[ix].extent,
                     fm ? " (with its mapping's parameters)" : "");
         if (h.mapping) {
             const IrMapping *m = mapping_ir(d, h.mapping);
             int mx = m && m->op ? ir_find_index(m->op, h.name) : -1;
             if (mx >= 0 && (ix < 0 || m->op->indices[mx].extent != ir->indices[ix].extent))
-                bprintf(&b, "\nin mapping `%s`: ranges over %lld\n", m->name,
+                text_add(&b, "\nin mapping `%s`: ranges over %lld\n", m->name,
                         (long long)m->op->indices[mx].extent);
         }
         break;
     }
     case H_QUANTITY: {
         const Expr *e = h.expr;
-        bprintf(&b, "```cmt\n%s\n```\n%s: %s", span_src(d, e->span),
+        text_add(&b, "```cmt\n%s\n```\n%s: %s", span_src(d, e->span),
                 unit_dim_describe(e->u.quantity.dim),
                 si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim));
         const char *readable = unit_format(&d->arena, e->u.quantity.value, e->u.quantity.dim);
-        bprintf(&b, " (%s)\n", readable);
+        text_add(&b, " (%s)\n", readable);
         break;
     }
     case H_NUMBER:
         if (h.expr->kind == EX_INT)
-            bprintf(&b, "integer %s\n", group_digits(&d->arena, (double)h.expr->u.int_value));
+            text_add(&b, "integer %s\n", group_digits(&d->arena, (double)h.expr->u.int_value));
         else
-            bprintf(&b, "number %.17g\n", h.expr->u.real_value);
+            text_add(&b, "number %.17g\n", h.expr->u.real_value);
         break;
     case H_FUNCTION:
         if (h.expr && h.expr->kind == EX_REDUCE) {
-            bprintf(&b, "reduction `%s` over the listed indices: %s\n", h.name,
+            text_add(&b, "reduction `%s` over the listed indices: %s\n", h.name,
                     describe_reduction(h.name));
         } else {
-            bprintf(&b, "function `%s`: %s\n", h.name, describe_function(h.name));
+            text_add(&b, "function `%s`: %s\n", h.name, describe_function(h.name));
         }
         break;
     case H_ARCH_ITEM: hover_arch_item(d, &b, h.decl, h.name); break;
     case H_CLUSTER_DIM: {
         const ArchItem *owner = NULL;
         const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
-        bprintf(&b, "```cmt\n%s = %s%s%s\n```\n", h.name, cd ? span_src(d, cd->size->span) : "?",
+        text_add(&b, "```cmt\n%s = %s%s%s\n```\n", h.name, cd ? span_src(d, cd->size->span) : "?",
                 cd && cd->kind.name ? " " : "", cd && cd->kind.name ? cd->kind.name : "");
         const IrArch *a = arch_ir(d, h.decl);
         int di = a ? ir_find_dim(a, h.name) : -1;
         if (di >= 0)
-            bprintf(&b, "\ncluster dimension of `%s`: %lld ranks, %s\n",
+            text_add(&b, "\ncluster dimension of `%s`: %lld ranks, %s\n",
                     a->clusters[a->dims[di].cluster].name, (long long)a->dims[di].size,
                     topology_name(a->dims[di].topology));
         break;
     }
     case H_ATTR_KEY: {
         const char *what = describe_attribute(h.name);
-        bprintf(&b, "attribute `%s`%s%s\n", h.name, what ? ": " : "", what ? what : "");
+        text_add(&b, "attribute `%s`%s%s\n", h.name, what ? ": " : "", what ? what : "");
         break;
     }
     }
     if (b.len == 0) return json_null();
     return json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", "markdown", "value",
-                     lsp_jstr(b.s), "range", lsp_range_json(s, d->file, h.span));
+                     lsp_jstr(b.buf), "range", lsp_range_json(s, d->file, h.span));
 }
 
 /* ------------------------------------------------------------ definition */
@@ -1140,12 +1117,12 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
             const OpDecl *op = &x->u.op;
             const char *detail = "op";
             if (op->param_count > 0) {
-                Buf b = {.a = a};
-                bprintf(&b, "<");
+                Text b = {.a = a};
+                text_add(&b, "<");
                 for (int k = 0; k < op->param_count; k++)
-                    bprintf(&b, "%s%s", k ? ", " : "", op->params[k].name.name);
-                bprintf(&b, ">");
-                detail = b.s;
+                    text_add(&b, "%s%s", k ? ", " : "", op->params[k].name.name);
+                text_add(&b, ">");
+                detail = b.buf;
             }
             json_t *sym = symbol(s, d, x->name.name, detail, SK_FUNCTION, x->span, x->name.span);
             for (int k = 0; k < op->param_count; k++)
@@ -1154,12 +1131,9 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                                       op->params[k].name.span));
             int ti = 0, si = 0;
             while (ti < op->tensor_count || si < op->stmt_count) {
-                bool tensor = si >= op->stmt_count ||
-                              (ti < op->tensor_count &&
-                               op->tensors[ti]->span.start < op->stmts[si]->span.start);
-                if (tensor) {
+                if (op_tensor_comes_next(op, ti, si)) {
                     const TensorDecl *t = op->tensors[ti++];
-                    const char *role = t->role == TR_IN ? "in" : t->role == TR_OUT ? "out" : "var";
+                    const char *role = tensor_role_keyword(t->role);
                     add_child(sym, symbol(s, d, t->name.name,
                                           arena_printf(a, "%s %s", role, elem_type_name(t->type)),
                                           SK_VARIABLE, t->span, t->name.span));
@@ -1775,7 +1749,7 @@ static uint32_t hole_end(const SourceFile *f, Span sp) {
 /* The clauses of the complete mapping text that start with `prefix`,
  * joined with "; " ("tile SRAM:" -> "tile SRAM: m 64, n 1"). */
 static const char *clauses(Arena *a, const char *text, const char *prefix) {
-    Buf b = {.a = a};
+    Text b = {.a = a};
     size_t pn = strlen(prefix);
     const char *p = text;
     while (p && *p) {
@@ -1783,10 +1757,10 @@ static const char *clauses(Arena *a, const char *text, const char *prefix) {
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n > 0 && p[n - 1] == ';') n--;
         if (strncmp(p, prefix, pn) == 0)
-            bprintf(&b, "%s%.*s", b.len ? "; " : "", (int)n, p);
+            text_add(&b, "%s%.*s", b.len ? "; " : "", (int)n, p);
         p = e ? e + 2 : NULL;
     }
-    return b.s;
+    return b.buf;
 }
 
 static int stmt_id(const IrMapping *m, Name name) { return ir_find_stmt(m->op, name); }
@@ -1795,7 +1769,7 @@ static int stmt_id(const IrMapping *m, Name name) { return ir_find_stmt(m->op, n
  * the line names none), as "x" or "(x, y)"; "none" when none. */
 static const char *dims_of_index(Arena *a, const IrMapping *m, const MapItem *it, int ix) {
     int D = m->arch->dim_count;
-    Buf b = {.a = a};
+    Text b = {.a = a};
     int n = 0;
     for (int d = 0; d < D; d++) {
         bool hit = false;
@@ -1808,10 +1782,10 @@ static const char *dims_of_index(Arena *a, const IrMapping *m, const MapItem *it
             }
             if (m->spatial.split && m->spatial.split[st * D + d] == ix) hit = true;
         }
-        if (hit) bprintf(&b, "%s%s", n++ ? ", " : "", m->arch->dims[d].name);
+        if (hit) text_add(&b, "%s%s", n++ ? ", " : "", m->arch->dims[d].name);
     }
     if (n == 0) return "none";
-    return n > 1 ? arena_printf(a, "(%s)", b.s) : b.s;
+    return n > 1 ? arena_printf(a, "(%s)", b.buf) : b.buf;
 }
 
 /* The index split over dim `d` for the statements of `it`. */

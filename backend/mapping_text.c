@@ -14,15 +14,7 @@ bool mapping_says(const IrMapping *m, MapItemKind kind) {
     return false;
 }
 
-/* Appends to a growing text in the arena. */
-typedef struct Text {
-    Arena *a;
-    char *buf;
-    size_t len, cap;
-} Text;
-
-static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(Text *t, const char *fmt, ...) {
+void text_add(Text *t, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *piece = arena_vprintf(t->a, fmt, ap);

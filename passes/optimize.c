@@ -1227,6 +1227,30 @@ static void record(SolverReport *r, const OptSpace *sp, const Model *md, int nk)
     r->columns = md ? md->ncols : 0;
 }
 
+/* Solves the model; on numerical trouble after presolve (which changed the
+ * model) builds a fresh one and solves it without presolve.  energy_cap
+ * (joules, NAN for none) bounds the energy row first: the EDP search
+ * minimises latency at the frontier point's energy. */
+static void solve_with_retry(Arena *a, Program *p, const OptSpace *sp, Kept *kept, int nk,
+                             Objective obj, Model *md, Progress *pg, SolveOut *best,
+                             double known, double energy_cap) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (attempt > 0) {
+            delete_lp(md->lp);
+            if (!build_model(a, p, sp, kept, nk, obj, md)) {
+                if (md->lp) delete_lp(md->lp);
+                md->lp = NULL;
+            }
+            md->no_presolve = true;
+            if (!md->lp) return;
+        }
+        if (!isnan(energy_cap))
+            set_rh(md->lp, md->energy_row, energy_cap / md->escale * (1 + 1e-9) + 1e-12);
+        solve_model(a, sp, kept, nk, md, pg, best, known);
+        if (best->have || (best->status != NUMFAILURE && best->status != ACCURACYERROR)) return;
+    }
+}
+
 bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                       SolverReport *report) {
     memset(report, 0, sizeof *report);
@@ -1326,18 +1350,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                                          : se.kept[k].best_lat / md.tscale;
             if (v < known) known = v;
         }
-        solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, known);
-        if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
-            /* numerical trouble after presolve (which changed the model):
-             * a fresh model, solved without it */
-            delete_lp(md.lp);
-            if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
-                if (md.lp) delete_lp(md.lp);
-                md.lp = NULL;
-            }
-            md.no_presolve = true;
-            if (md.lp) solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, known);
-        }
+        solve_with_retry(&arena, p, sp, se.kept, se.nk, obj, &md, &pg, &best, known, NAN);
         if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
             /* lp_solve failed twice: the shortest paths of section 3 of
              * docs/optimizer.md are exact for an additive objective */
@@ -1377,20 +1390,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             arena_free_all(&t);
         }
         if (bp < INFINITY) {
-            set_rh(md.lp, md.energy_row, be / md.escale * (1 + 1e-9) + 1e-12);
-            solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, bl / md.tscale);
-            if (!best.have && (best.status == NUMFAILURE || best.status == ACCURACYERROR)) {
-                delete_lp(md.lp);
-                if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
-                    if (md.lp) delete_lp(md.lp);
-                    md.lp = NULL;
-                }
-                md.no_presolve = true;
-                if (md.lp) {
-                    set_rh(md.lp, md.energy_row, be / md.escale * (1 + 1e-9) + 1e-12);
-                    solve_model(&arena, sp, se.kept, se.nk, &md, &pg, &best, bl / md.tscale);
-                }
-            }
+            solve_with_retry(&arena, p, sp, se.kept, se.nk, obj, &md, &pg, &best, bl / md.tscale, be);
             if (!best.have) {
                 dp_edp_solution(&arena, sp, se.kept, se.nk, bl, be, &best);
                 report->method = "edp frontier (lp_solve failed)";
