@@ -5,6 +5,7 @@
 #include "passes/passes.h"
 #include "tests/unit/unit.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *arch_text =
@@ -27,6 +28,12 @@ static const char *arch_text =
     "  C[m, n] = A[m, k] * B[k, n];\n"
     "  s[m] = sum(n) C[m, n];\n"
     "}\n";
+
+/* CHECK_NEAR's tolerance is absolute below 1, and these are seconds and
+ * joules of order 1e-7 and 1e-8: a tolerance of 1e-9 would accept 56 pJ
+ * for 1056 pJ.  Relative 1e-9 of the hand-computed value instead. */
+#define CHECK_EXACT(actual, expected, name) \
+    CHECK_NEAR(actual, expected, 1e-9 * fabs((double)(expected)), name)
 
 static Arena arena;
 static SourceManager sources;
@@ -83,67 +90,67 @@ int main(void) {
 
     /* compute: C 16*16*64 = 16384 MAC / 64 MAC/ns = 256 ns;
        s 16*16 points x 1 op = 256 op / 8 op/ns = 32 ns */
-    CHECK_NEAR(s->stmts[0].compute_s, 256e-9, 1e-9, "gemm compute 256 ns");
-    CHECK_NEAR(s->stmts[1].compute_s, 32e-9, 1e-9, "row sum compute 32 ns");
-    CHECK_NEAR(s->compute_s, 288e-9, 1e-9, "group compute 288 ns");
+    CHECK_EXACT(s->stmts[0].compute_s, 256e-9, "gemm compute 256 ns");
+    CHECK_EXACT(s->stmts[1].compute_s, 32e-9, "row sum compute 32 ns");
+    CHECK_EXACT(s->compute_s, 288e-9, "group compute 288 ns");
 
     /* DRAM: A 1024 + B 2048 read, s 32 written = 3104 B / 16 B/ns = 194 ns;
        GLB: 2048 loaded + 32 stored out + 2560 unit reads + 544 unit writes
        = 5184 B / 64 B/ns = 81 ns; overlap full takes the max: 194 ns */
-    CHECK_NEAR(s->groups[0].level_s[0], 194e-9, 1e-9, "DRAM time 194 ns");
-    CHECK_NEAR(s->groups[0].level_s[1], 81e-9, 1e-9, "GLB time 81 ns");
-    CHECK_NEAR(s->memory_s, 194e-9, 1e-9, "memory time is the slowest level");
+    CHECK_EXACT(s->groups[0].level_s[0], 194e-9, "DRAM time 194 ns");
+    CHECK_EXACT(s->groups[0].level_s[1], 81e-9, "GLB time 81 ns");
+    CHECK_EXACT(s->memory_s, 194e-9, "memory time is the slowest level");
 
     /* network: broadcast A over a ring of 2 (diameter 1): 4 + 512/8 = 68 ns,
        2 m tiles: 136 ns; reduce_scatter s: 4 + 1/2*16/8/2 = 4.5 ns, x2 = 9 */
     const SchedNode *bc = find_node(s, SN_COLLECTIVE, CK_BROADCAST, "A");
     CHECK(bc != NULL, "A is broadcast over x");
-    if (bc) CHECK_NEAR(bc->latency_s, 136e-9, 1e-9, "broadcast A 2 x 68 ns");
+    if (bc) CHECK_EXACT(bc->latency_s, 136e-9, "broadcast A 2 x 68 ns");
     const SchedNode *rs = find_node(s, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
     CHECK(rs != NULL, "s written out after a reduce_scatter");
     if (rs) {
-        CHECK_NEAR(rs->latency_s, 9e-9, 1e-9, "reduce_scatter s 2 x 4.5 ns");
+        CHECK_EXACT(rs->latency_s, 9e-9, "reduce_scatter s 2 x 4.5 ns");
         CHECK(rs->reduce_op == RO_SUM, "reduce_scatter sums");
         CHECK_NEAR(rs->bytes, 16, 1e-12, "reduce_scatter 16 B per m tile");
     }
     CHECK(find_node(s, SN_LOAD, CK_ALLREDUCE, "C") == NULL, "C stays at GLB inside the group");
-    CHECK_NEAR(s->network_s, 145e-9, 1e-9, "network 145 ns");
+    CHECK_EXACT(s->network_s, 145e-9, "network 145 ns");
 
     /* overlap full: max 288 + (288 + 194 + 145 - 288) / 2 tiles = 457.5 ns */
-    CHECK_NEAR(s->groups[0].fill_drain_s, 169.5e-9, 1e-9, "fill and drain 169.5 ns");
-    CHECK_NEAR(s->latency_s, 457.5e-9, 1e-9, "latency 457.5 ns");
+    CHECK_EXACT(s->groups[0].fill_drain_s, 169.5e-9, "fill and drain 169.5 ns");
+    CHECK_EXACT(s->latency_s, 457.5e-9, "latency 457.5 ns");
     CHECK(s->groups[0].bound == BOUND_COMPUTE, "compute-bound");
 
     /* energy: ops 16384*0.5*2 + 256*0.25*2 = 16512 pJ; DRAM 3072*10 + 32*10
        = 31040 pJ; GLB 2 x (2592 + 2592) x 1 = 10368 pJ; links 1024 + 32 */
-    CHECK_NEAR(s->compute_energy_j, 16512e-12, 1e-9, "operation energy 16512 pJ");
-    CHECK_NEAR(s->memory_energy_j, 41408e-12, 1e-9, "memory energy 41408 pJ");
-    CHECK_NEAR(s->network_energy_j, 1056e-12, 1e-9, "network energy 1056 pJ");
-    CHECK_NEAR(s->energy_j, 58976e-12, 1e-9, "energy 58976 pJ");
+    CHECK_EXACT(s->compute_energy_j, 16512e-12, "operation energy 16512 pJ");
+    CHECK_EXACT(s->memory_energy_j, 41408e-12, "memory energy 41408 pJ");
+    CHECK_EXACT(s->network_energy_j, 1056e-12, "network energy 1056 pJ");
+    CHECK_EXACT(s->energy_j, 58976e-12, "energy 58976 pJ");
 
     /* the evaluation API gives the same numbers without text */
     EvalResult r;
     CHECK(evaluate_mapping(m, &r) == EVAL_OK, "evaluate_mapping succeeds");
-    CHECK_NEAR(r.latency_s, 457.5e-9, 1e-9, "evaluate latency");
-    CHECK_NEAR(r.energy_j, 58976e-12, 1e-9, "evaluate energy");
+    CHECK_EXACT(r.latency_s, 457.5e-9, "evaluate latency");
+    CHECK_EXACT(r.energy_j, 58976e-12, "evaluate energy");
     CHECK(r.feasible, "worked example fits");
     CHECK(r.group_count == 1, "one group");
-    CHECK_NEAR(r.groups[0].network_s, 145e-9, 1e-9, "evaluate group network");
+    CHECK_EXACT(r.groups[0].network_s, 145e-9, "evaluate group network");
 
     /* overlap none: 288 + (194 + 81) + 145 = 708 ns */
     IrMapping *none = mapping_of("", "worked_none");
     CHECK(none != NULL, "overlap none mapping found");
     if (none) {
         CHECK(evaluate_mapping(none, &r) == EVAL_OK, "evaluate overlap none");
-        CHECK_NEAR(r.latency_s, 708e-9, 1e-9, "overlap none sums: 708 ns");
+        CHECK_EXACT(r.latency_s, 708e-9, "overlap none sums: 708 ns");
     }
     /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
     IrMapping *rep = mapping_of("", "worked_repeat");
     CHECK(rep != NULL, "repeat mapping found");
     if (rep) {
         CHECK(evaluate_mapping(rep, &r) == EVAL_OK, "evaluate repeat");
-        CHECK_NEAR(r.latency_s, 3 * 457.5e-9, 1e-9, "repeat 3 latency");
-        CHECK_NEAR(r.energy_j, 3 * 58976e-12, 1e-9, "repeat 3 energy");
+        CHECK_EXACT(r.latency_s, 3 * 457.5e-9, "repeat 3 latency");
+        CHECK_EXACT(r.energy_j, 3 * 58976e-12, "repeat 3 energy");
     }
     /* systolic 4x4, 2 arrays: compute tile m 8, n 16, k 64: folds =
        ceil(64/4)*ceil(16/4) = 64, 32 per array, (2*4 + 4 + 8 - 2) = 18
@@ -152,7 +159,7 @@ int main(void) {
     CHECK(sys != NULL, "systolic mapping found");
     if (sys) {
         Schedule *ss = lower_mapping(&arena, sys, false, NULL);
-        CHECK_NEAR(ss->stmts[0].compute_s, 1152e-9, 1e-9, "systolic fold formula 1152 ns");
+        CHECK_EXACT(ss->stmts[0].compute_s, 1152e-9, "systolic fold formula 1152 ns");
     }
     arena_free_all(&arena);
     return unit_finish();
