@@ -116,6 +116,12 @@ static void add_step(NetCost *total, NetCost step, double lines,
     total->energy_j += step.byte_hops * lines * d->link_energy_j_per_byte;
 }
 
+/* One reduce-scatter (or its mirror, all-gather) of `share` bytes along
+ * dim d, run by each of the all / p lines of that dim at once. */
+static void add_ring_step(NetCost *total, const NetDim *d, double share, double all) {
+    add_step(total, reduce_scatter_1d(d, share), all / (double)d->p, d);
+}
+
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
                         double n_bytes) {
     NetCost total = {0, 0, 0};
@@ -126,8 +132,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
     switch (kind) {
     case CK_REDUCE_SCATTER:
         for (int j = 0; j < count; j++) {
-            add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p, &dims[j]);
+            add_ring_step(&total, &dims[j], share, all);
             share /= (double)dims[j].p;
         }
         break;
@@ -135,8 +140,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
         for (int j = 0; j < count; j++) share /= (double)dims[j].p;
         for (int j = count - 1; j >= 0; j--) {
             share *= (double)dims[j].p;
-            add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p, &dims[j]);
+            add_ring_step(&total, &dims[j], share, all);
         }
         break;
     case CK_ALLREDUCE:
@@ -145,8 +149,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
          * last on the reduced share, all-gather back (a reduce gathers to
          * its root instead, which costs the same on these links) */
         for (int j = 0; j < count - 1; j++) {
-            add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p, &dims[j]);
+            add_ring_step(&total, &dims[j], share, all);
             share /= (double)dims[j].p;
         }
         {
@@ -157,8 +160,7 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
         }
         for (int j = count - 2; j >= 0; j--) {
             share *= (double)dims[j].p;
-            add_step(&total, reduce_scatter_1d(&dims[j], share),
-                     all / (double)dims[j].p, &dims[j]);
+            add_ring_step(&total, &dims[j], share, all);
         }
         break;
     case CK_BROADCAST:
