@@ -4,6 +4,7 @@
 #include "../passes/passes.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +125,44 @@ static SourceFile *load_root(SourceManager *sm, const char *path) {
     return f;
 }
 
+/* The diagnostics of `d` not yet shown for an earlier file of the same run
+ * (a file given on the command line and also used by another is checked
+ * twice, but its mistakes are reported once). */
+static DiagSink unseen_diags(const SourceManager *sm, DiagSink *d, PtrVec *seen) {
+    DiagSink fresh = *d;
+    fresh.items = ARENA_ARRAY(d->arena, Diag *, d->count + 1);
+    fresh.count = 0;
+    fresh.error_count = 0;
+    for (int i = 0; i < d->count; i++) {
+        Diag *g = d->items[i];
+        const SourceFile *f = g->span.file >= 0 ? sources_get(sm, g->span.file) : NULL;
+        Name key = intern_cstr(arena_printf(d->arena, "%s:%u:%u:%s:%s", f ? f->path : "",
+                                            g->span.start, g->span.end, g->code, g->message));
+        bool shown = false;
+        for (int k = 0; k < seen->count && !shown; k++) shown = seen->items[k] == key;
+        if (shown) continue;
+        ptrvec_push(process_arena(), seen, (void *)key);
+        fresh.items[fresh.count++] = g;
+        if (g->severity == SEV_ERROR) fresh.error_count++;
+    }
+    return fresh;
+}
+
+/* Appends the JSON diagnostics of `d` to `all`, so that several files give
+ * one JSON array. */
+static void collect_json(json_t *all, const SourceManager *sm, const DiagSink *d) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return;
+    diags_render_json(mem, sm, d);
+    fclose(mem);
+    json_t *items = json_loadb(text, len, 0, NULL);
+    if (json_is_array(items)) json_array_extend(all, items);
+    json_decref(items);
+    free(text);
+}
+
 int cmd_check(int argc, char **argv) {
     CommonOptions common;
     init_common(&common);
@@ -144,6 +183,8 @@ int cmd_check(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int status = EXIT_OK;
+    PtrVec seen = {0};
+    json_t *all_json = common.json_diagnostics ? json_array() : NULL;
     for (int k = 0; k < file_count; k++) {
         Arena arena = {0};
         SourceManager sm;
@@ -160,9 +201,17 @@ int cmd_check(int argc, char **argv) {
         common_check_options(&common, &opts);
         Program *program = check_program(&arena, &sm, &diags, root, &opts);
         if (program && diags.error_count == 0) check_mapping_capacity(program);
-        common_print_diags(&common, &sm, &diags);
+        diags_sort(&diags);
+        DiagSink shown = unseen_diags(&sm, &diags, &seen);
+        if (all_json) collect_json(all_json, &sm, &shown);
+        else diags_render_text(stderr, &sm, &shown, (DiagRenderOptions){common.color});
         if (diags.error_count > 0 && status == EXIT_OK) status = EXIT_DIAGNOSTICS;
         arena_free_all(&arena);
+    }
+    if (all_json) {
+        json_dumpf(all_json, stderr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stderr);
+        json_decref(all_json);
     }
     return status;
 }
