@@ -30,8 +30,7 @@ bool common_option(CommonOptions *o, int argc, char **argv, int *i, bool *bad);
 /* Fills CheckOptions from CommonOptions (stdlib dir, -I, CMT_PATH). */
 void common_check_options(const CommonOptions *o, CheckOptions *out);
 /* Renders every diagnostic as the options ask, to stderr. */
-void common_print_diags(const CommonOptions *o, const SourceManager *sm,
-                        DiagSink *d);
+void common_print_diags(const CommonOptions *o, const SourceManager *sm, DiagSink *d);
 /* The installed (or in-tree) standard library folder. */
 const char *stdlib_dir(void);
 

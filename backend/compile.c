@@ -38,8 +38,8 @@ static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
         t[i] = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
     }
     qsort(t, (size_t)runs, sizeof *t, compare_doubles);
-    fprintf(out, "%s: evaluate median %.2f us, fastest %.2f us over %d runs (latency %.6g s)\n", m->name,
-            t[runs / 2] * 1e6, t[0] * 1e6, runs, r.latency_s);
+    fprintf(out, "%s: evaluate median %.2f us, fastest %.2f us over %d runs (latency %.6g s)\n",
+            m->name, t[runs / 2] * 1e6, t[0] * 1e6, runs, r.latency_s);
     free(t);
 }
 
@@ -85,13 +85,19 @@ int cmd_compile(int argc, char **argv) {
             if (!v) bad = true;
             out_path = v;
         } else if (take_value(argc, argv, &i, "--format", &v)) {
-            if (!v) bad = true;
-            else if (strcmp(v, "text") == 0) format = FMT_TEXT;
-            else if (strcmp(v, "json") == 0) format = FMT_JSON;
-            else if (strcmp(v, "trace") == 0) format = FMT_TRACE;
-            else if (strcmp(v, "dot") == 0) format = FMT_DOT;
+            if (!v)
+                bad = true;
+            else if (strcmp(v, "text") == 0)
+                format = FMT_TEXT;
+            else if (strcmp(v, "json") == 0)
+                format = FMT_JSON;
+            else if (strcmp(v, "trace") == 0)
+                format = FMT_TRACE;
+            else if (strcmp(v, "dot") == 0)
+                format = FMT_DOT;
             else {
-                fprintf(stderr, "cmtc: error: --format takes text, json, trace or dot, got '%s'\n", v);
+                fprintf(stderr, "cmtc: error: --format takes text, json, trace or dot, got '%s'\n",
+                        v);
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--baseline", &v)) {
@@ -101,19 +107,25 @@ int cmd_compile(int argc, char **argv) {
             }
         } else if (take_value(argc, argv, &i, "--objective", &v)) {
             copts.objective_given = true;
-            if (!v) bad = true;
-            else if (strcmp(v, "latency") == 0) copts.objective = OBJ_LATENCY;
-            else if (strcmp(v, "energy") == 0) copts.objective = OBJ_ENERGY;
-            else if (strcmp(v, "edp") == 0) copts.objective = OBJ_EDP;
+            if (!v)
+                bad = true;
+            else if (strcmp(v, "latency") == 0)
+                copts.objective = OBJ_LATENCY;
+            else if (strcmp(v, "energy") == 0)
+                copts.objective = OBJ_ENERGY;
+            else if (strcmp(v, "edp") == 0)
+                copts.objective = OBJ_EDP;
             else {
-                fprintf(stderr, "cmtc: error: --objective takes latency, energy or edp, got '%s'\n", v);
+                fprintf(stderr, "cmtc: error: --objective takes latency, energy or edp, got '%s'\n",
+                        v);
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--time-limit", &v)) {
             char *end = NULL;
             copts.time_limit_s = v ? strtod(v, &end) : 0;
             if (!v || end == v || *end || copts.time_limit_s <= 0) {
-                fprintf(stderr, "cmtc: error: --time-limit takes a positive number of seconds, got '%s'\n",
+                fprintf(stderr,
+                        "cmtc: error: --time-limit takes a positive number of seconds, got '%s'\n",
                         v ? v : "");
                 bad = true;
             }
@@ -132,7 +144,8 @@ int cmd_compile(int argc, char **argv) {
         } else if (take_value(argc, argv, &i, "--time-eval", &v)) {
             time_runs = v ? atoi(v) : 0;
             if (time_runs < 1) {
-                fprintf(stderr, "cmtc: error: --time-eval takes a number of runs, got '%s'\n", v ? v : "");
+                fprintf(stderr, "cmtc: error: --time-eval takes a number of runs, got '%s'\n",
+                        v ? v : "");
                 bad = true;
             }
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
@@ -142,7 +155,8 @@ int cmd_compile(int argc, char **argv) {
             fprintf(stderr, "cmtc: error: unknown option '%s' for compile\n", argv[i]);
             bad = true;
         } else if (file) {
-            fprintf(stderr, "cmtc: error: compile takes one file, got '%s' and '%s'\n", file, argv[i]);
+            fprintf(stderr, "cmtc: error: compile takes one file, got '%s' and '%s'\n", file,
+                    argv[i]);
             bad = true;
         } else {
             file = argv[i++];

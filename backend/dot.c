@@ -42,9 +42,10 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
             int st = grp->stmts[q];
             const SchedStmt *ss = &s->stmts[st];
             fprintf(out, "      m%d_s%d [label=\"", k, st);
-            dot_text(out, arena_printf(a, "%s on %s\n%s", op->stmts[st].name,
-                                       ss->unit ? ss->unit->name : "-",
-                                       unit_format(a, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE})));
+            dot_text(out,
+                     arena_printf(a, "%s on %s\n%s", op->stmts[st].name,
+                                  ss->unit ? ss->unit->name : "-",
+                                  unit_format(a, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE})));
             fprintf(out, "\"];\n");
         }
         for (int i = grp->first_node; i >= 0 && i < grp->first_node + grp->node_count; i++) {
@@ -56,11 +57,12 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
                 used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%s", j ? "," : "",
                                          s->arch->dims[n->dims[j]].name);
             fprintf(out, "      m%d_n%d [shape=diamond, label=\"", k, i);
-            dot_text(out, arena_printf(a, "%s%s%s %s\nover (%s) %s", coll_kind_name(n->coll),
-                                       n->reduce_op != RO_NONE ? " " : "",
-                                       n->reduce_op != RO_NONE ? reduce_op_name(n->reduce_op) : "",
-                                       op->tensors[n->tensor].name, dims,
-                                       unit_format(a, n->latency_s, (UnitDim){BU_SECOND, BU_NONE})));
+            dot_text(out,
+                     arena_printf(a, "%s%s%s %s\nover (%s) %s", coll_kind_name(n->coll),
+                                  n->reduce_op != RO_NONE ? " " : "",
+                                  n->reduce_op != RO_NONE ? reduce_op_name(n->reduce_op) : "",
+                                  op->tensors[n->tensor].name, dims,
+                                  unit_format(a, n->latency_s, (UnitDim){BU_SECOND, BU_NONE})));
             fprintf(out, "\"];\n");
         }
         fprintf(out, "    }\n");
@@ -83,10 +85,11 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
             if (p < 0) {
                 fprintf(out, "    m%d_t%d -> m%d_s%d;\n", k, t, k, st);
             } else if (s->stmts[p].group != s->stmts[st].group) {
-                fprintf(out, "    m%d_s%d -> m%d_s%d [style=dashed, label=\"%s via %s\"];\n", k, p, k, st,
-                        op->tensors[t].name, s->arch->levels[0].name);
+                fprintf(out, "    m%d_s%d -> m%d_s%d [style=dashed, label=\"%s via %s\"];\n", k, p,
+                        k, st, op->tensors[t].name, s->arch->levels[0].name);
             } else {
-                fprintf(out, "    m%d_s%d -> m%d_s%d [label=\"%s\"];\n", k, p, k, st, op->tensors[t].name);
+                fprintf(out, "    m%d_s%d -> m%d_s%d [label=\"%s\"];\n", k, p, k, st,
+                        op->tensors[t].name);
             }
         }
     }
@@ -94,7 +97,8 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
 }
 
 void emit_dot(FILE *out, const CompileOutput *o) {
-    fprintf(out, "digraph cmtc {\n  compound=true;\n  node [shape=ellipse, fontsize=10];\n  label=\"");
+    fprintf(out,
+            "digraph cmtc {\n  compound=true;\n  node [shape=ellipse, fontsize=10];\n  label=\"");
     dot_text(out, o->file);
     fprintf(out, "\";\n");
     for (int k = 0; k < o->count; k++) mapping_graph(out, o->arena, k, &o->items[k]);

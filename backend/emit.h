@@ -6,15 +6,15 @@
 #include "../passes/passes.h"
 
 typedef struct MappingResult {
-    const IrMapping *m;       /* complete (holes filled when there were any) */
+    const IrMapping *m; /* complete (holes filled when there were any) */
     Schedule *sched;
-    Schedule *baseline;       /* every statement its own group */
+    Schedule *baseline; /* every statement its own group */
     SolverReport solver;
     const char *mapping_text; /* the complete mapping in .cmt syntax */
 } MappingResult;
 
 typedef struct CompileOutput {
-    const char *file;         /* as given on the command line */
+    const char *file; /* as given on the command line */
     MappingResult *items;
     int count;
     Arena *arena;

@@ -34,17 +34,17 @@ typedef struct Fmt {
     int comment_count, next_comment;
     char *out;
     size_t len, cap;
-    int indent;          /* block depth */
-    int cont;            /* continuation levels of the current line */
-    int next_cont;       /* ... of the next line */
-    bool started;        /* anything written */
-    bool pending_nl;     /* the current line is complete */
-    bool blank_forced;   /* one blank line before the next line */
-    bool blank_banned;   /* no blank line before the next line */
-    bool space_next;     /* a block comment was written inline */
-    uint32_t last_end;   /* source offset after the last token or comment */
-    size_t *marks;       /* output offsets of the blank before each
-                            trailing line comment, for alignment */
+    int indent;        /* block depth */
+    int cont;          /* continuation levels of the current line */
+    int next_cont;     /* ... of the next line */
+    bool started;      /* anything written */
+    bool pending_nl;   /* the current line is complete */
+    bool blank_forced; /* one blank line before the next line */
+    bool blank_banned; /* no blank line before the next line */
+    bool space_next;   /* a block comment was written inline */
+    uint32_t last_end; /* source offset after the last token or comment */
+    size_t *marks;     /* output offsets of the blank before each
+                          trailing line comment, for alignment */
     int mark_count, mark_cap;
 } Fmt;
 
@@ -60,7 +60,9 @@ static void raw(Fmt *F, const char *s, size_t n) {
     F->out[F->len] = '\0';
 }
 
-static char last_char(const Fmt *F) { return F->len ? F->out[F->len - 1] : '\n'; }
+static char last_char(const Fmt *F) {
+    return F->len ? F->out[F->len - 1] : '\n';
+}
 
 /* A blank line in the source between offsets a and b (whitespace only
  * between two line breaks). */
@@ -88,8 +90,7 @@ static void begin_line(Fmt *F, uint32_t src) {
     if (F->started) {
         raw(F, "\n", 1);
         bool blank = F->blank_forced ||
-                     (!F->blank_banned && src != NOPOS &&
-                      blank_between(F->f, F->last_end, src));
+                     (!F->blank_banned && src != NOPOS && blank_between(F->f, F->last_end, src));
         if (blank) raw(F, "\n", 1);
         F->cont = F->next_cont;
     }
@@ -123,9 +124,7 @@ static void put_comment(Fmt *F, Span c) {
     size_t n = c.end - c.start;
     bool line_comment = n >= 2 && text[1] == '/';
     if (line_comment)
-        while (n > 2 && (text[n - 1] == ' ' || text[n - 1] == '\t' ||
-                         text[n - 1] == '\r'))
-            n--;
+        while (n > 2 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r')) n--;
     bool same_line = F->started && !newline_between(F->f, F->last_end, c.start);
     if (F->started && (same_line || !F->pending_nl)) {
         /* at the end of the current line, or inside a statement */
@@ -134,8 +133,7 @@ static void put_comment(Fmt *F, Span c) {
             /* a comment after a complete statement: aligned later */
             if (F->mark_count == F->mark_cap) {
                 int cap = F->mark_cap ? 2 * F->mark_cap : 32;
-                F->marks = arena_realloc(F->arena, F->marks,
-                                         sizeof(size_t) * (size_t)F->mark_cap,
+                F->marks = arena_realloc(F->arena, F->marks, sizeof(size_t) * (size_t)F->mark_cap,
                                          sizeof(size_t) * (size_t)cap);
                 F->mark_cap = cap;
             }
@@ -162,18 +160,18 @@ static void put_comment(Fmt *F, Span c) {
 }
 
 static void flush_comments(Fmt *F, uint32_t upto) {
-    while (F->next_comment < F->comment_count &&
-           F->comments[F->next_comment].start < upto)
+    while (F->next_comment < F->comment_count && F->comments[F->next_comment].start < upto)
         put_comment(F, F->comments[F->next_comment++]);
 }
 
 /* Writes a token; start/end are its source offsets (NOPOS for punctuation
  * the printer supplies). */
-static void put(Fmt *F, const char *text, size_t n, uint32_t start,
-                uint32_t end, bool space) {
+static void put(Fmt *F, const char *text, size_t n, uint32_t start, uint32_t end, bool space) {
     if (start != NOPOS) flush_comments(F, start);
-    if (!F->started || F->pending_nl) begin_line(F, start);
-    else if (space || (F->space_next && !strchr(",;:)]>", text[0]))) raw(F, " ", 1);
+    if (!F->started || F->pending_nl)
+        begin_line(F, start);
+    else if (space || (F->space_next && !strchr(",;:)]>", text[0])))
+        raw(F, " ", 1);
     F->space_next = false;
     raw(F, text, n);
     if (end != NOPOS) F->last_end = end;
@@ -182,8 +180,7 @@ static void put(Fmt *F, const char *text, size_t n, uint32_t start,
 static uint32_t skip_blank(const SourceFile *f, uint32_t i, uint32_t end);
 
 static bool word_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /* Punctuation and keywords the AST does not locate: where the source has
@@ -195,8 +192,7 @@ static void puts_(Fmt *F, const char *text, bool space) {
     if (F->started) {
         uint32_t i = skip_blank(F->f, F->last_end, (uint32_t)F->f->len);
         if (i + n <= F->f->len && memcmp(F->f->text + i, text, n) == 0 &&
-            !(word_char(text[n - 1]) && i + n < F->f->len &&
-              word_char(F->f->text[i + n])))
+            !(word_char(text[n - 1]) && i + n < F->f->len && word_char(F->f->text[i + n])))
             at = i;
     }
     put(F, text, n, at, at == NOPOS ? NOPOS : at + (uint32_t)n, space);
@@ -217,8 +213,7 @@ static void put_ident(Fmt *F, Ident id, bool space) {
 
 /* `;` `}` at the end of a span, when the source has it there. */
 static uint32_t closer_at(const Fmt *F, Span sp, char c) {
-    if (sp.end > sp.start && sp.end <= F->f->len && F->f->text[sp.end - 1] == c)
-        return sp.end - 1;
+    if (sp.end > sp.start && sp.end <= F->f->len && F->f->text[sp.end - 1] == c) return sp.end - 1;
     return NOPOS;
 }
 
@@ -268,8 +263,7 @@ static uint32_t skip_blank(const SourceFile *f, uint32_t i, uint32_t end) {
             while (i < end && f->text[i] != '\n') i++;
         } else if (c == '/' && i + 1 < end && f->text[i + 1] == '*') {
             i += 2;
-            while (i + 1 < end && !(f->text[i] == '*' && f->text[i + 1] == '/'))
-                i++;
+            while (i + 1 < end && !(f->text[i] == '*' && f->text[i + 1] == '/')) i++;
             i = i + 2 < end ? i + 2 : end;
         } else {
             break;
@@ -325,8 +319,7 @@ enum { P_REDUCE = 0, P_ADD = 1, P_MUL = 2, P_UNARY = 3, P_ATOM = 4 };
 
 static int prec(const Expr *e) {
     switch (e->kind) {
-    case EX_BINARY:
-        return e->u.binary.op == '+' || e->u.binary.op == '-' ? P_ADD : P_MUL;
+    case EX_BINARY: return e->u.binary.op == '+' || e->u.binary.op == '-' ? P_ADD : P_MUL;
     case EX_UNARY: return P_UNARY;
     case EX_REDUCE: return P_REDUCE;
     default: return P_ATOM;
@@ -346,15 +339,12 @@ static void print_expr_inner(Fmt *F, const Expr *e, Span inner, bool space) {
     switch (e->kind) {
     case EX_INT:
     case EX_REAL:
-    case EX_ERROR:
-        put_span(F, inner, space);
-        break;
+    case EX_ERROR: put_span(F, inner, space); break;
     case EX_QUANTITY: {
         /* the number as written, one space, the unit as written */
         Span unit = e->u.quantity.unit_span;
         uint32_t ne = inner.start;
-        while (ne < unit.start && F->f->text[ne] != ' ' && F->f->text[ne] != '\t')
-            ne++;
+        while (ne < unit.start && F->f->text[ne] != ' ' && F->f->text[ne] != '\t') ne++;
         size_t nn = ne - inner.start, un = unit.end - unit.start;
         char *text = arena_alloc(F->arena, nn + un + 2);
         memcpy(text, F->f->text + inner.start, nn);
@@ -363,12 +353,8 @@ static void print_expr_inner(Fmt *F, const Expr *e, Span inner, bool space) {
         put(F, text, nn + 1 + un, inner.start, unit.end, space);
         break;
     }
-    case EX_NAME:
-        put(F, e->u.name, strlen(e->u.name), inner.start, inner.end, space);
-        break;
-    case EX_HOLE:
-        put(F, "?", 1, inner.start, inner.end, space);
-        break;
+    case EX_NAME: put(F, e->u.name, strlen(e->u.name), inner.start, inner.end, space); break;
+    case EX_HOLE: put(F, "?", 1, inner.start, inner.end, space); break;
     case EX_ACCESS:
         put_ident(F, e->u.access.tensor, space);
         puts_(F, "[", false);
@@ -392,8 +378,8 @@ static void print_expr_inner(Fmt *F, const Expr *e, Span inner, bool space) {
         const Expr *b = e->u.reduce.body;
         /* directly after the prefix: an access, a call, another prefix or
          * a parenthesised expression */
-        bool bare = b->kind == EX_ACCESS || b->kind == EX_CALL ||
-                    b->kind == EX_REDUCE || b->kind == EX_ERROR;
+        bool bare = b->kind == EX_ACCESS || b->kind == EX_CALL || b->kind == EX_REDUCE ||
+                    b->kind == EX_ERROR;
         print_expr(F, b, true, !bare);
         break;
     }
@@ -512,8 +498,8 @@ static void print_arch_item(Fmt *F, const ArchItem *it) {
 }
 
 static void print_map_item(Fmt *F, const MapItem *m) {
-    static const char *const kw[] = {"", "spatial", "tile", "order", "fuse",
-                                     "overlap", "objective", "repeat"};
+    static const char *const kw[] = {"",     "spatial", "tile",      "order",
+                                     "fuse", "overlap", "objective", "repeat"};
     if (m->kind == MI_ERROR) {
         put_span(F, m->span, false);
         end_line(F);
@@ -589,12 +575,8 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         }
         break;
     case MI_OVERLAP:
-    case MI_OBJECTIVE:
-        put_ident(F, m->value, true);
-        break;
-    case MI_REPEAT:
-        print_expr(F, m->count, true, false);
-        break;
+    case MI_OBJECTIVE: put_ident(F, m->value, true); break;
+    case MI_REPEAT: print_expr(F, m->count, true, false); break;
     case MI_ERROR: break;
     }
     put_semi(F, m->span);
@@ -636,8 +618,7 @@ static void print_op(Fmt *F, const Decl *d) {
         if (op_tensor_comes_next(op, ti, si)) {
             const TensorDecl *t = op->tensors[ti++];
             const char *role = tensor_role_keyword(t->role);
-            put(F, role, strlen(role), t->span.start, t->span.start + strlen(role),
-                false);
+            put(F, role, strlen(role), t->span.start, t->span.start + strlen(role), false);
             put_ident(F, t->name, true);
             if (t->dim_count > 0) {
                 puts_(F, "[", false);
@@ -670,9 +651,11 @@ static void print_decl(Fmt *F, const Decl *d) {
     switch (d->kind) {
     case DK_USE:
         put(F, "use", 3, d->span.start, d->span.start + 3, false);
-        if (d->u.use.is_string) put_span(F, d->name.span, true);
-        else put(F, d->u.use.path, strlen(d->u.use.path), d->name.span.start,
-                 d->name.span.end, true);
+        if (d->u.use.is_string)
+            put_span(F, d->name.span, true);
+        else
+            put(F, d->u.use.path, strlen(d->u.use.path), d->name.span.start, d->name.span.end,
+                true);
         put_semi(F, d->span);
         return;
     case DK_CONST:
@@ -775,16 +758,14 @@ static void align_comments(Fmt *F) {
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
         if (lines[a].end > lines[a].start)
-            while (b < n && lines[b].end > lines[b].start &&
-                   lines[b].indent == lines[a].indent)
+            while (b < n && lines[b].end > lines[b].start && lines[b].indent == lines[a].indent)
                 b++;
         size_t width = 0;
         int marked = 0;
         for (size_t k = a; k < b; k++)
             if (lines[k].mark != SIZE_MAX) {
                 marked++;
-                if (lines[k].mark - lines[k].start > width)
-                    width = lines[k].mark - lines[k].start;
+                if (lines[k].mark - lines[k].start > width) width = lines[k].mark - lines[k].start;
             }
         for (size_t k = a; k < b; k++) {
             pad[k] = marked > 1 && lines[k].mark != SIZE_MAX
@@ -829,8 +810,7 @@ char *fmt_module(Arena *arena, const Module *m, size_t *len) {
     F.comments = m->comments;
     F.comment_count = m->comment_count;
     for (int i = 0; i < m->decl_count; i++) {
-        if (i > 0 && (is_block(m->decls[i]) || is_block(m->decls[i - 1])))
-            F.blank_forced = true;
+        if (i > 0 && (is_block(m->decls[i]) || is_block(m->decls[i - 1]))) F.blank_forced = true;
         print_decl(&F, m->decls[i]);
     }
     flush_comments(&F, NOPOS);
@@ -843,7 +823,9 @@ char *fmt_module(Arena *arena, const Module *m, size_t *len) {
 
 /* ------------------------------------------------------------ equality */
 
-static bool ident_eq(Ident a, Ident b) { return a.name == b.name && a.hole == b.hole; }
+static bool ident_eq(Ident a, Ident b) {
+    return a.name == b.name && a.hole == b.hole;
+}
 
 static bool idents_eq(IdentList a, IdentList b) {
     if (a.count != b.count) return false;
@@ -859,26 +841,21 @@ static bool expr_eq(const Expr *a, const Expr *b) {
     case EX_ERROR:
     case EX_HOLE: return true;
     case EX_INT: return a->u.int_value == b->u.int_value;
-    case EX_REAL:
-        return memcmp(&a->u.real_value, &b->u.real_value, sizeof(double)) == 0;
+    case EX_REAL: return memcmp(&a->u.real_value, &b->u.real_value, sizeof(double)) == 0;
     case EX_QUANTITY:
-        return memcmp(&a->u.quantity.value, &b->u.quantity.value,
-                      sizeof(double)) == 0 &&
+        return memcmp(&a->u.quantity.value, &b->u.quantity.value, sizeof(double)) == 0 &&
                unit_dim_eq(a->u.quantity.dim, b->u.quantity.dim);
     case EX_NAME: return a->u.name == b->u.name;
     case EX_ACCESS:
         return ident_eq(a->u.access.tensor, b->u.access.tensor) &&
                idents_eq(a->u.access.indices, b->u.access.indices);
     case EX_UNARY:
-        return a->u.unary.op == b->u.unary.op &&
-               expr_eq(a->u.unary.operand, b->u.unary.operand);
+        return a->u.unary.op == b->u.unary.op && expr_eq(a->u.unary.operand, b->u.unary.operand);
     case EX_BINARY:
-        return a->u.binary.op == b->u.binary.op &&
-               expr_eq(a->u.binary.lhs, b->u.binary.lhs) &&
+        return a->u.binary.op == b->u.binary.op && expr_eq(a->u.binary.lhs, b->u.binary.lhs) &&
                expr_eq(a->u.binary.rhs, b->u.binary.rhs);
     case EX_CALL:
-        if (!ident_eq(a->u.call.fn, b->u.call.fn) ||
-            a->u.call.arg_count != b->u.call.arg_count)
+        if (!ident_eq(a->u.call.fn, b->u.call.fn) || a->u.call.arg_count != b->u.call.arg_count)
             return false;
         for (int i = 0; i < a->u.call.arg_count; i++)
             if (!expr_eq(a->u.call.args[i], b->u.call.args[i])) return false;
@@ -912,9 +889,8 @@ static bool attrs_eq(AttrList a, AttrList b) {
 }
 
 static bool arch_item_eq(const ArchItem *a, const ArchItem *b) {
-    if (a->kind != b->kind || !ident_eq(a->name, b->name) ||
-        !ident_eq(a->role, b->role) || !ident_eq(a->unit_kind, b->unit_kind) ||
-        a->dim_count != b->dim_count)
+    if (a->kind != b->kind || !ident_eq(a->name, b->name) || !ident_eq(a->role, b->role) ||
+        !ident_eq(a->unit_kind, b->unit_kind) || a->dim_count != b->dim_count)
         return false;
     for (int i = 0; i < a->dim_count; i++)
         if (!ident_eq(a->dims[i].name, b->dims[i].name) ||
@@ -927,11 +903,10 @@ static bool arch_item_eq(const ArchItem *a, const ArchItem *b) {
 }
 
 static bool map_item_eq(const MapItem *a, const MapItem *b) {
-    if (a->kind != b->kind || a->whole_hole != b->whole_hole ||
-        !idents_eq(a->stmts, b->stmts) || a->assign_count != b->assign_count ||
-        !ident_eq(a->level, b->level) || a->tile_count != b->tile_count ||
-        !idents_eq(a->order, b->order) || !ident_eq(a->value, b->value) ||
-        !expr_eq(a->count, b->count))
+    if (a->kind != b->kind || a->whole_hole != b->whole_hole || !idents_eq(a->stmts, b->stmts) ||
+        a->assign_count != b->assign_count || !ident_eq(a->level, b->level) ||
+        a->tile_count != b->tile_count || !idents_eq(a->order, b->order) ||
+        !ident_eq(a->value, b->value) || !expr_eq(a->count, b->count))
         return false;
     for (int i = 0; i < a->assign_count; i++)
         if (!ident_eq(a->assigns[i].index, b->assigns[i].index) ||
@@ -954,8 +929,8 @@ static bool decl_eq(const Decl *a, const Decl *b) {
     case DK_CONST: return expr_eq(a->u.const_value, b->u.const_value);
     case DK_OP: {
         const OpDecl *x = &a->u.op, *y = &b->u.op;
-        if (x->param_count != y->param_count ||
-            x->tensor_count != y->tensor_count || x->stmt_count != y->stmt_count)
+        if (x->param_count != y->param_count || x->tensor_count != y->tensor_count ||
+            x->stmt_count != y->stmt_count)
             return false;
         for (int i = 0; i < x->param_count; i++)
             if (!ident_eq(x->params[i].name, y->params[i].name) ||
@@ -963,16 +938,16 @@ static bool decl_eq(const Decl *a, const Decl *b) {
                 return false;
         for (int i = 0; i < x->tensor_count; i++) {
             const TensorDecl *s = x->tensors[i], *t = y->tensors[i];
-            if (s->role != t->role || !ident_eq(s->name, t->name) ||
-                s->type != t->type || s->dim_count != t->dim_count)
+            if (s->role != t->role || !ident_eq(s->name, t->name) || s->type != t->type ||
+                s->dim_count != t->dim_count)
                 return false;
             for (int k = 0; k < s->dim_count; k++)
                 if (!expr_eq(s->dims[k], t->dims[k])) return false;
         }
         for (int i = 0; i < x->stmt_count; i++) {
             const Stmt *s = x->stmts[i], *t = y->stmts[i];
-            if (!ident_eq(s->target, t->target) ||
-                !idents_eq(s->indices, t->indices) || !expr_eq(s->rhs, t->rhs))
+            if (!ident_eq(s->target, t->target) || !idents_eq(s->indices, t->indices) ||
+                !expr_eq(s->rhs, t->rhs))
                 return false;
         }
         return true;
@@ -1016,8 +991,10 @@ static bool comments_kept(const Module *a, const Module *b) {
         Span x = a->comments[i], y = b->comments[i];
         const char *p = a->file->text + x.start, *q = b->file->text + y.start;
         size_t n = x.end - x.start, m = y.end - y.start;
-        while (n > 2 && p[1] == '/' && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r')) n--;
-        while (m > 2 && q[1] == '/' && (q[m - 1] == ' ' || q[m - 1] == '\t' || q[m - 1] == '\r')) m--;
+        while (n > 2 && p[1] == '/' && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+            n--;
+        while (m > 2 && q[1] == '/' && (q[m - 1] == ' ' || q[m - 1] == '\t' || q[m - 1] == '\r'))
+            m--;
         /* equal up to CR LF -> LF */
         size_t i = 0, j = 0;
         while (i < n && j < m) {
@@ -1032,8 +1009,7 @@ static bool comments_kept(const Module *a, const Module *b) {
     return true;
 }
 
-char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file,
-                 DiagSink *diags, size_t *len) {
+char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file, DiagSink *diags, size_t *len) {
     int before = diags->error_count;
     Module *m = parse_module(arena, file, diags);
     if (diags->error_count > before) return NULL;
@@ -1043,14 +1019,14 @@ char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file,
     DiagSink scratch;
     diags_init(&scratch, arena);
     Module *m2 = again ? parse_module(arena, again, &scratch) : NULL;
-    if (!m2 || scratch.error_count > 0 || !fmt_ast_equal(m, m2) ||
-        !comments_kept(m, m2)) {
+    if (!m2 || scratch.error_count > 0 || !fmt_ast_equal(m, m2) || !comments_kept(m, m2)) {
         Diag *g = diag_error(diags, (Span){file->id, 0, 0}, "E0601",
                              "formatting `%s` would change its meaning; the "
                              "file is left as it is",
                              file->path);
-        diag_note(g, diags, "this is a bug in cmtc fmt: please report it with "
-                            "the file");
+        diag_note(g, diags,
+                  "this is a bug in cmtc fmt: please report it with "
+                  "the file");
         return NULL;
     }
     return out;
@@ -1077,8 +1053,7 @@ static char *read_stdin(Arena *a, size_t *len) {
 
 /* Replaces path's contents through a temporary file and rename, keeping
  * the file's permissions. */
-static bool write_in_place(Arena *a, const char *path, const char *text,
-                           size_t len) {
+static bool write_in_place(Arena *a, const char *path, const char *text, size_t len) {
     /* through a symbolic link: rewrite the file it points to */
     char *real = realpath(path, NULL);
     if (real) {
@@ -1095,8 +1070,10 @@ static bool write_in_place(Arena *a, const char *path, const char *text,
     while (ok && off < len) {
         ssize_t w = write(fd, text + off, len - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) ok = false;
-        else off += (size_t)w;
+        if (w <= 0)
+            ok = false;
+        else
+            off += (size_t)w;
     }
     if (fchmod(fd, st.st_mode & 07777) != 0) ok = false;
     if (close(fd) != 0) ok = false;
@@ -1122,8 +1099,7 @@ static void fmt_usage(FILE *out) {
  * fmt.c links without backend/main.c (unit tests): -I is accepted and
  * unused (formatting reads no other file), --diagnostics-format chooses
  * how syntax errors are shown. */
-static bool fmt_common_option(bool *json, int argc, char **argv, int *i,
-                              bool *bad) {
+static bool fmt_common_option(bool *json, int argc, char **argv, int *i, bool *bad) {
     const char *arg = argv[*i];
     if (strncmp(arg, "-I", 2) == 0) {
         if (!arg[2] && *i + 1 >= argc) {
@@ -1143,11 +1119,15 @@ static bool fmt_common_option(bool *json, int argc, char **argv, int *i,
     } else {
         return false;
     }
-    if (strcmp(format, "json") == 0) *json = true;
-    else if (strcmp(format, "text") == 0) *json = false;
+    if (strcmp(format, "json") == 0)
+        *json = true;
+    else if (strcmp(format, "text") == 0)
+        *json = false;
     else {
-        fprintf(stderr, "cmtc fmt: error: --diagnostics-format takes text or "
-                        "json, got '%s'\n", format);
+        fprintf(stderr,
+                "cmtc fmt: error: --diagnostics-format takes text or "
+                "json, got '%s'\n",
+                format);
         *bad = true;
     }
     return true;
@@ -1216,8 +1196,10 @@ int cmd_fmt(int argc, char **argv) {
         char *out = fmt_source(&arena, &sm, f, &diags, &len);
         if (!out) {
             diags_sort(&diags);
-            if (json) diags_render_json(stderr, &sm, &diags);
-            else diags_render_text(stderr, &sm, &diags, (DiagRenderOptions){color});
+            if (json)
+                diags_render_json(stderr, &sm, &diags);
+            else
+                diags_render_text(stderr, &sm, &diags, (DiagRenderOptions){color});
             if (status == EXIT_OK) status = EXIT_DIAGNOSTICS;
             arena_free_all(&arena);
             continue;
@@ -1231,8 +1213,7 @@ int cmd_fmt(int argc, char **argv) {
         } else if (is_stdin) {
             fwrite(out, 1, len, stdout);
         } else if (changed && !write_in_place(&arena, path, out, len)) {
-            fprintf(stderr, "cmtc fmt: error: cannot write %s: %s\n", path,
-                    strerror(errno));
+            fprintf(stderr, "cmtc fmt: error: cannot write %s: %s\n", path, strerror(errno));
             status = EXIT_USAGE;
         }
         arena_free_all(&arena);

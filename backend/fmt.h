@@ -15,8 +15,7 @@ char *fmt_module(Arena *arena, const Module *m, size_t *len);
  * it must parse to the same AST (spans aside) as the input; otherwise
  * NULL with an E0601 diagnostic (a formatter bug, never a silent change
  * of meaning). */
-char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file,
-                 DiagSink *diags, size_t *len);
+char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file, DiagSink *diags, size_t *len);
 
 /* Whether two modules are the same program text: every declaration,
  * name, literal value and structure alike, spans and comments aside. */

@@ -7,7 +7,8 @@
 
 static json_t *dims_json(const Schedule *s, const SchedNode *n) {
     json_t *a = json_array();
-    for (int j = 0; j < n->dim_count; j++) json_array_append_new(a, json_string(s->arch->dims[n->dims[j]].name));
+    for (int j = 0; j < n->dim_count; j++)
+        json_array_append_new(a, json_string(s->arch->dims[n->dims[j]].name));
     return a;
 }
 
@@ -22,7 +23,8 @@ static json_t *node_json(const Schedule *s, const SchedNode *n) {
     json_object_set_new(o, "kind", json_string(sched_kind_name(n->kind)));
     json_object_set_new(o, "group", json_integer(n->group));
     if (n->stmt >= 0) json_object_set_new(o, "statement", json_string(s->op->stmts[n->stmt].name));
-    if (n->tensor >= 0) json_object_set_new(o, "tensor", json_string(s->op->tensors[n->tensor].name));
+    if (n->tensor >= 0)
+        json_object_set_new(o, "tensor", json_string(s->op->tensors[n->tensor].name));
     if (n->kind == SN_COLLECTIVE) {
         json_object_set_new(o, "collective", json_string(coll_kind_name(n->coll)));
         if (n->reduce_op != RO_NONE)
@@ -55,7 +57,8 @@ static json_t *mapping_json(const MappingResult *r) {
     json_object_set_new(o, "arch", json_string(s->arch->name));
     json_t *params = json_object();
     for (int i = 0; i < op->param_count; i++)
-        json_object_set_new(params, op->param_names[i], json_integer((json_int_t)op->param_values[i]));
+        json_object_set_new(params, op->param_names[i],
+                            json_integer((json_int_t)op->param_values[i]));
     json_object_set_new(o, "params", params);
     json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
     json_object_set_new(o, "latency_s", json_real(s->latency_s));
@@ -88,14 +91,16 @@ static json_t *mapping_json(const MappingResult *r) {
     }
     json_object_set_new(o, "groups", groups);
     json_t *nodes = json_array();
-    for (int i = 0; i < s->node_count; i++) json_array_append_new(nodes, node_json(s, &s->nodes[i]));
+    for (int i = 0; i < s->node_count; i++)
+        json_array_append_new(nodes, node_json(s, &s->nodes[i]));
     json_object_set_new(o, "nodes", nodes);
     if (r->baseline) {
         json_t *b = json_object();
         json_object_set_new(b, "name", json_string("unfused"));
         json_object_set_new(b, "latency_s", json_real(r->baseline->latency_s));
         json_object_set_new(b, "energy_j", json_real(r->baseline->energy_j));
-        json_object_set_new(b, "speedup", json_real(s->latency_s > 0 ? r->baseline->latency_s / s->latency_s : 0));
+        json_object_set_new(
+            b, "speedup", json_real(s->latency_s > 0 ? r->baseline->latency_s / s->latency_s : 0));
         json_object_set_new(o, "baseline", b);
     }
     json_t *sol = json_object();

@@ -7,9 +7,15 @@
 
 #include <string.h>
 
-static const char *fmt_bytes(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_BYTE, BU_NONE}); }
-static const char *fmt_time(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_SECOND, BU_NONE}); }
-static const char *fmt_energy(Arena *a, double v) { return unit_format(a, v, (UnitDim){BU_JOULE, BU_NONE}); }
+static const char *fmt_bytes(Arena *a, double v) {
+    return unit_format(a, v, (UnitDim){BU_BYTE, BU_NONE});
+}
+static const char *fmt_time(Arena *a, double v) {
+    return unit_format(a, v, (UnitDim){BU_SECOND, BU_NONE});
+}
+static const char *fmt_energy(Arena *a, double v) {
+    return unit_format(a, v, (UnitDim){BU_JOULE, BU_NONE});
+}
 
 static const char *level_name(const Schedule *s, int l) {
     if (l < 0) return "-";
@@ -32,8 +38,8 @@ static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int lev
     char buf[256];
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s[", tn->name);
     for (int r = 0; r < tn->rank && used + 24 < sizeof buf; r++) {
-        double v = st >= 0 ? s->stmts[st].tile[sched_li(s, level, tn->index[r])]
-                           : (double)tn->extent[r];
+        double v =
+            st >= 0 ? s->stmts[st].tile[sched_li(s, level, tn->index[r])] : (double)tn->extent[r];
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.0f", r ? "," : "", v);
     }
     snprintf(buf + used, sizeof buf - used, "]");
@@ -42,7 +48,8 @@ static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int lev
 
 /* The right side as written, with tensor names and no indices. */
 static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
-#define PUT(...) (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
+#define PUT(...)                                                                                   \
+    (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
     if (!e || *used + 8 >= cap) return;
     switch (e->kind) {
     case EX_INT: PUT("%lld", (long long)e->u.int_value); break;
@@ -55,7 +62,8 @@ static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
         expr_text(buf, cap, used, e->u.unary.operand);
         break;
     case EX_BINARY: {
-        bool paren_l = e->u.binary.lhs->kind == EX_BINARY && (e->u.binary.op == '*' || e->u.binary.op == '/') &&
+        bool paren_l = e->u.binary.lhs->kind == EX_BINARY &&
+                       (e->u.binary.op == '*' || e->u.binary.op == '/') &&
                        (e->u.binary.lhs->u.binary.op == '+' || e->u.binary.lhs->u.binary.op == '-');
         bool paren_r = e->u.binary.rhs->kind == EX_BINARY &&
                        (e->u.binary.op != '+' || e->u.binary.rhs->u.binary.op == '-');
@@ -110,9 +118,11 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
     switch (n->kind) {
     case SN_LOAD:
     case SN_STORE:
-        snprintf(what, sizeof what, "%s", tile_text(a, s, n->stmt, n->tensor,
-                                                    n->kind == SN_LOAD ? n->to_level : n->from_level));
-        snprintf(route, sizeof route, "%s->%s", level_name(s, n->from_level), level_name(s, n->to_level));
+        snprintf(
+            what, sizeof what, "%s",
+            tile_text(a, s, n->stmt, n->tensor, n->kind == SN_LOAD ? n->to_level : n->from_level));
+        snprintf(route, sizeof route, "%s->%s", level_name(s, n->from_level),
+                 level_name(s, n->to_level));
         break;
     case SN_COMPUTE:
         snprintf(what, sizeof what, "%s", stmt_text(a, s, n->stmt));
@@ -120,11 +130,12 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
         break;
     case SN_COLLECTIVE:
         if (n->reduce_op != RO_NONE)
-            snprintf(what, sizeof what, "%s %s", reduce_op_name(n->reduce_op), s->op->tensors[n->tensor].name);
+            snprintf(what, sizeof what, "%s %s", reduce_op_name(n->reduce_op),
+                     s->op->tensors[n->tensor].name);
         else
-            snprintf(what, sizeof what, "%s", n->from_level >= 0
-                                                  ? tile_text(a, s, n->stmt, n->tensor, n->to_level)
-                                                  : s->op->tensors[n->tensor].name);
+            snprintf(what, sizeof what, "%s",
+                     n->from_level >= 0 ? tile_text(a, s, n->stmt, n->tensor, n->to_level)
+                                        : s->op->tensors[n->tensor].name);
         snprintf(route, sizeof route, "over %s", dims_text(a, s, n->dims, n->dim_count));
         break;
     case SN_BOUNDARY:
@@ -132,11 +143,16 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
         snprintf(route, sizeof route, "via %s", level_name(s, 0));
         break;
     }
-    const char *kind = n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind);
+    const char *kind =
+        n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind);
     char amount[64];
     if (n->kind == SN_COMPUTE)
-        snprintf(amount, sizeof amount, "%s", unit_format(a, n->ops, (UnitDim){
-            (uint8_t)(s->op->stmts[n->stmt].cls == SC_CONTRACTION ? BU_MAC : BU_OP), BU_NONE}));
+        snprintf(
+            amount, sizeof amount, "%s",
+            unit_format(
+                a, n->ops,
+                (UnitDim){(uint8_t)(s->op->stmts[n->stmt].cls == SC_CONTRACTION ? BU_MAC : BU_OP),
+                          BU_NONE}));
     else if (n->count > 1)
         snprintf(amount, sizeof amount, "%s x%.0f", fmt_bytes(a, n->bytes), n->count);
     else
@@ -156,15 +172,17 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
     for (int k = 0; k < g->stmt_count && used + 40 < sizeof names; k++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? " " : "",
                                  op->stmts[g->stmts[k]].name);
-    fprintf(out, "  group %d at %s (%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
-                 "fill/drain %s)  energy %s\n",
+    fprintf(out,
+            "  group %d at %s (%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
+            "fill/drain %s)  energy %s\n",
             g->id, level_name(s, g->level),
             solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov), names,
             fmt_time(a, g->latency_s), bound_name(g->bound), fmt_time(a, g->compute_s),
             fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
             fmt_energy(a, g->energy_j));
     fprintf(out, "    memory per level:");
-    for (int l = 0; l < s->levels; l++) fprintf(out, " %s %s", level_name(s, l), fmt_time(a, g->level_s[l]));
+    for (int l = 0; l < s->levels; l++)
+        fprintf(out, " %s %s", level_name(s, l), fmt_time(a, g->level_s[l]));
     fputc('\n', out);
     /* nodes outside every loop, then each loop with the nodes it repeats */
     int indent = 4;
@@ -175,11 +193,12 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         indent = 4 + 2 * k;
-        fprintf(out, "%*sfor %s in 0..%.0f step %.0f  @%s  %.0f iterations  (order %s)\n", indent, "",
-                op->indices[lp->index].name, lp->extent, lp->step, level_name(s, lp->level - 1),
+        fprintf(out, "%*sfor %s in 0..%.0f step %.0f  @%s  %.0f iterations  (order %s)\n", indent,
+                "", op->indices[lp->index].name, lp->extent, lp->step, level_name(s, lp->level - 1),
                 lp->trips, provenance_name(lp->order_prov));
         for (int i = first; i >= 0 && i < end; i++)
-            if (s->nodes[i].depth == k && !s->nodes[i].after_inner && s->nodes[i].kind != SN_BOUNDARY)
+            if (s->nodes[i].depth == k && !s->nodes[i].after_inner &&
+                s->nodes[i].kind != SN_BOUNDARY)
                 print_node(out, a, s, &s->nodes[i], indent + 2);
     }
     /* nodes that wait for the loops inside theirs (a reduction's
@@ -187,7 +206,8 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
      * each at its own loop's indentation below the loops it waits for */
     for (int k = g->loop_count - 1; k >= -1; k--)
         for (int i = first; i >= 0 && i < end; i++)
-            if (s->nodes[i].depth == k && s->nodes[i].after_inner && s->nodes[i].kind != SN_BOUNDARY)
+            if (s->nodes[i].depth == k && s->nodes[i].after_inner &&
+                s->nodes[i].kind != SN_BOUNDARY)
                 print_node(out, a, s, &s->nodes[i], 4 + 2 * k + 2);
     for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++)
         if (s->nodes[i].kind == SN_BOUNDARY) print_node(out, a, s, &s->nodes[i], 4);
@@ -210,8 +230,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         for (int d = 0; d < s->arch->dim_count; d++)
             if (s->stmts[who].split[d] == i) dims[dc++] = d;
         fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
-                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)), given,
-                op->indices[i].name, (long long)op->indices[i].extent,
+                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)),
+                given, op->indices[i].name, (long long)op->indices[i].extent,
                 s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
         any = true;
     }
@@ -224,7 +244,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
             double t = 0;
             Provenance pv = PV_DEFAULT;
             for (int st = 0; st < op->stmt_count; st++)
-                if (ir_stmt_uses_index(&op->stmts[st], i) && s->stmts[st].tile[sched_li(s, l, i)] > t) {
+                if (ir_stmt_uses_index(&op->stmts[st], i) &&
+                    s->stmts[st].tile[sched_li(s, l, i)] > t) {
                     t = s->stmts[st].tile[sched_li(s, l, i)];
                     pv = s->stmts[st].tile_prov[sched_li(s, l, i)];
                 }
@@ -249,7 +270,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     }
     fprintf(out, "  %-40s %s\n", m->overlap == OVERLAP_NONE ? "overlap none" : "overlap full",
             mapping_says(m, MI_OVERLAP) ? "given" : "default");
-    fprintf(out, "  %-40s %s\n", arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
+    fprintf(out, "  %-40s %s\n",
+            arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
             mapping_says(m, MI_REPEAT) ? "given" : "default");
 }
 
@@ -262,10 +284,13 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         if (k) fputc('\n', out);
         fprintf(out, "mapping %s: %s<", r->m->name, op->name);
         for (int i = 0; i < op->param_count; i++)
-            fprintf(out, "%s%s=%lld", i ? ", " : "", op->param_names[i], (long long)op->param_values[i]);
+            fprintf(out, "%s%s=%lld", i ? ", " : "", op->param_names[i],
+                    (long long)op->param_values[i]);
         fprintf(out, "> on %s\n", s->arch->name);
         if (r->solver.status != SOLVER_NOT_NEEDED)
-            fprintf(out, "  solver %s in %.3f s, gap %.3g, %ld candidates, %ld rows, %ld columns (%s)\n  complete mapping: %s\n",
+            fprintf(out,
+                    "  solver %s in %.3f s, gap %.3g, %ld candidates, %ld rows, %ld columns (%s)\n "
+                    " complete mapping: %s\n",
                     solver_status_name(r->solver.status), r->solver.seconds, r->solver.gap,
                     r->solver.candidates, r->solver.rows, r->solver.columns,
                     r->solver.method ? r->solver.method : "", r->mapping_text);
@@ -275,14 +300,14 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         if (s->network_s > s->compute_s && s->network_s > s->memory_s) bound = "network";
         fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
                 fmt_energy(a, s->energy_j), bound);
-        if (r->baseline && r->baseline->latency_s > 0)
-        {
+        if (r->baseline && r->baseline->latency_s > 0) {
             double ratio = r->baseline->latency_s / s->latency_s;
             fprintf(out, "   vs unfused %.2fx %s", ratio, ratio >= 1 ? "faster" : "(slower)");
         }
         fputc('\n', out);
-        fprintf(out, "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
-                     "network %s\n",
+        fprintf(out,
+                "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
+                "network %s\n",
                 fmt_time(a, s->compute_s), fmt_time(a, s->memory_s), fmt_time(a, s->network_s),
                 fmt_energy(a, s->compute_energy_j), fmt_energy(a, s->memory_energy_j),
                 fmt_energy(a, s->network_energy_j));

@@ -56,21 +56,17 @@ static void send_json(LspServer *s, json_t *msg) {
 }
 
 static void send_result(LspServer *s, json_t *id, json_t *result) {
-    send_json(s, json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id,
-                           "result", result));
+    send_json(s, json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result));
 }
 
 static void send_error(LspServer *s, json_t *id, int code, const char *msg) {
     json_t *jid = id ? json_incref(id) : json_null();
-    send_json(s, json_pack("{s:s,s:o,s:{s:i,s:o}}", "jsonrpc", "2.0", "id",
-                           jid, "error", "code", code, "message",
-                           lsp_jstr(msg)));
+    send_json(s, json_pack("{s:s,s:o,s:{s:i,s:o}}", "jsonrpc", "2.0", "id", jid, "error", "code",
+                           code, "message", lsp_jstr(msg)));
 }
 
-static void send_notification(LspServer *s, const char *method,
-                              json_t *params) {
-    send_json(s, json_pack("{s:s,s:s,s:o}", "jsonrpc", "2.0", "method",
-                           method, "params", params));
+static void send_notification(LspServer *s, const char *method, json_t *params) {
+    send_json(s, json_pack("{s:s,s:s,s:o}", "jsonrpc", "2.0", "method", method, "params", params));
 }
 
 /* ========================================================= documents */
@@ -96,8 +92,7 @@ static LspDoc *doc_find(LspServer *s, const char *uri) {
  * fresh arena receives copies of uri, path and text, check_program runs in
  * it, and the previous version's arena is freed whole.  text may point
  * into the previous version (a re-check after a used file changed). */
-static bool doc_load(LspServer *s, LspDoc *d, const char *uri,
-                     const char *text, size_t len) {
+static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text, size_t len) {
     Arena fresh = {0};
     char *u = arena_strdup(&fresh, uri);
     char *path = lsp_uri_to_path(&fresh, uri);
@@ -122,8 +117,7 @@ static bool doc_load(LspServer *s, LspDoc *d, const char *uri,
     d->prog = check_program(&d->arena, &d->sm, &d->diags, root, &s->check);
     /* the same diagnostics as `cmtc check`: capacity excesses too */
     if (d->prog && d->diags.error_count == 0) check_mapping_capacity(d->prog);
-    d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0]
-                                                     : NULL;
+    d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0] : NULL;
     return true;
 }
 
@@ -144,36 +138,31 @@ static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
         if (other) {
             uint32_t line, col;
             source_line_col(other, g->span.start, &line, &col);
-            msg = arena_printf(&scratch, "in %s:%u:%u: %s", other->path,
-                               line, col, msg);
+            msg = arena_printf(&scratch, "in %s:%u:%u: %s", other->path, line, col, msg);
         }
     }
-    json_t *o = json_pack("{s:o,s:i,s:s,s:o}", "range",
-                          lsp_range_json(s, f, sp), "severity", sev, "source",
-                          "cmtc", "message", lsp_jstr(msg));
+    json_t *o = json_pack("{s:o,s:i,s:s,s:o}", "range", lsp_range_json(s, f, sp), "severity", sev,
+                          "source", "cmtc", "message", lsp_jstr(msg));
     if (g->code && g->code[0]) {
         json_object_set_new(o, "code", lsp_jstr(g->code));
         /* codeDescription: the page explaining the code, when the source
          * tree's docs are at hand */
-        const char *docs = arena_printf(&scratch, "%s/../docs/errors/%s.md",
-                                        CMT_SOURCE_STDLIB, g->code);
+        const char *docs =
+            arena_printf(&scratch, "%s/../docs/errors/%s.md", CMT_SOURCE_STDLIB, g->code);
         struct stat st;
         if (stat(docs, &st) == 0)
-            json_object_set_new(
-                o, "codeDescription",
-                json_pack("{s:s}", "href", lsp_path_to_uri(&scratch, docs)));
+            json_object_set_new(o, "codeDescription",
+                                json_pack("{s:s}", "href", lsp_path_to_uri(&scratch, docs)));
     }
     if (g->label_count > 0) {
         json_t *rel = json_array();
         for (int i = 0; i < g->label_count; i++) {
             const DiagLabel *l = &g->labels[i];
             if (l->span.file < 0) continue;
-            const char *lm = l->message && l->message[0] ? l->message
-                                                         : g->message;
-            json_array_append_new(
-                rel, json_pack("{s:o,s:o}", "location",
-                               lsp_location_json(s, d, l->span), "message",
-                               lsp_jstr(lm ? lm : "")));
+            const char *lm = l->message && l->message[0] ? l->message : g->message;
+            json_array_append_new(rel, json_pack("{s:o,s:o}", "location",
+                                                 lsp_location_json(s, d, l->span), "message",
+                                                 lsp_jstr(lm ? lm : "")));
         }
         json_object_set_new(o, "relatedInformation", rel);
     }
@@ -188,8 +177,7 @@ static void publish(LspServer *s, LspDoc *d) {
         for (int i = 0; i < d->diags.count; i++)
             json_array_append_new(arr, diag_json(s, d, d->diags.items[i]));
     }
-    json_t *params = json_pack("{s:o,s:o}", "uri", lsp_jstr(d->uri),
-                               "diagnostics", arr);
+    json_t *params = json_pack("{s:o,s:o}", "uri", lsp_jstr(d->uri), "diagnostics", arr);
     if (d->open && d->version >= 0)
         json_object_set_new(params, "version", json_integer(d->version));
     send_notification(s, "textDocument/publishDiagnostics", params);
@@ -201,8 +189,7 @@ static bool doc_uses_path(const LspDoc *d, const char *path) {
         const Module *m = d->prog->modules[i];
         if (m && m->file && m->file->path) {
             Arena scratch = {0};
-            bool same =
-                strcmp(lsp_normalize_path(&scratch, m->file->path), path) == 0;
+            bool same = strcmp(lsp_normalize_path(&scratch, m->file->path), path) == 0;
             arena_free_all(&scratch);
             if (same) return true;
         }
@@ -237,31 +224,27 @@ static LspDoc *param_doc(LspServer *s, json_t *params) {
 static bool param_offset(LspServer *s, LspDoc *d, json_t *pos, uint32_t *out);
 static json_t *initialize_result(LspServer *s, json_t *params) {
     json_t *encs = json_object_get(
-        json_object_get(json_object_get(params, "capabilities"), "general"),
-        "positionEncodings");
+        json_object_get(json_object_get(params, "capabilities"), "general"), "positionEncodings");
     s->utf16 = true;
     size_t i;
     json_t *e;
     json_array_foreach(encs, i, e) {
-        if (json_is_string(e) && strcmp(json_string_value(e), "utf-8") == 0)
-            s->utf16 = false;
+        if (json_is_string(e) && strcmp(json_string_value(e), "utf-8") == 0) s->utf16 = false;
     }
-    json_t *caps = json_pack(
-        "{s:s,s:{s:b,s:i},s:b,s:b,s:b,s:b,s:{s:[s,s,s,s,s]},s:b}",
-        "positionEncoding", s->utf16 ? "utf-16" : "utf-8", "textDocumentSync",
-        "openClose", 1, "change", 1, "hoverProvider", 1, "definitionProvider",
-        1, "documentSymbolProvider", 1, "documentFormattingProvider", 1,
-        "completionProvider", "triggerCharacters", ":", ".", "<", "[", ">",
-        "inlayHintProvider", 1);
+    json_t *caps =
+        json_pack("{s:s,s:{s:b,s:i},s:b,s:b,s:b,s:b,s:{s:[s,s,s,s,s]},s:b}", "positionEncoding",
+                  s->utf16 ? "utf-16" : "utf-8", "textDocumentSync", "openClose", 1, "change", 1,
+                  "hoverProvider", 1, "definitionProvider", 1, "documentSymbolProvider", 1,
+                  "documentFormattingProvider", 1, "completionProvider", "triggerCharacters", ":",
+                  ".", "<", "[", ">", "inlayHintProvider", 1);
     json_object_set_new(caps, "codeActionProvider",
                         json_pack("{s:[s]}", "codeActionKinds", "quickfix"));
-    return json_pack("{s:o,s:{s:s,s:s}}", "capabilities", caps, "serverInfo",
-                     "name", "cmtc", "version", "0.1");
+    return json_pack("{s:o,s:{s:s,s:s}}", "capabilities", caps, "serverInfo", "name", "cmtc",
+                     "version", "0.1");
 }
 
 /* A Position to a byte offset in f (no document needed). */
-static bool pos_offset(LspServer *s, const SourceFile *f, json_t *pos,
-                       uint32_t *out) {
+static bool pos_offset(LspServer *s, const SourceFile *f, json_t *pos, uint32_t *out) {
     json_t *l = json_object_get(pos, "line");
     json_t *c = json_object_get(pos, "character");
     if (!json_is_integer(l) || !json_is_integer(c)) return false;
@@ -275,8 +258,8 @@ static bool pos_offset(LspServer *s, const SourceFile *f, json_t *pos,
 
 /* Applies one contentChanges entry to the text of cur; the new text goes
  * to a new file of sm (for its line table).  NULL if malformed. */
-static SourceFile *apply_change(LspServer *s, const SourceFile *cur,
-                                json_t *change, SourceManager *sm) {
+static SourceFile *apply_change(LspServer *s, const SourceFile *cur, json_t *change,
+                                SourceManager *sm) {
     json_t *jt = json_object_get(change, "text");
     if (!json_is_string(jt)) return NULL;
     const char *text = json_string_value(jt);
@@ -316,8 +299,7 @@ static void did_open(LspServer *s, json_t *params) {
         }
     }
     json_t *ver = json_object_get(td, "version");
-    if (!doc_load(s, d, uri, json_string_value(text), json_string_length(text)))
-        return;
+    if (!doc_load(s, d, uri, json_string_value(text), json_string_length(text))) return;
     d->open = true;
     d->version = json_is_integer(ver) ? json_integer_value(ver) : -1;
     doc_changed(s, d);
@@ -327,8 +309,7 @@ static void did_change(LspServer *s, json_t *params) {
     LspDoc *d = param_doc(s, params);
     json_t *changes = json_object_get(params, "contentChanges");
     if (!d || !json_is_array(changes)) return;
-    json_t *ver = json_object_get(json_object_get(params, "textDocument"),
-                                  "version");
+    json_t *ver = json_object_get(json_object_get(params, "textDocument"), "version");
     if (json_is_integer(ver)) d->version = json_integer_value(ver);
     Arena scratch = {0};
     SourceManager sm;
@@ -345,8 +326,7 @@ static void did_change(LspServer *s, json_t *params) {
     if (loaded) doc_changed(s, d);
 }
 
-static bool param_offset(LspServer *s, LspDoc *d, json_t *pos,
-                         uint32_t *out) {
+static bool param_offset(LspServer *s, LspDoc *d, json_t *pos, uint32_t *out) {
     return pos_offset(s, d->file, pos, out);
 }
 
@@ -371,12 +351,10 @@ static void did_close(LspServer *s, json_t *params) {
     d->uri = d->path = "";
 }
 
-static void handle_request(LspServer *s, const char *method, json_t *id,
-                           json_t *params) {
+static void handle_request(LspServer *s, const char *method, json_t *id, json_t *params) {
     if (strcmp(method, "initialize") == 0) {
         if (s->initialized) {
-            send_error(s, id, RPC_INVALID_REQUEST,
-                       "initialize was already received");
+            send_error(s, id, RPC_INVALID_REQUEST, "initialize was already received");
             return;
         }
         s->initialized = true;
@@ -394,14 +372,12 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
         return;
     }
     if (s->shutdown) {
-        send_error(s, id, RPC_INVALID_REQUEST,
-                   "the server is shut down: only exit is accepted");
+        send_error(s, id, RPC_INVALID_REQUEST, "the server is shut down: only exit is accepted");
         return;
     }
     static const char *const doc_methods[] = {
-        "textDocument/hover",          "textDocument/definition",
-        "textDocument/documentSymbol", "textDocument/formatting",
-        "textDocument/completion",     "textDocument/inlayHint",
+        "textDocument/hover",      "textDocument/definition", "textDocument/documentSymbol",
+        "textDocument/formatting", "textDocument/completion", "textDocument/inlayHint",
         "textDocument/codeAction"};
     int which = -1;
     for (int i = 0; i < (int)(sizeof doc_methods / sizeof *doc_methods); i++)
@@ -418,14 +394,12 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
     }
     LspDoc *d = param_doc(s, params);
     if (!d) {
-        send_error(s, id, RPC_INVALID_PARAMS,
-                   "textDocument.uri does not name an open document");
+        send_error(s, id, RPC_INVALID_PARAMS, "textDocument.uri does not name an open document");
         return;
     }
     uint32_t offset = 0;
     if (which <= 1 || which == 4) {
-        if (!param_offset(s, d, json_object_get(params, "position"),
-                          &offset)) {
+        if (!param_offset(s, d, json_object_get(params, "position"), &offset)) {
             send_error(s, id, RPC_INVALID_PARAMS,
                        "position must be {line, character} with "
                        "non-negative integers");
@@ -443,12 +417,9 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
     default: {
         json_t *range = json_object_get(params, "range");
         uint32_t a = 0, b = (uint32_t)d->file->len;
-        if (range && (!param_offset(s, d, json_object_get(range, "start"),
-                                    &a) ||
-                      !param_offset(s, d, json_object_get(range, "end"),
-                                    &b))) {
-            send_error(s, id, RPC_INVALID_PARAMS,
-                       "range must be {start, end} positions");
+        if (range && (!param_offset(s, d, json_object_get(range, "start"), &a) ||
+                      !param_offset(s, d, json_object_get(range, "end"), &b))) {
+            send_error(s, id, RPC_INVALID_PARAMS, "range must be {start, end} positions");
             return;
         }
         result = lsp_inlay_hints(s, d, (Span){d->file->id, a, b});
@@ -458,15 +429,15 @@ static void handle_request(LspServer *s, const char *method, json_t *id,
     send_result(s, id, result ? result : json_null());
 }
 
-static void handle_notification(LspServer *s, const char *method,
-                                json_t *params) {
+static void handle_notification(LspServer *s, const char *method, json_t *params) {
     if (strcmp(method, "exit") == 0) {
         s->exiting = true;
         s->exit_code = s->shutdown ? 0 : 1;
         return;
     }
     if (!s->initialized || s->shutdown) return; /* dropped, as specified */
-    if (strcmp(method, "textDocument/didOpen") == 0) did_open(s, params);
+    if (strcmp(method, "textDocument/didOpen") == 0)
+        did_open(s, params);
     else if (strcmp(method, "textDocument/didChange") == 0)
         did_change(s, params);
     else if (strcmp(method, "textDocument/didClose") == 0)
@@ -477,35 +448,31 @@ static void handle_notification(LspServer *s, const char *method,
 
 static void handle_message(LspServer *s, json_t *msg) {
     if (!json_is_object(msg)) {
-        send_error(s, NULL, RPC_INVALID_REQUEST,
-                   "a message must be a JSON object");
+        send_error(s, NULL, RPC_INVALID_REQUEST, "a message must be a JSON object");
         return;
     }
     json_t *id = json_object_get(msg, "id");
     json_t *method = json_object_get(msg, "method");
-    bool id_ok = id && (json_is_integer(id) || json_is_string(id) ||
-                        json_is_null(id));
+    bool id_ok = id && (json_is_integer(id) || json_is_string(id) || json_is_null(id));
     if (!method) {
-        if (id && (json_object_get(msg, "result") ||
-                   json_object_get(msg, "error")))
+        if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
             return; /* a response to a request we never send */
-        send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST,
-                   "a message needs a method");
+        send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST, "a message needs a method");
         return;
     }
     if (!json_is_string(method)) {
-        send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST,
-                   "method must be a string");
+        send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST, "method must be a string");
         return;
     }
     if (id && !id_ok) {
-        send_error(s, NULL, RPC_INVALID_REQUEST,
-                   "id must be an integer or a string");
+        send_error(s, NULL, RPC_INVALID_REQUEST, "id must be an integer or a string");
         return;
     }
     json_t *params = json_object_get(msg, "params");
-    if (id) handle_request(s, json_string_value(method), id, params);
-    else handle_notification(s, json_string_value(method), params);
+    if (id)
+        handle_request(s, json_string_value(method), id, params);
+    else
+        handle_notification(s, json_string_value(method), params);
 }
 
 static void usage(void) {
@@ -543,8 +510,7 @@ int cmd_lsp(int argc, char **argv) {
     fflush(stdout);
     s->out_fd = dup(STDOUT_FILENO);
     if (s->out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-        fprintf(stderr, "cmtc lsp: cannot set up standard output: %s\n",
-                strerror(errno));
+        fprintf(stderr, "cmtc lsp: cannot set up standard output: %s\n", strerror(errno));
         return EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -564,8 +530,7 @@ int cmd_lsp(int argc, char **argv) {
         json_error_t je;
         json_t *msg = json_loadb(body, len, 0, &je);
         if (!msg) {
-            snprintf(err, sizeof err, "invalid JSON at byte %d: %.180s",
-                     je.position, je.text);
+            snprintf(err, sizeof err, "invalid JSON at byte %d: %.180s", je.position, je.text);
             send_error(s, NULL, RPC_PARSE_ERROR, err);
             continue;
         }

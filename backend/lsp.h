@@ -12,8 +12,8 @@
 
 /* ----------------------------------------------------------- framing */
 
-#define LSP_MAX_BODY (64u << 20)  /* larger Content-Length is refused */
-#define LSP_MAX_HEADER 8192       /* a longer header section is refused */
+#define LSP_MAX_BODY (64u << 20) /* larger Content-Length is refused */
+#define LSP_MAX_HEADER 8192      /* a longer header section is refused */
 
 /* Reads `Content-Length` framed messages from a file descriptor.  The
  * buffer is malloc'd (it is I/O, not part of any document) and released
@@ -33,8 +33,7 @@ typedef enum LspReadStatus {
 
 void lsp_reader_init(LspReader *r, int fd);
 void lsp_reader_close(LspReader *r);
-LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len,
-                       char *err, size_t err_size);
+LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, size_t err_size);
 /* Offset of the first raw `Content-Length: N` header line in buf, or
  * (size_t)-1.  Valid JSON never contains one (raw line breaks cannot occur
  * inside JSON strings), so finding one inside a body shows that its
@@ -58,10 +57,9 @@ char *lsp_normalize_path(Arena *a, const char *path);
 /* LSP positions: 0-based line, column in UTF-16 code units (utf16) or in
  * bytes (UTF-8).  A column past the end of its line is clamped to the line
  * end, a line past the end of the file to the end of the file. */
-void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16,
-                     uint32_t *line, uint32_t *col);
-uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col,
-                       bool utf16);
+void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16, uint32_t *line,
+                     uint32_t *col);
+uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col, bool utf16);
 /* A copy of s with invalid UTF-8 replaced by U+FFFD (jansson refuses
  * invalid strings; files read from disk may contain any bytes). */
 char *lsp_utf8_clean(Arena *a, const char *s, size_t len);
@@ -72,24 +70,24 @@ typedef struct LspDoc LspDoc;
 struct LspDoc {
     LspDoc *next;
     bool open;
-    Arena arena;        /* this version: text, AST, IR, diagnostics, caches */
-    const char *uri;    /* as the client spelled it */
-    const char *path;   /* decoded, normalised; the uri itself if not file: */
+    Arena arena;      /* this version: text, AST, IR, diagnostics, caches */
+    const char *uri;  /* as the client spelled it */
+    const char *path; /* decoded, normalised; the uri itself if not file: */
     int64_t version;
     SourceManager sm;
     DiagSink diags;
-    SourceFile *file;   /* the document's own text */
+    SourceFile *file; /* the document's own text */
     Program *prog;
-    Module *module;     /* prog->modules[0] */
-    void *cache;        /* lsp_features.c: per-version lookups */
+    Module *module; /* prog->modules[0] */
+    void *cache;    /* lsp_features.c: per-version lookups */
 };
 
 typedef struct LspServer {
     bool initialized, shutdown, exiting;
     int exit_code;
-    bool utf16;           /* false when the client took "utf-8" */
-    int out_fd;           /* the protocol channel (the original stdout) */
-    LspDoc *docs;         /* open and closed (reusable) documents */
+    bool utf16;   /* false when the client took "utf-8" */
+    int out_fd;   /* the protocol channel (the original stdout) */
+    LspDoc *docs; /* open and closed (reusable) documents */
     CommonOptions common;
     CheckOptions check;
 } LspServer;

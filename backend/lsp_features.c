@@ -40,7 +40,7 @@ typedef struct Cache {
     int map_count;
     struct HintSet **hints; /* inlay hints: mappings the optimizer filled */
     int hint_count, hint_cap;
-    bool optimized;         /* some mapping's holes were filled */
+    bool optimized; /* some mapping's holes were filled */
 } Cache;
 
 static Cache *cache_of(LspDoc *d) {
@@ -132,8 +132,12 @@ static const Schedule *map_schedule(LspDoc *d, const IrMapping *m) {
 
 /* ------------------------------------------------------------ lookups */
 
-static bool in_span(Span s, uint32_t off) { return s.file >= 0 && off >= s.start && off <= s.end; }
-static bool on_ident(Ident id, uint32_t off) { return id.name && in_span(id.span, off); }
+static bool in_span(Span s, uint32_t off) {
+    return s.file >= 0 && off >= s.start && off <= s.end;
+}
+static bool on_ident(Ident id, uint32_t off) {
+    return id.name && in_span(id.span, off);
+}
 
 /* Every module of the program (the document's own first); just the
  * document's when it has no program. */
@@ -173,8 +177,7 @@ static const IrArch *arch_ir(LspDoc *d, const Decl *decl) {
 static const IrMapping *mapping_ir(LspDoc *d, const Decl *decl) {
     if (!d->prog || !decl) return NULL;
     for (int i = 0; i < d->prog->mapping_count; i++)
-        if (d->prog->mappings[i] && d->prog->mappings[i]->decl == decl)
-            return d->prog->mappings[i];
+        if (d->prog->mappings[i] && d->prog->mappings[i]->decl == decl) return d->prog->mappings[i];
     return NULL;
 }
 
@@ -206,8 +209,8 @@ static const ClusterDimDecl *find_cluster_dim(LspDoc *d, const Decl *arch, Name 
             }
     }
     if (arch->u.arch.parent.name)
-        return find_cluster_dim(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name,
-                                owner, depth + 1);
+        return find_cluster_dim(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name, owner,
+                                depth + 1);
     return NULL;
 }
 
@@ -281,17 +284,17 @@ static bool op_has_index(const Decl *op, Name name) {
 
 typedef enum HitKind {
     H_NONE,
-    H_USE,           /* decl: the use */
-    H_GLOBAL,        /* a reference to (or the name of) a global: target */
-    H_PARAM,         /* op parameter (decl: op, name) */
-    H_TENSOR,        /* a tensor of op decl (name) */
-    H_INDEX,         /* an index of op decl (name) */
-    H_QUANTITY,      /* expr */
-    H_NUMBER,        /* expr */
-    H_FUNCTION,      /* a call or reduction (name) */
-    H_ARCH_ITEM,     /* memory / compute / cluster of arch decl (name) */
-    H_CLUSTER_DIM,   /* a cluster dimension of arch decl (name) */
-    H_ATTR_KEY       /* an attribute's key (name) */
+    H_USE,         /* decl: the use */
+    H_GLOBAL,      /* a reference to (or the name of) a global: target */
+    H_PARAM,       /* op parameter (decl: op, name) */
+    H_TENSOR,      /* a tensor of op decl (name) */
+    H_INDEX,       /* an index of op decl (name) */
+    H_QUANTITY,    /* expr */
+    H_NUMBER,      /* expr */
+    H_FUNCTION,    /* a call or reduction (name) */
+    H_ARCH_ITEM,   /* memory / compute / cluster of arch decl (name) */
+    H_CLUSTER_DIM, /* a cluster dimension of arch decl (name) */
+    H_ATTR_KEY     /* an attribute's key (name) */
 } HitKind;
 
 typedef struct Hit {
@@ -299,13 +302,12 @@ typedef struct Hit {
     const Decl *decl;   /* the op / arch the name belongs to, or the use */
     const Decl *target; /* H_GLOBAL: the declaration named */
     Name name;
-    Span span;          /* the word under the cursor */
+    Span span; /* the word under the cursor */
     const Expr *expr;
     const Decl *mapping; /* set when the word is inside a mapping */
 } Hit;
 
-static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit *h,
-                     int depth) {
+static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit *h, int depth) {
     if (!e || depth > 500 || !in_span(e->span, off)) return false;
     switch (e->kind) {
     case EX_QUANTITY: *h = (Hit){.kind = H_QUANTITY, .expr = e, .span = e->span}; return true;
@@ -326,13 +328,16 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
         return false;
     case EX_ACCESS:
         if (on_ident(e->u.access.tensor, off)) {
-            *h = (Hit){.kind = H_TENSOR, .decl = op, .name = e->u.access.tensor.name,
+            *h = (Hit){.kind = H_TENSOR,
+                       .decl = op,
+                       .name = e->u.access.tensor.name,
                        .span = e->u.access.tensor.span};
             return true;
         }
         for (int i = 0; i < e->u.access.indices.count; i++)
             if (on_ident(e->u.access.indices.items[i], off)) {
-                *h = (Hit){.kind = H_INDEX, .decl = op,
+                *h = (Hit){.kind = H_INDEX,
+                           .decl = op,
                            .name = e->u.access.indices.items[i].name,
                            .span = e->u.access.indices.items[i].span};
                 return true;
@@ -344,7 +349,9 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
                hit_expr(d, op, e->u.binary.rhs, off, h, depth + 1);
     case EX_CALL:
         if (on_ident(e->u.call.fn, off)) {
-            *h = (Hit){.kind = H_FUNCTION, .name = e->u.call.fn.name, .span = e->u.call.fn.span,
+            *h = (Hit){.kind = H_FUNCTION,
+                       .name = e->u.call.fn.name,
+                       .span = e->u.call.fn.span,
                        .expr = e};
             return true;
         }
@@ -353,13 +360,16 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
         return false;
     case EX_REDUCE:
         if (on_ident(e->u.reduce.fn, off)) {
-            *h = (Hit){.kind = H_FUNCTION, .name = e->u.reduce.fn.name,
-                       .span = e->u.reduce.fn.span, .expr = e};
+            *h = (Hit){.kind = H_FUNCTION,
+                       .name = e->u.reduce.fn.name,
+                       .span = e->u.reduce.fn.span,
+                       .expr = e};
             return true;
         }
         for (int i = 0; i < e->u.reduce.indices.count; i++)
             if (on_ident(e->u.reduce.indices.items[i], off)) {
-                *h = (Hit){.kind = H_INDEX, .decl = op,
+                *h = (Hit){.kind = H_INDEX,
+                           .decl = op,
                            .name = e->u.reduce.indices.items[i].name,
                            .span = e->u.reduce.indices.items[i].span};
                 return true;
@@ -388,8 +398,8 @@ static bool hit_attrs(LspDoc *d, AttrList body, uint32_t off, Hit *h) {
             if (hit_expr(d, NULL, a->values[k], off, h, 0)) return true;
         for (int k = 0; k < a->pair_count; k++) {
             if (on_ident(a->pairs[k].key, off)) {
-                *h = (Hit){.kind = H_FUNCTION, .name = a->pairs[k].key.name,
-                           .span = a->pairs[k].key.span};
+                *h = (Hit){
+                    .kind = H_FUNCTION, .name = a->pairs[k].key.name, .span = a->pairs[k].key.span};
                 return true;
             }
             if (hit_expr(d, NULL, a->pairs[k].value, off, h, 0)) return true;
@@ -418,7 +428,9 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
         }
         for (int i = 0; i < op->param_count; i++) {
             if (on_ident(op->params[i].name, off)) {
-                *h = (Hit){.kind = H_PARAM, .decl = x, .name = op->params[i].name.name,
+                *h = (Hit){.kind = H_PARAM,
+                           .decl = x,
+                           .name = op->params[i].name.name,
                            .span = op->params[i].name.span};
                 return true;
             }
@@ -437,13 +449,15 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
             const Stmt *s = op->stmts[i];
             if (!in_span(s->span, off)) continue;
             if (on_ident(s->target, off)) {
-                *h = (Hit){.kind = H_TENSOR, .decl = x, .name = s->target.name,
-                           .span = s->target.span};
+                *h = (Hit){
+                    .kind = H_TENSOR, .decl = x, .name = s->target.name, .span = s->target.span};
                 return true;
             }
             for (int k = 0; k < s->indices.count; k++)
                 if (on_ident(s->indices.items[k], off)) {
-                    *h = (Hit){.kind = H_INDEX, .decl = x, .name = s->indices.items[k].name,
+                    *h = (Hit){.kind = H_INDEX,
+                               .decl = x,
+                               .name = s->indices.items[k].name,
                                .span = s->indices.items[k].span};
                     return true;
                 }
@@ -465,13 +479,15 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                 return it->attr && hit_attrs(d, one, off, h);
             }
             if (on_ident(it->name, off)) {
-                *h = (Hit){.kind = H_ARCH_ITEM, .decl = x, .name = it->name.name,
-                           .span = it->name.span};
+                *h = (Hit){
+                    .kind = H_ARCH_ITEM, .decl = x, .name = it->name.name, .span = it->name.span};
                 return true;
             }
             for (int k = 0; k < it->dim_count; k++) {
                 if (on_ident(it->dims[k].name, off)) {
-                    *h = (Hit){.kind = H_CLUSTER_DIM, .decl = x, .name = it->dims[k].name.name,
+                    *h = (Hit){.kind = H_CLUSTER_DIM,
+                               .decl = x,
+                               .name = it->dims[k].name.name,
                                .span = it->dims[k].name.span};
                     return true;
                 }
@@ -494,7 +510,9 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
         bool found = false;
         for (int i = 0; i < m->binding_count && !found; i++) {
             if (on_ident(m->bindings[i].name, off) && op) {
-                *h = (Hit){.kind = H_PARAM, .decl = op, .name = m->bindings[i].name.name,
+                *h = (Hit){.kind = H_PARAM,
+                           .decl = op,
+                           .name = m->bindings[i].name.name,
                            .span = m->bindings[i].name.span};
                 found = true;
             } else if (hit_expr(d, NULL, m->bindings[i].value, off, h, 0)) {
@@ -524,8 +542,8 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                 if (!on_ident(w, off)) continue;
                 const ArchItem *ai = arch ? find_arch_item(d, arch, w.name, 0) : NULL;
                 const ArchItem *owner = NULL;
-                if (op && find_stmt(op, w.name) && (it->kind == MI_FUSE || it->kind == MI_SPATIAL) &&
-                    k < it->stmts.count) {
+                if (op && find_stmt(op, w.name) &&
+                    (it->kind == MI_FUSE || it->kind == MI_SPATIAL) && k < it->stmts.count) {
                     *h = (Hit){.kind = H_TENSOR, .decl = op, .name = w.name, .span = w.span};
                 } else if (ai && ai->kind == AI_MEMORY) {
                     *h = (Hit){.kind = H_ARCH_ITEM, .decl = arch, .name = w.name, .span = w.span};
@@ -598,8 +616,7 @@ static const char *base_symbol(int bu) {
 
 static const char *si_text(Arena *a, double v, UnitDim dim) {
     const char *num = base_symbol(dim.num), *den = base_symbol(dim.den);
-    const char *unit = dim.den ? arena_printf(a, "%s/%s", num[0] ? num : "1", den)
-                               : num;
+    const char *unit = dim.den ? arena_printf(a, "%s/%s", num[0] ? num : "1", den) : num;
     return arena_printf(a, "%.15g%s%s", v, unit[0] ? " " : "", unit);
 }
 
@@ -624,21 +641,23 @@ static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
     int t = ir ? ir_find_tensor(ir, name) : -1;
     if (t >= 0) {
         const IrTensor *x = &ir->tensors[t];
-        const char *kind = x->kind == TK_INPUT ? "input" : x->kind == TK_OUTPUT ? "output"
-                                                                                 : "intermediate";
+        const char *kind = x->kind == TK_INPUT    ? "input"
+                           : x->kind == TK_OUTPUT ? "output"
+                                                  : "intermediate";
         double elems = 1;
         text_add(b, "\n%s tensor of `%s`, type %s, shape [", kind, op->name.name,
-                elem_type_name(x->type));
+                 elem_type_name(x->type));
         for (int i = 0; i < x->rank; i++) {
             const IrIndex *ix = x->index[i] >= 0 && x->index[i] < ir->index_count
-                                    ? &ir->indices[x->index[i]] : NULL;
+                                    ? &ir->indices[x->index[i]]
+                                    : NULL;
             text_add(b, "%s%s%s%lld", i ? ", " : "", ix ? ix->name : "", ix ? " = " : "",
-                    (long long)x->extent[i]);
+                     (long long)x->extent[i]);
             elems *= (double)x->extent[i];
         }
         double bytes = elems * elem_type_bits(x->type) / 8.0;
         text_add(b, "]: %s elements, %s", group_digits(&d->arena, elems),
-                unit_format(&d->arena, bytes, (UnitDim){BU_BYTE, BU_NONE}));
+                 unit_format(&d->arena, bytes, (UnitDim){BU_BYTE, BU_NONE}));
         if (from_mapping) text_add(b, " (with the parameters of its mapping)");
         text_add(b, "\n");
     }
@@ -651,7 +670,7 @@ static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
     double work = ir_stmt_work(ir, s, ext, NULL);
     bool mac = s->cls == SC_CONTRACTION;
     text_add(b, "\nstatement `%s`: %s, work %s %s", name, mac ? "contraction" : "vector statement",
-            group_digits(&d->arena, work), mac ? "MAC" : "op");
+             group_digits(&d->arena, work), mac ? "MAC" : "op");
     if (s->reduce_op != RO_NONE) text_add(b, ", reduction %s", reduce_op_name(s->reduce_op));
     text_add(b, "\n");
     /* its cost in each mapping of this op in the file: from the lowered
@@ -664,8 +683,8 @@ static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
         bool mac = m->op->stmts[ms].cls == SC_CONTRACTION;
         const Schedule *sc = map_schedule(d, m);
         if (!sc) {
-            text_add(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name,
-                    m->hole_count, m->hole_count == 1 ? "" : "s");
+            text_add(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name, m->hole_count,
+                     m->hole_count == 1 ? "" : "s");
             continue;
         }
         const SchedStmt *ss = &sc->stmts[ms];
@@ -673,26 +692,27 @@ static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
         for (int k = 0; k < sc->node_count; k++)
             if (sc->nodes[k].stmt == ms) energy += sc->nodes[k].energy_j;
         text_add(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
-                was_optimized(d, m) ? " (holes filled by the optimizer)" : "",
-                group_digits(&d->arena, ss->work), mac ? "MAC" : "op");
+                 was_optimized(d, m) ? " (holes filled by the optimizer)" : "",
+                 group_digits(&d->arena, ss->work), mac ? "MAC" : "op");
         if (ss->unit)
             text_add(b, ", compute %s on `%s`",
-                    unit_format(&d->arena, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    ss->unit->name);
+                     unit_format(&d->arena, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     ss->unit->name);
         text_add(b, ", energy %s (its compute, loads, stores and collectives)",
-                unit_format(&d->arena, energy, (UnitDim){BU_JOULE, BU_NONE}));
+                 unit_format(&d->arena, energy, (UnitDim){BU_JOULE, BU_NONE}));
         if (ss->group >= 0 && ss->group < sc->group_count) {
             const SchedGroup *g = &sc->groups[ss->group];
             text_add(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id,
-                    g->stmt_count, g->stmt_count == 1 ? "" : "s",
-                    g->level >= 0 && g->level < m->arch->level_count
-                        ? m->arch->levels[g->level].name : "?",
-                    unit_format(&d->arena, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    bound_name(g->bound));
+                     g->stmt_count, g->stmt_count == 1 ? "" : "s",
+                     g->level >= 0 && g->level < m->arch->level_count
+                         ? m->arch->levels[g->level].name
+                         : "?",
+                     unit_format(&d->arena, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     bound_name(g->bound));
         }
         text_add(b, "; the mapping takes %s and %s\n",
-                unit_format(&d->arena, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                unit_format(&d->arena, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+                 unit_format(&d->arena, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                 unit_format(&d->arena, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
     }
 }
 
@@ -700,8 +720,9 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
     const ArchItem *it = find_arch_item(d, arch, name, 0);
     const IrArch *a = arch_ir(d, arch);
     if (it) {
-        const char *kw = it->kind == AI_MEMORY ? "memory" : it->kind == AI_COMPUTE ? "compute"
-                                                                                   : "cluster";
+        const char *kw = it->kind == AI_MEMORY    ? "memory"
+                         : it->kind == AI_COMPUTE ? "compute"
+                                                  : "cluster";
         text_add(b, "```cmt\n%s %s", kw, name);
         if (it->role.name) text_add(b, " role %s", it->role.name);
         if (it->unit_kind.name) text_add(b, " %s", it->unit_kind.name);
@@ -713,15 +734,17 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         if (m->name != name) continue;
         const IrLevel *l = m->level >= 0 && m->level < a->level_count ? &a->levels[m->level] : NULL;
         text_add(b, "\nlevel %d of `%s`", m->level, a->name);
-        if (l) text_add(b, ", %lld instance%s", (long long)l->instances, l->instances == 1 ? "" : "s");
+        if (l)
+            text_add(b, ", %lld instance%s", (long long)l->instances, l->instances == 1 ? "" : "s");
         text_add(b, "\n\n- capacity: %s\n",
-                isinf(m->capacity) ? "unbounded"
-                                   : unit_format(&d->arena, m->capacity, (UnitDim){BU_BYTE, BU_NONE}));
+                 isinf(m->capacity)
+                     ? "unbounded"
+                     : unit_format(&d->arena, m->capacity, (UnitDim){BU_BYTE, BU_NONE}));
         text_add(b, "- bandwidth: %s\n",
-                unit_format(&d->arena, m->bandwidth, (UnitDim){BU_BYTE, BU_SECOND}));
+                 unit_format(&d->arena, m->bandwidth, (UnitDim){BU_BYTE, BU_SECOND}));
         text_add(b, "- read energy: %s, write energy: %s\n",
-                unit_format(&d->arena, m->read_energy, (UnitDim){BU_JOULE, BU_BYTE}),
-                unit_format(&d->arena, m->write_energy, (UnitDim){BU_JOULE, BU_BYTE}));
+                 unit_format(&d->arena, m->read_energy, (UnitDim){BU_JOULE, BU_BYTE}),
+                 unit_format(&d->arena, m->write_energy, (UnitDim){BU_JOULE, BU_BYTE}));
         if (m->role != ROLE_ANY) text_add(b, "- holds the %s role\n", mem_role_name(m->role));
         return;
     }
@@ -730,11 +753,13 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         if (u->name != name) continue;
         UnitDim per = {u->matrix ? BU_MAC : BU_OP, BU_SECOND};
         text_add(b, "\n%s unit of `%s`, %lld instance%s\n\n- throughput: %s per instance\n",
-                u->matrix ? "matrix" : "vector", a->name, (long long)u->instances,
-                u->instances == 1 ? "" : "s", unit_format(&d->arena, u->throughput, per));
-        text_add(b, "- energy: %s\n",
-                unit_format(&d->arena, u->energy, (UnitDim){BU_JOULE, u->matrix ? BU_MAC : BU_OP}));
-        if (u->array_rows > 0) text_add(b, "- systolic array %d x %d\n", u->array_rows, u->array_cols);
+                 u->matrix ? "matrix" : "vector", a->name, (long long)u->instances,
+                 u->instances == 1 ? "" : "s", unit_format(&d->arena, u->throughput, per));
+        text_add(
+            b, "- energy: %s\n",
+            unit_format(&d->arena, u->energy, (UnitDim){BU_JOULE, u->matrix ? BU_MAC : BU_OP}));
+        if (u->array_rows > 0)
+            text_add(b, "- systolic array %d x %d\n", u->array_rows, u->array_cols);
         return;
     }
     for (int i = 0; i < a->cluster_count; i++) {
@@ -744,11 +769,11 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         for (int k = 0; k < c->dim_count; k++) {
             const IrClusterDim *dm = &a->dims[c->first_dim + k];
             text_add(b, "%s %s = %lld %s", k ? "," : "", dm->name, (long long)dm->size,
-                    topology_name(dm->topology));
+                     topology_name(dm->topology));
         }
         text_add(b, "\n\n- link bandwidth: %s\n- hop latency: %s\n",
-                unit_format(&d->arena, c->link_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}),
-                unit_format(&d->arena, c->hop_latency, (UnitDim){BU_SECOND, BU_NONE}));
+                 unit_format(&d->arena, c->link_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}),
+                 unit_format(&d->arena, c->hop_latency, (UnitDim){BU_SECOND, BU_NONE}));
         return;
     }
 }
@@ -756,11 +781,12 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
 static void hover_global(LspDoc *d, Text *b, const Decl *g) {
     switch (g->kind) {
     case DK_CONST: {
-        text_add(b, "```cmt\nconst %s = %s\n```\n", g->name.name, span_src(d, g->u.const_value->span));
+        text_add(b, "```cmt\nconst %s = %s\n```\n", g->name.name,
+                 span_src(d, g->u.const_value->span));
         const Expr *e = g->u.const_value;
         if (e->kind == EX_QUANTITY)
             text_add(b, "\n= %s (%s)\n", si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim),
-                    unit_dim_describe(e->u.quantity.dim));
+                     unit_dim_describe(e->u.quantity.dim));
         break;
     }
     case DK_OP: {
@@ -783,54 +809,58 @@ static void hover_global(LspDoc *d, Text *b, const Decl *g) {
             double macs = 0, ops = 0;
             for (int i = 0; i < ir->stmt_count; i++) {
                 double w = ir_stmt_work(ir, &ir->stmts[i], ext, NULL);
-                if (ir->stmts[i].cls == SC_CONTRACTION) macs += w;
-                else ops += w;
+                if (ir->stmts[i].cls == SC_CONTRACTION)
+                    macs += w;
+                else
+                    ops += w;
             }
             text_add(b, "\n%d statement%s, %d tensor%s; work %s MAC + %s op%s\n", ir->stmt_count,
-                    ir->stmt_count == 1 ? "" : "s", ir->tensor_count,
-                    ir->tensor_count == 1 ? "" : "s", group_digits(&d->arena, macs),
-                    group_digits(&d->arena, ops), fm ? " (with its mapping's parameters)" : "");
+                     ir->stmt_count == 1 ? "" : "s", ir->tensor_count,
+                     ir->tensor_count == 1 ? "" : "s", group_digits(&d->arena, macs),
+                     group_digits(&d->arena, ops), fm ? " (with its mapping's parameters)" : "");
         }
         break;
     }
     case DK_ARCH: {
         text_add(b, "```cmt\narch %s%s%s\n```\n", g->name.name, g->u.arch.parent.name ? " : " : "",
-                g->u.arch.parent.name ? g->u.arch.parent.name : "");
+                 g->u.arch.parent.name ? g->u.arch.parent.name : "");
         const IrArch *a = arch_ir(d, g);
         if (!a) break;
         if (a->clock_hz > 0)
-            text_add(b, "\nclock %s\n", unit_format(&d->arena, a->clock_hz, (UnitDim){BU_HERTZ, BU_NONE}));
+            text_add(b, "\nclock %s\n",
+                     unit_format(&d->arena, a->clock_hz, (UnitDim){BU_HERTZ, BU_NONE}));
         text_add(b, "\nlevels:");
         for (int i = 0; i < a->level_count; i++)
             text_add(b, "%s %s (x%lld)", i ? " >" : "", a->levels[i].name,
-                    (long long)a->levels[i].instances);
+                     (long long)a->levels[i].instances);
         text_add(b, "\n");
         for (int i = 0; i < a->unit_count; i++)
             text_add(b, "\ncompute %s: %s %s\n", a->units[i].name,
-                    a->units[i].matrix ? "matrix" : "vector",
-                    unit_format(&d->arena, a->units[i].throughput,
-                                (UnitDim){a->units[i].matrix ? BU_MAC : BU_OP, BU_SECOND}));
+                     a->units[i].matrix ? "matrix" : "vector",
+                     unit_format(&d->arena, a->units[i].throughput,
+                                 (UnitDim){a->units[i].matrix ? BU_MAC : BU_OP, BU_SECOND}));
         break;
     }
     case DK_MAPPING: {
         const MappingDecl *m = &g->u.mapping;
-        text_add(b, "```cmt\nmapping %s for %s on %s\n```\n", g->name.name, m->op.name, m->arch.name);
+        text_add(b, "```cmt\nmapping %s for %s on %s\n```\n", g->name.name, m->op.name,
+                 m->arch.name);
         const IrMapping *ir = mapping_ir(d, g);
         if (!ir) break;
         const EvalResult *r = map_eval(d, ir);
         if (r) {
             text_add(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
-                    unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
-                    unit_format(&d->arena, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
-                    r->feasible ? "" : "; a tile exceeds its level's capacity");
+                     unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
+                     unit_format(&d->arena, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
+                     r->feasible ? "" : "; a tile exceeds its level's capacity");
             text_add(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
-                    was_optimized(d, ir) ? "; holes filled by the optimizer" : "");
+                     was_optimized(d, ir) ? "; holes filled by the optimizer" : "");
         } else if (ir->hole_count > 0) {
-            text_add(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n", ir->hole_count,
-                    ir->hole_count == 1 ? "" : "s");
+            text_add(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n",
+                     ir->hole_count, ir->hole_count == 1 ? "" : "s");
         }
         break;
     }
@@ -910,21 +940,21 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         int ix = ir ? ir_find_index(ir, h.name) : -1;
         if (ix >= 0)
             text_add(&b, "\nranges over %lld%s\n", (long long)ir->indices[ix].extent,
-                    fm ? " (with its mapping's parameters)" : "");
+                     fm ? " (with its mapping's parameters)" : "");
         if (h.mapping) {
             const IrMapping *m = mapping_ir(d, h.mapping);
             int mx = m && m->op ? ir_find_index(m->op, h.name) : -1;
             if (mx >= 0 && (ix < 0 || m->op->indices[mx].extent != ir->indices[ix].extent))
                 text_add(&b, "\nin mapping `%s`: ranges over %lld\n", m->name,
-                        (long long)m->op->indices[mx].extent);
+                         (long long)m->op->indices[mx].extent);
         }
         break;
     }
     case H_QUANTITY: {
         const Expr *e = h.expr;
         text_add(&b, "```cmt\n%s\n```\n%s: %s", span_src(d, e->span),
-                unit_dim_describe(e->u.quantity.dim),
-                si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim));
+                 unit_dim_describe(e->u.quantity.dim),
+                 si_text(&d->arena, e->u.quantity.value, e->u.quantity.dim));
         const char *readable = unit_format(&d->arena, e->u.quantity.value, e->u.quantity.dim);
         text_add(&b, " (%s)\n", readable);
         break;
@@ -938,7 +968,7 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
     case H_FUNCTION:
         if (h.expr && h.expr->kind == EX_REDUCE) {
             text_add(&b, "reduction `%s` over the listed indices: %s\n", h.name,
-                    describe_reduction(h.name));
+                     describe_reduction(h.name));
         } else {
             text_add(&b, "function `%s`: %s\n", h.name, describe_function(h.name));
         }
@@ -948,13 +978,13 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         const ArchItem *owner = NULL;
         const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
         text_add(&b, "```cmt\n%s = %s%s%s\n```\n", h.name, cd ? span_src(d, cd->size->span) : "?",
-                cd && cd->kind.name ? " " : "", cd && cd->kind.name ? cd->kind.name : "");
+                 cd && cd->kind.name ? " " : "", cd && cd->kind.name ? cd->kind.name : "");
         const IrArch *a = arch_ir(d, h.decl);
         int di = a ? ir_find_dim(a, h.name) : -1;
         if (di >= 0)
             text_add(&b, "\ncluster dimension of `%s`: %lld ranks, %s\n",
-                    a->clusters[a->dims[di].cluster].name, (long long)a->dims[di].size,
-                    topology_name(a->dims[di].topology));
+                     a->clusters[a->dims[di].cluster].name, (long long)a->dims[di].size,
+                     topology_name(a->dims[di].topology));
         break;
     }
     case H_ATTR_KEY: {
@@ -964,8 +994,8 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
     }
     }
     if (b.len == 0) return json_null();
-    return json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", "markdown", "value",
-                     lsp_jstr(b.buf), "range", lsp_range_json(s, d->file, h.span));
+    return json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", "markdown", "value", lsp_jstr(b.buf),
+                     "range", lsp_range_json(s, d->file, h.span));
 }
 
 /* ------------------------------------------------------------ definition */
@@ -980,9 +1010,9 @@ static const Module *used_module(LspDoc *d, const Decl *use) {
         const char *dir = d->path;
         const char *slash = strrchr(dir, '/');
         want = use->u.use.path[0] == '/' ? use->u.use.path
-               : slash ? arena_printf(&d->arena, "%.*s/%s", (int)(slash - dir), dir,
-                                      use->u.use.path)
-                       : use->u.use.path;
+               : slash
+                   ? arena_printf(&d->arena, "%.*s/%s", (int)(slash - dir), dir, use->u.use.path)
+                   : use->u.use.path;
         exact = true;
     } else {
         char *p = arena_printf(&d->arena, "%s.cmt", use->u.use.path);
@@ -1045,8 +1075,10 @@ json_t *lsp_definition(LspServer *s, LspDoc *d, uint32_t offset) {
     case H_TENSOR: {
         const TensorDecl *t = find_tensor_decl(h.decl, h.name);
         const Stmt *st = find_stmt(h.decl, h.name);
-        if (t) target = t->name.span;
-        else if (st) target = st->target.span;
+        if (t)
+            target = t->name.span;
+        else if (st)
+            target = st->target.span;
         break;
     }
     case H_INDEX: find_index_use(h.decl, h.name, &target); break;
@@ -1070,9 +1102,20 @@ json_t *lsp_definition(LspServer *s, LspDoc *d, uint32_t offset) {
 /* ------------------------------------------------------ document symbols */
 
 enum {
-    SK_MODULE = 2, SK_NAMESPACE = 3, SK_PACKAGE = 4, SK_CLASS = 5, SK_METHOD = 6,
-    SK_PROPERTY = 7, SK_FIELD = 8, SK_FUNCTION = 12, SK_VARIABLE = 13, SK_CONSTANT = 14,
-    SK_OBJECT = 19, SK_KEY = 20, SK_ENUM_MEMBER = 22, SK_TYPE_PARAMETER = 26
+    SK_MODULE = 2,
+    SK_NAMESPACE = 3,
+    SK_PACKAGE = 4,
+    SK_CLASS = 5,
+    SK_METHOD = 6,
+    SK_PROPERTY = 7,
+    SK_FIELD = 8,
+    SK_FUNCTION = 12,
+    SK_VARIABLE = 13,
+    SK_CONSTANT = 14,
+    SK_OBJECT = 19,
+    SK_KEY = 20,
+    SK_ENUM_MEMBER = 22,
+    SK_TYPE_PARAMETER = 26
 };
 
 static json_t *symbol(LspServer *s, LspDoc *d, const char *name, const char *detail, int kind,
@@ -1109,9 +1152,9 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                                               x->span, x->name.span));
             break;
         case DK_CONST:
-            json_array_append_new(out, symbol(s, d, x->name.name,
-                                              span_src(d, x->u.const_value->span), SK_CONSTANT,
-                                              x->span, x->name.span));
+            json_array_append_new(out,
+                                  symbol(s, d, x->name.name, span_src(d, x->u.const_value->span),
+                                         SK_CONSTANT, x->span, x->name.span));
             break;
         case DK_OP: {
             const OpDecl *op = &x->u.op;
@@ -1126,9 +1169,8 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
             }
             json_t *sym = symbol(s, d, x->name.name, detail, SK_FUNCTION, x->span, x->name.span);
             for (int k = 0; k < op->param_count; k++)
-                add_child(sym, symbol(s, d, op->params[k].name.name, "parameter",
-                                      SK_TYPE_PARAMETER, op->params[k].name.span,
-                                      op->params[k].name.span));
+                add_child(sym, symbol(s, d, op->params[k].name.name, "parameter", SK_TYPE_PARAMETER,
+                                      op->params[k].name.span, op->params[k].name.span));
             int ti = 0, si = 0;
             while (ti < op->tensor_count || si < op->stmt_count) {
                 if (op_tensor_comes_next(op, ti, si)) {
@@ -1147,11 +1189,11 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
             break;
         }
         case DK_ARCH: {
-            json_t *sym = symbol(s, d, x->name.name,
-                                 x->u.arch.parent.name
-                                     ? arena_printf(a, "arch : %s", x->u.arch.parent.name)
-                                     : "arch",
-                                 SK_CLASS, x->span, x->name.span);
+            json_t *sym =
+                symbol(s, d, x->name.name,
+                       x->u.arch.parent.name ? arena_printf(a, "arch : %s", x->u.arch.parent.name)
+                                             : "arch",
+                       SK_CLASS, x->span, x->name.span);
             for (int k = 0; k < x->u.arch.item_count; k++) {
                 const ArchItem *it = x->u.arch.items[k];
                 switch (it->kind) {
@@ -1162,16 +1204,17 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                     break;
                 case AI_MEMORY:
                     add_child(sym, symbol(s, d, it->name.name,
-                                          it->role.name ? arena_printf(a, "memory role %s",
-                                                                       it->role.name)
-                                                        : "memory",
+                                          it->role.name
+                                              ? arena_printf(a, "memory role %s", it->role.name)
+                                              : "memory",
                                           SK_FIELD, it->span, it->name.span));
                     break;
                 case AI_COMPUTE:
-                    add_child(sym, symbol(s, d, it->name.name,
-                                          arena_printf(a, "compute %s",
-                                                       it->unit_kind.name ? it->unit_kind.name : ""),
-                                          SK_METHOD, it->span, it->name.span));
+                    add_child(sym,
+                              symbol(s, d, it->name.name,
+                                     arena_printf(a, "compute %s",
+                                                  it->unit_kind.name ? it->unit_kind.name : ""),
+                                     SK_METHOD, it->span, it->name.span));
                     break;
                 case AI_CLUSTER: {
                     json_t *c = symbol(s, d, it->name.name, "cluster", SK_NAMESPACE, it->span,
@@ -1194,8 +1237,8 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                                  arena_printf(a, "for %s on %s", m->op.name ? m->op.name : "?",
                                               m->arch.name ? m->arch.name : "?"),
                                  SK_OBJECT, x->span, x->name.span);
-            static const char *const kw[] = {"", "spatial", "tile", "order", "fuse",
-                                             "overlap", "objective", "repeat"};
+            static const char *const kw[] = {"",     "spatial", "tile",      "order",
+                                             "fuse", "overlap", "objective", "repeat"};
             for (int k = 0; k < m->item_count; k++) {
                 const MapItem *it = m->items[k];
                 if (it->kind == MI_ERROR) continue;
@@ -1216,9 +1259,18 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
 /* ------------------------------------------------------------ completion */
 
 enum {
-    CK_FUNCTION = 3, CK_FIELD = 5, CK_VARIABLE = 6, CK_CLASS = 7, CK_MODULE = 9,
-    CK_PROPERTY = 10, CK_KEYWORD = 14, CK_ENUM_MEMBER = 20, CK_CONSTANT = 21,
-    CK_FILE = 17, CK_STRUCT = 22, CK_TYPE_PARAMETER = 25
+    CK_FUNCTION = 3,
+    CK_FIELD = 5,
+    CK_VARIABLE = 6,
+    CK_CLASS = 7,
+    CK_MODULE = 9,
+    CK_PROPERTY = 10,
+    CK_KEYWORD = 14,
+    CK_ENUM_MEMBER = 20,
+    CK_CONSTANT = 21,
+    CK_FILE = 17,
+    CK_STRUCT = 22,
+    CK_TYPE_PARAMETER = 25
 };
 
 typedef struct Items {
@@ -1256,10 +1308,14 @@ static void globals_of_kind(Items *it, LspDoc *d, int kind) {
             const Decl *x = mods[i]->decls[k];
             if (x->kind == DK_USE || x->kind == DK_ERROR || !x->name.name) continue;
             if (kind >= 0 && (int)x->kind != kind) continue;
-            int ck = x->kind == DK_OP ? CK_FUNCTION : x->kind == DK_ARCH ? CK_CLASS
-                     : x->kind == DK_MAPPING ? CK_MODULE : CK_CONSTANT;
-            const char *detail = x->kind == DK_OP ? "op" : x->kind == DK_ARCH ? "arch"
-                                 : x->kind == DK_MAPPING ? "mapping" : "const";
+            int ck = x->kind == DK_OP        ? CK_FUNCTION
+                     : x->kind == DK_ARCH    ? CK_CLASS
+                     : x->kind == DK_MAPPING ? CK_MODULE
+                                             : CK_CONSTANT;
+            const char *detail = x->kind == DK_OP        ? "op"
+                                 : x->kind == DK_ARCH    ? "arch"
+                                 : x->kind == DK_MAPPING ? "mapping"
+                                                         : "const";
             item(it, x->name.name, ck, detail);
         }
 }
@@ -1305,7 +1361,9 @@ static void op_names(Items *it, const Decl *op, bool tensors, int want) {
                 for (int k = 0; k < e->u.access.indices.count; k++)
                     item(it, e->u.access.indices.items[k].name, CK_TYPE_PARAMETER, "index");
                 break;
-            case EX_UNARY: if (top < 256) stack[top++] = e->u.unary.operand; break;
+            case EX_UNARY:
+                if (top < 256) stack[top++] = e->u.unary.operand;
+                break;
             case EX_BINARY:
                 if (top < 255) {
                     stack[top++] = e->u.binary.lhs;
@@ -1316,7 +1374,9 @@ static void op_names(Items *it, const Decl *op, bool tensors, int want) {
                 for (int k = 0; k < e->u.call.arg_count && top < 256; k++)
                     stack[top++] = e->u.call.args[k];
                 break;
-            case EX_REDUCE: if (top < 256) stack[top++] = e->u.reduce.body; break;
+            case EX_REDUCE:
+                if (top < 256) stack[top++] = e->u.reduce.body;
+                break;
             default: break;
             }
         }
@@ -1347,10 +1407,14 @@ static const Decl *enclosing_decl(LspDoc *d, uint32_t off, int *kind) {
         uint32_t ls = i;
         while (ls > 0 && t[ls - 1] != '\n') ls--;
         const char *line = t + ls;
-        if (strncmp(line, "op ", 3) == 0) *kind = DK_OP;
-        else if (strncmp(line, "arch ", 5) == 0) *kind = DK_ARCH;
-        else if (strncmp(line, "mapping ", 8) == 0) *kind = DK_MAPPING;
-        else if (line[0] == '}') return NULL;
+        if (strncmp(line, "op ", 3) == 0)
+            *kind = DK_OP;
+        else if (strncmp(line, "arch ", 5) == 0)
+            *kind = DK_ARCH;
+        else if (strncmp(line, "mapping ", 8) == 0)
+            *kind = DK_MAPPING;
+        else if (line[0] == '}')
+            return NULL;
         if (*kind >= 0) {
             /* the word after the keyword names it */
             const char *p = strchr(line, ' ');
@@ -1419,8 +1483,7 @@ static void module_paths(Items *it, const char *root, const char *prefix, int de
         if (S_ISDIR(st.st_mode) && word) {
             module_paths(it, full, arena_printf(it->a, "%s%s.", prefix, n), depth + 1);
         } else if (S_ISREG(st.st_mode) && word && len > 4 && strcmp(n + len - 4, ".cmt") == 0) {
-            item(it, arena_printf(it->a, "%s%.*s", prefix, (int)(len - 4), n), CK_MODULE,
-                 "module");
+            item(it, arena_printf(it->a, "%s%.*s", prefix, (int)(len - 4), n), CK_MODULE, "module");
         }
     }
     closedir(dir);
@@ -1433,7 +1496,8 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) 
     uint32_t ls = offset < d->file->len ? offset : (uint32_t)d->file->len;
     while (ls > 0 && t[ls - 1] != '\n') ls--;
     while (ls < offset && (t[ls] == ' ' || t[ls] == '\t')) ls++;
-    if (offset < ls + 4 || strncmp(t + ls, "use", 3) != 0 || (t[ls + 3] != ' ' && t[ls + 3] != '\t'))
+    if (offset < ls + 4 || strncmp(t + ls, "use", 3) != 0 ||
+        (t[ls + 3] != ' ' && t[ls + 3] != '\t'))
         return false;
     if (s->check.stdlib_dir) module_paths(it, s->check.stdlib_dir, "", 0);
     for (int i = 0; i < s->check.include_count; i++)
@@ -1459,8 +1523,8 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) 
  * dimension, `fuse ` statements and `at ` a level; a line's first word is
  * a keyword. */
 static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_t offset) {
-    static const char *const map_kw[] = {"spatial", "tile", "order", "fuse", "overlap",
-                                         "objective", "repeat", NULL};
+    static const char *const map_kw[] = {"spatial", "tile",      "order",  "fuse",
+                                         "overlap", "objective", "repeat", NULL};
     const char *t = d->file->text;
     uint32_t b = offset < d->file->len ? offset : (uint32_t)d->file->len;
     while (b > 0 && t[b - 1] != ';' && t[b - 1] != '{' && t[b - 1] != '}') b--;
@@ -1571,19 +1635,18 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
     }
     static const char *const top_kw[] = {"use", "const", "op", "arch", "mapping", NULL};
-    static const char *const op_kw[] = {"in", "out", "var", "int4", "int8", "int16", "int32",
-                                        "fp8", "bf16", "fp16", "fp32", NULL};
-    static const char *const fns[] = {"exp", "log", "sqrt", "rsqrt", "recip", "abs", "tanh",
-                                      "sigmoid", "relu", "gelu", "silu", "max", "min", "sum",
-                                      "mean", NULL};
-    static const char *const arch_kw[] = {"memory", "cluster", "compute", "role", "cost",
-                                          "array", "matrix", "vector", "input", "weight",
-                                          "output", "ring", "mesh", "torus", "switch", "full",
-                                          NULL};
-    static const char *const arch_attrs[] = {"clock", "capacity", "bandwidth", "read_energy",
-                                             "write_energy", "energy", "link_bandwidth",
-                                             "hop_latency", "link_energy", "throughput",
-                                             "efficiency", "count", NULL};
+    static const char *const op_kw[] = {"in",    "out", "var",  "int4", "int8", "int16",
+                                        "int32", "fp8", "bf16", "fp16", "fp32", NULL};
+    static const char *const fns[] = {"exp",  "log",     "sqrt", "rsqrt", "recip", "abs",
+                                      "tanh", "sigmoid", "relu", "gelu",  "silu",  "max",
+                                      "min",  "sum",     "mean", NULL};
+    static const char *const arch_kw[] = {
+        "memory", "cluster", "compute", "role", "cost",  "array",  "matrix", "vector", "input",
+        "weight", "output",  "ring",    "mesh", "torus", "switch", "full",   NULL};
+    static const char *const arch_attrs[] = {
+        "clock",      "capacity",       "bandwidth",   "read_energy", "write_energy",
+        "energy",     "link_bandwidth", "hop_latency", "link_energy", "throughput",
+        "efficiency", "count",          NULL};
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {
@@ -1602,7 +1665,8 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
     case DK_MAPPING: {
         bool in_body = x ? false : true;
         if (x) {
-            const char *brace = memchr(d->file->text + x->span.start, '{', x->span.end - x->span.start);
+            const char *brace =
+                memchr(d->file->text + x->span.start, '{', x->span.end - x->span.start);
             in_body = brace && (uint32_t)(brace - d->file->text) < offset;
         }
         if (!in_body) {
@@ -1667,14 +1731,15 @@ json_t *lsp_code_actions(LspServer *s, LspDoc *d, json_t *params) {
         bool word = true;
         for (uint32_t k = from; k < to; k++)
             if (!word_char_c(d->file->text[k])) word = false;
-        if (!word || (to - from == strlen(fix) && memcmp(d->file->text + from, fix, to - from) == 0))
+        if (!word ||
+            (to - from == strlen(fix) && memcmp(d->file->text + from, fix, to - from) == 0))
             continue;
         json_t *edit = json_pack("{s:{s:[{s:O,s:o}]}}", "changes", d->uri, "range", range,
                                  "newText", lsp_jstr(fix));
-        json_t *action = json_pack("{s:o,s:s,s:[O],s:b,s:o}", "title",
-                                   lsp_jstr(arena_printf(&d->arena, "Replace with `%s`", fix)),
-                                   "kind", "quickfix", "diagnostics", g, "isPreferred", 1,
-                                   "edit", edit);
+        json_t *action =
+            json_pack("{s:o,s:s,s:[O],s:b,s:o}", "title",
+                      lsp_jstr(arena_printf(&d->arena, "Replace with `%s`", fix)), "kind",
+                      "quickfix", "diagnostics", g, "isPreferred", 1, "edit", edit);
         json_array_append_new(out, action);
     }
     return out;
@@ -1697,10 +1762,10 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
     } else if (len == d->file->len && memcmp(out, d->file->text, len) == 0) {
         result = json_array();
     } else {
-        json_t *edit = json_pack("{s:o,s:o}", "range",
-                                 lsp_range_json(s, d->file, (Span){d->file->id, 0,
-                                                                   (uint32_t)d->file->len}),
-                                 "newText", lsp_jstr(out));
+        json_t *edit =
+            json_pack("{s:o,s:o}", "range",
+                      lsp_range_json(s, d->file, (Span){d->file->id, 0, (uint32_t)d->file->len}),
+                      "newText", lsp_jstr(out));
         result = json_array();
         json_array_append_new(result, edit);
     }
@@ -1717,7 +1782,7 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 #define LSP_OPTIMIZE_SECONDS 2.0
 
 typedef struct Hint {
-    uint32_t at;       /* byte offset just after the `?` */
+    uint32_t at; /* byte offset just after the `?` */
     const char *label;
 } Hint;
 
@@ -1732,8 +1797,8 @@ static void hint_add(Arena *a, HintSet *h, uint32_t at, const char *label) {
     if (!label || !label[0]) return;
     if (h->count == h->cap) {
         int cap = h->cap ? 2 * h->cap : 8;
-        h->hints = arena_realloc(a, h->hints, sizeof(Hint) * (size_t)h->cap,
-                                 sizeof(Hint) * (size_t)cap);
+        h->hints =
+            arena_realloc(a, h->hints, sizeof(Hint) * (size_t)h->cap, sizeof(Hint) * (size_t)cap);
         h->cap = cap;
     }
     h->hints[h->count++] = (Hint){at, label};
@@ -1756,14 +1821,15 @@ static const char *clauses(Arena *a, const char *text, const char *prefix) {
         const char *e = strstr(p, "; ");
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n > 0 && p[n - 1] == ';') n--;
-        if (strncmp(p, prefix, pn) == 0)
-            text_add(&b, "%s%.*s", b.len ? "; " : "", (int)n, p);
+        if (strncmp(p, prefix, pn) == 0) text_add(&b, "%s%.*s", b.len ? "; " : "", (int)n, p);
         p = e ? e + 2 : NULL;
     }
     return b.buf;
 }
 
-static int stmt_id(const IrMapping *m, Name name) { return ir_find_stmt(m->op, name); }
+static int stmt_id(const IrMapping *m, Name name) {
+    return ir_find_stmt(m->op, name);
+}
 
 /* Which dims index `ix` is split over for the statements of `it` (all when
  * the line names none), as "x" or "(x, y)"; "none" when none. */
@@ -1824,7 +1890,8 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
                 int ix = as->index.name ? ir_find_index(m->op, as->index.name) : -1;
                 if (as->index.hole) {
                     int dim = as->dims.count > 0 && as->dims.items[0].name
-                                  ? ir_find_dim(m->arch, as->dims.items[0].name) : -1;
+                                  ? ir_find_dim(m->arch, as->dims.items[0].name)
+                                  : -1;
                     if (dim >= 0) hint_add(a, h, as->index.span.end, index_of_dim(m, it, dim));
                 }
                 if (as->dims.count == 1 && as->dims.items[0].hole && ix >= 0)
@@ -1843,8 +1910,9 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
             for (int k = 0; k < it->tile_count; k++) {
                 const TileEntry *te = &it->tiles[k];
                 if (te->index.hole) {
-                    hint_add(a, h, te->index.span.end,
-                             clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name)));
+                    hint_add(
+                        a, h, te->index.span.end,
+                        clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name)));
                     continue;
                 }
                 int ix = te->index.name ? ir_find_index(m->op, te->index.name) : -1;
@@ -1910,7 +1978,8 @@ static HintSet *hints_for(LspDoc *d, IrMapping *m, double seconds) {
     h->tooltip = arena_printf(&d->arena, "chosen by the optimizer (%s, %s): %s",
                               solver_status_name(report.status),
                               m->objective == OBJ_ENERGY ? "energy"
-                              : m->objective == OBJ_EDP  ? "edp" : "latency",
+                              : m->objective == OBJ_EDP  ? "edp"
+                                                         : "latency",
                               text);
     c->optimized = true;
     return h;

@@ -53,7 +53,9 @@ static bool reader_fill(LspReader *r) {
     }
 }
 
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+static int lower(int c) {
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
 
 static bool match_ci(const char *p, size_t avail, const char *word) {
     size_t n = strlen(word);
@@ -66,8 +68,8 @@ static bool match_ci(const char *p, size_t avail, const char *word) {
 /* If a header line `content-length: <digits>` followed by a line break
  * starts at p, returns true and sets *value (saturated) and *line_end (the
  * offset just past the line break).  Case-insensitive. */
-static bool parse_length_line(const char *p, size_t avail, uint64_t *value,
-                              size_t *line_end, bool *complete) {
+static bool parse_length_line(const char *p, size_t avail, uint64_t *value, size_t *line_end,
+                              bool *complete) {
     static const char key[] = "content-length:";
     *complete = false;
     if (!match_ci(p, avail, key)) return false;
@@ -96,9 +98,7 @@ size_t lsp_find_header(const char *buf, size_t len) {
         uint64_t v;
         size_t le;
         bool complete;
-        if (parse_length_line(buf + i, len - i, &v, &le, &complete) &&
-            complete)
-            return i;
+        if (parse_length_line(buf + i, len - i, &v, &le, &complete) && complete) return i;
     }
     return (size_t)-1;
 }
@@ -145,19 +145,15 @@ static size_t header_end(const char *p, size_t n, size_t *hdr_len) {
     return 0;
 }
 
-LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len,
-                       char *err, size_t err_size) {
+LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, size_t err_size) {
     for (;;) {
         /* stray line breaks and blanks between messages are harmless */
-        while (r->start < r->end &&
-               (r->buf[r->start] == '\r' || r->buf[r->start] == '\n' ||
-                r->buf[r->start] == ' ' || r->buf[r->start] == '\t'))
+        while (r->start < r->end && (r->buf[r->start] == '\r' || r->buf[r->start] == '\n' ||
+                                     r->buf[r->start] == ' ' || r->buf[r->start] == '\t'))
             r->start++;
         size_t hdr_len = 0;
         size_t body_at =
-            r->start < r->end
-                ? header_end(r->buf + r->start, r->end - r->start, &hdr_len)
-                : 0;
+            r->start < r->end ? header_end(r->buf + r->start, r->end - r->start, &hdr_len) : 0;
         if (body_at == 0) {
             if (r->end - r->start > LSP_MAX_HEADER) {
                 set_err(err, err_size,
@@ -184,8 +180,7 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len,
             size_t le;
             bool complete;
             /* +1: the line break ending the section belongs to the line */
-            if (parse_length_line(h + i, hdr_len + 1 - i, &v, &le,
-                                  &complete)) {
+            if (parse_length_line(h + i, hdr_len + 1 - i, &v, &le, &complete)) {
                 if (complete) {
                     found = true;
                     malformed = false;
@@ -205,8 +200,7 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len,
             return LSP_READ_ERROR;
         }
         if (length > LSP_MAX_BODY) {
-            set_err(err, err_size,
-                    "Content-Length %llu exceeds the limit of %u bytes",
+            set_err(err, err_size, "Content-Length %llu exceeds the limit of %u bytes",
                     (unsigned long long)length, LSP_MAX_BODY);
             if (!reader_resync(r)) r->start = r->end;
             return LSP_READ_ERROR;
@@ -217,8 +211,7 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len,
             size_t avail = r->end - r->start;
             size_t upto = avail < n ? avail : n;
             size_t from = scanned > 32 ? scanned - 32 : 0;
-            size_t at = lsp_find_header(r->buf + r->start + from,
-                                        upto - from);
+            size_t at = lsp_find_header(r->buf + r->start + from, upto - from);
             if (at != (size_t)-1) {
                 set_err(err, err_size,
                         "Content-Length %zu does not match the message: a "
@@ -282,8 +275,7 @@ char *lsp_path_to_uri(Arena *a, const char *path) {
     char cwd[4096];
     const char *prefix = "";
     if (path[0] != '/' && getcwd(cwd, sizeof cwd)) prefix = cwd;
-    const char *full = prefix[0] ? arena_printf(a, "%s/%s", prefix, path)
-                                 : path;
+    const char *full = prefix[0] ? arena_printf(a, "%s/%s", prefix, path) : path;
     full = lsp_normalize_path(a, full);
     size_t n = strlen(full);
     char *out = arena_alloc(a, 8 + 3 * n);
@@ -293,9 +285,8 @@ char *lsp_path_to_uri(Arena *a, const char *path) {
     static const char hex[] = "0123456789ABCDEF";
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)full[i];
-        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-            c == '~' || c == '/') {
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
             out[o++] = (char)c;
         } else {
             out[o++] = '%';
@@ -354,11 +345,9 @@ char *lsp_normalize_path(Arena *a, const char *path) {
 
 /* Length of the UTF-8 sequence starting at s[i] (1 for an invalid byte),
  * and whether it is a valid 4-byte sequence (two UTF-16 units). */
-static size_t utf8_seq(const unsigned char *s, size_t i, size_t end,
-                       bool *astral) {
+static size_t utf8_seq(const unsigned char *s, size_t i, size_t end, bool *astral) {
     unsigned char c = s[i];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
-                          : (c >> 3) == 30 ? 4 : 0;
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
     *astral = false;
     if (n <= 1 || i + n > end) return 1;
     for (size_t k = 1; k < n; k++)
@@ -367,8 +356,7 @@ static size_t utf8_seq(const unsigned char *s, size_t i, size_t end,
     uint32_t cp = c & (0x7F >> n);
     for (size_t k = 1; k < n; k++) cp = (cp << 6) | (s[i + k] & 0x3F);
     if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-        (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
+        (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
         return 1;
     *astral = n == 4;
     return n;
@@ -376,8 +364,7 @@ static size_t utf8_seq(const unsigned char *s, size_t i, size_t end,
 
 /* The byte offset where line `line` (0-based) ends, before "\r\n"/"\n". */
 static uint32_t line_end_of(const SourceFile *f, uint32_t line) {
-    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1]
-                                            : (uint32_t)f->len;
+    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] : (uint32_t)f->len;
     if (end > f->line_starts[line] && f->text[end - 1] == '\n') {
         end--;
         if (end > f->line_starts[line] && f->text[end - 1] == '\r') end--;
@@ -385,14 +372,16 @@ static uint32_t line_end_of(const SourceFile *f, uint32_t line) {
     return end;
 }
 
-void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16,
-                     uint32_t *line, uint32_t *col) {
+void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16, uint32_t *line,
+                     uint32_t *col) {
     if (offset > f->len) offset = (uint32_t)f->len;
     uint32_t lo = 0, hi = f->line_count; /* last start <= offset */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (f->line_starts[mid] <= offset) lo = mid;
-        else hi = mid;
+        if (f->line_starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
     }
     *line = lo;
     uint32_t start = f->line_starts[lo];
@@ -413,8 +402,7 @@ void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16,
     *col = units;
 }
 
-uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col,
-                       bool utf16) {
+uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col, bool utf16) {
     if (line >= f->line_count) return (uint32_t)f->len;
     uint32_t start = f->line_starts[line], end = line_end_of(f, line);
     if (!utf16) return col > end - start ? end : start + col;
@@ -503,11 +491,8 @@ json_t *lsp_location_json(const LspServer *s, const LspDoc *doc, Span sp) {
     SourceFile *f = sp.file >= 0 ? sources_get(&doc->sm, sp.file) : NULL;
     if (!f) f = doc->file;
     Arena scratch = {0};
-    const char *uri = f == doc->file ? doc->uri
-                                     : lsp_uri_for_path(s, &scratch, f->path);
-    json_t *loc = json_pack("{s:o,s:o}", "uri", lsp_jstr(uri), "range",
-                            lsp_range_json(s, f, sp));
+    const char *uri = f == doc->file ? doc->uri : lsp_uri_for_path(s, &scratch, f->path);
+    json_t *loc = json_pack("{s:o,s:o}", "uri", lsp_jstr(uri), "range", lsp_range_json(s, f, sp));
     arena_free_all(&scratch);
     return loc;
 }
-

@@ -68,10 +68,13 @@ bool common_option(CommonOptions *o, int argc, char **argv, int *i, bool *bad) {
         format = arg + 21;
     }
     if (format) {
-        if (strcmp(format, "json") == 0) o->json_diagnostics = true;
-        else if (strcmp(format, "text") == 0) o->json_diagnostics = false;
+        if (strcmp(format, "json") == 0)
+            o->json_diagnostics = true;
+        else if (strcmp(format, "text") == 0)
+            o->json_diagnostics = false;
         else {
-            fprintf(stderr, "cmtc: error: --diagnostics-format takes text or json, got '%s'\n", format);
+            fprintf(stderr, "cmtc: error: --diagnostics-format takes text or json, got '%s'\n",
+                    format);
             *bad = true;
         }
         ++*i;
@@ -89,8 +92,10 @@ void common_check_options(const CommonOptions *o, CheckOptions *out) {
 
 void common_print_diags(const CommonOptions *o, const SourceManager *sm, DiagSink *d) {
     diags_sort(d);
-    if (o->json_diagnostics) diags_render_json(stderr, sm, d);
-    else diags_render_text(stderr, sm, d, (DiagRenderOptions){o->color});
+    if (o->json_diagnostics)
+        diags_render_json(stderr, sm, d);
+    else
+        diags_render_text(stderr, sm, d, (DiagRenderOptions){o->color});
 }
 
 static void init_common(CommonOptions *o) {
@@ -108,7 +113,10 @@ static SourceFile *load_root(SourceManager *sm, const char *path) {
             len += n;
             if (len == cap) {
                 char *bigger = realloc(buf, cap *= 2);
-                if (!bigger) { free(buf); buf = NULL; }
+                if (!bigger) {
+                    free(buf);
+                    buf = NULL;
+                }
                 buf = bigger;
             }
         }
@@ -203,8 +211,10 @@ int cmd_check(int argc, char **argv) {
         if (program && diags.error_count == 0) check_mapping_capacity(program);
         diags_sort(&diags);
         DiagSink shown = unseen_diags(&sm, &diags, &seen);
-        if (all_json) collect_json(all_json, &sm, &shown);
-        else diags_render_text(stderr, &sm, &shown, (DiagRenderOptions){common.color});
+        if (all_json)
+            collect_json(all_json, &sm, &shown);
+        else
+            diags_render_text(stderr, &sm, &shown, (DiagRenderOptions){common.color});
         if (diags.error_count > 0 && status == EXIT_OK) status = EXIT_DIAGNOSTICS;
         arena_free_all(&arena);
     }

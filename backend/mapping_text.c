@@ -63,7 +63,7 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     /* the main spatial line: along each dim, every index that all the
      * statements using it split there (no statement using two of them),
      * most used first; other statements get `spatial for` lines */
-    bool *base = ARENA_ARRAY(a, bool, D * I + 1);
+    bool *base = ARENA_ARRAY(a, bool, D *I + 1);
     for (int d = 0; d < D; d++) {
         bool *tried = ARENA_ARRAY(a, bool, I + 1);
         for (;;) {
@@ -97,7 +97,7 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         text_add(&t, "; ");
     }
     bool *done = ARENA_ARRAY(a, bool, S);
-    bool *want = ARENA_ARRAY(a, bool, D * I + 1);
+    bool *want = ARENA_ARRAY(a, bool, D *I + 1);
     for (int st = 0; st < S; st++) {
         bool deviates = false, splits = false;
         memset(want, 0, sizeof(bool) * (size_t)(D * I));
@@ -135,7 +135,8 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         for (int i = 0; i < I; i++) {
             int64_t v = m->tile.size[l * I + i];
             if (v < 1) continue;
-            text_add(&t, "%s%s %lld", k++ ? ", " : arena_printf(a, "tile %s: ", arch->levels[l].name),
+            text_add(&t, "%s%s %lld",
+                     k++ ? ", " : arena_printf(a, "tile %s: ", arch->levels[l].name),
                      op->indices[i].name, (long long)v);
         }
         if (k) text_add(&t, "; ");
@@ -163,9 +164,10 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         text_add(&t, "overlap %s; ", m->overlap == OVERLAP_NONE ? "none" : "full");
     if (m->objective_given)
         text_add(&t, "objective %s; ",
-                 m->objective == OBJ_ENERGY ? "energy" : m->objective == OBJ_EDP ? "edp" : "latency");
+                 m->objective == OBJ_ENERGY ? "energy"
+                 : m->objective == OBJ_EDP  ? "edp"
+                                            : "latency");
     if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
     return t.buf;
 }
-

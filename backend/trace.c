@@ -57,7 +57,8 @@ static void metadata(json_t *events, int pid, int tid, const char *what, const c
 static json_t *node_args(const Schedule *s, const SchedNode *n) {
     json_t *a = json_object();
     json_object_set_new(a, "group", json_integer(n->group));
-    if (n->tensor >= 0) json_object_set_new(a, "tensor", json_string(s->op->tensors[n->tensor].name));
+    if (n->tensor >= 0)
+        json_object_set_new(a, "tensor", json_string(s->op->tensors[n->tensor].name));
     json_object_set_new(a, "bytes", json_real(n->bytes));
     json_object_set_new(a, "count", json_real(n->count));
     json_object_set_new(a, "energy_j", json_real(n->energy_j));
@@ -96,12 +97,14 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
             } else if (n->kind == SN_COLLECTIVE) {
                 for (int j = 0; j < n->dim_count; j++)
                     names[nt++] = arena_printf(ar, "network %s", s->arch->dims[n->dims[j]].name);
-                label = arena_printf(ar, "%s %s", coll_kind_name(n->coll), s->op->tensors[n->tensor].name);
+                label = arena_printf(ar, "%s %s", coll_kind_name(n->coll),
+                                     s->op->tensors[n->tensor].name);
             } else {
                 int from = n->from_level, to = n->to_level;
                 names[nt++] = arena_printf(ar, "memory %s->%s", s->arch->levels[from].name,
                                            to >= s->levels ? "unit" : s->arch->levels[to].name);
-                label = arena_printf(ar, "%s %s", sched_kind_name(n->kind), s->op->tensors[n->tensor].name);
+                label = arena_printf(ar, "%s %s", sched_kind_name(n->kind),
+                                     s->op->tensors[n->tensor].name);
             }
             double begin = serial_cursor;
             if (!serial)
@@ -112,15 +115,16 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
             for (int k = 0; k < nt; k++) {
                 int t = track_of(&tracks, names[k]);
                 if (tracks.items[t].cursor < start) tracks.items[t].cursor = start;
-                slice(events, pid, t, label, sched_kind_name(n->kind), begin * 1e6, n->latency_s * 1e6,
-                      node_args(s, n));
+                slice(events, pid, t, label, sched_kind_name(n->kind), begin * 1e6,
+                      n->latency_s * 1e6, node_args(s, n));
                 tracks.items[t].cursor = begin + n->latency_s;
             }
             if (serial) serial_cursor = begin + n->latency_s;
         }
         start += grp->latency_s;
     }
-    for (int t = 0; t < tracks.count; t++) metadata(events, pid, t, "thread_name", tracks.items[t].name);
+    for (int t = 0; t < tracks.count; t++)
+        metadata(events, pid, t, "thread_name", tracks.items[t].name);
 }
 
 void emit_trace(FILE *out, const CompileOutput *o) {

@@ -23,7 +23,9 @@ struct ArenaChunk {
 _Static_assert(sizeof(ArenaChunk) % ARENA_ALIGN == 0,
                "chunk header must keep the data 16-byte aligned");
 
-static inline char *chunk_data(ArenaChunk *c) { return (char *)(c + 1); }
+static inline char *chunk_data(ArenaChunk *c) {
+    return (char *)(c + 1);
+}
 
 static inline size_t align_up(size_t n) {
     return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
@@ -36,8 +38,8 @@ static inline size_t align_up(size_t n) {
 static ArenaChunk *chunk_new(size_t capacity, bool zeroed) {
     /* malloc and calloc align for any fundamental type, which is 16 on
      * the hosts we build for; the header size keeps data() aligned too. */
-    ArenaChunk *c = zeroed ? calloc(1, sizeof(ArenaChunk) + capacity)
-                           : malloc(sizeof(ArenaChunk) + capacity);
+    ArenaChunk *c =
+        zeroed ? calloc(1, sizeof(ArenaChunk) + capacity) : malloc(sizeof(ArenaChunk) + capacity);
     if (!c) {
         fputs("cmtc: out of memory\n", stderr);
         abort();

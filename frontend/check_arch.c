@@ -42,10 +42,9 @@ typedef struct ArchCtx {
     int depth;
 } ArchCtx;
 
-static Diag *arch_error(ArchCtx *c, Span span, const char *code,
-                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static Diag *arch_error(ArchCtx *c, Span span, const char *code,
-                        const char *fmt, ...) {
+static Diag *arch_error(ArchCtx *c, Span span, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static Diag *arch_error(ArchCtx *c, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *msg = arena_vprintf(c->arena, fmt, ap);
@@ -54,7 +53,9 @@ static Diag *arch_error(ArchCtx *c, Span span, const char *code,
     return diag_error(c->diags, span, code, "%s", msg);
 }
 
-static Name attr_key(const Attr *a) { return a->key.name; }
+static Name attr_key(const Attr *a) {
+    return a->key.name;
+}
 
 static void merge_attr(ArchCtx *c, EffItem *e, const Attr *a) {
     for (int i = 0; i < e->attr_count; i++)
@@ -63,8 +64,7 @@ static void merge_attr(ArchCtx *c, EffItem *e, const Attr *a) {
             return;
         }
     const Attr **grown = ARENA_ARRAY(c->arena, const Attr *, e->attr_count + 1);
-    if (e->attr_count)
-        memcpy(grown, e->attrs, sizeof(Attr *) * (size_t)e->attr_count);
+    if (e->attr_count) memcpy(grown, e->attrs, sizeof(Attr *) * (size_t)e->attr_count);
     grown[e->attr_count++] = a;
     e->attrs = grown;
 }
@@ -76,8 +76,7 @@ static void check_duplicate_attrs(ArchCtx *c, const AttrList *list) {
         if (!a->key.name) continue;
         for (int j = 0; j < i; j++)
             if (list->items[j]->key.name == a->key.name) {
-                Diag *d = arch_error(c, a->key.span, "E0211",
-                                     "`%s` is given twice", a->key.name);
+                Diag *d = arch_error(c, a->key.span, "E0211", "`%s` is given twice", a->key.name);
                 diag_label(d, c->diags, list->items[j]->key.span, "first given here");
                 break;
             }
@@ -112,11 +111,9 @@ static EffList *resolve_parent(ArchCtx *c, const Decl *decl) {
             }
         }
         Diag *d = arch_error(c, parent->span, "E0512",
-                             g ? "`%s` is not an arch" : "unknown arch `%s`",
-                             parent->name);
+                             g ? "`%s` is not an arch" : "unknown arch `%s`", parent->name);
         if (g) {
-            diag_label(d, c->diags, g->decl->name.span, "`%s` is defined here",
-                       parent->name);
+            diag_label(d, c->diags, g->decl->name.span, "`%s` is defined here", parent->name);
         } else {
             int n = 0;
             const char **names = globals_names(c->arena, c->s->globals, DK_ARCH, &n);
@@ -150,8 +147,7 @@ static EffList *resolve_parent(ArchCtx *c, const Decl *decl) {
             return NULL;
         }
     if (c->depth >= ARCH_MAX_INHERIT_DEPTH) {
-        arch_error(c, parent->span, "E0513",
-                   "arch inheritance is more than %d levels deep",
+        arch_error(c, parent->span, "E0513", "arch inheritance is more than %d levels deep",
                    ARCH_MAX_INHERIT_DEPTH);
         return NULL;
     }
@@ -162,8 +158,7 @@ static EffItem *find_eff(EffList *l, ArchItemKind kind, Name name) {
     for (int i = 0; i < l->count; i++) {
         EffItem *e = l->items[i];
         if (e->kind != kind) continue;
-        if (kind == AI_ATTR ? attr_key(e->attr) == name : e->item->name.name == name)
-            return e;
+        if (kind == AI_ATTR ? attr_key(e->attr) == name : e->item->name.name == name) return e;
     }
     return NULL;
 }
@@ -191,16 +186,21 @@ static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
     const ArchDecl *ad = &decl->u.arch;
     for (int i = 0; i < ad->item_count; i++) {
         const ArchItem *it = ad->items[i];
-        if (it->kind == AI_ERROR) { c->ok = false; continue; }
+        if (it->kind == AI_ERROR) {
+            c->ok = false;
+            continue;
+        }
         if (it->kind == AI_ATTR) {
-            if (!it->attr || !it->attr->key.name) { c->ok = false; continue; }
+            if (!it->attr || !it->attr->key.name) {
+                c->ok = false;
+                continue;
+            }
             for (int j = 0; j < i; j++)
                 if (ad->items[j]->kind == AI_ATTR && ad->items[j]->attr &&
                     ad->items[j]->attr->key.name == it->attr->key.name) {
-                    Diag *d = arch_error(c, it->attr->key.span, "E0211",
-                                         "`%s` is given twice", it->attr->key.name);
-                    diag_label(d, c->diags, ad->items[j]->attr->key.span,
-                               "first given here");
+                    Diag *d = arch_error(c, it->attr->key.span, "E0211", "`%s` is given twice",
+                                         it->attr->key.name);
+                    diag_label(d, c->diags, ad->items[j]->attr->key.span, "first given here");
                     break;
                 }
             EffItem *e = find_eff(out, AI_ATTR, it->attr->key.name);
@@ -212,15 +212,18 @@ static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
             e->attr = it->attr;
             continue;
         }
-        if (!it->name.name) { c->ok = false; continue; }
+        if (!it->name.name) {
+            c->ok = false;
+            continue;
+        }
         check_duplicate_attrs(c, &it->body);
         for (int j = 0; j < i; j++) {
             const ArchItem *prev = ad->items[j];
             if (prev->kind != AI_ATTR && prev->kind != AI_ERROR &&
                 prev->name.name == it->name.name) {
-                Diag *d = arch_error(c, it->name.span, "E0514",
-                                     "`%s` is declared twice in arch `%s`",
-                                     it->name.name, decl->name.name);
+                Diag *d =
+                    arch_error(c, it->name.span, "E0514", "`%s` is declared twice in arch `%s`",
+                               it->name.name, decl->name.name);
                 diag_label(d, c->diags, prev->name.span, "first declared here as a %s",
                            item_kind_name(prev->kind));
                 break;
@@ -231,8 +234,7 @@ static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
             /* A name the parent uses for another kind of item. */
             for (int k = 0; k < out->count; k++) {
                 EffItem *o = out->items[k];
-                if (o->kind != AI_ATTR && o->inherited &&
-                    o->item->name.name == it->name.name) {
+                if (o->kind != AI_ATTR && o->inherited && o->item->name.name == it->name.name) {
                     Diag *d = arch_error(c, it->name.span, "E0514",
                                          "`%s` is a %s in the parent arch; it "
                                          "cannot become a %s",
@@ -276,10 +278,11 @@ static void check_known_keys(ArchCtx *c, const EffItem *e, const char *what,
         for (int k = 0; k < key_count; k++)
             if (strcmp(a->key.name, keys[k]) == 0) known = true;
         if (known) continue;
-        Diag *d = arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for %s",
-                             a->key.name, what);
+        Diag *d =
+            arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for %s", a->key.name, what);
         const char *best = spell_suggest(a->key.name, keys, key_count);
-        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        if (best)
+            diag_help(d, c->diags, "did you mean `%s`?", best);
         else {
             const char *list = "";
             for (int k = 0; k < key_count; k++)
@@ -306,12 +309,13 @@ static bool decycle(ArchCtx *c, double *v, UnitDim *dim, Span span) {
     if (clock <= 0) {
         if (!c->clock_reported) {
             c->clock_reported = true;
-            Diag *d = arch_error(c, span, "E0508",
-                                 "`%s` is in cycles, but arch `%s` has no `clock`",
-                                 span_text(c->arena, c->s->prog->sources, span),
-                                 c->decl->name.name);
-            diag_help(d, c->diags, "add `clock 1 GHz;` (the arch's frequency) to "
-                                   "arch `%s`", c->decl->name.name);
+            Diag *d =
+                arch_error(c, span, "E0508", "`%s` is in cycles, but arch `%s` has no `clock`",
+                           span_text(c->arena, c->s->prog->sources, span), c->decl->name.name);
+            diag_help(d, c->diags,
+                      "add `clock 1 GHz;` (the arch's frequency) to "
+                      "arch `%s`",
+                      c->decl->name.name);
         }
         c->ok = false;
         return false;
@@ -329,8 +333,8 @@ static bool decycle(ArchCtx *c, double *v, UnitDim *dim, Span span) {
 /* Evaluates a quantity attribute that must have one of `accept` dims (the
  * first is named in the message).  `number_ok`: a plain number passes
  * with dim none. */
-static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept,
-                          int accept_count, double *out, UnitDim *dim) {
+static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int accept_count,
+                          double *out, UnitDim *dim) {
     const Expr *e = single_value(c, a);
     if (!e) return false;
     ConstEnv env = c->s->env;
@@ -350,15 +354,12 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept,
             return true;
         }
     const char *desc = unit_dim_describe(accept[0]);
-    Diag *d = arch_error(c, e->span, "E0208", "%s expects %s %s such as %s, got %s",
-                         a->key.name, strchr("aeiou", desc[0]) ? "an" : "a", desc,
-                         unit_dim_example(accept[0]),
+    Diag *d = arch_error(c, e->span, "E0208", "%s expects %s %s such as %s, got %s", a->key.name,
+                         strchr("aeiou", desc[0]) ? "an" : "a", desc, unit_dim_example(accept[0]),
                          span_text(c->arena, c->s->prog->sources, e->span));
     if (v.kind == VK_QUANTITY)
-        diag_note(d, c->diags, "`%s` is %s %s",
-                  span_text(c->arena, c->s->prog->sources, e->span),
-                  strchr("aeiou", unit_dim_describe(got)[0]) ? "an" : "a",
-                  unit_dim_describe(got));
+        diag_note(d, c->diags, "`%s` is %s %s", span_text(c->arena, c->s->prog->sources, e->span),
+                  strchr("aeiou", unit_dim_describe(got)[0]) ? "an" : "a", unit_dim_describe(got));
     else if (e->kind == EX_INT || e->kind == EX_REAL) {
         /* `hop_latency 5;`: a plain number where a unit is needed */
         const char *unit = strchr(unit_dim_example(accept[0]), ' ');
@@ -374,10 +375,10 @@ static const UnitDim DIM_BANDWIDTH[] = {{BU_BYTE, BU_SECOND}, {BU_BYTE, BU_CYCLE
 static const UnitDim DIM_ENERGY_PER_BYTE[] = {{BU_JOULE, BU_BYTE}};
 static const UnitDim DIM_TIME[] = {{BU_SECOND, BU_NONE}, {BU_CYCLE, BU_NONE}};
 static const UnitDim DIM_FREQUENCY[] = {{BU_HERTZ, BU_NONE}};
-static const UnitDim DIM_MATRIX_RATE[] = {{BU_MAC, BU_CYCLE}, {BU_MAC, BU_SECOND},
-                                          {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
-static const UnitDim DIM_VECTOR_RATE[] = {{BU_OP, BU_CYCLE}, {BU_OP, BU_SECOND},
-                                          {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
+static const UnitDim DIM_MATRIX_RATE[] = {
+    {BU_MAC, BU_CYCLE}, {BU_MAC, BU_SECOND}, {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
+static const UnitDim DIM_VECTOR_RATE[] = {
+    {BU_OP, BU_CYCLE}, {BU_OP, BU_SECOND}, {BU_FLOP, BU_SECOND}, {BU_FLOP, BU_CYCLE}};
 static const UnitDim DIM_MATRIX_ENERGY[] = {{BU_JOULE, BU_MAC}, {BU_JOULE, BU_FLOP}};
 static const UnitDim DIM_VECTOR_ENERGY[] = {{BU_JOULE, BU_OP}, {BU_JOULE, BU_FLOP}};
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -386,9 +387,8 @@ static const UnitDim DIM_VECTOR_ENERGY[] = {{BU_JOULE, BU_OP}, {BU_JOULE, BU_FLO
  * absent.  False on error (reported). */
 typedef enum Sign { SIGN_POSITIVE, SIGN_NOT_NEGATIVE } Sign;
 
-static bool si_attr(ArchCtx *c, const EffItem *e, const char *key,
-                    const UnitDim *accept, int accept_count, double fallback,
-                    double *out, Sign sign) {
+static bool si_attr(ArchCtx *c, const EffItem *e, const char *key, const UnitDim *accept,
+                    int accept_count, double fallback, double *out, Sign sign) {
     *out = fallback;
     const Attr *a = find_attr(e, key);
     if (!a) return true;
@@ -406,8 +406,7 @@ static bool si_attr(ArchCtx *c, const EffItem *e, const char *key,
     return true;
 }
 
-static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what,
-                              int64_t *out) {
+static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what, int64_t *out) {
     ConstEnv env = c->s->env;
     env.diags = c->diags;
     env.where = what;
@@ -417,8 +416,7 @@ static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what,
         return false;
     }
     if (*out < 1) {
-        arch_error(c, e->span, "E0212", "%s must be positive, got %lld", what,
-                   (long long)*out);
+        arch_error(c, e->span, "E0212", "%s must be positive, got %lld", what, (long long)*out);
         return false;
     }
     return true;
@@ -438,8 +436,7 @@ static bool missing_explained(ArchCtx *c, const EffItem *e, const char *key) {
     return false;
 }
 
-static void missing_attr(ArchCtx *c, const EffItem *e, const char *key,
-                         const char *example) {
+static void missing_attr(ArchCtx *c, const EffItem *e, const char *key, const char *example) {
     if (missing_explained(c, e, key)) {
         c->ok = false;
         return;
@@ -452,14 +449,12 @@ static void missing_attr(ArchCtx *c, const EffItem *e, const char *key,
 /* ------------------------------------------------------------ building */
 
 static const char *const ARCH_KEYS[] = {"clock"};
-static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "read_energy",
-                                          "write_energy", "energy"};
-static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency",
-                                           "link_energy"};
+static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "read_energy", "write_energy",
+                                          "energy"};
+static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency", "link_energy"};
 static const char *const COMPUTE_KEYS[] = {"throughput", "energy", "cost",
-                                           "array", "count", "efficiency"};
-static const char *const TOPOLOGY_NAMES[] = {"ring", "mesh", "torus", "switch",
-                                             "full"};
+                                           "array",      "count",  "efficiency"};
+static const char *const TOPOLOGY_NAMES[] = {"ring", "mesh", "torus", "switch", "full"};
 static const char *const ROLE_NAMES[] = {"input", "weight", "output"};
 static const char *const UNIT_KINDS[] = {"matrix", "vector"};
 
@@ -471,8 +466,10 @@ static bool parse_topology(ArchCtx *c, const Ident *kind, Topology *out) {
         }
     Diag *d = arch_error(c, kind->span, "E0501", "unknown topology `%s`", kind->name);
     const char *best = spell_suggest(kind->name, TOPOLOGY_NAMES, COUNT_OF(TOPOLOGY_NAMES));
-    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
-    else diag_note(d, c->diags, "the topologies are ring, mesh, torus, switch and full");
+    if (best)
+        diag_help(d, c->diags, "did you mean `%s`?", best);
+    else
+        diag_note(d, c->diags, "the topologies are ring, mesh, torus, switch and full");
     return false;
 }
 
@@ -482,12 +479,15 @@ static void build_clock(ArchCtx *c, EffList *l) {
         if (e->kind != AI_ATTR) continue;
         const Attr *a = e->attr;
         if (strcmp(a->key.name, "clock") != 0) {
-            Diag *d = arch_error(c, a->key.span, "E0209",
-                                 "unknown attribute `%s` for an arch", a->key.name);
+            Diag *d = arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for an arch",
+                                 a->key.name);
             const char *best = spell_suggest(a->key.name, ARCH_KEYS, COUNT_OF(ARCH_KEYS));
-            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
-            else diag_note(d, c->diags, "an arch takes `clock`, then memory, "
-                                        "cluster and compute items");
+            if (best)
+                diag_help(d, c->diags, "did you mean `%s`?", best);
+            else
+                diag_note(d, c->diags,
+                          "an arch takes `clock`, then memory, "
+                          "cluster and compute items");
             continue;
         }
         double v;
@@ -533,11 +533,12 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
             }
         if (!known) {
             b->role_reported[b->level_count - (*split_open ? 1 : 0)] = true;
-            Diag *d = arch_error(c, e->role.span, "E0504", "unknown role `%s`",
-                                 e->role.name);
+            Diag *d = arch_error(c, e->role.span, "E0504", "unknown role `%s`", e->role.name);
             const char *best = spell_suggest(e->role.name, ROLE_NAMES, COUNT_OF(ROLE_NAMES));
-            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
-            else diag_note(d, c->diags, "the roles are input, weight and output");
+            if (best)
+                diag_help(d, c->diags, "did you mean `%s`?", best);
+            else
+                diag_note(d, c->diags, "the roles are input, weight and output");
         }
     }
     /* Consecutive memories with a role (no cluster between) share a level. */
@@ -549,12 +550,13 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
             if (other->role == m->role && m->role != ROLE_ANY) {
                 b->role_reported[b->level_count - 1] = true;
                 Diag *d = arch_error(c, e->role.span, "E0505",
-                                     "level `%s` has two memories for role `%s`",
-                                     lv->name, mem_role_name(m->role));
-                diag_label(d, c->diags, other->span, "`%s` already holds role `%s`",
-                           other->name, mem_role_name(m->role));
-                diag_help(d, c->diags, "put a `cluster` between them to make two "
-                                       "levels, or give each memory its own role");
+                                     "level `%s` has two memories for role `%s`", lv->name,
+                                     mem_role_name(m->role));
+                diag_label(d, c->diags, other->span, "`%s` already holds role `%s`", other->name,
+                           mem_role_name(m->role));
+                diag_help(d, c->diags,
+                          "put a `cluster` between them to make two "
+                          "levels, or give each memory its own role");
             }
         }
         lv->memory_count++;
@@ -579,8 +581,7 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         UnitDim dim;
         if (quantity_attr(c, cap, DIM_SIZE, 1, &v, &dim)) {
             if (v <= 0)
-                arch_error(c, cap->values[0]->span, "E0212",
-                           "capacity must be positive, got %s",
+                arch_error(c, cap->values[0]->span, "E0212", "capacity must be positive, got %s",
                            span_text(c->arena, c->s->prog->sources, cap->values[0]->span));
             m->capacity = v;
         }
@@ -589,8 +590,8 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
     } else if (missing_explained(c, e, "capacity")) {
         c->ok = false;
     } else {
-        Diag *d = arch_error(c, e->item->name.span, "E0503",
-                             "memory `%s` has no `capacity`", m->name);
+        Diag *d =
+            arch_error(c, e->item->name.span, "E0503", "memory `%s` has no `capacity`", m->name);
         diag_note(d, c->diags, "only the outermost level may be unbounded");
         diag_help(d, c->diags, "add `capacity 1 MiB;` with its real size");
     }
@@ -599,8 +600,7 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
             SIGN_POSITIVE);
     double both = 0;
     si_attr(c, e, "energy", DIM_ENERGY_PER_BYTE, 1, 0, &both, SIGN_NOT_NEGATIVE);
-    si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy,
-            SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy, SIGN_NOT_NEGATIVE);
     si_attr(c, e, "write_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->write_energy,
             SIGN_NOT_NEGATIVE);
     b->memory_count++;
@@ -618,17 +618,20 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     if (e->unit_kind.name) parse_topology(c, &e->unit_kind, &base);
     for (int i = 0; i < e->dim_count; i++) {
         const ClusterDimDecl *dd = &e->dims[i];
-        if (!dd->name.name) { c->ok = false; continue; }
+        if (!dd->name.name) {
+            c->ok = false;
+            continue;
+        }
         int prev = -1;
         for (int k = 0; k < b->dim_count; k++)
             if (b->dims[k].name == dd->name.name) prev = k;
         if (prev >= 0) {
             Diag *d = arch_error(c, dd->name.span, "E0502",
-                                 "cluster dimension `%s` is declared twice",
-                                 dd->name.name);
+                                 "cluster dimension `%s` is declared twice", dd->name.name);
             diag_label(d, c->diags, b->dims[prev].span, "first declared here");
-            diag_note(d, c->diags, "dimension names are unique within an arch: "
-                                   "mappings name them");
+            diag_note(d, c->diags,
+                      "dimension names are unique within an arch: "
+                      "mappings name them");
             continue;
         }
         IrClusterDim *dim = &b->dims[b->dim_count];
@@ -639,10 +642,9 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
         dim->topology = base;
         if (dd->kind.name) parse_topology(c, &dd->kind, &dim->topology);
         int64_t size = 1;
-        if (dd->size && positive_int_expr(c, dd->size,
-                                          arena_printf(c->arena, "the size of `%s`",
-                                                       dd->name.name),
-                                          &size))
+        if (dd->size &&
+            positive_int_expr(c, dd->size,
+                              arena_printf(c->arena, "the size of `%s`", dd->name.name), &size))
             dim->size = size;
         else
             dim->size = 1;
@@ -661,25 +663,24 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
                                      "`%s` = %lld brings arch `%s` to %.0f "
                                      "instances, more than the 2^32 (4294967296) "
                                      "cmtc models",
-                                     dd->name.name, (long long)dim->size,
-                                     c->decl->name.name,
+                                     dd->name.name, (long long)dim->size, c->decl->name.name,
                                      (double)all * (double)dim->size);
-                diag_note(d, c->diags, "the dimensions declared before it multiply "
-                                       "to %lld", (long long)all);
+                diag_note(d, c->diags,
+                          "the dimensions declared before it multiply "
+                          "to %lld",
+                          (long long)all);
             }
             dim->size = 1;
         }
         b->dim_count++;
     }
     cl->dim_count = b->dim_count - cl->first_dim;
-    if (!find_attr(e, "link_bandwidth"))
-        missing_attr(c, e, "link_bandwidth", "32 GB/s");
-    si_attr(c, e, "link_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0,
-            &cl->link_bandwidth, SIGN_POSITIVE);
+    if (!find_attr(e, "link_bandwidth")) missing_attr(c, e, "link_bandwidth", "32 GB/s");
+    si_attr(c, e, "link_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0, &cl->link_bandwidth,
+            SIGN_POSITIVE);
     si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency,
             SIGN_NOT_NEGATIVE);
-    si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy,
-            SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy, SIGN_NOT_NEGATIVE);
     b->cluster_count++;
 }
 
@@ -688,37 +689,37 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
     if (!a) return;
     if (u->matrix) {
         Diag *d = arch_error(c, a->key.span, "E0516",
-                             "`cost` applies to vector units; `%s` is a matrix unit",
-                             u->name);
-        diag_note(d, c->diags, "functions run on vector units; a matrix unit "
-                               "only multiplies and accumulates");
+                             "`cost` applies to vector units; `%s` is a matrix unit", u->name);
+        diag_note(d, c->diags,
+                  "functions run on vector units; a matrix unit "
+                  "only multiplies and accumulates");
         return;
     }
     if (a->pair_count == 0) {
-        Diag *d = arch_error(c, a->span, "E0218",
-                             "`cost` takes function and cost pairs");
+        Diag *d = arch_error(c, a->span, "E0218", "`cost` takes function and cost pairs");
         diag_help(d, c->diags, "write `cost exp 4, rsqrt 4;`");
         return;
     }
     u->costs = ARENA_ARRAY(c->arena, FnCost, a->pair_count);
     for (int i = 0; i < a->pair_count; i++) {
         const AttrPair *p = &a->pairs[i];
-        if (!p->key.name) { c->ok = false; continue; }
+        if (!p->key.name) {
+            c->ok = false;
+            continue;
+        }
         int first = -1;
         for (int k = 0; k < i && first < 0; k++)
-            if (a->pairs[k].key.name && strcmp(a->pairs[k].key.name, p->key.name) == 0)
-                first = k;
+            if (a->pairs[k].key.name && strcmp(a->pairs[k].key.name, p->key.name) == 0) first = k;
         if (first >= 0) {
-            Diag *d = arch_error(c, p->key.span, "E0211",
-                                 "the cost of `%s` is given twice", p->key.name);
+            Diag *d =
+                arch_error(c, p->key.span, "E0211", "the cost of `%s` is given twice", p->key.name);
             diag_label(d, c->diags, a->pairs[first].key.span, "first given here");
             continue;
         }
         if (op_function_arity(p->key.name) < 0) {
-            Diag *d = arch_error(c, p->key.span, "E0515",
-                                 "`cost` names unknown function `%s`", p->key.name);
-            const char *best = spell_suggest(p->key.name, op_function_names,
-                                             op_function_count);
+            Diag *d = arch_error(c, p->key.span, "E0515", "`cost` names unknown function `%s`",
+                                 p->key.name);
+            const char *best = spell_suggest(p->key.name, op_function_names, op_function_count);
             if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
             continue;
         }
@@ -727,20 +728,21 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
         env.where = "a cost";
         env.expr_depth = 0;
         Value v = const_eval(&env, p->value);
-        if (v.kind == VK_ERROR) { c->ok = false; continue; }
+        if (v.kind == VK_ERROR) {
+            c->ok = false;
+            continue;
+        }
         if (v.kind == VK_QUANTITY) {
             arch_error(c, p->value->span, "E0208",
                        "the cost of `%s` expects a number of element operations "
                        "such as 4, got %s",
-                       p->key.name, span_text(c->arena, c->s->prog->sources,
-                                              p->value->span));
+                       p->key.name, span_text(c->arena, c->s->prog->sources, p->value->span));
             continue;
         }
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
         if (cost < 0) {
-            arch_error(c, p->value->span, "E0212",
-                       "the cost of `%s` must not be negative, got %s", p->key.name,
-                       span_text(c->arena, c->s->prog->sources, p->value->span));
+            arch_error(c, p->value->span, "E0212", "the cost of `%s` must not be negative, got %s",
+                       p->key.name, span_text(c->arena, c->s->prog->sources, p->value->span));
             continue;
         }
         u->costs[u->cost_count++] = (FnCost){intern_cstr(p->key.name), cost};
@@ -761,11 +763,12 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
         diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
         return;
     }
-    if (strcmp(e->unit_kind.name, "matrix") == 0) u->matrix = true;
+    if (strcmp(e->unit_kind.name, "matrix") == 0)
+        u->matrix = true;
     else if (strcmp(e->unit_kind.name, "vector") != 0) {
-        Diag *d = arch_error(c, e->unit_kind.span, "E0507",
-                             "unknown compute kind `%s`: expected matrix or vector",
-                             e->unit_kind.name);
+        Diag *d =
+            arch_error(c, e->unit_kind.span, "E0507",
+                       "unknown compute kind `%s`: expected matrix or vector", e->unit_kind.name);
         const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, 2);
         if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
         return;
@@ -775,8 +778,10 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
         const Expr *v = single_value(c, count);
         int64_t n;
         if (v && positive_int_expr(c, v, "count", &n)) {
-            if (n > INT32_MAX) arch_error(c, v->span, "E0212", "count is too large");
-            else u->count = (int)n;
+            if (n > INT32_MAX)
+                arch_error(c, v->span, "E0212", "count is too large");
+            else
+                u->count = (int)n;
         }
     }
     const Attr *eff = find_attr(e, "efficiency");
@@ -786,22 +791,19 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
         static const UnitDim number[] = {{BU_NONE, BU_NONE}};
         if (quantity_attr(c, eff, number, 1, &v, &dim)) {
             if (!(v > 0 && v <= 1))
-                arch_error(c, eff->values[0]->span, "E0511",
-                           "efficiency must be in (0, 1], got %s",
-                           span_text(c->arena, c->s->prog->sources,
-                                     eff->values[0]->span));
-            else u->efficiency = v;
+                arch_error(c, eff->values[0]->span, "E0511", "efficiency must be in (0, 1], got %s",
+                           span_text(c->arena, c->s->prog->sources, eff->values[0]->span));
+            else
+                u->efficiency = v;
         }
     }
     const Attr *array = find_attr(e, "array");
     if (array) {
         if (!u->matrix) {
             arch_error(c, array->key.span, "E0509",
-                       "`array` applies to matrix units; `%s` is a vector unit",
-                       u->name);
+                       "`array` applies to matrix units; `%s` is a vector unit", u->name);
         } else if (array->value_count != 2 || array->pair_count) {
-            Diag *d = arch_error(c, array->span, "E0509",
-                                 "`array` takes rows and columns");
+            Diag *d = arch_error(c, array->span, "E0509", "`array` takes rows and columns");
             diag_help(d, c->diags, "write `array 32 x 32;`");
         } else {
             int64_t r, col;
@@ -809,8 +811,8 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
                 positive_int_expr(c, array->values[1], "array columns", &col)) {
                 if (r > 65536 || col > 65536)
                     arch_error(c, array->span, "E0509",
-                               "`array` %lld x %lld is larger than 65536 x 65536",
-                               (long long)r, (long long)col);
+                               "`array` %lld x %lld is larger than 65536 x 65536", (long long)r,
+                               (long long)col);
                 else {
                     u->array_rows = (int)r;
                     u->array_cols = (int)col;
@@ -850,8 +852,9 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
                                  "`array` gives a throughput per cycle, but arch "
                                  "`%s` has no `clock`",
                                  c->decl->name.name);
-            diag_help(d, c->diags, "add `clock 1 GHz;` to arch `%s`, or give "
-                                   "`throughput` per second",
+            diag_help(d, c->diags,
+                      "add `clock 1 GHz;` to arch `%s`, or give "
+                      "`throughput` per second",
                       c->decl->name.name);
         }
     } else if (!array) {
@@ -859,8 +862,8 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     }
     u->throughput *= u->efficiency * u->count;
     double energy = 0;
-    si_attr(c, e, "energy", u->matrix ? DIM_MATRIX_ENERGY : DIM_VECTOR_ENERGY, 2, 0,
-            &energy, SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "energy", u->matrix ? DIM_MATRIX_ENERGY : DIM_VECTOR_ENERGY, 2, 0, &energy,
+            SIGN_NOT_NEGATIVE);
     const Attr *ea = find_attr(e, "energy");
     if (ea && ea->value_count == 1 && ea->values[0]->kind == EX_QUANTITY &&
         ea->values[0]->u.quantity.dim.den == BU_FLOP && u->matrix)
@@ -895,10 +898,12 @@ static void check_splits(ArchCtx *c, Builder *b) {
                                  "level `%s` is split by role but has no memory "
                                  "for %s",
                                  lv->name, missing);
-            diag_note(d, c->diags, "consecutive memories with a role form one level "
-                                   "holding the input, weight and output tiles");
-            diag_help(d, c->diags, "add the missing role, or drop `role` to make "
-                                   "the memory a level of its own");
+            diag_note(d, c->diags,
+                      "consecutive memories with a role form one level "
+                      "holding the input, weight and output tiles");
+            diag_help(d, c->diags,
+                      "add the missing role, or drop `role` to make "
+                      "the memory a level of its own");
         }
     }
 }
@@ -969,10 +974,11 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
      * (reported per declaration in resolve_items). */
     check_splits(c, &b);
     if (b.memory_count == 0 && !span_has_errors(c->diags, arch_decl->span)) {
-        Diag *d = arch_error(c, arch_decl->name.span, "E0510",
-                             "arch `%s` declares no memory", a->name);
-        diag_help(d, c->diags, "add the outermost memory, e.g. `memory DRAM { "
-                               "bandwidth 64 GB/s; }`");
+        Diag *d =
+            arch_error(c, arch_decl->name.span, "E0510", "arch `%s` declares no memory", a->name);
+        diag_help(d, c->diags,
+                  "add the outermost memory, e.g. `memory DRAM { "
+                  "bandwidth 64 GB/s; }`");
     }
     int64_t all = 1;
     for (int i = 0; i < b.dim_count; i++)

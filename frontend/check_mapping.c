@@ -25,10 +25,9 @@ typedef struct MapCtx {
     const MapItem *overlap_line, *objective_line, *repeat_line;
 } MapCtx;
 
-static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
-                       ...) __attribute__((format(printf, 4, 5)));
-static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
-                       ...) {
+static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *msg = arena_vprintf(c->arena, fmt, ap);
@@ -40,8 +39,7 @@ static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt,
 /* -------------------------------------------------------- divisors */
 
 /* The divisors of n nearest below and above x (0 when none). */
-static void nearest_divisors(int64_t n, int64_t x, int64_t *below,
-                             int64_t *above) {
+static void nearest_divisors(int64_t n, int64_t x, int64_t *below, int64_t *above) {
     *below = 0;
     *above = 0;
     if (n <= 0) return;
@@ -58,16 +56,14 @@ static void nearest_divisors(int64_t n, int64_t x, int64_t *below,
     }
 }
 
-static void help_divisors(MapCtx *c, Diag *d, int64_t n, int64_t x,
-                          const char *what) {
+static void help_divisors(MapCtx *c, Diag *d, int64_t n, int64_t x, const char *what) {
     int64_t lo, hi;
     nearest_divisors(n, x, &lo, &hi);
     if (lo && hi)
-        diag_help(d, c->diags, "%s near %lld: %lld, %lld", what, (long long)x,
-                  (long long)lo, (long long)hi);
+        diag_help(d, c->diags, "%s near %lld: %lld, %lld", what, (long long)x, (long long)lo,
+                  (long long)hi);
     else if (lo || hi)
-        diag_help(d, c->diags, "%s near %lld: %lld", what, (long long)x,
-                  (long long)(lo ? lo : hi));
+        diag_help(d, c->diags, "%s near %lld: %lld", what, (long long)x, (long long)(lo ? lo : hi));
 }
 
 /* ------------------------------------------------------- name lookup */
@@ -82,12 +78,12 @@ static const char **index_names(MapCtx *c, int *n) {
 static int lookup_index(MapCtx *c, const Ident *id) {
     int ix = ir_find_index(c->op, id->name);
     if (ix >= 0) return ix;
-    Diag *d = map_error(c, id->span, "E0309", "op `%s` has no index `%s`",
-                        c->op->name, id->name);
+    Diag *d = map_error(c, id->span, "E0309", "op `%s` has no index `%s`", c->op->name, id->name);
     int n;
     const char **names = index_names(c, &n);
     const char *best = spell_suggest(id->name, names, n);
-    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    if (best)
+        diag_help(d, c->diags, "did you mean `%s`?", best);
     else {
         const char *list = "";
         for (int i = 0; i < n; i++)
@@ -105,7 +101,8 @@ static int lookup_dim(MapCtx *c, const Ident *id) {
     const char **names = ARENA_ARRAY(c->arena, const char *, c->arch->dim_count + 1);
     for (int i = 0; i < c->arch->dim_count; i++) names[i] = c->arch->dims[i].name;
     const char *best = spell_suggest(id->name, names, c->arch->dim_count);
-    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    if (best)
+        diag_help(d, c->diags, "did you mean `%s`?", best);
     else if (c->arch->dim_count == 0)
         diag_note(d, c->diags, "arch `%s` has no cluster", c->arch->name);
     return -1;
@@ -114,17 +111,17 @@ static int lookup_dim(MapCtx *c, const Ident *id) {
 static int lookup_level(MapCtx *c, const Ident *id) {
     int lv = ir_find_level(c->arch, id->name);
     if (lv >= 0) return lv;
-    Diag *d = map_error(c, id->span, "E0306", "arch `%s` has no memory level `%s`",
-                        c->arch->name, id->name);
+    Diag *d = map_error(c, id->span, "E0306", "arch `%s` has no memory level `%s`", c->arch->name,
+                        id->name);
     const char **names = ARENA_ARRAY(c->arena, const char *, c->arch->memory_count + 1);
     for (int i = 0; i < c->arch->memory_count; i++) names[i] = c->arch->memories[i].name;
     const char *best = spell_suggest(id->name, names, c->arch->memory_count);
-    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    if (best)
+        diag_help(d, c->diags, "did you mean `%s`?", best);
     else {
         const char *list = "";
         for (int i = 0; i < c->arch->level_count; i++)
-            list = arena_printf(c->arena, "%s%s%s", list, i ? ", " : "",
-                                c->arch->levels[i].name);
+            list = arena_printf(c->arena, "%s%s%s", list, i ? ", " : "", c->arch->levels[i].name);
         diag_note(d, c->diags, "its levels are %s", list);
     }
     return -1;
@@ -133,15 +130,17 @@ static int lookup_level(MapCtx *c, const Ident *id) {
 static int lookup_stmt(MapCtx *c, const Ident *id) {
     int st = ir_find_stmt(c->op, id->name);
     if (st >= 0) return st;
-    Diag *d = map_error(c, id->span, "E0308", "op `%s` has no statement `%s`",
-                        c->op->name, id->name);
+    Diag *d =
+        map_error(c, id->span, "E0308", "op `%s` has no statement `%s`", c->op->name, id->name);
     const char **names = ARENA_ARRAY(c->arena, const char *, c->op->stmt_count + 1);
     for (int i = 0; i < c->op->stmt_count; i++) names[i] = c->op->stmts[i].name;
     const char *best = spell_suggest(id->name, names, c->op->stmt_count);
     if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
     if (ir_find_tensor(c->op, id->name) >= 0)
-        diag_note(d, c->diags, "`%s` is an input tensor: statements are named by "
-                               "the tensor they define", id->name);
+        diag_note(d, c->diags,
+                  "`%s` is an input tensor: statements are named by "
+                  "the tensor they define",
+                  id->name);
     return -1;
 }
 
@@ -160,9 +159,8 @@ static int *split_at(MapCtx *c, int stmt, int dim) {
 }
 
 /* Applies one assignment to one statement. */
-static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index,
-                         const int *dims, int dim_count, bool dims_hole,
-                         bool *reported) {
+static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index, const int *dims,
+                         int dim_count, bool dims_hole, bool *reported) {
     int dc = c->arch->dim_count;
     for (int k = 0; k < (dims_hole ? dc : dim_count); k++) {
         int dim = dims_hole ? k : dims[k];
@@ -196,9 +194,10 @@ static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index
             diag_label(d, c->diags, *span, "`%s` is split over `%s` here",
                        c->op->indices[*slot].name, c->arch->dims[dim].name);
             diag_label(d, c->diags, st->span, "statement `%s` uses both", st->name);
-            diag_help(d, c->diags, "a dimension may take several indices only "
-                                   "when no statement uses two of them; use "
-                                   "`spatial for %s: ...` to split it differently",
+            diag_help(d, c->diags,
+                      "a dimension may take several indices only "
+                      "when no statement uses two of them; use "
+                      "`spatial for %s: ...` to split it differently",
                       st->name);
         }
     }
@@ -227,7 +226,10 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
         const SpatialAssign *as = &it->assigns[a];
         int index = IR_HOLE;
         if (!as->index.hole) {
-            if (!as->index.name) { c->ok = false; continue; }
+            if (!as->index.name) {
+                c->ok = false;
+                continue;
+            }
             index = lookup_index(c, &as->index);
             if (index < 0) continue;
         } else {
@@ -243,9 +245,16 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             for (int k = 0; k < as->dims.count; k++) {
                 const Ident *id = &as->dims.items[k];
                 /* a hole inside a list the parser has reported */
-                if (id->hole || !id->name) { bad = true; c->ok = false; continue; }
+                if (id->hole || !id->name) {
+                    bad = true;
+                    c->ok = false;
+                    continue;
+                }
                 int dim = lookup_dim(c, id);
-                if (dim < 0) { bad = true; continue; }
+                if (dim < 0) {
+                    bad = true;
+                    continue;
+                }
                 bool dup = false;
                 for (int j = 0; j < dim_count; j++)
                     if (dims[j] == dim) dup = true;
@@ -304,8 +313,7 @@ static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
     if (c->m->spatial.whole_hole) return 0;
     int64_t parts = 1;
     for (int d = 0; d < c->arch->dim_count; d++) {
-        if (clusters_outside >= 0 && c->arch->dims[d].cluster >= clusters_outside)
-            continue;
+        if (clusters_outside >= 0 && c->arch->dims[d].cluster >= clusters_outside) continue;
         int v = *split_at(c, st, d);
         if (v == IR_HOLE) return 0;
         if (v == ix) parts *= c->arch->dims[d].size;
@@ -341,8 +349,8 @@ static void check_split_divides(MapCtx *c) {
             Diag *d = map_error(c, where, "E0310",
                                 "splitting `%s` over %s%s%s makes %lld parts, which "
                                 "do not divide its extent %lld",
-                                c->op->indices[ix].name, n > 1 ? "(" : "", dims,
-                                n > 1 ? ")" : "", (long long)parts, (long long)extent);
+                                c->op->indices[ix].name, n > 1 ? "(" : "", dims, n > 1 ? ")" : "",
+                                (long long)parts, (long long)extent);
             help_divisors(c, d, extent, parts, "part counts that divide it");
         }
 }
@@ -351,12 +359,15 @@ static void check_split_divides(MapCtx *c) {
 
 static void apply_tile(MapCtx *c, const MapItem *it) {
     if (reject_level_hole(c, it)) return;
-    if (!it->level.name) { c->ok = false; return; }
+    if (!it->level.name) {
+        c->ok = false;
+        return;
+    }
     int lv = lookup_level(c, &it->level);
     if (lv < 0) return;
     if (c->tile_line[lv]) {
-        Diag *d = map_error(c, it->keyword_span, "E0321",
-                            "level `%s` has two `tile` lines", c->arch->levels[lv].name);
+        Diag *d = map_error(c, it->keyword_span, "E0321", "level `%s` has two `tile` lines",
+                            c->arch->levels[lv].name);
         diag_label(d, c->diags, c->tile_line[lv]->keyword_span, "first here");
         diag_help(d, c->diags, "put every index of the level on one line");
         return;
@@ -374,19 +385,24 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
             if (te->size && te->size->kind == EX_HOLE) c->m->hole_count++;
             continue;
         }
-        if (!te->index.name) { c->ok = false; continue; }
+        if (!te->index.name) {
+            c->ok = false;
+            continue;
+        }
         int ix = lookup_index(c, &te->index);
         if (ix < 0) continue;
         int64_t *slot = &c->m->tile.size[lv * ic + ix];
         if (*slot != IR_UNSET) {
-            Diag *d = map_error(c, te->index.span, "E0321",
-                                "index `%s` is tiled twice at `%s`", te->index.name,
-                                c->arch->levels[lv].name);
+            Diag *d = map_error(c, te->index.span, "E0321", "index `%s` is tiled twice at `%s`",
+                                te->index.name, c->arch->levels[lv].name);
             diag_label(d, c->diags, c->m->tile.span[lv * ic + ix], "first here");
             continue;
         }
         c->m->tile.span[lv * ic + ix] = te->span;
-        if (!te->size || te->size->kind == EX_ERROR) { c->ok = false; continue; }
+        if (!te->size || te->size->kind == EX_ERROR) {
+            c->ok = false;
+            continue;
+        }
         if (te->size->kind == EX_HOLE) {
             *slot = IR_HOLE;
             c->m->hole_count++;
@@ -400,8 +416,8 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
             continue;
         }
         if (v < 1) {
-            map_error(c, te->size->span, "E0324", "tile %s %lld must be positive",
-                      te->index.name, (long long)v);
+            map_error(c, te->size->span, "E0324", "tile %s %lld must be positive", te->index.name,
+                      (long long)v);
             continue;
         }
         *slot = v;
@@ -441,13 +457,16 @@ static void check_tiles(MapCtx *c) {
                                               "per-instance extent %lld",
                                     name, (long long)t, (long long)per);
                 if (parts > 1)
-                    diag_note(d, c->diags, "`%s` ranges over %lld, split into %lld "
-                                           "parts outside `%s`",
+                    diag_note(d, c->diags,
+                              "`%s` ranges over %lld, split into %lld "
+                              "parts outside `%s`",
                               name, (long long)extent, (long long)parts,
                               written_level(c, c->tile_line[lv], lv));
                 if (t > per)
-                    diag_help(d, c->diags, "the largest tile is the whole share: "
-                                           "`%s %lld`", name, (long long)per);
+                    diag_help(d, c->diags,
+                              "the largest tile is the whole share: "
+                              "`%s %lld`",
+                              name, (long long)per);
                 else
                     help_divisors(c, d, per, t, "divisors");
             }
@@ -462,14 +481,13 @@ static void check_tiles(MapCtx *c) {
                                              "the tile %lld at `%s`"
                                            : "tile %s %lld at `%s` does not divide "
                                              "the tile %lld at `%s`",
-                                    name, (long long)t,
-                                    written_level(c, c->tile_line[lv], lv), (long long)ot,
-                                    written_level(c, c->tile_line[outer], outer));
-                diag_label(d, c->diags, c->m->tile.span[outer * ic + ix],
-                           "the enclosing tile");
+                                    name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                                    (long long)ot, written_level(c, c->tile_line[outer], outer));
+                diag_label(d, c->diags, c->m->tile.span[outer * ic + ix], "the enclosing tile");
                 if (t > ot)
-                    diag_help(d, c->diags, "an inner level holds at most the "
-                                           "enclosing tile: `%s %lld`",
+                    diag_help(d, c->diags,
+                              "an inner level holds at most the "
+                              "enclosing tile: `%s %lld`",
                               name, (long long)ot);
                 else
                     help_divisors(c, d, ot, t, "divisors");
@@ -483,12 +501,15 @@ static void check_tiles(MapCtx *c) {
 
 static void apply_order(MapCtx *c, const MapItem *it) {
     if (reject_level_hole(c, it)) return;
-    if (!it->level.name) { c->ok = false; return; }
+    if (!it->level.name) {
+        c->ok = false;
+        return;
+    }
     int lv = lookup_level(c, &it->level);
     if (lv < 0) return;
     if (c->order_line[lv]) {
-        Diag *d = map_error(c, it->keyword_span, "E0321",
-                            "level `%s` has two `order` lines", c->arch->levels[lv].name);
+        Diag *d = map_error(c, it->keyword_span, "E0321", "level `%s` has two `order` lines",
+                            c->arch->levels[lv].name);
         diag_label(d, c->diags, c->order_line[lv]->keyword_span, "first here");
         return;
     }
@@ -503,13 +524,15 @@ static void apply_order(MapCtx *c, const MapItem *it) {
     int n = 0;
     for (int i = 0; i < it->order.count; i++) {
         const Ident *id = &it->order.items[i];
-        if (id->hole || !id->name) { c->ok = false; return; }
+        if (id->hole || !id->name) {
+            c->ok = false;
+            return;
+        }
         int ix = lookup_index(c, id);
         if (ix < 0) return;
         for (int k = 0; k < n; k++)
             if (c->m->order.perm[lv * ic + k] == ix) {
-                Diag *d = map_error(c, id->span, "E0313",
-                                    "`%s` appears twice in the order of `%s`",
+                Diag *d = map_error(c, id->span, "E0313", "`%s` appears twice in the order of `%s`",
                                     id->name, c->arch->levels[lv].name);
                 diag_label(d, c->diags, it->order.items[k].span, "first here");
                 return;
@@ -547,8 +570,9 @@ static void check_orders(MapCtx *c) {
                             c->arch->levels[lv].name, missing);
         diag_label(d, c->diags, tile->keyword_span, "the tiled indices of `%s`",
                    c->arch->levels[lv].name);
-        diag_help(d, c->diags, "an order is a permutation of the level's loops: "
-                               "list every tiled index once");
+        diag_help(d, c->diags,
+                  "an order is a permutation of the level's loops: "
+                  "list every tiled index once");
     }
 }
 
@@ -571,22 +595,25 @@ static void apply_fuse(MapCtx *c, const MapItem *it) {
     int members = 0;
     for (int i = 0; i < it->stmts.count; i++) {
         const Ident *id = &it->stmts.items[i];
-        if (!id->name) { c->ok = false; continue; }
+        if (!id->name) {
+            c->ok = false;
+            continue;
+        }
         int st = lookup_stmt(c, id);
         if (st < 0) continue;
         if (f->group[st] >= 0) {
             int other = f->group[st];
             if (other == g) {
-                map_error(c, id->span, "E0321", "`%s` is listed twice in this group",
-                          id->name);
+                map_error(c, id->span, "E0321", "`%s` is listed twice in this group", id->name);
                 continue;
             }
             Diag *d = map_error(c, id->span, "E0315",
-                                "statement `%s` is already in another fusion group",
-                                id->name);
+                                "statement `%s` is already in another fusion group", id->name);
             diag_label(d, c->diags, f->span[other], "its first group");
-            diag_help(d, c->diags, "a statement belongs to one group: merge the two "
-                                   "`fuse` lines or drop `%s` from one", id->name);
+            diag_help(d, c->diags,
+                      "a statement belongs to one group: merge the two "
+                      "`fuse` lines or drop `%s` from one",
+                      id->name);
             continue;
         }
         f->group[st] = g;
@@ -632,14 +659,12 @@ static void check_convex(MapCtx *c) {
                     /* Path: group -> ... -> j -> k. */
                     int path[64];
                     int len = 0;
-                    for (int x = j; x >= 0 && c->m->fuse.group[x] != g && len < 62;
-                         x = via[x])
+                    for (int x = j; x >= 0 && c->m->fuse.group[x] != g && len < 62; x = via[x])
                         path[len++] = x;
                     int start = via[path[len - 1]];
                     const char *chain = op->stmts[start].name;
                     for (int p = len - 1; p >= 0; p--)
-                        chain = arena_printf(c->arena, "%s -> %s", chain,
-                                             op->stmts[path[p]].name);
+                        chain = arena_printf(c->arena, "%s -> %s", chain, op->stmts[path[p]].name);
                     chain = arena_printf(c->arena, "%s -> %s", chain, op->stmts[k].name);
                     Diag *d = map_error(c, c->m->fuse.span[g], "E0314",
                                         "fusion group is not convex: %s leaves the "
@@ -648,8 +673,10 @@ static void check_convex(MapCtx *c) {
                     for (int p = len - 1; p >= 0; p--)
                         diag_label(d, c->diags, op->stmts[path[p]].span,
                                    "`%s` is outside the group", op->stmts[path[p]].name);
-                    diag_help(d, c->diags, "add %s to the group, or split the group "
-                                           "there", op->stmts[path[0]].name);
+                    diag_help(d, c->diags,
+                              "add %s to the group, or split the group "
+                              "there",
+                              op->stmts[path[0]].name);
                     goto next_group;
                 }
             }
@@ -679,10 +706,14 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
         return;
     const char *const *names = overlap ? overlaps : objectives;
     int count = overlap ? 2 : 3;
-    if (!it->value.name) { c->ok = false; return; }
+    if (!it->value.name) {
+        c->ok = false;
+        return;
+    }
     for (int i = 0; i < count; i++)
         if (strcmp(it->value.name, names[i]) == 0) {
-            if (overlap) c->m->overlap = (Overlap)i;
+            if (overlap)
+                c->m->overlap = (Overlap)i;
             else {
                 c->m->objective = (Objective)i;
                 c->m->objective_given = true;
@@ -691,15 +722,17 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
         }
     Diag *d = map_error(c, it->value.span, overlap ? "E0319" : "E0318",
                         "unknown %s `%s`: expected %s", overlap ? "overlap" : "objective",
-                        it->value.name,
-                        overlap ? "full or none" : "latency, energy or edp");
+                        it->value.name, overlap ? "full or none" : "latency, energy or edp");
     const char *best = spell_suggest(it->value.name, names, count);
     if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
 }
 
 static void apply_repeat(MapCtx *c, const MapItem *it) {
     if (!once(c, it, &c->repeat_line, "repeat")) return;
-    if (!it->count || it->count->kind == EX_ERROR) { c->ok = false; return; }
+    if (!it->count || it->count->kind == EX_ERROR) {
+        c->ok = false;
+        return;
+    }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
     env.where = "`repeat`";
@@ -712,8 +745,9 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
     if (v < 1) {
         Diag *d = map_error(c, it->count->span, "E0320", "repeat must be at least 1, got %lld",
                             (long long)v);
-        diag_note(d, c->diags, "repeat counts identical instances run one after "
-                               "another, such as layers");
+        diag_note(d, c->diags,
+                  "repeat counts identical instances run one after "
+                  "another, such as layers");
         return;
     }
     c->m->repeat = v;
@@ -736,8 +770,10 @@ static void check_units(MapCtx *c) {
                             "matrix unit",
                             c->op->name, st->name, c->arch->name);
         diag_label(d, c->diags, st->span, "this statement is a contraction");
-        diag_help(d, c->diags, "add `compute mac matrix { throughput 1024 MAC/cycle; }` "
-                               "to arch `%s`", c->arch->name);
+        diag_help(d, c->diags,
+                  "add `compute mac matrix { throughput 1024 MAC/cycle; }` "
+                  "to arch `%s`",
+                  c->arch->name);
     }
     if (first_vector >= 0 && !ir_vector_unit(c->arch)) {
         const IrStmt *st = &c->op->stmts[first_vector];
@@ -746,15 +782,17 @@ static void check_units(MapCtx *c) {
                             "no vector unit",
                             c->op->name, st->name, c->arch->name);
         diag_label(d, c->diags, st->span, "this statement runs on a vector unit");
-        diag_help(d, c->diags, "add `compute simd vector { throughput 64 op/cycle; }` "
-                               "to arch `%s`", c->arch->name);
+        diag_help(d, c->diags,
+                  "add `compute simd vector { throughput 64 op/cycle; }` "
+                  "to arch `%s`",
+                  c->arch->name);
     }
 }
 
 /* ------------------------------------------------------------- entry */
 
-static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind,
-                               const char *code, const char *what) {
+static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind, const char *code,
+                               const char *what) {
     if (!id->name) return NULL;
     GlobalEntry *g = globals_find(c->s->globals, id->name);
     if (g && g->decl->kind == kind) return g->decl;
@@ -774,10 +812,12 @@ static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind,
         int n = 0;
         const char **names = globals_names(c->arena, c->s->globals, (int)kind, &n);
         const char *best = spell_suggest(id->name, names, n);
-        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        if (best)
+            diag_help(d, c->diags, "did you mean `%s`?", best);
         else if (kind == DK_ARCH || kind == DK_OP)
-            diag_help(d, c->diags, "define it, or `use` the file that does (for "
-                                   "example `use std.%s.NAME;`)",
+            diag_help(d, c->diags,
+                      "define it, or `use` the file that does (for "
+                      "example `use std.%s.NAME;`)",
                       kind == DK_ARCH ? "arch" : "ops");
     }
     return NULL;
@@ -797,8 +837,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     if (!op_decl || !arch_decl) return NULL;
     int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
     bool complete = false;
-    bool bound = op_bind_params(s, op_decl, md->bindings, md->binding_count,
-                                md->op.span, values, &complete);
+    bool bound =
+        op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values, &complete);
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
     if (!bound && !complete) return NULL;
@@ -818,7 +858,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->repeat = 1;
     int sc = c->op->stmt_count, ic = c->op->index_count;
     int dc = c->arch->dim_count, lc = c->arch->level_count;
-    m->spatial.split = ARENA_ARRAY(s->arena, int, sc * dc + 1);
+    m->spatial.split = ARENA_ARRAY(s->arena, int, sc *dc + 1);
     m->spatial.split_span = ARENA_ARRAY(s->arena, Span, sc * dc + 1);
     for (int i = 0; i < sc * dc; i++) {
         m->spatial.split[i] = IR_UNSET;
@@ -832,7 +872,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         m->tile.size[i] = IR_UNSET;
         m->tile.span[i] = SPAN_NONE;
     }
-    m->order.perm = ARENA_ARRAY(s->arena, int, lc * ic + 1);
+    m->order.perm = ARENA_ARRAY(s->arena, int, lc *ic + 1);
     m->order.length = ARENA_ARRAY(s->arena, int, lc + 1);
     m->order.span = ARENA_ARRAY(s->arena, Span, lc + 1);
     for (int i = 0; i < lc; i++) m->order.span[i] = SPAN_NONE;
@@ -887,8 +927,9 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                                     "`spatial ?` leaves the whole split to the "
                                     "optimizer, but this line also sets it");
                 diag_label(d, c->diags, spatial_hole->span, "`spatial ?` here");
-                diag_help(d, c->diags, "drop one of them, or write holes for the "
-                                       "parts to choose: `n -> ?`");
+                diag_help(d, c->diags,
+                          "drop one of them, or write holes for the "
+                          "parts to choose: `n -> ?`");
                 break;
             }
         }

@@ -9,23 +9,21 @@
 
 #include <string.h>
 
-#define GROW(arena, ptr, count, cap)                                         \
-    do {                                                                     \
-        if ((count) == (cap)) {                                              \
-            int grow_new_ = (cap) ? (cap) * 2 : 8;                           \
-            (ptr) = arena_realloc((arena), (ptr), sizeof(*(ptr)) * (size_t)(cap), \
-                                  sizeof(*(ptr)) * (size_t)grow_new_);       \
-            (cap) = grow_new_;                                               \
-        }                                                                    \
+#define GROW(arena, ptr, count, cap)                                                               \
+    do {                                                                                           \
+        if ((count) == (cap)) {                                                                    \
+            int grow_new_ = (cap) ? (cap)*2 : 8;                                                   \
+            (ptr) = arena_realloc((arena), (ptr), sizeof(*(ptr)) * (size_t)(cap),                  \
+                                  sizeof(*(ptr)) * (size_t)grow_new_);                             \
+            (cap) = grow_new_;                                                                     \
+        }                                                                                          \
     } while (0)
 
 /* ----------------------------------------------------------- functions */
 
-const char *const op_function_names[] = {
-    "exp", "log", "sqrt", "rsqrt", "recip", "abs", "tanh",
-    "sigmoid", "relu", "gelu", "silu", "max", "min"};
-const int op_function_count =
-    (int)(sizeof op_function_names / sizeof op_function_names[0]);
+const char *const op_function_names[] = {"exp",     "log",  "sqrt", "rsqrt", "recip", "abs", "tanh",
+                                         "sigmoid", "relu", "gelu", "silu",  "max",   "min"};
+const int op_function_count = (int)(sizeof op_function_names / sizeof op_function_names[0]);
 
 int op_function_arity(Name fn) {
     for (int i = 0; i < op_function_count; i++)
@@ -80,9 +78,9 @@ typedef struct OpBuild {
      * statement being checked: `Y[M] = X[M, n]` is one mistake */
     Name param_as_index[8];
     int param_as_index_count;
-    bool incomplete;    /* an error that leaves the IR sound (an `out` never
-                         * assigned): value checks still run, but the op is
-                         * not instantiated */
+    bool incomplete; /* an error that leaves the IR sound (an `out` never
+                      * assigned): value checks still run, but the op is
+                      * not instantiated */
     Occurrence *occ;
     int occ_count, occ_cap;
     bool ok;
@@ -99,10 +97,9 @@ typedef struct StmtWalk {
     int depth;
 } StmtWalk;
 
-static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt,
-                      ...) __attribute__((format(printf, 4, 5)));
-static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt,
-                      ...) {
+static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *msg = arena_vprintf(b->arena, fmt, ap);
@@ -157,11 +154,10 @@ static int intern_index(OpBuild *b, Name name, Span span) {
     return b->index_count++;
 }
 
-static void add_occurrence(OpBuild *b, int tensor, int position, int index,
-                           Span span, bool defines) {
+static void add_occurrence(OpBuild *b, int tensor, int position, int index, Span span,
+                           bool defines) {
     GROW(b->arena, b->occ, b->occ_count, b->occ_cap);
-    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span,
-                                          defines, false};
+    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span, defines, false};
 }
 
 /* Checks the index list of one access; returns false on a hard error. */
@@ -169,11 +165,13 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
     bool ok = true;
     for (int i = 0; i < ids->count; i++) {
         const Ident *id = &ids->items[i];
-        if (!id->name) { ok = false; continue; }
+        if (!id->name) {
+            ok = false;
+            continue;
+        }
         for (int j = 0; j < i; j++)
             if (ids->items[j].name == id->name) {
-                Diag *d = op_error(b, id->span, "E0413",
-                                   "index `%s` appears twice in one access",
+                Diag *d = op_error(b, id->span, "E0413", "index `%s` appears twice in one access",
                                    id->name);
                 diag_label(d, b->diags, ids->items[j].span, "first here");
                 diag_help(d, b->diags,
@@ -191,11 +189,9 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
         } else if (p >= 0) {
             if (b->param_as_index_count < 8)
                 b->param_as_index[b->param_as_index_count++] = id->name;
-            Diag *d = op_error(b, id->span, "E0420",
-                               "`%s` is a parameter of the op, not an index",
+            Diag *d = op_error(b, id->span, "E0420", "`%s` is a parameter of the op, not an index",
                                id->name);
-            diag_label(d, b->diags, b->od->params[p].name.span,
-                       "parameter declared here");
+            diag_label(d, b->diags, b->od->params[p].name.span, "parameter declared here");
             diag_help(d, b->diags,
                       "indices are lower-case names such as `m`; the "
                       "parameter gives the dimension in the declaration");
@@ -205,7 +201,9 @@ static bool check_index_list(OpBuild *b, const IdentList *ids) {
     return ok;
 }
 
-static int tensor_rank(const OpBuild *b, int t) { return b->tensors[t].rank; }
+static int tensor_rank(const OpBuild *b, int t) {
+    return b->tensors[t].rank;
+}
 
 static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e);
 
@@ -224,8 +222,7 @@ static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
     for (int i = 0; i < st->input_count; i++)
         if (st->inputs[i] == tensor) return;
     if (st->input_count == IR_MAX_OPERANDS) {
-        op_error(b, span, "E0415",
-                 "statement `%s` reads more than %d tensors", st->name,
+        op_error(b, span, "E0415", "statement `%s` reads more than %d tensors", st->name,
                  IR_MAX_OPERANDS);
         return;
     }
@@ -234,63 +231,76 @@ static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
 
 static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
     const Ident *tn = &e->u.access.tensor;
-    if (!tn->name) { b->ok = false; return; }
+    if (!tn->name) {
+        b->ok = false;
+        return;
+    }
     int k = w->st->id;
     int t = find_tensor(b, tn->name);
     if (t < 0) {
         int later = later_definition(b->od, tn->name, k);
         if (later >= 0) {
-            Diag *d = op_error(b, tn->span, "E0407",
-                               "`%s` is used before it is defined", tn->name);
-            diag_label(d, b->diags, b->od->stmts[later]->target.span,
-                       "`%s` is defined here, later", tn->name);
+            Diag *d = op_error(b, tn->span, "E0407", "`%s` is used before it is defined", tn->name);
+            diag_label(d, b->diags, b->od->stmts[later]->target.span, "`%s` is defined here, later",
+                       tn->name);
             diag_help(d, b->diags,
                       "statements run in order: move the definition of `%s` "
-                      "before this statement", tn->name);
+                      "before this statement",
+                      tn->name);
             return;
         }
-        if (b->parse_damaged) { b->ok = false; return; }
-        const char **names = ARENA_ARRAY(b->arena, const char *,
-                                         b->tensor_count + b->od->stmt_count + 1);
+        if (b->parse_damaged) {
+            b->ok = false;
+            return;
+        }
+        const char **names =
+            ARENA_ARRAY(b->arena, const char *, b->tensor_count + b->od->stmt_count + 1);
         int n = 0;
         for (int i = 0; i < b->tensor_count; i++) names[n++] = b->tensors[i].name;
         for (int i = k + 1; i < b->od->stmt_count; i++)
-            if (b->od->stmts[i]->target.name)
-                names[n++] = b->od->stmts[i]->target.name;
+            if (b->od->stmts[i]->target.name) names[n++] = b->od->stmts[i]->target.name;
         Diag *d = op_error(b, tn->span, "E0412", "unknown tensor `%s`", tn->name);
         const char *best = spell_suggest(tn->name, names, n);
-        if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+        if (best)
+            diag_help(d, b->diags, "did you mean `%s`?", best);
         else
             diag_help(d, b->diags,
                       "declare it with `in %s[...] : TYPE;` or define it with a "
-                      "statement before this one", tn->name);
+                      "statement before this one",
+                      tn->name);
         return;
     }
     TensorInfo *ti = &b->info[t];
     IrTensor *T = &b->tensors[t];
-    if (ti->broken) { b->ok = false; return; }
+    if (ti->broken) {
+        b->ok = false;
+        return;
+    }
     if (T->kind != TK_INPUT && (ti->defined_by < 0 || ti->defined_by == k)) {
         if (b->od->stmts[k]->target.name == tn->name) {
-            Diag *d = op_error(b, tn->span, "E0408",
-                               "statement `%s` reads the tensor it defines",
+            Diag *d = op_error(b, tn->span, "E0408", "statement `%s` reads the tensor it defines",
                                tn->name);
             diag_note(d, b->diags,
                       "a statement's result depends on its own result: a "
                       "dependence cycle");
             diag_help(d, b->diags,
                       "write the new value into a new tensor, e.g. `%s2[...] "
-                      "= ... %s[...] ...`", tn->name, tn->name);
+                      "= ... %s[...] ...`",
+                      tn->name, tn->name);
             return;
         }
         int later = later_definition(b->od, tn->name, k);
-        if (later < 0 && b->parse_damaged) { b->ok = false; return; }
+        if (later < 0 && b->parse_damaged) {
+            b->ok = false;
+            return;
+        }
         Diag *d = op_error(b, tn->span, "E0407",
                            later >= 0 ? "`%s` is used before it is defined"
                                       : "`%s` is read but never assigned",
                            tn->name);
         if (later >= 0)
-            diag_label(d, b->diags, b->od->stmts[later]->target.span,
-                       "`%s` is defined here, later", tn->name);
+            diag_label(d, b->diags, b->od->stmts[later]->target.span, "`%s` is defined here, later",
+                       tn->name);
         else
             diag_label(d, b->diags, T->span, "declared here");
         return;
@@ -306,8 +316,7 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
                            ids->count == 1 ? "ex" : "ices");
         bool declared = T->kind != TK_INTERMEDIATE;
         diag_label(d, b->diags, declared ? T->span : ti->def_span,
-                   "`%s` %s here with %d dimension%s", tn->name,
-                   declared ? "declared" : "defined",
+                   "`%s` %s here with %d dimension%s", tn->name, declared ? "declared" : "defined",
                    rank, rank == 1 ? "" : "s");
         /* Still note the indices so later checks do not cascade. */
     }
@@ -355,8 +364,7 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
         return;
     }
     if (t >= 0 || later >= 0) {
-        Diag *d = op_error(b, e->span, "E0418",
-                           "tensor `%s` is used without indices", name);
+        Diag *d = op_error(b, e->span, "E0418", "tensor `%s` is used without indices", name);
         /* show the access with the tensor's own index names when known */
         int rank = t >= 0 ? tensor_rank(b, t) : b->od->stmts[later]->indices.count;
         char ex[256];
@@ -367,22 +375,20 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
                 ixn = b->indices[b->tensors[t].index[i]].name;
             else if (later >= 0)
                 ixn = b->od->stmts[later]->indices.items[i].name;
-            static const char *const generic[] = {"i", "j", "k", "l",
-                                                  "p", "q", "r", "s"};
+            static const char *const generic[] = {"i", "j", "k", "l", "p", "q", "r", "s"};
             if (!ixn) ixn = generic[i % 8];
-            len += (size_t)snprintf(ex + len, sizeof ex - len, "%s%.24s",
-                                    i ? ", " : "", ixn);
+            len += (size_t)snprintf(ex + len, sizeof ex - len, "%s%.24s", i ? ", " : "", ixn);
         }
-        diag_help(d, b->diags, "`%s` has %d dimension%s: write it as an access, "
-                  "e.g. `%s[%s]`", name, rank, rank == 1 ? "" : "s", name, ex);
+        diag_help(d, b->diags,
+                  "`%s` has %d dimension%s: write it as an access, "
+                  "e.g. `%s[%s]`",
+                  name, rank, rank == 1 ? "" : "s", name, ex);
         return;
     }
     for (int i = 0; i < b->index_count; i++)
         if (b->indices[i].name == name) {
-            Diag *d = op_error(b, e->span, "E0418",
-                               "index `%s` cannot be used as a value", name);
-            diag_note(d, b->diags,
-                      "indices only name tensor dimensions inside `[...]`");
+            Diag *d = op_error(b, e->span, "E0418", "index `%s` cannot be used as a value", name);
+            diag_note(d, b->diags, "indices only name tensor dimensions inside `[...]`");
             return;
         }
     GlobalEntry *g = globals_find(b->s->globals, name);
@@ -397,8 +403,8 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
         }
         return;
     }
-    const char **names = ARENA_ARRAY(b->arena, const char *,
-                                     b->od->param_count + b->tensor_count + 1);
+    const char **names =
+        ARENA_ARRAY(b->arena, const char *, b->od->param_count + b->tensor_count + 1);
     int n = 0;
     for (int i = 0; i < b->od->param_count; i++)
         if (b->od->params[i].name.name) names[n++] = b->od->params[i].name.name;
@@ -422,7 +428,10 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
 
 static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
     const Ident *fn = &e->u.call.fn;
-    if (!fn->name) { b->ok = false; return; }
+    if (!fn->name) {
+        b->ok = false;
+        return;
+    }
     int arity = op_function_arity(fn->name);
     if (arity < 0) {
         Diag *d = op_error(b, fn->span, "E0409", "unknown function `%s`", fn->name);
@@ -432,22 +441,19 @@ static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
                       "indices it reduces",
                       fn->name, fn->name);
         else {
-            const char *best =
-                spell_suggest(fn->name, op_function_names, op_function_count);
-            if (best) diag_help(d, b->diags, "did you mean `%s`?", best);
+            const char *best = spell_suggest(fn->name, op_function_names, op_function_count);
+            if (best)
+                diag_help(d, b->diags, "did you mean `%s`?", best);
             else
                 diag_note(d, b->diags,
                           "the functions are exp log sqrt rsqrt recip abs tanh "
                           "sigmoid relu gelu silu, and max(a, b), min(a, b)");
         }
     } else if (e->u.call.arg_count != arity) {
-        Diag *d = op_error(b, e->span, "E0410",
-                           "`%s` takes %d argument%s, got %d", fn->name, arity,
+        Diag *d = op_error(b, e->span, "E0410", "`%s` takes %d argument%s, got %d", fn->name, arity,
                            arity == 1 ? "" : "s", e->u.call.arg_count);
         if (arity == 2 && e->u.call.arg_count == 1)
-            diag_help(d, b->diags,
-                      "to reduce over an index, write `%s(n) X[m, n]`",
-                      fn->name);
+            diag_help(d, b->diags, "to reduce over an index, write `%s(n) X[m, n]`", fn->name);
     } else {
         count_fn(w, intern_cstr(fn->name));
     }
@@ -467,8 +473,7 @@ static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
     case EX_INT:
     case EX_REAL: break;
     case EX_QUANTITY: {
-        Diag *d = op_error(b, e->span, "E0418",
-                           "a quantity (%s) is not allowed in an op statement",
+        Diag *d = op_error(b, e->span, "E0418", "a quantity (%s) is not allowed in an op statement",
                            unit_dim_describe(e->u.quantity.dim));
         diag_note(d, b->diags, "op statements compute on plain numbers");
         break;
@@ -511,17 +516,15 @@ static int lhs_position(const Stmt *stmt, Name name) {
     return -1;
 }
 
-static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
-                            const Expr *reduce) {
+static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt, const Expr *reduce) {
     IrStmt *st = w->st;
     /* Reduced: on the right, not on the left, in order of appearance. */
     for (int i = 0; i < w->rhs_count; i++) {
         int ix = w->rhs_idx[i];
         if (in_list(st->lhs, st->lhs_count, ix)) continue;
         if (st->reduced_count == IR_MAX_RANK) {
-            op_error(b, stmt->rhs->span, "E0415",
-                     "statement `%s` reduces more than %d indices", st->name,
-                     IR_MAX_RANK);
+            op_error(b, stmt->rhs->span, "E0415", "statement `%s` reduces more than %d indices",
+                     st->name, IR_MAX_RANK);
             break;
         }
         st->reduced[st->reduced_count++] = ix;
@@ -547,8 +550,7 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
             if (named->items[j].name == id->name) dup = true;
         if (dup) {
             prefix_ok = false;
-            op_error(b, id->span, "E0413",
-                     "index `%s` appears twice in the `%s(...)` prefix",
+            op_error(b, id->span, "E0413", "index `%s` appears twice in the `%s(...)` prefix",
                      id->name, fn);
             continue;
         }
@@ -559,11 +561,11 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
                                "`%s(%s)` reduces `%s`, but `%s` is on the left "
                                "side",
                                fn, id->name, id->name, id->name);
-            diag_label(d, b->diags, stmt->indices.items[pos].span,
-                       "`%s` is kept here", id->name);
+            diag_label(d, b->diags, stmt->indices.items[pos].span, "`%s` is kept here", id->name);
             diag_help(d, b->diags,
                       "remove `%s` from the left side to reduce it, or from "
-                      "the prefix to keep it", id->name);
+                      "the prefix to keep it",
+                      id->name);
             continue;
         }
         int ix = -1;
@@ -575,8 +577,7 @@ static void check_reduction(OpBuild *b, StmtWalk *w, const Stmt *stmt,
                                "`%s(%s)` reduces `%s`, which the right side "
                                "does not use",
                                fn, id->name, id->name);
-            const char **names = ARENA_ARRAY(b->arena, const char *,
-                                             w->rhs_count + 1);
+            const char **names = ARENA_ARRAY(b->arena, const char *, w->rhs_count + 1);
             int n = 0;
             for (int k = 0; k < w->rhs_count; k++)
                 if (!in_list(st->lhs, st->lhs_count, w->rhs_idx[k]))
@@ -639,16 +640,16 @@ static void check_stmt(OpBuild *b, int k) {
         define = false;
     } else if (t >= 0 && b->tensors[t].kind == TK_INPUT) {
         Diag *d = op_error(b, stmt->target.span, "E0406",
-                           "cannot assign `%s`: it is an `in` tensor",
-                           stmt->target.name);
+                           "cannot assign `%s`: it is an `in` tensor", stmt->target.name);
         diag_label(d, b->diags, b->tensors[t].span, "declared `in` here");
         diag_help(d, b->diags,
                   "write the result into a new tensor, or declare `%s` as "
-                  "`out`", stmt->target.name);
+                  "`out`",
+                  stmt->target.name);
         define = false;
     } else if (t >= 0 && b->info[t].defined_by >= 0) {
-        Diag *d = op_error(b, stmt->target.span, "E0405",
-                           "`%s` is assigned twice", stmt->target.name);
+        Diag *d =
+            op_error(b, stmt->target.span, "E0405", "`%s` is assigned twice", stmt->target.name);
         diag_label(d, b->diags, b->info[t].def_span, "first assigned here");
         diag_help(d, b->diags,
                   "each tensor is assigned once: give the second result a new "
@@ -657,26 +658,24 @@ static void check_stmt(OpBuild *b, int k) {
     }
     int lhs_rank = stmt->indices.count;
     if (lhs_rank > IR_MAX_RANK && define) {
-        op_error(b, stmt->target.span, "E0415",
-                 "`%s` has %d dimensions; at most %d are supported",
+        op_error(b, stmt->target.span, "E0415", "`%s` has %d dimensions; at most %d are supported",
                  stmt->target.name, lhs_rank, IR_MAX_RANK);
         define = false;
     }
     bool lhs_ok = check_index_list(b, &stmt->indices);
     if (define) {
         if (t < 0) {
-            t = add_tensor(b, stmt->target.name, TK_INTERMEDIATE,
-                           stmt->target.span);
+            t = add_tensor(b, stmt->target.name, TK_INTERMEDIATE, stmt->target.span);
             b->tensors[t].rank = lhs_rank;
         } else if (b->info[t].decl && b->tensors[t].kind == TK_INTERMEDIATE) {
             b->tensors[t].rank = lhs_rank; /* a `var`: its rank comes from here */
         } else if (b->tensors[t].rank != lhs_rank) {
-            Diag *d = op_error(b, stmt->target.span, "E0402",
-                               "`%s` has %d dimension%s but is assigned with "
-                               "%d ind%s",
-                               stmt->target.name, b->tensors[t].rank,
-                               b->tensors[t].rank == 1 ? "" : "s", lhs_rank,
-                               lhs_rank == 1 ? "ex" : "ices");
+            Diag *d =
+                op_error(b, stmt->target.span, "E0402",
+                         "`%s` has %d dimension%s but is assigned with "
+                         "%d ind%s",
+                         stmt->target.name, b->tensors[t].rank, b->tensors[t].rank == 1 ? "" : "s",
+                         lhs_rank, lhs_rank == 1 ? "ex" : "ices");
             diag_label(d, b->diags, b->tensors[t].span, "declared here");
             lhs_ok = false;
         }
@@ -697,15 +696,13 @@ static void check_stmt(OpBuild *b, int k) {
         }
     }
     /* The right side. */
-    const Expr *reduce = stmt->rhs && stmt->rhs->kind == EX_REDUCE ? stmt->rhs
-                                                                   : NULL;
+    const Expr *reduce = stmt->rhs && stmt->rhs->kind == EX_REDUCE ? stmt->rhs : NULL;
     const Expr *body = reduce ? reduce->u.reduce.body : stmt->rhs;
     bool was_ok = b->ok;
     b->ok = true;
     walk_expr(b, &w, body);
     if (w.rhs_overflow)
-        op_error(b, stmt->rhs->span, "E0415",
-                 "statement `%s` uses more than 64 indices", st->name);
+        op_error(b, stmt->rhs->span, "E0415", "statement `%s` uses more than 64 indices", st->name);
     bool rhs_ok = b->ok;
     b->ok = was_ok && rhs_ok;
     if (rhs_ok) check_reduction(b, &w, stmt, reduce);
@@ -758,8 +755,7 @@ static void warn_unused_params(OpBuild *b) {
             used = expr_mentions(od->stmts[k]->rhs, n, 0);
         if (used) continue;
         Diag *d = diag_warning(b->diags, od->params[p].name.span, "W0402",
-                               "parameter `%s` of op `%s` is never used", n,
-                               b->decl->name.name);
+                               "parameter `%s` of op `%s` is never used", n, b->decl->name.name);
         diag_help(d, b->diags, "use it in a tensor dimension, or remove it");
     }
 }
@@ -795,34 +791,33 @@ static void build_structure(OpBuild *b) {
         const Ident *p = &od->params[i].name;
         for (int j = 0; j < i; j++)
             if (p->name && od->params[j].name.name == p->name) {
-                Diag *d = op_error(b, p->span, "E0419",
-                                   "parameter `%s` is declared twice", p->name);
-                diag_label(d, b->diags, od->params[j].name.span,
-                           "first declared here");
+                Diag *d =
+                    op_error(b, p->span, "E0419", "parameter `%s` is declared twice", p->name);
+                diag_label(d, b->diags, od->params[j].name.span, "first declared here");
             }
     }
     for (int i = 0; i < od->tensor_count; i++) {
         const TensorDecl *td = od->tensors[i];
-        if (!td->name.name) { b->ok = false; continue; }
+        if (!td->name.name) {
+            b->ok = false;
+            continue;
+        }
         int prev = find_tensor(b, td->name.name);
         if (prev >= 0) {
-            Diag *d = op_error(b, td->name.span, "E0416",
-                               "tensor `%s` is declared twice", td->name.name);
+            Diag *d =
+                op_error(b, td->name.span, "E0416", "tensor `%s` is declared twice", td->name.name);
             diag_label(d, b->diags, b->tensors[prev].span, "first declared here");
             continue;
         }
         int p = find_param(od, td->name.name);
         if (p >= 0) {
-            Diag *d = op_error(b, td->name.span, "E0416",
-                               "tensor `%s` has the name of a parameter",
+            Diag *d = op_error(b, td->name.span, "E0416", "tensor `%s` has the name of a parameter",
                                td->name.name);
-            diag_label(d, b->diags, od->params[p].name.span,
-                       "parameter declared here");
+            diag_label(d, b->diags, od->params[p].name.span, "parameter declared here");
             continue;
         }
         if (td->dim_count > IR_MAX_RANK) {
-            op_error(b, td->name.span, "E0415",
-                     "`%s` has %d dimensions; at most %d are supported",
+            op_error(b, td->name.span, "E0415", "`%s` has %d dimensions; at most %d are supported",
                      td->name.name, td->dim_count, IR_MAX_RANK);
             int t = add_tensor(b, td->name.name, TK_INPUT, td->name.span);
             b->info[t].decl = td;
@@ -846,8 +841,7 @@ static void build_structure(OpBuild *b) {
     /* a missing statement may be the one that would read an input */
     bool missing_def = false;
     for (int t = 0; t < b->tensor_count; t++)
-        if (b->tensors[t].kind != TK_INPUT && b->info[t].decl &&
-            b->info[t].defined_by < 0)
+        if (b->tensors[t].kind != TK_INPUT && b->info[t].decl && b->info[t].defined_by < 0)
             missing_def = true;
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
@@ -856,8 +850,7 @@ static void build_structure(OpBuild *b) {
             /* a dropped statement may have assigned or read it */
         } else if (T->kind == TK_OUTPUT && ti->defined_by < 0) {
             bool was_ok = b->ok;
-            Diag *d = op_error(b, T->span, "E0411",
-                               "`out` tensor `%s` is never assigned", T->name);
+            Diag *d = op_error(b, T->span, "E0411", "`out` tensor `%s` is never assigned", T->name);
             diag_help(d, b->diags, "add a statement `%s[...] = ...;`", T->name);
             b->ok = was_ok;
             b->incomplete = true;
@@ -868,13 +861,12 @@ static void build_structure(OpBuild *b) {
                                "`var %s` declares a tensor that no statement "
                                "assigns",
                                T->name);
-            diag_help(d, b->diags, "remove the declaration or assign `%s`",
-                      T->name);
+            diag_help(d, b->diags, "remove the declaration or assign `%s`", T->name);
             b->ok = was_ok;
         } else if (T->kind == TK_INPUT && !ti->read && b->ok && !missing_def) {
             /* (after an error, e.g. a misspelt read of it, stay quiet) */
-            Diag *d = diag_warning(b->diags, T->span, "W0401",
-                                   "`in` tensor `%s` is never read", T->name);
+            Diag *d =
+                diag_warning(b->diags, T->span, "W0401", "`in` tensor `%s` is never read", T->name);
             diag_help(d, b->diags, "remove it, or use it in a statement");
         }
         if (T->kind == TK_INTERMEDIATE && T->type == ET_NONE) T->type = fallback;
@@ -916,19 +908,16 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
                 o->reported = true;
                 ok = false;
                 IrIndex *ix = &b->indices[o->index];
-                Diag *d = diag_error(
-                    diags, o->span, "E0401",
-                    "index `%s` ranges over %lld here (dimension %d of `%s`) "
-                    "but over %lld where it was first bound",
-                    ix->name, (long long)ext, o->position + 1, T->name,
-                    (long long)ix->extent);
+                Diag *d = diag_error(diags, o->span, "E0401",
+                                     "index `%s` ranges over %lld here (dimension %d of `%s`) "
+                                     "but over %lld where it was first bound",
+                                     ix->name, (long long)ext, o->position + 1, T->name,
+                                     (long long)ix->extent);
                 diag_label(d, diags, ix->first_use,
-                           "`%s` ranges over %lld here (dimension %d of `%s`)",
-                           ix->name, (long long)ix->extent,
-                           bound_pos[o->index] + 1,
+                           "`%s` ranges over %lld here (dimension %d of `%s`)", ix->name,
+                           (long long)ix->extent, bound_pos[o->index] + 1,
                            b->tensors[bound_tensor[o->index]].name);
-                diag_note(d, diags,
-                          "an index has one extent in the whole op `%s`",
+                diag_note(d, diags, "an index has one extent in the whole op `%s`",
                           decl->name.name);
             }
         }
@@ -958,8 +947,7 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
         if (!td || T->kind == TK_INTERMEDIATE) continue;
         for (int i = 0; i < td->dim_count; i++) {
             int64_t v;
-            const char *what = arena_printf(b->arena, "dimension %d of `%s`",
-                                            i + 1, T->name);
+            const char *what = arena_printf(b->arena, "dimension %d of `%s`", i + 1, T->name);
             env->where = what;
             if (!const_eval_int(env, td->dims[i], what, &v)) {
                 ok = false;
@@ -970,14 +958,14 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
                 const Expr *de = td->dims[i];
                 int p = de->kind == EX_NAME ? find_param(b->od, de->u.name) : -1;
                 if (p >= 0 && param_reported[p]) continue;
-                Diag *d = diag_error(env->diags, de->span, "E0212",
-                                     "%s must be positive, got %lld", what,
-                                     (long long)v);
+                Diag *d = diag_error(env->diags, de->span, "E0212", "%s must be positive, got %lld",
+                                     what, (long long)v);
                 if (p >= 0) {
                     param_reported[p] = true;
-                    diag_note(d, env->diags, "parameter `%s` is %lld: the other "
-                                             "dimensions written `%s` are not "
-                                             "reported again",
+                    diag_note(d, env->diags,
+                              "parameter `%s` is %lld: the other "
+                              "dimensions written `%s` are not "
+                              "reported again",
                               de->u.name, (long long)v, de->u.name);
                 }
                 continue;
@@ -995,19 +983,17 @@ static bool check_sizes(OpBuild *b, DiagSink *diags) {
         int64_t bytes = (elem_type_bits(T->type) + 7) / 8;
         if (bytes < 1) bytes = 1;
         bool fits = true;
-        for (int i = 0; i < T->rank && fits; i++)
-            fits = checked_mul(bytes, T->extent[i], &bytes);
+        for (int i = 0; i < T->rank && fits; i++) fits = checked_mul(bytes, T->extent[i], &bytes);
         if (!fits) {
-            diag_error(diags, T->span, "E0422",
-                       "tensor `%s` is larger than 2^63 bytes", T->name);
+            diag_error(diags, T->span, "E0422", "tensor `%s` is larger than 2^63 bytes", T->name);
             ok = false;
         }
     }
     return ok;
 }
 
-static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
-                         DiagSink *structural, DiagSink *value_diags) {
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *structural,
+                         DiagSink *value_diags) {
     OpBuild *b = ARENA_NEW(s->arena, OpBuild);
     b->s = s;
     b->arena = s->arena;
@@ -1102,29 +1088,25 @@ bool check_op_structure(Sema *s, const Decl *op_decl) {
     return e->structure_ok;
 }
 
-IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
-                     Span use_site) {
+IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site) {
     int before = s->diags->count;
     IrOp *op = instantiate(s, op_decl, values, scratch_sink(s->arena), s->diags);
     if (use_site.file >= 0) {
         const char *args = "";
         for (int i = 0; i < op_decl->u.op.param_count; i++)
             args = arena_printf(s->arena, "%s%s%s = %lld", args, i ? ", " : "",
-                                op_decl->u.op.params[i].name.name,
-                                (long long)values[i]);
+                                op_decl->u.op.params[i].name.name, (long long)values[i]);
         for (int i = before; i < s->diags->count; i++)
-            diag_label(s->diags->items[i], s->diags, use_site,
-                       "in `%s<%s>`, instantiated here", op_decl->name.name,
-                       args);
+            diag_label(s->diags->items[i], s->diags, use_site, "in `%s<%s>`, instantiated here",
+                       op_decl->name.name, args);
     }
     return op;
 }
 
 /* Parameter values: bindings first, then defaults (a default may use the
  * parameters before it).  Reports at the binding or at use_site. */
-bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
-                    int binding_count, Span use_site, int64_t *values,
-                    bool *complete) {
+bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, int binding_count,
+                    Span use_site, int64_t *values, bool *complete) {
     const OpDecl *od = &op_decl->u.op;
     bool ok = true;
     bool valued = true; /* every parameter has a value */
@@ -1134,17 +1116,19 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
     env.expr_depth = 0;
     for (int i = 0; i < binding_count; i++) {
         const ParamBinding *pb = &bindings[i];
-        if (!pb->name.name) { ok = false; continue; }
+        if (!pb->name.name) {
+            ok = false;
+            continue;
+        }
         int p = find_param(od, pb->name.name);
         if (p < 0) {
-            Diag *d = diag_error(s->diags, pb->name.span, "E0303",
-                                 "op `%s` has no parameter `%s`",
+            Diag *d = diag_error(s->diags, pb->name.span, "E0303", "op `%s` has no parameter `%s`",
                                  op_decl->name.name, pb->name.name);
-            const char **names = ARENA_ARRAY(s->arena, const char *,
-                                             od->param_count + 1);
+            const char **names = ARENA_ARRAY(s->arena, const char *, od->param_count + 1);
             for (int k = 0; k < od->param_count; k++) names[k] = od->params[k].name.name;
             const char *best = spell_suggest(pb->name.name, names, od->param_count);
-            if (best) diag_help(d, s->diags, "did you mean `%s`?", best);
+            if (best)
+                diag_help(d, s->diags, "did you mean `%s`?", best);
             else if (od->param_count == 0)
                 diag_note(d, s->diags, "`%s` takes no parameters", op_decl->name.name);
             else {
@@ -1152,8 +1136,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
                 size_t len = 0;
                 list[0] = 0;
                 for (int k = 0; k < od->param_count && len < sizeof list - 64; k++)
-                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%.48s",
-                                            k ? ", " : "",
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%.48s", k ? ", " : "",
                                             names[k] ? names[k] : "?");
                 diag_note(d, s->diags, "its parameters are %s", list);
             }
@@ -1163,8 +1146,8 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
             continue;
         }
         if (given[p]) {
-            Diag *d = diag_error(s->diags, pb->name.span, "E0325",
-                                 "parameter `%s` is given twice", pb->name.name);
+            Diag *d = diag_error(s->diags, pb->name.span, "E0325", "parameter `%s` is given twice",
+                                 pb->name.name);
             for (int k = 0; k < i; k++)
                 if (bindings[k].name.name == pb->name.name)
                     diag_label(d, s->diags, bindings[k].name.span, "first given here");
@@ -1173,8 +1156,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
         }
         given[p] = true;
         if (!const_eval_int(&env, pb->value,
-                            arena_printf(s->arena, "parameter `%s`", pb->name.name),
-                            &values[p]))
+                            arena_printf(s->arena, "parameter `%s`", pb->name.name), &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1183,12 +1165,11 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
         if (given[p]) continue;
         const Param *pd = &od->params[p];
         if (!pd->default_value) {
-            Diag *d = diag_error(s->diags, use_site, "E0305",
-                                 "parameter `%s` of `%s` has no value",
+            Diag *d = diag_error(s->diags, use_site, "E0305", "parameter `%s` of `%s` has no value",
                                  pd->name.name, op_decl->name.name);
             diag_label(d, s->diags, pd->name.span, "declared here without a default");
-            diag_help(d, s->diags, "give it one: `%s<%s = ...>`",
-                      op_decl->name.name, pd->name.name);
+            diag_help(d, s->diags, "give it one: `%s<%s = ...>`", op_decl->name.name,
+                      pd->name.name);
             ok = valued = false;
             continue;
         }
@@ -1213,14 +1194,12 @@ static bool same_values(const int64_t *a, const int64_t *b, int n) {
     return true;
 }
 
-IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
-                  Span use_site) {
+IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site) {
     int n = op_decl->u.op.param_count;
     if (!check_op_structure(s, op_decl)) return NULL;
     if (!values) {
         int64_t *defaults = ARENA_ARRAY(s->arena, int64_t, n + 1);
-        if (!op_bind_params(s, op_decl, NULL, 0, op_decl->name.span, defaults, NULL))
-            return NULL;
+        if (!op_bind_params(s, op_decl, NULL, 0, op_decl->name.span, defaults, NULL)) return NULL;
         values = defaults;
     }
     OpCacheEntry *first = op_entry(s, op_decl);
@@ -1237,15 +1216,12 @@ IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
     return e->op;
 }
 
-IrOp *ir_instantiate_op(Program *p, const Decl *op_decl,
-                        const ParamBinding *bindings, int binding_count,
-                        Span use_site) {
+IrOp *ir_instantiate_op(Program *p, const Decl *op_decl, const ParamBinding *bindings,
+                        int binding_count, Span use_site) {
     if (!op_decl || op_decl->kind != DK_OP) return NULL;
     Sema *s = sema_for_program(p, p->diags);
     int64_t *values = ARENA_ARRAY(p->arena, int64_t, op_decl->u.op.param_count + 1);
-    if (!op_bind_params(s, op_decl, bindings, binding_count, use_site, values,
-                        NULL))
-        return NULL;
+    if (!op_bind_params(s, op_decl, bindings, binding_count, use_site, values, NULL)) return NULL;
     /* Structural errors were reported by check_program. */
     DiagSink *quiet = scratch_sink(p->arena);
     s->diags = quiet;

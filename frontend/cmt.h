@@ -20,12 +20,11 @@ typedef struct Arena {
     size_t used_total; /* bytes handed out, for statistics */
 } Arena;
 
-void *arena_alloc(Arena *a, size_t size);             /* zeroed, 16-aligned */
+void *arena_alloc(Arena *a, size_t size); /* zeroed, 16-aligned */
 void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
-char *arena_printf(Arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 void arena_free_all(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
@@ -53,11 +52,11 @@ Name intern_cstr(const char *s);
 /* ------------------------------------------------------- sources and spans */
 
 typedef struct SourceFile {
-    int id;               /* index in the source manager */
-    const char *path;     /* as given or resolved; "<stdin>" etc. */
-    const char *text;     /* NUL-terminated copy; may contain NUL bytes */
-    size_t len;           /* bytes, excluding the terminating NUL */
-    uint32_t *line_starts;/* byte offset of each line start */
+    int id;                /* index in the source manager */
+    const char *path;      /* as given or resolved; "<stdin>" etc. */
+    const char *text;      /* NUL-terminated copy; may contain NUL bytes */
+    size_t len;            /* bytes, excluding the terminating NUL */
+    uint32_t *line_starts; /* byte offset of each line start */
     uint32_t line_count;
 } SourceFile;
 
@@ -78,20 +77,17 @@ typedef struct SourceManager {
 
 void sources_init(SourceManager *sm, Arena *arena);
 /* Adds a file whose text is copied; computes the line table. */
-SourceFile *sources_add(SourceManager *sm, const char *path, const char *text,
-                        size_t len);
+SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len);
 /* Reads a file from disk; NULL (and errno set) on I/O failure. */
 SourceFile *sources_load(SourceManager *sm, const char *path);
 SourceFile *sources_get(const SourceManager *sm, int id);
 
 /* 1-based line; 1-based column counted in bytes. */
-void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line,
-                     uint32_t *col);
+void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line, uint32_t *col);
 /* 0-based column in UTF-16 code units for the language server. */
 uint32_t source_utf16_col(const SourceFile *f, uint32_t offset);
 /* Byte offset of a 0-based (line, UTF-16 or UTF-8 column); clamps. */
-uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col,
-                          bool utf16);
+uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col, bool utf16);
 /* The text of 1-based line `line` without its newline. */
 const char *source_line_text(const SourceFile *f, uint32_t line, size_t *len);
 
@@ -111,9 +107,9 @@ typedef struct Diag {
     const char *message; /* lower case, no final period */
     DiagLabel *labels;   /* secondary spans, rendered as `note:` with source */
     int label_count;
-    const char **notes;  /* `= note: ...` lines */
+    const char **notes; /* `= note: ...` lines */
     int note_count;
-    const char **helps;  /* `= help: ...` lines */
+    const char **helps; /* `= help: ...` lines */
     int help_count;
 } Diag;
 
@@ -128,17 +124,15 @@ typedef struct DiagSink {
 } DiagSink;
 
 void diags_init(DiagSink *d, Arena *arena);
-Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt,
-                 ...) __attribute__((format(printf, 4, 5)));
-Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt,
-                   ...) __attribute__((format(printf, 4, 5)));
+Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* All of these accept NULL (a dropped diagnostic) and do nothing. */
 void diag_label(Diag *g, DiagSink *d, Span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void diag_note(Diag *g, DiagSink *d, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void diag_help(Diag *g, DiagSink *d, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void diag_note(Diag *g, DiagSink *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_help(Diag *g, DiagSink *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sorts by file, offset (stable), so output order is deterministic. */
 void diags_sort(DiagSink *d);
 
@@ -155,8 +149,7 @@ void diags_render_json(FILE *out, const SourceManager *sm, const DiagSink *d);
 
 /* The candidate closest to `name` within an edit-distance cutoff that grows
  * with the name's length, or NULL. */
-const char *spell_suggest(const char *name, const char *const *candidates,
-                          int count);
+const char *spell_suggest(const char *name, const char *const *candidates, int count);
 int edit_distance(const char *a, const char *b);
 
 /* ------------------------------------------------------------------ units */
@@ -268,8 +261,15 @@ struct Expr {
 };
 
 typedef enum ElemType {
-    ET_NONE, ET_INT4, ET_INT8, ET_INT16, ET_INT32,
-    ET_FP8, ET_BF16, ET_FP16, ET_FP32
+    ET_NONE,
+    ET_INT4,
+    ET_INT8,
+    ET_INT16,
+    ET_INT32,
+    ET_FP8,
+    ET_BF16,
+    ET_FP16,
+    ET_FP32
 } ElemType;
 /* Bits per element. */
 int elem_type_bits(ElemType t);
@@ -348,11 +348,11 @@ typedef struct ArchItem {
     ArchItemKind kind;
     Span span;
     Ident name;
-    Ident role;      /* memory: name NULL when none */
-    Ident unit_kind; /* compute: matrix|vector; cluster: topology kind */
+    Ident role;           /* memory: name NULL when none */
+    Ident unit_kind;      /* compute: matrix|vector; cluster: topology kind */
     ClusterDimDecl *dims; /* cluster */
     int dim_count;
-    Attr *attr; /* AI_ATTR */
+    Attr *attr;    /* AI_ATTR */
     AttrList body; /* memory, cluster, compute */
 } ArchItem;
 
@@ -363,19 +363,25 @@ typedef struct ArchDecl {
 } ArchDecl;
 
 typedef enum MapItemKind {
-    MI_ERROR, MI_SPATIAL, MI_TILE, MI_ORDER, MI_FUSE, MI_OVERLAP,
-    MI_OBJECTIVE, MI_REPEAT
+    MI_ERROR,
+    MI_SPATIAL,
+    MI_TILE,
+    MI_ORDER,
+    MI_FUSE,
+    MI_OVERLAP,
+    MI_OBJECTIVE,
+    MI_REPEAT
 } MapItemKind;
 
 typedef struct SpatialAssign {
-    Ident index;  /* may be a hole */
+    Ident index;    /* may be a hole */
     IdentList dims; /* one or more; a single hole ident for `i -> ?` */
     Span span;
 } SpatialAssign;
 
 typedef struct TileEntry {
-    Ident index;  /* may be a hole */
-    Expr *size;   /* EX_HOLE for ? */
+    Ident index; /* may be a hole */
+    Expr *size;  /* EX_HOLE for ? */
     Span span;
 } TileEntry;
 
@@ -383,16 +389,16 @@ typedef struct MapItem {
     MapItemKind kind;
     Span span;
     Span keyword_span;
-    bool whole_hole;   /* `spatial ?;`, `fuse ?;`, `order GLB: ?;` */
-    IdentList stmts;   /* spatial for S, ...: / fuse S, ... */
+    bool whole_hole;        /* `spatial ?;`, `fuse ?;`, `order GLB: ?;` */
+    IdentList stmts;        /* spatial for S, ...: / fuse S, ... */
     SpatialAssign *assigns; /* spatial */
     int assign_count;
-    Ident level;       /* tile, order, fuse ... at LEVEL (may be hole) */
+    Ident level; /* tile, order, fuse ... at LEVEL (may be hole) */
     TileEntry *tiles;
     int tile_count;
-    IdentList order;   /* order */
-    Ident value;       /* overlap full|none, objective latency|energy|edp */
-    Expr *count;       /* repeat */
+    IdentList order; /* order */
+    Ident value;     /* overlap full|none, objective latency|energy|edp */
+    Expr *count;     /* repeat */
 } MapItem;
 
 typedef struct ParamBinding {

@@ -16,8 +16,7 @@ static uint32_t name_hash(Name n) {
     return (uint32_t)((p >> 4) * 2654435761u);
 }
 
-static void globals_insert(Arena *arena, Globals *g, Name name,
-                           const Decl *decl);
+static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl);
 
 static void globals_grow(Arena *arena, Globals *g) {
     GlobalEntry *old = g->slots;
@@ -29,8 +28,7 @@ static void globals_grow(Arena *arena, Globals *g) {
         if (old[i].name) globals_insert(arena, g, old[i].name, old[i].decl);
 }
 
-static void globals_insert(Arena *arena, Globals *g, Name name,
-                           const Decl *decl) {
+static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl) {
     if ((g->count + 1) * 2 > g->cap) globals_grow(arena, g);
     uint32_t mask = (uint32_t)g->cap - 1;
     uint32_t i = name_hash(name) & mask;
@@ -63,22 +61,18 @@ static const char *decl_kind_name(DeclKind k) {
     return "declaration";
 }
 
-Globals *globals_build(Arena *arena, Module **modules, int module_count,
-                       DiagSink *diags) {
+Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSink *diags) {
     Globals *g = ARENA_NEW(arena, Globals);
     for (int m = 0; m < module_count; m++) {
         for (int i = 0; i < modules[m]->decl_count; i++) {
             const Decl *d = modules[m]->decls[i];
-            if (d->kind == DK_ERROR || d->kind == DK_USE || !d->name.name)
-                continue;
+            if (d->kind == DK_ERROR || d->kind == DK_USE || !d->name.name) continue;
             GlobalEntry *prev = globals_find(g, d->name.name);
             if (prev) {
                 if (diags) {
-                    Diag *e = diag_error(diags, d->name.span, "E0202",
-                                         "`%s` is defined twice",
+                    Diag *e = diag_error(diags, d->name.span, "E0202", "`%s` is defined twice",
                                          d->name.name);
-                    diag_label(e, diags, prev->decl->name.span,
-                               "first defined here as %s %s",
+                    diag_label(e, diags, prev->decl->name.span, "first defined here as %s %s",
                                prev->decl->kind == DK_OP ? "an" : "a",
                                decl_kind_name(prev->decl->kind));
                     diag_help(e, diags,
@@ -93,13 +87,11 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count,
     return g;
 }
 
-const char **globals_names(Arena *arena, const Globals *g, int kind,
-                           int *count) {
+const char **globals_names(Arena *arena, const Globals *g, int kind, int *count) {
     const char **out = ARENA_ARRAY(arena, const char *, g->count + 1);
     int n = 0;
     for (int i = 0; i < g->cap; i++)
-        if (g->slots[i].name &&
-            (kind < 0 || (int)g->slots[i].decl->kind == kind))
+        if (g->slots[i].name && (kind < 0 || (int)g->slots[i].decl->kind == kind))
             out[n++] = g->slots[i].name;
     *count = n;
     return out;
@@ -128,12 +120,10 @@ const char *value_describe(Arena *arena, Value v) {
     return "an invalid value";
 }
 
-static Diag *env_error(ConstEnv *env, Span span, const char *code,
-                       const char *fmt, ...)
+static Diag *env_error(ConstEnv *env, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static Diag *env_error(ConstEnv *env, Span span, const char *code,
-                       const char *fmt, ...) {
+static Diag *env_error(ConstEnv *env, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *msg = arena_vprintf(env->arena, fmt, ap);
@@ -143,15 +133,25 @@ static Diag *env_error(ConstEnv *env, Span span, const char *code,
 
 /* ------------------------------------------------------ evaluation */
 
-static Value value_error(void) { return (Value){.kind = VK_ERROR}; }
-static Value value_int(int64_t i) { return (Value){.kind = VK_INT, .i = i}; }
-static Value value_real(double r) { return (Value){.kind = VK_REAL, .r = r}; }
+static Value value_error(void) {
+    return (Value){.kind = VK_ERROR};
+}
+static Value value_int(int64_t i) {
+    return (Value){.kind = VK_INT, .i = i};
+}
+static Value value_real(double r) {
+    return (Value){.kind = VK_REAL, .r = r};
+}
 static Value value_quantity(double r, UnitDim dim) {
     return (Value){.kind = VK_QUANTITY, .r = r, .dim = dim};
 }
 
-static double as_real(Value v) { return v.kind == VK_INT ? (double)v.i : v.r; }
-static bool is_number(Value v) { return v.kind == VK_INT || v.kind == VK_REAL; }
+static double as_real(Value v) {
+    return v.kind == VK_INT ? (double)v.i : v.r;
+}
+static bool is_number(Value v) {
+    return v.kind == VK_INT || v.kind == VK_REAL;
+}
 
 static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use);
 
@@ -162,23 +162,18 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     GlobalEntry *g = env->globals ? globals_find(env->globals, name) : NULL;
     if (g && g->decl->kind == DK_CONST) return eval_const_name(env, g, e->span);
     if (g) {
-        Diag *d = env_error(env, e->span, "E0207",
-                            "`%s` is %s %s, not a constant", name,
-                            g->decl->kind == DK_OP ? "an" : "a",
-                            decl_kind_name(g->decl->kind));
+        Diag *d = env_error(env, e->span, "E0207", "`%s` is %s %s, not a constant", name,
+                            g->decl->kind == DK_OP ? "an" : "a", decl_kind_name(g->decl->kind));
         diag_label(d, env->diags, g->decl->name.span, "defined here");
         return value_error();
     }
     /* Candidates: constants and the parameters in scope. */
     int count = 0;
     const char **cands =
-        env->globals ? globals_names(env->arena, env->globals, DK_CONST, &count)
-                     : NULL;
-    const char **all = ARENA_ARRAY(env->arena, const char *,
-                                   count + env->param_count + 1);
+        env->globals ? globals_names(env->arena, env->globals, DK_CONST, &count) : NULL;
+    const char **all = ARENA_ARRAY(env->arena, const char *, count + env->param_count + 1);
     for (int i = 0; i < count; i++) all[i] = cands[i];
-    for (int i = 0; i < env->param_count; i++)
-        all[count + i] = env->param_names[i];
+    for (int i = 0; i < env->param_count; i++) all[count + i] = env->param_names[i];
     for (int i = env->param_count; i < env->param_later; i++)
         if (env->param_names[i] && strcmp(env->param_names[i], name) == 0) {
             Diag *d = env_error(env, e->span, "E0201",
@@ -200,11 +195,9 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
 static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
     if (g->const_state == CS_DONE) return g->const_value;
     if (g->const_state == CS_EVALUATING) {
-        Diag *d = env_error(env, use, "E0214",
-                            "constant `%s` is defined in terms of itself",
-                            g->name);
-        diag_label(d, env->diags, g->decl->name.span, "`%s` is defined here",
-                   g->name);
+        Diag *d =
+            env_error(env, use, "E0214", "constant `%s` is defined in terms of itself", g->name);
+        diag_label(d, env->diags, g->decl->name.span, "`%s` is defined here", g->name);
         g->const_value = value_error();
         return value_error();
     }
@@ -243,11 +236,9 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     Value b = const_eval(env, e->u.binary.rhs);
     if (a.kind == VK_ERROR || b.kind == VK_ERROR) return value_error();
     char op = e->u.binary.op;
-    bool zero_divisor = (b.kind == VK_INT && b.i == 0) ||
-                        (b.kind != VK_INT && b.r == 0.0);
+    bool zero_divisor = (b.kind == VK_INT && b.i == 0) || (b.kind != VK_INT && b.r == 0.0);
     if (op == '/' && zero_divisor) {
-        Diag *d = env_error(env, e->u.binary.rhs->span, "E0206",
-                            "division by zero in %s",
+        Diag *d = env_error(env, e->u.binary.rhs->span, "E0206", "division by zero in %s",
                             env->where ? env->where : "a constant expression");
         diag_label(d, env->diags, e->span, "in this division");
         return value_error();
@@ -260,15 +251,18 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
         case '-': ok = checked_sub(a.i, b.i, &r); break;
         case '*': ok = checked_mul(a.i, b.i, &r); break;
         default:
-            if (a.i == INT64_MIN && b.i == -1) ok = false;
-            else if (a.i % b.i != 0) return value_real((double)a.i / (double)b.i);
-            else r = a.i / b.i;
+            if (a.i == INT64_MIN && b.i == -1)
+                ok = false;
+            else if (a.i % b.i != 0)
+                return value_real((double)a.i / (double)b.i);
+            else
+                r = a.i / b.i;
             break;
         }
         if (!ok) {
             env_error(env, e->span, "E0205",
-                      "integer overflow: %lld %c %lld does not fit in 64 bits",
-                      (long long)a.i, op, (long long)b.i);
+                      "integer overflow: %lld %c %lld does not fit in 64 bits", (long long)a.i, op,
+                      (long long)b.i);
             return value_error();
         }
         return value_int(r);
@@ -285,10 +279,8 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     /* At least one quantity. */
     if (op == '*' && is_number(a)) return value_quantity(as_real(a) * b.r, b.dim);
     if ((op == '*' || op == '/') && is_number(b))
-        return value_quantity(op == '*' ? a.r * as_real(b) : a.r / as_real(b),
-                              a.dim);
-    if (a.kind == VK_QUANTITY && b.kind == VK_QUANTITY &&
-        unit_dim_eq(a.dim, b.dim)) {
+        return value_quantity(op == '*' ? a.r * as_real(b) : a.r / as_real(b), a.dim);
+    if (a.kind == VK_QUANTITY && b.kind == VK_QUANTITY && unit_dim_eq(a.dim, b.dim)) {
         if (op == '+') return value_quantity(a.r + b.r, a.dim);
         if (op == '-') return value_quantity(a.r - b.r, a.dim);
         if (op == '/') return value_real(a.r / b.r);
@@ -299,23 +291,21 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     if (a.kind == VK_QUANTITY && b.kind == VK_QUANTITY && strcmp(da, db) == 0 &&
         a.dim.num == b.dim.num && a.dim.den != b.dim.den) {
         per_clock = true;
-        da = arena_printf(env->arena, "%s per %s", da,
-                          a.dim.den == BU_CYCLE ? "cycle" : "second");
-        db = arena_printf(env->arena, "%s per %s", db,
-                          b.dim.den == BU_CYCLE ? "cycle" : "second");
+        da = arena_printf(env->arena, "%s per %s", da, a.dim.den == BU_CYCLE ? "cycle" : "second");
+        db = arena_printf(env->arena, "%s per %s", db, b.dim.den == BU_CYCLE ? "cycle" : "second");
     }
     const char *an = strchr("aeiou", da[0]) ? "an" : "a";
     const char *bn = strchr("aeiou", db[0]) ? "an" : "a";
     Diag *d;
     if (op == '-')
-        d = env_error(env, e->span, "E0213", "cannot subtract %s %s from %s %s",
-                      bn, db, an, da);
+        d = env_error(env, e->span, "E0213", "cannot subtract %s %s from %s %s", bn, db, an, da);
     else
-        d = env_error(env, e->span, "E0213", "cannot %s %s %s %s %s %s",
-                      operator_verb(op), an, da, op == '+' ? "and" : "by", bn, db);
+        d = env_error(env, e->span, "E0213", "cannot %s %s %s %s %s %s", operator_verb(op), an, da,
+                      op == '+' ? "and" : "by", bn, db);
     if (per_clock)
-        diag_help(d, env->diags, "a constant has no clock to convert cycles with: "
-                                 "write both per second or both per cycle");
+        diag_help(d, env->diags,
+                  "a constant has no clock to convert cycles with: "
+                  "write both per second or both per cycle");
     else
         diag_note(d, env->diags,
                   "quantities combine as number * quantity, quantity / number, "
@@ -325,8 +315,7 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
 }
 
 void report_too_deep(DiagSink *diags, Span span) {
-    Diag *d = diag_error(diags, span, "E0217",
-                         "expression nests more than %d operators deep",
+    Diag *d = diag_error(diags, span, "E0217", "expression nests more than %d operators deep",
                          SEMA_MAX_EXPR_DEPTH);
     diag_help(d, diags, "split it with a constant or an intermediate tensor");
 }
@@ -334,8 +323,8 @@ void report_too_deep(DiagSink *diags, Span span) {
 bool span_has_errors(const DiagSink *diags, Span span) {
     for (int i = 0; i < diags->count; i++) {
         const Diag *d = diags->items[i];
-        if (d->severity == SEV_ERROR && d->span.file == span.file &&
-            d->span.start >= span.start && d->span.start < span.end)
+        if (d->severity == SEV_ERROR && d->span.file == span.file && d->span.start >= span.start &&
+            d->span.start < span.end)
             return true;
     }
     return false;
@@ -343,8 +332,7 @@ bool span_has_errors(const DiagSink *diags, Span span) {
 
 bool module_missing(const DiagSink *diags) {
     for (int i = 0; i < diags->count; i++)
-        if (diags->items[i]->code && strcmp(diags->items[i]->code, "E0203") == 0)
-            return true;
+        if (diags->items[i]->code && strcmp(diags->items[i]->code, "E0203") == 0) return true;
     return false;
 }
 
@@ -368,16 +356,14 @@ static Value const_eval_node(ConstEnv *env, const Expr *e) {
     case EX_ERROR: return value_error();
     case EX_INT: return value_int(e->u.int_value);
     case EX_REAL: return value_real(e->u.real_value);
-    case EX_QUANTITY:
-        return value_quantity(e->u.quantity.value, e->u.quantity.dim);
+    case EX_QUANTITY: return value_quantity(e->u.quantity.value, e->u.quantity.dim);
     case EX_NAME: return eval_name(env, e);
     case EX_UNARY: {
         Value v = const_eval(env, e->u.unary.operand);
         if (v.kind == VK_INT) {
             if (v.i == INT64_MIN) {
                 env_error(env, e->span, "E0205",
-                          "integer overflow: -(%lld) does not fit in 64 bits",
-                          (long long)v.i);
+                          "integer overflow: -(%lld) does not fit in 64 bits", (long long)v.i);
                 return value_error();
             }
             v.i = -v.i;
@@ -388,8 +374,7 @@ static Value const_eval_node(ConstEnv *env, const Expr *e) {
     }
     case EX_BINARY: return eval_binary(env, e);
     case EX_ACCESS:
-        env_error(env, e->span, "E0207",
-                  "a tensor access is not allowed in %s",
+        env_error(env, e->span, "E0207", "a tensor access is not allowed in %s",
                   env->where ? env->where : "a constant expression");
         return value_error();
     case EX_CALL:
@@ -411,13 +396,11 @@ void const_eval_all(ConstEnv *env, Module **modules, int module_count) {
             const Decl *d = modules[m]->decls[i];
             if (d->kind != DK_CONST || !d->name.name) continue;
             GlobalEntry *g = globals_find(env->globals, d->name.name);
-            if (g && g->decl == d)
-                eval_const_name(env, g, d->name.span);
+            if (g && g->decl == d) eval_const_name(env, g, d->name.span);
         }
 }
 
-bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
-                    int64_t *out) {
+bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out) {
     Value v = const_eval(env, e);
     if (v.kind == VK_ERROR) return false;
     if (v.kind == VK_INT) {
@@ -430,13 +413,11 @@ bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
     }
     const char *got =
         v.kind == VK_QUANTITY
-            ? arena_printf(env->arena, "`%s`, %s %s",
-                           span_text(env->arena, env->sources, e->span),
+            ? arena_printf(env->arena, "`%s`, %s %s", span_text(env->arena, env->sources, e->span),
                            strchr("aeiou", unit_dim_describe(v.dim)[0]) ? "an" : "a",
                            unit_dim_describe(v.dim))
             : arena_printf(env->arena, "%g", v.r);
-    Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s",
-                        what, got);
+    Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s", what, got);
     if (v.kind == VK_REAL && e->kind == EX_BINARY && e->u.binary.op == '/')
         diag_note(d, env->diags, "the division does not come out even");
     return false;

@@ -23,8 +23,8 @@ void diags_init(DiagSink *d, Arena *arena) {
 /* Once DIAG_MAX_ERRORS errors are stored, the next error sets `capped`
  * (so the cap note only appears when something was really dropped) and
  * from then on nothing at all is stored. */
-static Diag *diag_add(DiagSink *d, Severity severity, Span span,
-                      const char *code, const char *fmt, va_list ap) {
+static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *code, const char *fmt,
+                      va_list ap) {
     if (d->capped) return NULL;
     if (severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS) {
         d->capped = true;
@@ -32,8 +32,7 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span,
     }
     if (d->count == d->cap) {
         int new_cap = d->cap ? d->cap * 2 : 16;
-        d->items = arena_realloc(d->arena, d->items,
-                                 sizeof(Diag *) * (size_t)d->cap,
+        d->items = arena_realloc(d->arena, d->items, sizeof(Diag *) * (size_t)d->cap,
                                  sizeof(Diag *) * (size_t)new_cap);
         d->cap = new_cap;
     }
@@ -47,8 +46,7 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span,
     return g;
 }
 
-Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt,
-                 ...) {
+Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     Diag *g = diag_add(d, SEV_ERROR, span, code, fmt, ap);
@@ -56,8 +54,7 @@ Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt,
     return g;
 }
 
-Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt,
-                   ...) {
+Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     Diag *g = diag_add(d, SEV_WARNING, span, code, fmt, ap);
@@ -67,22 +64,18 @@ Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt,
 
 /* Arrays in a Diag keep no capacity: it is the next power of two of the
  * count (minimum 4), so growth happens when the count is 0 or 4, 8, ... */
-static void *grow_for_one_more(Arena *a, void *items, int count,
-                               size_t elem_size) {
+static void *grow_for_one_more(Arena *a, void *items, int count, size_t elem_size) {
     if (count == 0) return arena_alloc(a, 4 * elem_size);
     if (count < 4 || (count & (count - 1)) != 0) return items;
-    return arena_realloc(a, items, elem_size * (size_t)count,
-                         elem_size * (size_t)count * 2);
+    return arena_realloc(a, items, elem_size * (size_t)count, elem_size * (size_t)count * 2);
 }
 
 void diag_label(Diag *g, DiagSink *d, Span span, const char *fmt, ...) {
     if (!g) return;
     va_list ap;
     va_start(ap, fmt);
-    g->labels = grow_for_one_more(d->arena, g->labels, g->label_count,
-                                  sizeof(DiagLabel));
-    g->labels[g->label_count++] =
-        (DiagLabel){span, arena_vprintf(d->arena, fmt, ap)};
+    g->labels = grow_for_one_more(d->arena, g->labels, g->label_count, sizeof(DiagLabel));
+    g->labels[g->label_count++] = (DiagLabel){span, arena_vprintf(d->arena, fmt, ap)};
     va_end(ap);
 }
 
@@ -90,8 +83,8 @@ void diag_note(Diag *g, DiagSink *d, const char *fmt, ...) {
     if (!g) return;
     va_list ap;
     va_start(ap, fmt);
-    g->notes = (const char **)grow_for_one_more(d->arena, (void *)g->notes,
-                                                g->note_count, sizeof(char *));
+    g->notes =
+        (const char **)grow_for_one_more(d->arena, (void *)g->notes, g->note_count, sizeof(char *));
     g->notes[g->note_count++] = arena_vprintf(d->arena, fmt, ap);
     va_end(ap);
 }
@@ -100,8 +93,8 @@ void diag_help(Diag *g, DiagSink *d, const char *fmt, ...) {
     if (!g) return;
     va_list ap;
     va_start(ap, fmt);
-    g->helps = (const char **)grow_for_one_more(d->arena, (void *)g->helps,
-                                                g->help_count, sizeof(char *));
+    g->helps =
+        (const char **)grow_for_one_more(d->arena, (void *)g->helps, g->help_count, sizeof(char *));
     g->helps[g->help_count++] = arena_vprintf(d->arena, fmt, ap);
     va_end(ap);
 }
@@ -167,12 +160,16 @@ static unsigned utf8_sequence_length(const unsigned char *p, size_t avail) {
         n = 2;
     } else if (b >= 0xE0 && b <= 0xEF) {
         n = 3;
-        if (b == 0xE0) lo = 0xA0;
-        else if (b == 0xED) hi = 0x9F;
+        if (b == 0xE0)
+            lo = 0xA0;
+        else if (b == 0xED)
+            hi = 0x9F;
     } else if (b >= 0xF0 && b <= 0xF4) {
         n = 4;
-        if (b == 0xF0) lo = 0x90;
-        else if (b == 0xF4) hi = 0x8F;
+        if (b == 0xF0)
+            lo = 0x90;
+        else if (b == 0xF4)
+            hi = 0x8F;
     } else {
         return 0;
     }
@@ -212,8 +209,7 @@ static int gutter_width(const SourceManager *sm, const Diag *g) {
     return 1 + (int)(digits > 4 ? digits : 4);
 }
 
-static void print_location(FILE *out, const SourceManager *sm, Span span,
-                           const Style *st) {
+static void print_location(FILE *out, const SourceManager *sm, Span span, const Style *st) {
     const SourceFile *f = span_file(sm, span);
     if (!f) {
         fprintf(out, "%scmtc:%s ", st->bold, st->reset);
@@ -228,13 +224,11 @@ static void print_location(FILE *out, const SourceManager *sm, Span span,
  * display column per character: a valid UTF-8 sequence is one character,
  * any other byte that is not printable ASCII shows as '?'.  Tabs stay tabs
  * in both lines so the caret lines up whatever the tab width. */
-static void print_snippet(FILE *out, const SourceFile *f, Span span,
-                          int width, const Style *st) {
+static void print_snippet(FILE *out, const SourceFile *f, Span span, int width, const Style *st) {
     uint32_t line, col;
     source_line_col(f, span.start, &line, &col);
     size_t line_len;
-    const unsigned char *text =
-        (const unsigned char *)source_line_text(f, line, &line_len);
+    const unsigned char *text = (const unsigned char *)source_line_text(f, line, &line_len);
     size_t start = col - 1;
     if (start > line_len) start = line_len; /* inside a "\r\n" */
     size_t end = span.end > span.start ? start + (span.end - span.start) : start;
@@ -249,12 +243,9 @@ static void print_snippet(FILE *out, const SourceFile *f, Span span,
             window_start = line_len - WINDOW_BYTES;
         }
         /* do not cut a UTF-8 sequence at either side */
-        for (int k = 0; k < 3 && window_start < start &&
-                        (text[window_start] & 0xC0) == 0x80;
-             k++)
+        for (int k = 0; k < 3 && window_start < start && (text[window_start] & 0xC0) == 0x80; k++)
             window_start++;
-        for (int k = 0; k < 3 && window_end < line_len &&
-                        window_end > window_start + 1 &&
+        for (int k = 0; k < 3 && window_end < line_len && window_end > window_start + 1 &&
                         (text[window_end] & 0xC0) == 0x80;
              k++)
             window_end--;
@@ -278,8 +269,7 @@ static void print_snippet(FILE *out, const SourceFile *f, Span span,
             shown[ns++] = '\t';
         } else if (b >= 0x20 && b < 0x7F) {
             shown[ns++] = (char)b;
-        } else if (b >= 0x80 &&
-                   (bytes = utf8_sequence_length(text + i, window_end - i)) > 0) {
+        } else if (b >= 0x80 && (bytes = utf8_sequence_length(text + i, window_end - i)) > 0) {
             memcpy(shown + ns, text + i, bytes);
             ns += bytes;
         } else {
@@ -312,41 +302,37 @@ static void print_snippet(FILE *out, const SourceFile *f, Span span,
         fprintf(out, "%*u | %.*s\n", width, line, (int)ns, shown);
     else
         fprintf(out, "%*u |\n", width, line);
-    fprintf(out, "%*s | %.*s%s%.*s%s\n", width, "", (int)marks_colored_at, marks,
-            st->caret, (int)(nm - marks_colored_at), marks + marks_colored_at,
-            *st->caret ? st->reset : "");
+    fprintf(out, "%*s | %.*s%s%.*s%s\n", width, "", (int)marks_colored_at, marks, st->caret,
+            (int)(nm - marks_colored_at), marks + marks_colored_at, *st->caret ? st->reset : "");
 }
 
-static void render_one(FILE *out, const SourceManager *sm, const Diag *g,
-                       const Style *st) {
+static void render_one(FILE *out, const SourceManager *sm, const Diag *g, const Style *st) {
     int width = gutter_width(sm, g);
     print_location(out, sm, g->span, st);
     const char *color = severity_color(st, g->severity);
     if (g->code && g->code[0])
-        fprintf(out, "%s%s[%s]%s: %s\n", color, severity_word(g->severity),
-                g->code, *color ? st->reset : "", g->message);
-    else
-        fprintf(out, "%s%s%s: %s\n", color, severity_word(g->severity),
+        fprintf(out, "%s%s[%s]%s: %s\n", color, severity_word(g->severity), g->code,
                 *color ? st->reset : "", g->message);
+    else
+        fprintf(out, "%s%s%s: %s\n", color, severity_word(g->severity), *color ? st->reset : "",
+                g->message);
     const SourceFile *f = span_file(sm, g->span);
     if (f) print_snippet(out, f, g->span, width, st);
 
     for (int i = 0; i < g->label_count; i++) {
         const DiagLabel *label = &g->labels[i];
         print_location(out, sm, label->span, st);
-        const char *message =
-            label->message && label->message[0] ? label->message : "here";
-        fprintf(out, "%snote%s: %s\n", st->note, *st->note ? st->reset : "",
-                message);
+        const char *message = label->message && label->message[0] ? label->message : "here";
+        fprintf(out, "%snote%s: %s\n", st->note, *st->note ? st->reset : "", message);
         const SourceFile *lf = span_file(sm, label->span);
         if (lf) print_snippet(out, lf, label->span, width, st);
     }
     for (int i = 0; i < g->note_count; i++)
-        fprintf(out, "%*s = %snote%s: %s\n", width, "", st->note,
-                *st->note ? st->reset : "", g->notes[i]);
+        fprintf(out, "%*s = %snote%s: %s\n", width, "", st->note, *st->note ? st->reset : "",
+                g->notes[i]);
     for (int i = 0; i < g->help_count; i++)
-        fprintf(out, "%*s = %shelp%s: %s\n", width, "", st->bold,
-                *st->bold ? st->reset : "", g->helps[i]);
+        fprintf(out, "%*s = %shelp%s: %s\n", width, "", st->bold, *st->bold ? st->reset : "",
+                g->helps[i]);
 }
 
 void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
@@ -395,8 +381,7 @@ static void json_set_span(json_t *obj, const SourceManager *sm, Span span) {
     uint32_t line = 0, col = 0, end_line = 0, end_col = 0;
     if (f) {
         source_line_col(f, span.start, &line, &col);
-        source_line_col(f, span.end > span.start ? span.end : span.start,
-                        &end_line, &end_col);
+        source_line_col(f, span.end > span.start ? span.end : span.start, &end_line, &end_col);
     }
     json_object_set_new(obj, "file", f ? json_text(f->path) : json_null());
     json_object_set_new(obj, "line", json_integer(line));
@@ -433,13 +418,10 @@ static json_t *json_diag(const SourceManager *sm, const Diag *g) {
 
 void diags_render_json(FILE *out, const SourceManager *sm, const DiagSink *d) {
     json_t *root = json_array();
-    for (int i = 0; i < d->count; i++)
-        json_array_append_new(root, json_diag(sm, d->items[i]));
+    for (int i = 0; i < d->count; i++) json_array_append_new(root, json_diag(sm, d->items[i]));
     if (d->capped) {
-        Diag cap = {.severity = SEV_NOTE,
-                    .code = CAP_CODE,
-                    .span = SPAN_NONE,
-                    .message = CAP_MESSAGE};
+        Diag cap = {
+            .severity = SEV_NOTE, .code = CAP_CODE, .span = SPAN_NONE, .message = CAP_MESSAGE};
         json_array_append_new(root, json_diag(sm, &cap));
     }
     json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -63,8 +63,7 @@ Name intern(const char *s, size_t len) {
     for (;;) {
         InternSlot *slot = &table.slots[i];
         if (!slot->text) break;
-        if (slot->hash == h && slot->len == len &&
-            memcmp(slot->text, s, len) == 0)
+        if (slot->hash == h && slot->len == len && memcmp(slot->text, s, len) == 0)
             return slot->text;
         i = (i + 1) & table.mask;
     }
@@ -80,4 +79,6 @@ Name intern(const char *s, size_t len) {
     return copy;
 }
 
-Name intern_cstr(const char *s) { return intern(s, strlen(s)); }
+Name intern_cstr(const char *s) {
+    return intern(s, strlen(s));
+}

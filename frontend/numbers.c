@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 /* A '_' is a separator only between two digits. */
 static inline bool separator_ok(const char *text, size_t len, size_t i) {
-    return i > 0 && i + 1 < len && is_digit(text[i - 1]) &&
-           is_digit(text[i + 1]);
+    return i > 0 && i + 1 < len && is_digit(text[i - 1]) && is_digit(text[i + 1]);
 }
 
 bool parse_int_literal(const char *text, size_t len, int64_t *out) {

@@ -17,8 +17,8 @@ typedef struct UseFrame {
     const char *key;   /* canonical path of the module */
     const char *shown; /* path as shown to the user */
     Module *module;
-    int next_decl;     /* the next declaration to look at for `use` */
-    const Decl *use;   /* the `use` being followed out of this module */
+    int next_decl;   /* the next declaration to look at for `use` */
+    const Decl *use; /* the `use` being followed out of this module */
 } UseFrame;
 
 typedef struct Loader {
@@ -43,8 +43,7 @@ static const char *dir_of(Arena *a, const char *path) {
 }
 
 static const char *path_join(Arena *a, const char *dir, const char *rel) {
-    if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0)
-        return arena_strdup(a, rel);
+    if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0) return arena_strdup(a, rel);
     size_t n = strlen(dir);
     return arena_printf(a, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
 }
@@ -94,11 +93,9 @@ static bool is_regular_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static const char *overlay_text(const Loader *ld, const char *path,
-                                size_t *len) {
+static const char *overlay_text(const Loader *ld, const char *path, size_t *len) {
     if (!ld->opts || !ld->opts->overlay) return NULL;
-    return ld->opts->overlay(ld->opts->overlay_ctx, path_absolute(ld->arena, path),
-                             len);
+    return ld->opts->overlay(ld->opts->overlay_ctx, path_absolute(ld->arena, path), len);
 }
 
 static bool candidate_exists(const Loader *ld, const char *path) {
@@ -109,8 +106,7 @@ static bool candidate_exists(const Loader *ld, const char *path) {
 /* The `.cmt` file in the folders of `tried` whose name is closest to the
  * last component of the missing module, without its extension; NULL when
  * none is close. */
-static const char *similar_module(Loader *ld, const PtrVec *tried,
-                                  const char *wanted) {
+static const char *similar_module(Loader *ld, const PtrVec *tried, const char *wanted) {
     PtrVec names = {0};
     for (int i = 0; i < tried->count; i++) {
         DIR *dir = opendir(dir_of(ld->arena, (const char *)tried->items[i]));
@@ -138,27 +134,28 @@ static bool is_directory(const char *path) {
 /* The usual near misses of a `use`, each with its fix: a path written
  * without `.cmt`, a module written with it, a folder named instead of a
  * file.  True when one was explained (no other suggestion is needed). */
-static bool explain_near_miss(Loader *ld, const Decl *use, const char *written,
-                              const PtrVec *tried, Diag *d) {
+static bool explain_near_miss(Loader *ld, const Decl *use, const char *written, const PtrVec *tried,
+                              Diag *d) {
     Arena *a = ld->arena;
     size_t wlen = strlen(written);
     if (use->u.use.is_string) {
         const char *path = (const char *)tried->items[0];
         if (candidate_exists(ld, arena_printf(a, "%s.cmt", path))) {
-            diag_help(d, ld->diags, "did you mean `\"%s.cmt\"`? a path is written "
-                                    "with its extension", written);
+            diag_help(d, ld->diags,
+                      "did you mean `\"%s.cmt\"`? a path is written "
+                      "with its extension",
+                      written);
             return true;
         }
         if (is_directory(path)) {
-            diag_note(d, ld->diags, "`%s` is a folder; `use` names a .cmt file in it",
-                      written);
+            diag_note(d, ld->diags, "`%s` is a folder; `use` names a .cmt file in it", written);
             return true;
         }
         return false;
     }
     if (wlen > 4 && strcmp(written + wlen - 4, ".cmt") == 0) {
-        diag_help(d, ld->diags, "a module is named without `.cmt`: `use %.*s;`",
-                  (int)(wlen - 4), written);
+        diag_help(d, ld->diags, "a module is named without `.cmt`: `use %.*s;`", (int)(wlen - 4),
+                  written);
         return true;
     }
     /* `use std.ops;`: the folder exists; list the modules in it */
@@ -185,8 +182,8 @@ static bool explain_near_miss(Loader *ld, const Decl *use, const char *written,
         for (int k = 0; k < count && k < 8; k++)
             list = arena_printf(a, "%s%s`%s.%s`", list, k ? ", " : "", written,
                                 (const char *)names.items[k]);
-        diag_help(d, ld->diags, "`%s` is a folder of modules; name one: %s%s",
-                  written, list, count > 8 ? ", ..." : "");
+        diag_help(d, ld->diags, "`%s` is a folder of modules; name one: %s%s", written, list,
+                  count > 8 ? ", ..." : "");
         return true;
     }
     return false;
@@ -211,16 +208,15 @@ static void report_cycle(Loader *ld, const Decl *use, int from) {
                          "loaded",
                          top->shown, ld->stack[from].shown);
     for (int i = from; i < ld->depth - 1; i++)
-        diag_label(d, ld->diags, ld->stack[i].use->span, "%s uses %s here",
-                   ld->stack[i].shown, ld->stack[i + 1].shown);
+        diag_label(d, ld->diags, ld->stack[i].use->span, "%s uses %s here", ld->stack[i].shown,
+                   ld->stack[i + 1].shown);
     diag_note(d, ld->diags, "the chain is %s", chain);
-    diag_help(d, ld->diags,
-              "move what both files need into a third file that both use");
+    diag_help(d, ld->diags, "move what both files need into a third file that both use");
 }
 
 /* Resolves a `use`; on success returns the file to load and its key. */
-static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
-                       SourceFile **file_out, const char **key_out) {
+static bool follow_use(Loader *ld, const char *using_path, const Decl *use, SourceFile **file_out,
+                       const char **key_out) {
     Arena *a = ld->arena;
     const char *written = use->u.use.path;
     if (!written || !written[0]) return false; /* a parse error was reported */
@@ -251,8 +247,7 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
                 if (*p == ':') p++;
             }
         }
-        if (ld->opts && ld->opts->stdlib_dir)
-            ptrvec_push(a, &dirs, (void *)ld->opts->stdlib_dir);
+        if (ld->opts && ld->opts->stdlib_dir) ptrvec_push(a, &dirs, (void *)ld->opts->stdlib_dir);
         for (int i = 0; i < dirs.count && !found; i++) {
             const char *cand = path_join(a, (const char *)dirs.items[i], rel);
             ptrvec_push(a, &tried, (void *)cand);
@@ -260,12 +255,10 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
         }
     }
     if (!found) {
-        Diag *d = diag_error(ld->diags, use->name.span.file >= 0 ? use->name.span
-                                                               : use->span,
+        Diag *d = diag_error(ld->diags, use->name.span.file >= 0 ? use->name.span : use->span,
                              "E0203", "cannot find module `%s`", written);
         for (int i = 0; i < tried.count; i++)
-            diag_note(d, ld->diags, "looked for %s",
-                      (const char *)tried.items[i]);
+            diag_note(d, ld->diags, "looked for %s", (const char *)tried.items[i]);
         if (explain_near_miss(ld, use, written, &tried, d)) return false;
         /* Suggest a module beside the ones looked for: compare the last
          * component (without `.cmt` for a path). */
@@ -277,11 +270,10 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
             last = arena_strndup(a, last, last_len - 4);
         const char *similar = similar_module(ld, &tried, last);
         if (similar)
-            diag_help(d, ld->diags, "did you mean `%.*s%s%s`?", prefix_len, written,
-                      similar, use->u.use.is_string ? ".cmt" : "");
+            diag_help(d, ld->diags, "did you mean `%.*s%s%s`?", prefix_len, written, similar,
+                      use->u.use.is_string ? ".cmt" : "");
         else if (!use->u.use.is_string)
-            diag_help(d, ld->diags,
-                      "add the folder that holds it with -I DIR or CMT_PATH");
+            diag_help(d, ld->diags, "add the folder that holds it with -I DIR or CMT_PATH");
         return false;
     }
     const char *key = path_key(a, found);
@@ -293,11 +285,10 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use,
     if (find_loaded(ld, key) >= 0) return false;
     size_t len = 0;
     const char *text = overlay_text(ld, found, &len);
-    SourceFile *file = text ? sources_add(ld->sm, found, text, len)
-                            : sources_load(ld->sm, found);
+    SourceFile *file = text ? sources_add(ld->sm, found, text, len) : sources_load(ld->sm, found);
     if (!file) {
-        diag_error(ld->diags, use->span, "E0203", "cannot read module `%s` (%s): %s",
-                   written, found, strerror(errno));
+        diag_error(ld->diags, use->span, "E0203", "cannot read module `%s` (%s): %s", written,
+                   found, strerror(errno));
         return false;
     }
     *file_out = file;
@@ -311,8 +302,7 @@ static void push_module(Loader *ld, SourceFile *file, const char *key) {
     ptrvec_push(ld->arena, &ld->keys, (void *)key);
     if (ld->depth == ld->cap) {
         int cap = ld->cap ? ld->cap * 2 : 16;
-        ld->stack = arena_realloc(ld->arena, ld->stack,
-                                  sizeof(UseFrame) * (size_t)ld->cap,
+        ld->stack = arena_realloc(ld->arena, ld->stack, sizeof(UseFrame) * (size_t)ld->cap,
                                   sizeof(UseFrame) * (size_t)cap);
         ld->cap = cap;
     }
@@ -334,15 +324,13 @@ static void load_all(Loader *ld, SourceFile *root, const char *key) {
         f->use = d;
         SourceFile *file;
         const char *file_key;
-        if (follow_use(ld, f->shown, d, &file, &file_key))
-            push_module(ld, file, file_key);
+        if (follow_use(ld, f->shown, d, &file, &file_key)) push_module(ld, file, file_key);
     }
 }
 
 /* ------------------------------------------------------------- checking */
 
-static Sema *sema_new(Program *p, Module **modules, int module_count,
-                      DiagSink *report_to) {
+static Sema *sema_new(Program *p, Module **modules, int module_count, DiagSink *report_to) {
     Sema *s = ARENA_NEW(p->arena, Sema);
     s->prog = p;
     s->arena = p->arena;
@@ -384,8 +372,7 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
     for (int i = 0; i < m->decl_count; i++) {
         const Decl *d = m->decls[i];
         /* A duplicate name was reported; check only the first definition. */
-        GlobalEntry *g = d->name.name ? globals_find(s->globals, d->name.name)
-                                      : NULL;
+        GlobalEntry *g = d->name.name ? globals_find(s->globals, d->name.name) : NULL;
         bool first = g && g->decl == d;
         switch (d->kind) {
         case DK_OP: {
@@ -449,8 +436,8 @@ static void drop_repeated_diags(DiagSink *d, int from) {
     d->count = kept;
 }
 
-Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
-                       SourceFile *root, const CheckOptions *opts) {
+Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
+                       const CheckOptions *opts) {
     Program *p = ARENA_NEW(arena, Program);
     p->arena = arena;
     p->sources = sm;
@@ -472,8 +459,7 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
     Sema *s = sema_new(p, dep_first, ld->post_order.count, diags);
 
     check_module_decls(s, p->modules[0], true);
-    for (int i = 1; i < p->module_count; i++)
-        check_module_decls(s, p->modules[i], false);
+    for (int i = 1; i < p->module_count; i++) check_module_decls(s, p->modules[i], false);
     drop_repeated_diags(diags, first_diag);
     return p;
 }

@@ -40,13 +40,11 @@ typedef struct Globals {
 /* Builds the table of consts, ops, archs and mappings over the given
  * modules (in the order given: the first definition wins, a later one is
  * reported as a duplicate when `diags` is not NULL). */
-Globals *globals_build(Arena *arena, Module **modules, int module_count,
-                       DiagSink *diags);
+Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSink *diags);
 GlobalEntry *globals_find(const Globals *g, Name name);
 /* Every name of the given decl kind (or every kind when kind < 0), for
  * "did you mean". */
-const char **globals_names(Arena *arena, const Globals *g, int kind,
-                           int *count);
+const char **globals_names(Arena *arena, const Globals *g, int kind, int *count);
 
 /* ----------------------------------------------------- constant values */
 
@@ -89,8 +87,7 @@ Value const_eval(ConstEnv *env, const Expr *e);
 void const_eval_all(ConstEnv *env, Module **modules, int module_count);
 /* Evaluates an integer: reports a non-integer as E0216.  `what` names the
  * thing for the message ("tensor dimension").  False on error. */
-bool const_eval_int(ConstEnv *env, const Expr *e, const char *what,
-                    int64_t *out);
+bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out);
 /* The source text of a span, for quoting in messages. */
 const char *span_text(Arena *arena, const SourceManager *sm, Span span);
 /* "an integer", "a real number", "a size (2 MiB)" ... */
@@ -135,9 +132,9 @@ typedef struct Sema {
     Arena *arena;
     DiagSink *diags;
     Globals *globals;
-    ConstEnv env;         /* global scope */
-    DeclCache op_cache;   /* entry: OpCacheEntry*, chained by instantiation */
-    DeclCache arch_cache; /* entry: ArchCacheEntry* */
+    ConstEnv env;           /* global scope */
+    DeclCache op_cache;     /* entry: OpCacheEntry*, chained by instantiation */
+    DeclCache arch_cache;   /* entry: ArchCacheEntry* */
     PtrVec archs, mappings; /* what Program lists, grown by doubling */
 } Sema;
 
@@ -153,17 +150,15 @@ bool check_op_structure(Sema *s, const Decl *op_decl);
  * scratch sink (they were reported by check_op_structure); value errors
  * (dimensions, extents) to s->diags, with a label at use_site when it is
  * not SPAN_NONE. */
-IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values,
-                     Span use_site);
+IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site);
 
 /* Parameter values of an op at a use: bindings, then defaults.  Reports
  * unknown, repeated and missing parameters.  *complete (when not NULL) is
  * set when every parameter got a value even if the call failed: an unknown
  * or repeated binding is an error, but the op can still be instantiated and
  * the rest of the use checked. */
-bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings,
-                    int binding_count, Span use_site, int64_t *values,
-                    bool *complete);
+bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, int binding_count,
+                    Span use_site, int64_t *values, bool *complete);
 
 IrArch *check_arch(Sema *s, const Decl *arch_decl);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
@@ -171,8 +166,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
 /* The IrArch built for an arch decl (NULL when it had errors). */
 IrArch *sema_arch_for(Sema *s, const Decl *arch_decl);
 /* The default instantiation of an op, or a fresh one for these values. */
-IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values,
-                  Span use_site);
+IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site);
 
 /* Sema for a Program already checked (rebuilds the global table). */
 Sema *sema_for_program(Program *p, DiagSink *diags);

@@ -37,16 +37,14 @@ static void build_line_table(Arena *arena, SourceFile *f) {
     }
 }
 
-SourceFile *sources_add(SourceManager *sm, const char *path, const char *text,
-                        size_t len) {
+SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len) {
     if (len >= UINT32_MAX) { /* offsets are 32-bit */
         errno = EFBIG;
         return NULL;
     }
     if (sm->count == sm->cap) {
         int new_cap = sm->cap ? sm->cap * 2 : 8;
-        sm->files = arena_realloc(sm->arena, sm->files,
-                                  sizeof(SourceFile *) * (size_t)sm->cap,
+        sm->files = arena_realloc(sm->arena, sm->files, sizeof(SourceFile *) * (size_t)sm->cap,
                                   sizeof(SourceFile *) * (size_t)new_cap);
         sm->cap = new_cap;
     }
@@ -110,8 +108,7 @@ static uint32_t line_index_of(const SourceFile *f, uint32_t offset) {
     return lo;
 }
 
-void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line,
-                     uint32_t *col) {
+void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line, uint32_t *col) {
     if (offset > f->len) offset = (uint32_t)f->len;
     uint32_t index = line_index_of(f, offset);
     *line = index + 1;
@@ -147,12 +144,16 @@ static unsigned utf8_sequence_length(const unsigned char *p, size_t avail) {
         n = 2;
     } else if (b >= 0xE0 && b <= 0xEF) {
         n = 3;
-        if (b == 0xE0) lo = 0xA0;      /* no overlong forms */
-        else if (b == 0xED) hi = 0x9F; /* no surrogates */
+        if (b == 0xE0)
+            lo = 0xA0; /* no overlong forms */
+        else if (b == 0xED)
+            hi = 0x9F; /* no surrogates */
     } else if (b >= 0xF0 && b <= 0xF4) {
         n = 4;
-        if (b == 0xF0) lo = 0x90;
-        else if (b == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+        if (b == 0xF0)
+            lo = 0x90;
+        else if (b == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
     } else {
         return 0;
     }
@@ -165,8 +166,7 @@ static unsigned utf8_sequence_length(const unsigned char *p, size_t avail) {
 
 /* UTF-16 units of the character at p: 2 for a 4-byte sequence (a
  * surrogate pair), 1 otherwise; an invalid byte counts as one unit. */
-static unsigned utf16_units_at(const unsigned char *p, size_t avail,
-                               unsigned *bytes) {
+static unsigned utf16_units_at(const unsigned char *p, size_t avail, unsigned *bytes) {
     unsigned n = utf8_sequence_length(p, avail);
     if (n == 0) {
         *bytes = 1;
@@ -196,8 +196,7 @@ uint32_t source_utf16_col(const SourceFile *f, uint32_t offset) {
     return units;
 }
 
-uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col,
-                          bool utf16) {
+uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col, bool utf16) {
     if (line0 >= f->line_count) return (uint32_t)f->len;
     uint32_t start = f->line_starts[line0];
     uint32_t end = line_text_end(f, line0);
@@ -206,8 +205,7 @@ uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col,
     uint32_t units = 0, i = start;
     while (i < end && units < col) {
         unsigned bytes;
-        unsigned u = text[i] < 0x80 ? (bytes = 1, 1u)
-                                    : utf16_units_at(text + i, end - i, &bytes);
+        unsigned u = text[i] < 0x80 ? (bytes = 1, 1u) : utf16_units_at(text + i, end - i, &bytes);
         if (units + u > col) break; /* col inside a surrogate pair */
         units += u;
         i += bytes;

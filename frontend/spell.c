@@ -45,8 +45,7 @@ static bool equal_ignoring_case(const char *a, const char *b) {
     return *a == *b;
 }
 
-const char *spell_suggest(const char *name, const char *const *candidates,
-                          int count) {
+const char *spell_suggest(const char *name, const char *const *candidates, int count) {
     /* `M` for `m`, `glb` for `GLB`: a difference of case only is the
      * likeliest mistake, whatever the length */
     for (int i = 0; i < count; i++)

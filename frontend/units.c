@@ -56,15 +56,14 @@ static const UnitWord unit_words[] = {
 
 /* Counts take an optional decimal prefix: kMAC, GFLOP, Tops, ... */
 static const UnitWord count_words[] = {
-    {"MAC", BU_MAC, 1},   {"MACs", BU_MAC, 1},   {"op", BU_OP, 1},
-    {"ops", BU_OP, 1},    {"FLOP", BU_FLOP, 1},  {"FLOPs", BU_FLOP, 1},
+    {"MAC", BU_MAC, 1}, {"MACs", BU_MAC, 1},  {"op", BU_OP, 1},
+    {"ops", BU_OP, 1},  {"FLOP", BU_FLOP, 1}, {"FLOPs", BU_FLOP, 1},
 };
 
 static const struct {
     char letter;
     double scale;
-} count_prefixes[] = {{'k', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12},
-                      {'P', 1e15}};
+} count_prefixes[] = {{'k', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}};
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
 
@@ -72,8 +71,7 @@ static bool word_equals(const char *text, size_t len, const char *word) {
     return strlen(word) == len && memcmp(text, word, len) == 0;
 }
 
-static bool lookup_count(const char *text, size_t len, BaseUnit *base,
-                         double *scale) {
+static bool lookup_count(const char *text, size_t len, BaseUnit *base, double *scale) {
     for (size_t i = 0; i < COUNT_OF(count_words); i++) {
         if (word_equals(text, len, count_words[i].spelling)) {
             *base = count_words[i].base;
@@ -84,8 +82,7 @@ static bool lookup_count(const char *text, size_t len, BaseUnit *base,
     return false;
 }
 
-static bool lookup_word(const char *text, size_t len, BaseUnit *base,
-                        double *scale) {
+static bool lookup_word(const char *text, size_t len, BaseUnit *base, double *scale) {
     if (len == 0) return false;
     for (size_t i = 0; i < COUNT_OF(unit_words); i++) {
         if (word_equals(text, len, unit_words[i].spelling)) {
@@ -96,8 +93,7 @@ static bool lookup_word(const char *text, size_t len, BaseUnit *base,
     }
     if (lookup_count(text, len, base, scale)) return true;
     for (size_t i = 0; i < COUNT_OF(count_prefixes); i++) {
-        if (text[0] == count_prefixes[i].letter &&
-            lookup_count(text + 1, len - 1, base, scale)) {
+        if (text[0] == count_prefixes[i].letter && lookup_count(text + 1, len - 1, base, scale)) {
             *scale *= count_prefixes[i].scale;
             return true;
         }
@@ -109,13 +105,15 @@ static bool is_count(BaseUnit b) {
     return b == BU_MAC || b == BU_OP || b == BU_FLOP;
 }
 
-static bool is_time(BaseUnit b) { return b == BU_SECOND || b == BU_CYCLE; }
+static bool is_time(BaseUnit b) {
+    return b == BU_SECOND || b == BU_CYCLE;
+}
 
 /* The only compositions with a meaning in an arch description. */
 static bool ratio_allowed(BaseUnit num, BaseUnit den) {
-    if (num == BU_BYTE) return is_time(den);                   /* bandwidth */
+    if (num == BU_BYTE) return is_time(den);                     /* bandwidth */
     if (num == BU_JOULE) return den == BU_BYTE || is_count(den); /* energy per */
-    if (is_count(num)) return is_time(den);                    /* throughput */
+    if (is_count(num)) return is_time(den);                      /* throughput */
     return false;
 }
 
@@ -235,22 +233,18 @@ static const Prefix binary_sizes[] = {
     {1024.0 * 1024 * 1024 * 1024, "TiB"},
     {1024.0 * 1024 * 1024 * 1024 * 1024, "PiB"},
 };
-static const Prefix decimal_sizes[] = {{1, "B"},     {1e3, "kB"},  {1e6, "MB"},
-                                       {1e9, "GB"},  {1e12, "TB"}, {1e15, "PB"}};
-static const Prefix seconds[] = {{1e-12, "ps"}, {1e-9, "ns"}, {1e-6, "us"},
-                                 {1e-3, "ms"},  {1, "s"}};
-static const Prefix hertz[] = {{1, "Hz"},   {1e3, "kHz"},  {1e6, "MHz"},
-                               {1e9, "GHz"}, {1e12, "THz"}};
-static const Prefix joules[] = {{1e-15, "fJ"}, {1e-12, "pJ"}, {1e-9, "nJ"},
-                                {1e-6, "uJ"},  {1e-3, "mJ"},  {1, "J"},
-                                {1e3, "kJ"}};
-static const Prefix macs[] = {{1, "MAC"},   {1e3, "kMAC"},  {1e6, "MMAC"},
+static const Prefix decimal_sizes[] = {{1, "B"},    {1e3, "kB"},  {1e6, "MB"},
+                                       {1e9, "GB"}, {1e12, "TB"}, {1e15, "PB"}};
+static const Prefix seconds[] = {{1e-12, "ps"}, {1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
+static const Prefix hertz[] = {{1, "Hz"}, {1e3, "kHz"}, {1e6, "MHz"}, {1e9, "GHz"}, {1e12, "THz"}};
+static const Prefix joules[] = {{1e-15, "fJ"}, {1e-12, "pJ"}, {1e-9, "nJ"}, {1e-6, "uJ"},
+                                {1e-3, "mJ"},  {1, "J"},      {1e3, "kJ"}};
+static const Prefix macs[] = {{1, "MAC"},    {1e3, "kMAC"},  {1e6, "MMAC"},
                               {1e9, "GMAC"}, {1e12, "TMAC"}, {1e15, "PMAC"}};
-static const Prefix ops[] = {{1, "op"},   {1e3, "kop"},  {1e6, "Mop"},
+static const Prefix ops[] = {{1, "op"},    {1e3, "kop"},  {1e6, "Mop"},
                              {1e9, "Gop"}, {1e12, "Top"}, {1e15, "Pop"}};
-static const Prefix flops[] = {{1, "FLOP"},   {1e3, "kFLOP"},
-                               {1e6, "MFLOP"}, {1e9, "GFLOP"},
-                               {1e12, "TFLOP"}, {1e15, "PFLOP"}};
+static const Prefix flops[] = {{1, "FLOP"},    {1e3, "kFLOP"},  {1e6, "MFLOP"},
+                               {1e9, "GFLOP"}, {1e12, "TFLOP"}, {1e15, "PFLOP"}};
 static const Prefix cycles[] = {{1, "cycles"}};
 static const Prefix plain[] = {{1, ""}};
 
@@ -278,8 +272,8 @@ static void format_three_digits(char *buf, size_t size, double m) {
 
 /* The largest prefix not above |value|, then three digits; a mantissa
  * that rounds up to the next step (999.7 -> 1000) moves up a prefix. */
-static const char *format_with(Arena *a, double value, const Prefix *table,
-                               size_t count, double step) {
+static const char *format_with(Arena *a, double value, const Prefix *table, size_t count,
+                               double step) {
     double mag = fabs(value);
     size_t k = 0;
     while (k + 1 < count && mag >= table[k + 1].scale) k++;
@@ -314,8 +308,7 @@ static const char *denominator_word(BaseUnit den) {
 
 /* Exact whole numbers read better for small counts ("512 B", "3 cycles",
  * "4096 MAC/cycle"); everything else gets a prefix and three digits. */
-static const char *format_numerator(Arena *a, double value, BaseUnit num,
-                                    bool alone) {
+static const char *format_numerator(Arena *a, double value, BaseUnit num, bool alone) {
     switch (num) {
     case BU_BYTE:
         if (alone) {
@@ -327,8 +320,7 @@ static const char *format_numerator(Arena *a, double value, BaseUnit num,
     case BU_SECOND: return FORMAT(a, value, seconds, 1000);
     case BU_CYCLE:
         if (whole_below(value, 1e15))
-            return arena_printf(a, "%.0f %s", value,
-                                value == 1 ? "cycle" : "cycles");
+            return arena_printf(a, "%.0f %s", value, value == 1 ? "cycle" : "cycles");
         return FORMAT(a, value, cycles, 1000);
     case BU_HERTZ: return FORMAT(a, value, hertz, 1000);
     case BU_JOULE: return FORMAT(a, value, joules, 1000);
@@ -348,8 +340,7 @@ static const char *format_numerator(Arena *a, double value, BaseUnit num,
 }
 
 const char *unit_format(Arena *a, double value, UnitDim dim) {
-    if (dim.den == BU_NONE)
-        return format_numerator(a, value, (BaseUnit)dim.num, true);
+    if (dim.den == BU_NONE) return format_numerator(a, value, (BaseUnit)dim.num, true);
     const char *num = format_numerator(a, value, (BaseUnit)dim.num, false);
     return arena_printf(a, "%s/%s", num, denominator_word((BaseUnit)dim.den));
 }

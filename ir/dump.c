@@ -18,7 +18,8 @@ static const char *level_name(const Schedule *s, int l) {
 }
 
 static void dump_node(FILE *out, const Schedule *s, const SchedNode *n) {
-    fprintf(out, "    %s", n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind));
+    fprintf(out, "    %s",
+            n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind));
     if (n->stmt >= 0) fprintf(out, " stmt=%s", s->op->stmts[n->stmt].name);
     if (n->tensor >= 0) fprintf(out, " tensor=%s", s->op->tensors[n->tensor].name);
     if (n->kind == SN_LOAD || n->kind == SN_STORE || n->kind == SN_BOUNDARY)
@@ -42,7 +43,8 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
             s->arch->name, after_pass);
     for (int st = 0; st < op->stmt_count; st++) {
         const SchedStmt *ss = &s->stmts[st];
-        fprintf(out, "  stmt %s: %s unit=%s group=%d work=%.6g compute=%.6g split=", op->stmts[st].name,
+        fprintf(out,
+                "  stmt %s: %s unit=%s group=%d work=%.6g compute=%.6g split=", op->stmts[st].name,
                 op->stmts[st].cls == SC_CONTRACTION ? "contraction" : "vector",
                 ss->unit ? ss->unit->name : "-", ss->group, ss->work, ss->compute_s);
         for (int d = 0; d < s->arch->dim_count; d++)
@@ -71,18 +73,21 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
                     lp->extent);
         }
         for (int k = 0; k < grp->footprint_count; k++)
-            fprintf(out, "    footprint %s %s=%.6g\n", s->arch->memories[grp->footprints[k].memory].name,
+            fprintf(out, "    footprint %s %s=%.6g\n",
+                    s->arch->memories[grp->footprints[k].memory].name,
                     op->tensors[grp->footprints[k].tensor].name, grp->footprints[k].bytes);
         if (grp->level_s)
-            fprintf(out, "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g latency=%.6g "
-                         "energy=%.6g bound=%s\n",
-                    grp->compute_s, grp->memory_s, grp->network_s, grp->fill_drain_s, grp->latency_s,
-                    grp->energy_j, bound_name(grp->bound));
+            fprintf(out,
+                    "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g latency=%.6g "
+                    "energy=%.6g bound=%s\n",
+                    grp->compute_s, grp->memory_s, grp->network_s, grp->fill_drain_s,
+                    grp->latency_s, grp->energy_j, bound_name(grp->bound));
         for (int i = 0; i < s->node_count; i++)
             if (s->nodes[i].group == g) dump_node(out, s, &s->nodes[i]);
     }
     for (int e = 0; e < s->excess_count; e++)
         fprintf(out, "  excess group=%d memory=%s need=%.6g capacity=%.6g\n", s->excess[e].group,
-                s->arch->memories[s->excess[e].memory].name, s->excess[e].need, s->excess[e].capacity);
+                s->arch->memories[s->excess[e].memory].name, s->excess[e].need,
+                s->excess[e].capacity);
     fprintf(out, "  total latency=%.6g energy=%.6g\n", s->latency_s, s->energy_j);
 }

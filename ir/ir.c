@@ -111,8 +111,12 @@ static const IrCompute *find_unit(const IrArch *a, bool matrix) {
     return NULL;
 }
 
-const IrCompute *ir_matrix_unit(const IrArch *a) { return find_unit(a, true); }
-const IrCompute *ir_vector_unit(const IrArch *a) { return find_unit(a, false); }
+const IrCompute *ir_matrix_unit(const IrArch *a) {
+    return find_unit(a, true);
+}
+const IrCompute *ir_vector_unit(const IrArch *a) {
+    return find_unit(a, false);
+}
 
 const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role) {
     if (level < 0 || level >= a->level_count) return NULL;

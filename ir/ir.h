@@ -16,7 +16,7 @@ const char *reduce_op_name(ReduceOp op); /* "sum", "max", ... ; "none" */
 typedef struct IrIndex {
     Name name;
     int64_t extent;
-    Span first_use;   /* where the extent was bound */
+    Span first_use; /* where the extent was bound */
 } IrIndex;
 
 typedef enum TensorKind { TK_INPUT, TK_OUTPUT, TK_INTERMEDIATE } TensorKind;
@@ -44,20 +44,20 @@ typedef struct FnCount {
 #define IR_MAX_OPERANDS 16
 typedef struct IrStmt {
     int id;
-    Name name;          /* = name of the tensor it defines */
+    Name name; /* = name of the tensor it defines */
     int out_tensor;
     int lhs_count;
-    int lhs[IR_MAX_RANK];           /* index ids on the left */
+    int lhs[IR_MAX_RANK]; /* index ids on the left */
     int reduced_count;
-    int reduced[IR_MAX_RANK];       /* index ids summed/reduced */
-    ReduceOp reduce_op;             /* RO_NONE when nothing is reduced */
+    int reduced[IR_MAX_RANK]; /* index ids summed/reduced */
+    ReduceOp reduce_op;       /* RO_NONE when nothing is reduced */
     StmtClass cls;
     int input_count;
-    int inputs[IR_MAX_OPERANDS];    /* tensor ids read, first occurrence order;
-                                       for a contraction [0]=first operand
-                                       (role input), [1]=second (role weight) */
-    int arith_ops;                  /* + - * / and unary - per point */
-    FnCount *fns;                   /* function calls per point */
+    int inputs[IR_MAX_OPERANDS]; /* tensor ids read, first occurrence order;
+                                    for a contraction [0]=first operand
+                                    (role input), [1]=second (role weight) */
+    int arith_ops;               /* + - * / and unary - per point */
+    FnCount *fns;                /* function calls per point */
     int fn_count;
     const Stmt *ast;
     Span span;
@@ -73,7 +73,7 @@ typedef struct IrOp {
     int index_count;
     IrTensor *tensors;
     int tensor_count;
-    IrStmt *stmts;     /* in dependence (source) order */
+    IrStmt *stmts; /* in dependence (source) order */
     int stmt_count;
 } IrOp;
 
@@ -103,7 +103,7 @@ typedef struct IrClusterDim {
     Name name;
     int64_t size;
     Topology topology;
-    int cluster;      /* IrCluster id */
+    int cluster; /* IrCluster id */
     Span span;
 } IrClusterDim;
 
@@ -132,11 +132,11 @@ typedef struct IrMemory {
 
 /* A level of the hierarchy: one memory, or several split by role. */
 typedef struct IrLevel {
-    int id;             /* 0 = outermost */
-    Name name;          /* the memory's name, or the first of a role split */
+    int id;    /* 0 = outermost */
+    Name name; /* the memory's name, or the first of a role split */
     int first_memory, memory_count;
     int clusters_outside; /* number of IrClusters declared before it */
-    int64_t instances;  /* product of the sizes of all dims outside it */
+    int64_t instances;    /* product of the sizes of all dims outside it */
     Span span;
 } IrLevel;
 
@@ -148,37 +148,37 @@ typedef struct FnCost {
 typedef struct IrCompute {
     int id;
     Name name;
-    bool matrix;           /* matrix (contractions) or vector */
-    double peak_per_cycle; /* MAC/cycle or op/cycle of one unit */
-    double throughput;     /* per second: peak * clock * efficiency * count */
-    double energy;         /* J per MAC or per op */
-    double efficiency;     /* default 1 */
+    bool matrix;                /* matrix (contractions) or vector */
+    double peak_per_cycle;      /* MAC/cycle or op/cycle of one unit */
+    double throughput;          /* per second: peak * clock * efficiency * count */
+    double energy;              /* J per MAC or per op */
+    double efficiency;          /* default 1 */
     int array_rows, array_cols; /* systolic array; 0 when not given */
-    int count;             /* units per instance (default 1) */
+    int count;                  /* units per instance (default 1) */
     FnCost *costs;
     int cost_count;
-    int64_t instances;     /* product of all cluster dims */
+    int64_t instances; /* product of all cluster dims */
     Span span;
 } IrCompute;
 
 typedef struct IrArch {
     Name name;
     const Decl *decl;
-    double clock_hz;      /* 0 when not given (cycles then unusable) */
+    double clock_hz; /* 0 when not given (cycles then unusable) */
     IrLevel *levels;
     int level_count;
     IrMemory *memories;
     int memory_count;
     IrCluster *clusters;
     int cluster_count;
-    IrClusterDim *dims;   /* all cluster dims, outermost cluster first */
+    IrClusterDim *dims; /* all cluster dims, outermost cluster first */
     int dim_count;
     IrCompute *units;
     int unit_count;
     Span clock_span;
 } IrArch;
 
-int ir_find_level(const IrArch *a, Name name);   /* by level or memory name */
+int ir_find_level(const IrArch *a, Name name); /* by level or memory name */
 int ir_find_dim(const IrArch *a, Name name);
 const IrCompute *ir_matrix_unit(const IrArch *a); /* first matrix unit or NULL */
 const IrCompute *ir_vector_unit(const IrArch *a); /* first vector unit or NULL */
@@ -198,29 +198,29 @@ typedef enum Overlap { OVERLAP_FULL, OVERLAP_NONE } Overlap;
 
 /* For each statement and cluster dim: which index is split over it. */
 typedef struct IrSpatial {
-    int *split;         /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
-    Span *split_span;   /* where each decision was written */
-    bool whole_hole;    /* `spatial ?;` */
+    int *split;       /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
+    Span *split_span; /* where each decision was written */
+    bool whole_hole;  /* `spatial ?;` */
     Span hole_span;
 } IrSpatial;
 
 typedef struct IrTile {
-    int64_t *size;      /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
-    Span *span;         /* where each was written */
-    bool *index_hole;   /* [level]: `tile L: ? 64` — an index hole at level */
+    int64_t *size;    /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
+    Span *span;       /* where each was written */
+    bool *index_hole; /* [level]: `tile L: ? 64` — an index hole at level */
 } IrTile;
 
 typedef struct IrOrder {
-    int *perm;          /* [level * index_count + k] index ids outermost first; */
-    int *length;        /* [level]: 0 = unset, -2 = hole (`order L: ?`) */
-    Span *span;         /* [level] */
+    int *perm;   /* [level * index_count + k] index ids outermost first; */
+    int *length; /* [level]: 0 = unset, -2 = hole (`order L: ?`) */
+    Span *span;  /* [level] */
 } IrOrder;
 
 typedef struct IrFuse {
-    int *group;         /* [stmt]: group id, or IR_HOLE when `fuse ?` */
+    int *group; /* [stmt]: group id, or IR_HOLE when `fuse ?` */
     int group_count;
-    int *level;         /* [group]: level id, IR_HOLE, IR_UNSET (default) */
-    Span *span;         /* [group] */
+    int *level; /* [group]: level id, IR_HOLE, IR_UNSET (default) */
+    Span *span; /* [group] */
     bool whole_hole;
     Span hole_span;
 } IrFuse;
@@ -228,7 +228,7 @@ typedef struct IrFuse {
 typedef struct IrMapping {
     Name name;
     const Decl *decl;
-    IrOp *op;           /* instantiated with the mapping's parameters */
+    IrOp *op; /* instantiated with the mapping's parameters */
     IrArch *arch;
     IrSpatial spatial;
     IrTile tile;
@@ -237,8 +237,8 @@ typedef struct IrMapping {
     Overlap overlap;
     Objective objective;
     bool objective_given;
-    int64_t repeat;     /* default 1 */
-    int hole_count;     /* 0: evaluate only */
+    int64_t repeat; /* default 1 */
+    int hole_count; /* 0: evaluate only */
 } IrMapping;
 
 /* --------------------------------------------------------- the program */
@@ -249,7 +249,7 @@ typedef struct Program {
     Arena *arena;
     SourceManager *sources;
     DiagSink *diags;
-    Module **modules;   /* the root file first, then every used file */
+    Module **modules; /* the root file first, then every used file */
     int module_count;
     IrArch **archs;
     int arch_count;
@@ -260,7 +260,7 @@ typedef struct Program {
 typedef struct CheckOptions {
     const char *const *include_dirs; /* -I */
     int include_count;
-    const char *stdlib_dir;    /* installed standard library */
+    const char *stdlib_dir; /* installed standard library */
     /* Optional: text of open, unsaved buffers (language server) keyed by
      * absolute path; NULL when none. */
     const char *(*overlay)(void *ctx, const char *path, size_t *len);
@@ -269,14 +269,13 @@ typedef struct CheckOptions {
 
 /* Parses `root` and every file it uses, resolves names, checks ops, archs
  * and mappings, and builds their IR.  Diagnostics go to `diags`. */
-Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags,
-                       SourceFile *root, const CheckOptions *opts);
+Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
+                       const CheckOptions *opts);
 
 /* Instantiates an op with parameter values (NULL bindings = defaults).
  * Reports unbound parameters and index extent disagreements at `use_site`.
  * Returns NULL on error. */
-IrOp *ir_instantiate_op(Program *p, const Decl *op_decl,
-                        const ParamBinding *bindings, int binding_count,
-                        Span use_site);
+IrOp *ir_instantiate_op(Program *p, const Decl *op_decl, const ParamBinding *bindings,
+                        int binding_count, Span use_site);
 
 #endif

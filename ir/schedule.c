@@ -48,8 +48,7 @@ const char *bound_name(Bound b) {
 SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
     if (s->node_count == s->node_cap) {
         int cap = s->node_cap ? s->node_cap * 2 : 32;
-        s->nodes = arena_realloc(s->arena, s->nodes,
-                                 sizeof(SchedNode) * (size_t)s->node_cap,
+        s->nodes = arena_realloc(s->arena, s->nodes, sizeof(SchedNode) * (size_t)s->node_cap,
                                  sizeof(SchedNode) * (size_t)cap);
         s->node_cap = cap;
     }
@@ -77,8 +76,8 @@ bool sched_dim_outside(const Schedule *s, int dim, int level) {
     return d->cluster < s->arch->levels[level].clusters_outside;
 }
 
-double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer,
-                           int inner, int index) {
+double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, int inner,
+                           int index) {
     double p = 1;
     for (int d = 0; d < s->arch->dim_count; d++)
         if (ss->split[d] == index && sched_dim_outside(s, d, inner) &&

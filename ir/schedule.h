@@ -13,13 +13,15 @@
 
 #include "ir.h"
 
-typedef enum SchedKind {
-    SN_LOAD, SN_STORE, SN_COMPUTE, SN_COLLECTIVE, SN_BOUNDARY
-} SchedKind;
+typedef enum SchedKind { SN_LOAD, SN_STORE, SN_COMPUTE, SN_COLLECTIVE, SN_BOUNDARY } SchedKind;
 const char *sched_kind_name(SchedKind k);
 
 typedef enum CollKind {
-    CK_ALLREDUCE, CK_REDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL,
+    CK_ALLREDUCE,
+    CK_REDUCE,
+    CK_REDUCE_SCATTER,
+    CK_ALLGATHER,
+    CK_ALLTOALL,
     CK_BROADCAST
 } CollKind;
 const char *coll_kind_name(CollKind k);
@@ -40,7 +42,7 @@ typedef enum LayoutKind {
 
 typedef struct Layout {
     LayoutKind kind;
-    int index;      /* LAY_SPLIT: the tensor's index; LAY_PARTIAL: reduced */
+    int index; /* LAY_SPLIT: the tensor's index; LAY_PARTIAL: reduced */
 } Layout;
 
 #define SCHED_MAX_DIMS 16
@@ -48,39 +50,39 @@ typedef struct Layout {
 typedef struct SchedNode {
     SchedKind kind;
     int group;
-    int stmt;          /* -1 when none (boundary) */
-    int tensor;        /* -1 for compute of nothing */
+    int stmt;                 /* -1 when none (boundary) */
+    int tensor;               /* -1 for compute of nothing */
     int from_level, to_level; /* load/store; boundary: the level it crosses */
-    int memory;        /* IrMemory id at the inner end (role split), -1 */
-    const IrCompute *unit; /* compute */
+    int memory;               /* IrMemory id at the inner end (role split), -1 */
+    const IrCompute *unit;    /* compute */
     CollKind coll;
     ReduceOp reduce_op;
     int dims[SCHED_MAX_DIMS];
     int dim_count;
-    int depth;         /* index into the group's loop list of the innermost
-                          enclosing loop; -1 outside every loop */
-    bool after_inner;  /* runs after the loops nested inside `depth` close:
-                          a reduction's collective needs every tile of the
-                          reduced index first */
-    double bytes;      /* per instance and execution */
-    double count;      /* executions per instance */
-    double ops;        /* MACs or element ops per instance, all executions */
-    double latency_s;  /* per instance, all executions */
-    double energy_j;   /* all instances, all executions */
-    double byte_hops;  /* collectives: per collective group and execution */
-    int position;      /* statement's position in its group, for ordering */
-    int phase;         /* load 0, broadcast 1, transition 1, compute 2,
-                          reduction 3, store 4, boundary 5 */
-    int seq;           /* creation order, the last tie-break */
-    const char *reason;/* NULL unless text was asked for */
+    int depth;          /* index into the group's loop list of the innermost
+                           enclosing loop; -1 outside every loop */
+    bool after_inner;   /* runs after the loops nested inside `depth` close:
+                           a reduction's collective needs every tile of the
+                           reduced index first */
+    double bytes;       /* per instance and execution */
+    double count;       /* executions per instance */
+    double ops;         /* MACs or element ops per instance, all executions */
+    double latency_s;   /* per instance, all executions */
+    double energy_j;    /* all instances, all executions */
+    double byte_hops;   /* collectives: per collective group and execution */
+    int position;       /* statement's position in its group, for ordering */
+    int phase;          /* load 0, broadcast 1, transition 1, compute 2,
+                           reduction 3, store 4, boundary 5 */
+    int seq;            /* creation order, the last tie-break */
+    const char *reason; /* NULL unless text was asked for */
 } SchedNode;
 
 typedef struct SchedLoop {
-    int level;         /* the loop steps tiles of this level */
+    int level; /* the loop steps tiles of this level */
     int index;
     double trips;
-    double step;       /* tile of `level` */
-    double extent;     /* range walked: tile of level - 1 per instance */
+    double step;   /* tile of `level` */
+    double extent; /* range walked: tile of level - 1 per instance */
     Provenance order_prov;
 } SchedLoop;
 
@@ -100,15 +102,15 @@ typedef struct CapacityExcess {
 
 typedef struct SchedGroup {
     int id;
-    int level;         /* fusion level: internal tensors stay at or below */
+    int level; /* fusion level: internal tensors stay at or below */
     Provenance level_prov;
     int *stmts;
     int stmt_count;
-    bool fused;        /* named in a `fuse` line */
-    int *order;        /* [level * index_count + k]: loop order, outermost first */
-    int *order_len;    /* [level] */
+    bool fused;             /* named in a `fuse` line */
+    int *order;             /* [level * index_count + k]: loop order, outermost first */
+    int *order_len;         /* [level] */
     Provenance *order_prov; /* [level] */
-    SchedLoop *loops;  /* loops of every level, outermost first */
+    SchedLoop *loops;       /* loops of every level, outermost first */
     int loop_count;
     int first_node, node_count;
     Footprint *footprints;
@@ -126,15 +128,15 @@ typedef struct SchedGroup {
  * indexed [level * index_count + index] have level_count + 1 levels. */
 typedef struct SchedStmt {
     int group;
-    int split[SCHED_MAX_DIMS];   /* index id split over each dim, -1 none */
+    int split[SCHED_MAX_DIMS]; /* index id split over each dim, -1 none */
     Provenance split_prov;
-    double *extent;    /* per-instance extent of each index at each level */
-    double *tile;      /* tile resident at each level */
+    double *extent; /* per-instance extent of each index at each level */
+    double *tile;   /* tile resident at each level */
     Provenance *tile_prov;
-    double *trips;     /* loops at each level (see the file comment) */
+    double *trips;                     /* loops at each level (see the file comment) */
     Layout out_layout[SCHED_MAX_DIMS]; /* its result along each dim */
     const IrCompute *unit;
-    double work;       /* MACs or element ops per instance */
+    double work; /* MACs or element ops per instance */
     double compute_s;
 } SchedStmt;
 
@@ -144,12 +146,12 @@ typedef struct Schedule {
     const IrOp *op;
     const IrArch *arch;
     bool want_text;
-    int levels;        /* arch->level_count; compute is level `levels` */
+    int levels;              /* arch->level_count; compute is level `levels` */
     int64_t total_instances; /* product of every cluster dim */
     SchedStmt *stmts;
     SchedGroup *groups;
     int group_count;
-    int *tensor_group; /* [tensor]: producing group, -1 for inputs */
+    int *tensor_group;    /* [tensor]: producing group, -1 for inputs */
     bool *tensor_crosses; /* [tensor]: leaves its group (boundary/output) */
     SchedNode *nodes;
     int node_count, node_cap;
@@ -157,7 +159,7 @@ typedef struct Schedule {
     int excess_count, excess_cap;
     /* totals, one repeat unless said */
     double compute_s, memory_s, network_s;
-    double latency_s, energy_j;          /* repeat included */
+    double latency_s, energy_j; /* repeat included */
     double compute_energy_j, memory_energy_j, network_energy_j;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
@@ -177,8 +179,7 @@ bool sched_dim_outside(const Schedule *s, int dim, int level);
 
 /* Product of the sizes of the dims that split `index` for statement ss and
  * lie inside level `outer` but outside level `inner`. */
-double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer,
-                           int inner, int index);
+double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, int inner, int index);
 /* True when dim lies between levels outer and inner (outer < inner). */
 bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);
 /* The memory role of a tensor in a statement: a contraction's first

@@ -24,15 +24,13 @@ static NetDim net_dim(const IrArch *a, int d) {
     n.topology = cd->topology;
     n.unidirectional = false;
     n.alpha_s = c->hop_latency > 0 ? c->hop_latency : 0;
-    n.beta_s_per_byte = (c->link_bandwidth > 0 && isfinite(c->link_bandwidth))
-                            ? 1.0 / c->link_bandwidth
-                            : 0;
+    n.beta_s_per_byte =
+        (c->link_bandwidth > 0 && isfinite(c->link_bandwidth)) ? 1.0 / c->link_bandwidth : 0;
     n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
     return n;
 }
 
-static NetCost cost_over(const Schedule *s, CollKind kind, const int *dims, int count,
-                         double n) {
+static NetCost cost_over(const Schedule *s, CollKind kind, const int *dims, int count, double n) {
     NetDim nd[SCHED_MAX_DIMS];
     for (int j = 0; j < count; j++) nd[j] = net_dim(s->arch, dims[j]);
     return collective_cost(kind, nd, count, n);
@@ -50,9 +48,9 @@ static const char *dim_list(const Schedule *s, const int *dims, int count) {
 
 /* copies: how many independent groups of P instances run this collective
  * (0: one per P compute instances). */
-static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st,
-                                 int tensor, CollKind kind, ReduceOp op,
-                                 const int *dims, int count, double n, double k, double copies) {
+static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st, int tensor,
+                                 CollKind kind, ReduceOp op, const int *dims, int count, double n,
+                                 double k, double copies) {
     NetCost c = cost_over(s, kind, dims, count, n);
     double P = 1;
     for (int j = 0; j < count; j++) P *= (double)s->arch->dims[dims[j]].size;
@@ -127,8 +125,7 @@ static double reduction_executions(const Schedule *s, const SchedGroup *g, int s
 
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
     double b = sched_elem_bytes(t);
-    for (int r = 0; r < t->rank; r++)
-        b *= s->stmts[st].extent[sched_li(s, s->levels, t->index[r])];
+    for (int r = 0; r < t->rank; r++) b *= s->stmts[st].extent[sched_li(s, s->levels, t->index[r])];
     return b;
 }
 
@@ -207,8 +204,9 @@ static void broadcasts(Schedule *s) {
         /* one broadcast per instance of the outer level and tile: the
          * instances of the inner level in groups of P */
         double copies = (double)s->arch->levels[load.to_level].instances / P;
-        SchedNode *n = add_collective(s, load.group, load.position, 1, load.stmt, load.tensor,
-                                      CK_BROADCAST, RO_NONE, dims, dc, load.bytes, load.count, copies);
+        SchedNode *n =
+            add_collective(s, load.group, load.position, 1, load.stmt, load.tensor, CK_BROADCAST,
+                           RO_NONE, dims, dc, load.bytes, load.count, copies);
         n->from_level = load.from_level;
         n->to_level = load.to_level;
         n->depth = load.depth;
@@ -251,8 +249,10 @@ static void reductions_and_transitions(Schedule *s) {
         for (int d = 0; d < D; d++) eff[st * D + d] = ss->out_layout[d];
         int pd[SCHED_MAX_DIMS], pc = 0;
         for (int d = 0; d < D; d++)
-            if (ss->out_layout[d].kind == LAY_PARTIAL && arch->dims[d].size > 1) pd[pc++] = d;
-            else if (ss->out_layout[d].kind == LAY_PARTIAL) eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
+            if (ss->out_layout[d].kind == LAY_PARTIAL && arch->dims[d].size > 1)
+                pd[pc++] = d;
+            else if (ss->out_layout[d].kind == LAY_PARTIAL)
+                eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
         if (!pc) continue;
         /* what the readers in the group need along the partial dims */
         bool need_all = group_needs_everywhere(s, st, pd, pc);
@@ -280,8 +280,7 @@ static void reductions_and_transitions(Schedule *s) {
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
         int scatter = -1;
-        if (want_index >= 0 &&
-            fmod(ss->extent[sched_li(s, s->levels, want_index)], P) == 0)
+        if (want_index >= 0 && fmod(ss->extent[sched_li(s, s->levels, want_index)], P) == 0)
             scatter = want_index;
         for (int r = 0; r < y->rank && scatter < 0 && !need_all; r++) {
             int i = y->index[r];
@@ -296,7 +295,8 @@ static void reductions_and_transitions(Schedule *s) {
         for (int j = 0; s->want_text && j < pc && used + 20 < sizeof red; j++) {
             const char *nm = op->indices[ss->split[pd[j]]].name;
             if (!strstr(red, nm))
-                used += (size_t)snprintf(red + used, sizeof red - used, "%s%s", used ? ", " : "", nm);
+                used +=
+                    (size_t)snprintf(red + used, sizeof red - used, "%s%s", used ? ", " : "", nm);
         }
         const char *dl = s->want_text ? dim_list(s, pd, pc) : "";
         SchedNode *node;
@@ -306,11 +306,12 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
             bool split_pair = rd.time_s + bc.time_s < ar.time_s;
             if (split_pair) {
-                SchedNode *reduce =
-                    add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n, k, 0);
+                SchedNode *reduce = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE,
+                                                   is->reduce_op, pd, pc, n, k, 0);
                 reduce->depth = depth;
                 reduce->after_inner = after_inner;
-                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n, k, 0);
+                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n,
+                                      k, 0);
             } else {
                 node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
                                       pc, n, k, 0);
@@ -329,24 +330,24 @@ static void reductions_and_transitions(Schedule *s) {
             NetCost rs = cost_over(s, CK_REDUCE_SCATTER, pd, pc, n);
             NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
             bool use_rs = rs.time_s <= rd.time_s;
-            node = add_collective(s, g->id, pos, 3, st, y->id, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
-                                  is->reduce_op, pd, pc, n, k, 0);
+            node =
+                add_collective(s, g->id, pos, 3, st, y->id, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
+                               is->reduce_op, pd, pc, n, k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
                     "%s is split over %s and %s reduces %s; %s is then %s (reduce_scatter "
                     "along %s %.3g us, reduce %.3g us)",
-                    red, dl, is->name, red, y->name,
-                    group_reader ? "read split" : "written out", op->indices[scatter].name,
-                    rs.time_s * 1e6, rd.time_s * 1e6);
+                    red, dl, is->name, red, y->name, group_reader ? "read split" : "written out",
+                    op->indices[scatter].name, rs.time_s * 1e6, rd.time_s * 1e6);
             node->depth = depth;
             node->after_inner = after_inner;
             for (int j = 0; j < pc; j++)
-                eff[st * D + pd[j]] = use_rs ? (Layout){LAY_SPLIT, scatter}
-                                              : (Layout){LAY_REPLICATED, -1};
+                eff[st * D + pd[j]] =
+                    use_rs ? (Layout){LAY_SPLIT, scatter} : (Layout){LAY_REPLICATED, -1};
         } else {
-            node = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc,
-                                  n, k, 0);
+            node = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n,
+                                  k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
@@ -380,8 +381,10 @@ static void reductions_and_transitions(Schedule *s) {
                 Layout have = eff[p * D + d];
                 if (have.kind != LAY_SPLIT) continue;
                 Layout need = need_of(s, c, y, d);
-                if (need.kind == LAY_REPLICATED) gather[gc++] = d;
-                else if (need.index != have.index) shuffle[sc++] = d;
+                if (need.kind == LAY_REPLICATED)
+                    gather[gc++] = d;
+                else if (need.index != have.index)
+                    shuffle[sc++] = d;
             }
             int pos = position_in_group(g, c);
             int depth;
@@ -402,9 +405,11 @@ static void reductions_and_transitions(Schedule *s) {
             for (int e = first_transition; e < s->node_count; e++) {
                 const SchedNode *prev = &s->nodes[e];
                 if (prev->group != g->id || prev->tensor != t || prev->stmt == c) continue;
-                if (gc && prev->dim_count == gc && !memcmp(prev->dims, gather, sizeof(int) * (size_t)gc))
+                if (gc && prev->dim_count == gc &&
+                    !memcmp(prev->dims, gather, sizeof(int) * (size_t)gc))
                     seen_gather = true;
-                if (sc && prev->dim_count == sc && !memcmp(prev->dims, shuffle, sizeof(int) * (size_t)sc))
+                if (sc && prev->dim_count == sc &&
+                    !memcmp(prev->dims, shuffle, sizeof(int) * (size_t)sc))
                     seen_shuffle = true;
             }
             if (seen_gather) gc = 0;
@@ -417,11 +422,13 @@ static void reductions_and_transitions(Schedule *s) {
                 node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
-                        s->arena, "%s leaves %s split over %s but %s needs all of it on "
+                        s->arena,
+                        "%s leaves %s split over %s but %s needs all of it on "
                         "every instance%s",
                         op->stmts[p].name, y->name, dim_list(s, gather, gc), cs->name,
-                        same_group ? "" : arena_printf(s->arena, " (%s is not shared across them)",
-                                                       arch->levels[0].name));
+                        same_group ? ""
+                                   : arena_printf(s->arena, " (%s is not shared across them)",
+                                                  arch->levels[0].name));
             }
             if (sc) {
                 double P = 1;
@@ -429,17 +436,16 @@ static void reductions_and_transitions(Schedule *s) {
                 NetCost a2a = cost_over(s, CK_ALLTOALL, shuffle, sc, n);
                 NetCost ag = cost_over(s, CK_ALLGATHER, shuffle, sc, n * P);
                 bool use_a2a = a2a.time_s <= ag.time_s;
-                SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
-                                                 use_a2a ? CK_ALLTOALL : CK_ALLGATHER, RO_NONE,
-                                                 shuffle, sc, use_a2a ? n : n * P, k, 0);
+                SchedNode *node =
+                    add_collective(s, g->id, pos, 1, c, t, use_a2a ? CK_ALLTOALL : CK_ALLGATHER,
+                                   RO_NONE, shuffle, sc, use_a2a ? n : n * P, k, 0);
                 node->depth = depth;
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena,
                         "%s leaves %s split along %s over %s but %s splits it along %s "
                         "(alltoall %.3g us, allgather %.3g us)",
-                        op->stmts[p].name, y->name,
-                        op->indices[eff[p * D + shuffle[0]].index].name,
+                        op->stmts[p].name, y->name, op->indices[eff[p * D + shuffle[0]].index].name,
                         dim_list(s, shuffle, sc), cs->name,
                         op->indices[s->stmts[c].split[shuffle[0]]].name, a2a.time_s * 1e6,
                         ag.time_s * 1e6);

@@ -28,8 +28,10 @@ static double compute_time(const Schedule *s, int st, const char **why) {
         for (int r = 0; r < is->reduced_count; r++) kt *= ss->tile[sched_li(s, L, is->reduced[r])];
         for (int q = 0; q < is->lhs_count; q++) {
             int i = is->lhs[q];
-            if (w && sched_tensor_has_index(w, i)) nt *= ss->tile[sched_li(s, L, i)];
-            else mt *= ss->tile[sched_li(s, L, i)];
+            if (w && sched_tensor_has_index(w, i))
+                nt *= ss->tile[sched_li(s, L, i)];
+            else
+                mt *= ss->tile[sched_li(s, L, i)];
         }
         int idx[2 * IR_MAX_RANK];
         int n = ir_stmt_indices(is, idx);
@@ -50,12 +52,12 @@ static double compute_time(const Schedule *s, int st, const char **why) {
     }
     if (!(u->throughput > 0)) return 0;
     if (s->want_text)
-        *why = arena_printf(s->arena, "%.6g %s / %.6g %s/s (%s%s)", ss->work,
-                            is->cls == SC_CONTRACTION ? "MAC" : "op", u->throughput,
-                            is->cls == SC_CONTRACTION ? "MAC" : "op",
-                            u->count > 1 ? arena_printf(s->arena, "%d units, ", u->count) : "",
-                            u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency)
-                                              : "peak");
+        *why = arena_printf(
+            s->arena, "%.6g %s / %.6g %s/s (%s%s)", ss->work,
+            is->cls == SC_CONTRACTION ? "MAC" : "op", u->throughput,
+            is->cls == SC_CONTRACTION ? "MAC" : "op",
+            u->count > 1 ? arena_printf(s->arena, "%d units, ", u->count) : "",
+            u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency) : "peak");
     return ss->work / u->throughput;
 }
 
@@ -116,8 +118,8 @@ void pass_cost(Schedule *s) {
         switch (n->kind) {
         case SN_COMPUTE: {
             const SchedStmt *ss = &s->stmts[n->stmt];
-            double op_energy = ss->unit ? ss->work * ss->unit->energy * (double)s->total_instances
-                                        : 0;
+            double op_energy =
+                ss->unit ? ss->work * ss->unit->energy * (double)s->total_instances : 0;
             g->memory_energy_j += n->energy_j; /* operand reads, result writes */
             g->compute_energy_j += op_energy;
             n->energy_j += op_energy;

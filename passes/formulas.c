@@ -10,8 +10,7 @@ int64_t net_diameter(const NetDim *d) {
     if (d->p <= 1) return 0;
     switch (d->topology) {
     case TOPO_RING:
-    case TOPO_TORUS:
-        return d->unidirectional ? d->p - 1 : d->p / 2;
+    case TOPO_TORUS: return d->unidirectional ? d->p - 1 : d->p / 2;
     case TOPO_MESH: return d->p - 1;
     case TOPO_SWITCH:
     case TOPO_FULL: return 1;
@@ -24,8 +23,7 @@ int64_t net_diameter(const NetDim *d) {
  * halves; a mesh dimension is a line whose two directions embed one
  * unidirectional ring. */
 static double ring_beta(const NetDim *d) {
-    bool both_ways = (d->topology == TOPO_RING || d->topology == TOPO_TORUS) &&
-                     !d->unidirectional;
+    bool both_ways = (d->topology == TOPO_RING || d->topology == TOPO_TORUS) && !d->unidirectional;
     return both_ways ? d->beta_s_per_byte / 2 : d->beta_s_per_byte;
 }
 
@@ -44,12 +42,9 @@ static NetCost reduce_scatter_1d(const NetDim *d, double n) {
     switch (d->topology) {
     case TOPO_RING:
     case TOPO_TORUS:
-    case TOPO_MESH:
-        c.time_s = (p - 1) * d->alpha_s + (p - 1) / p * n * ring_beta(d);
-        break;
+    case TOPO_MESH: c.time_s = (p - 1) * d->alpha_s + (p - 1) / p * n * ring_beta(d); break;
     case TOPO_SWITCH: /* recursive halving: every pair is one hop apart */
-        c.time_s = log2_ceil(d->p) * d->alpha_s +
-                   (p - 1) / p * n * d->beta_s_per_byte;
+        c.time_s = log2_ceil(d->p) * d->alpha_s + (p - 1) / p * n * d->beta_s_per_byte;
         break;
     case TOPO_FULL: /* one step: n/p to each peer over its own link */
         c.time_s = d->alpha_s + n / p * d->beta_s_per_byte;
@@ -77,8 +72,7 @@ static double mean_distance(const NetDim *d) {
         if (d->unidirectional) return p / 2;
         {
             double sum = 0;
-            for (int64_t k = 1; k < d->p; k++)
-                sum += (double)(k < d->p - k ? k : d->p - k);
+            for (int64_t k = 1; k < d->p; k++) sum += (double)(k < d->p - k ? k : d->p - k);
             return sum / (p - 1);
         }
     case TOPO_MESH: return (p + 1) / 3;
@@ -96,8 +90,7 @@ static NetCost alltoall_1d(const NetDim *d, double n) {
     switch (d->topology) {
     case TOPO_RING:
     case TOPO_TORUS:
-        c.time_s = (p - 1) * d->alpha_s +
-                   p * n * b / (d->unidirectional ? 4 : 8);
+        c.time_s = (p - 1) * d->alpha_s + p * n * b / (d->unidirectional ? 4 : 8);
         break;
     case TOPO_MESH: c.time_s = (p - 1) * d->alpha_s + p * n * b / 4; break;
     case TOPO_SWITCH: c.time_s = (p - 1) * d->alpha_s + (p - 1) / p * n * b; break;
@@ -109,8 +102,7 @@ static NetCost alltoall_1d(const NetDim *d, double n) {
 
 /* Adds one step along dims[j] to `total`: the step runs in all the
  * P / p_j parallel lines of that dim inside the collective's dims. */
-static void add_step(NetCost *total, NetCost step, double lines,
-                     const NetDim *d) {
+static void add_step(NetCost *total, NetCost step, double lines, const NetDim *d) {
     total->time_s += step.time_s;
     total->byte_hops += step.byte_hops * lines;
     total->energy_j += step.byte_hops * lines * d->link_energy_j_per_byte;
@@ -122,8 +114,7 @@ static void add_ring_step(NetCost *total, const NetDim *d, double share, double 
     add_step(total, reduce_scatter_1d(d, share), all / (double)d->p, d);
 }
 
-NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
-                        double n_bytes) {
+NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes) {
     NetCost total = {0, 0, 0};
     if (count <= 0 || n_bytes <= 0) return total;
     double all = 1;
@@ -165,20 +156,17 @@ NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
         break;
     case CK_BROADCAST:
         for (int j = 0; j < count; j++)
-            add_step(&total, broadcast_1d(&dims[j], n_bytes),
-                     all / (double)dims[j].p, &dims[j]);
+            add_step(&total, broadcast_1d(&dims[j], n_bytes), all / (double)dims[j].p, &dims[j]);
         break;
     case CK_ALLTOALL:
         for (int j = 0; j < count; j++)
-            add_step(&total, alltoall_1d(&dims[j], n_bytes),
-                     all / (double)dims[j].p, &dims[j]);
+            add_step(&total, alltoall_1d(&dims[j], n_bytes), all / (double)dims[j].p, &dims[j]);
         break;
     }
     return total;
 }
 
-double systolic_cycles(double m, double k, double n, int rows, int cols,
-                       int count) {
+double systolic_cycles(double m, double k, double n, int rows, int cols, int count) {
     if (m <= 0 || k <= 0 || n <= 0 || rows <= 0 || cols <= 0) return 0;
     double folds = ceil(k / rows) * ceil(n / cols);
     double per_array = ceil(folds / (count > 0 ? count : 1));

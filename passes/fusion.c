@@ -93,14 +93,13 @@ void pass_fusion(Schedule *s) {
             char list[256] = "";
             size_t used = 0;
             for (int r = 0; r < reader_count && used + 16 < sizeof list; r++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
-                                         r ? ", " : "", readers[r]);
-            n->reason = arena_printf(
-                s->arena,
-                "%s is produced in group %d and read by group%s %s: it goes "
-                "through %s (its stores and loads are costed in the groups)",
-                tn->name, g, reader_count > 1 ? "s" : "", list,
-                s->arch->levels[0].name);
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", r ? ", " : "",
+                                         readers[r]);
+            n->reason = arena_printf(s->arena,
+                                     "%s is produced in group %d and read by group%s %s: it goes "
+                                     "through %s (its stores and loads are costed in the groups)",
+                                     tn->name, g, reader_count > 1 ? "s" : "", list,
+                                     s->arch->levels[0].name);
         }
     }
 }

@@ -32,7 +32,7 @@
 
 #define OPT_CONFIG_LIMIT 4000000L
 #define OPT_COLUMN_BUDGET 400000L
-#define OPT_BOUND_WINDOW 0.2   /* keep candidates within 20% of the best */
+#define OPT_BOUND_WINDOW 0.2 /* keep candidates within 20% of the best */
 #define OPT_DOMINANCE_PEERS 64
 
 /* ------------------------------------------------------ small helpers */
@@ -140,7 +140,8 @@ static int __WINAPI lp_abort(lprec *lp, void *handle) {
         bool have = lp->solutioncount > 0 && fabs(inc) < 1e29;
         if (have && fabs(bound) < 1e29) {
             double gap = fabs(inc) > 0 ? (inc - bound) / fabs(inc) : 0;
-            fprintf(stderr, "\r\033[Kcmtc: %s: incumbent %.6g %s, bound %.6g %s, gap %.2f%% (%.1f s)",
+            fprintf(stderr,
+                    "\r\033[Kcmtc: %s: incumbent %.6g %s, bound %.6g %s, gap %.2f%% (%.1f s)",
                     pg->mapping, inc * pg->scale, pg->unit, bound * pg->scale, pg->unit,
                     100 * (gap < 0 ? 0 : gap), now - pg->start);
         } else {
@@ -155,11 +156,11 @@ static int __WINAPI lp_abort(lprec *lp, void *handle) {
 
 typedef struct Kept {
     int cfg;
-    OptCost *row;   /* per arc */
-    bool *pruned;   /* per arc: dominated by the same statements at another level */
+    OptCost *row;             /* per arc */
+    bool *pruned;             /* per arc: dominated by the same statements at another level */
     double best_lat, best_en; /* shortest paths (exact per configuration) */
-    double bound;   /* exact best objective (latency, energy) or a lower bound (edp) */
-    double ub;      /* an achievable objective value */
+    double bound;             /* exact best objective (latency, energy) or a lower bound (edp) */
+    double ub;                /* an achievable objective value */
     bool dropped;
 } Kept;
 
@@ -172,7 +173,7 @@ typedef struct PathCtx {
     const OptSpace *sp;
     const OptCost *row;
     const bool *pruned;
-    int which; /* 0 latency, 1 energy, 2 bottleneck ratio */
+    int which;    /* 0 latency, 1 energy, 2 bottleneck ratio */
     double *memo; /* by mask position, only for run-structured spaces */
 } PathCtx;
 
@@ -229,8 +230,8 @@ static bool space_is_runs(const OptSpace *sp) {
     return true;
 }
 
-static double enum_paths(PathCtx *pc, bool *covered, int *choice, int *best_choice,
-                         double acc, double best) {
+static double enum_paths(PathCtx *pc, bool *covered, int *choice, int *best_choice, double acc,
+                         double best) {
     const OptSpace *sp = pc->sp;
     int st = 0;
     while (st < sp->S && covered[st]) st++;
@@ -264,8 +265,8 @@ static double enum_paths(PathCtx *pc, bool *covered, int *choice, int *best_choi
 
 /* Best value of a partition for one configuration; *arcs (S entries,
  * indexed by first statement, -1 elsewhere) when asked. */
-static double best_partition(Arena *a, const OptSpace *sp, const OptCost *row,
-                             const bool *pruned, int which, int *arcs) {
+static double best_partition(Arena *a, const OptSpace *sp, const OptCost *row, const bool *pruned,
+                             int which, int *arcs) {
     PathCtx pc = {sp, row, pruned, which, NULL};
     int S = sp->S;
     int *choice = ARENA_ARRAY(a, int, S + 1);
@@ -334,10 +335,10 @@ static void prune_levels(OptSpace *sp, Kept *k) {
 typedef struct Model {
     lprec *lp;
     int ncols, nrows;
-    int *xcol;        /* [kept]: column of x_c */
-    int *zcol;        /* [kept * A + a]: column of z, 0 when absent */
-    int *lcol;        /* [A]: epigraph column of arc a, 0 when absent */
-    int energy_row;   /* edp: the row bounding energy, 0 when none */
+    int *xcol;             /* [kept]: column of x_c */
+    int *zcol;             /* [kept * A + a]: column of z, 0 when absent */
+    int *lcol;             /* [A]: epigraph column of arc a, 0 when absent */
+    int energy_row;        /* edp: the row bounding energy, 0 when none */
     double tscale, escale; /* model units: seconds and joules per unit */
     bool no_presolve;
 } Model;
@@ -347,8 +348,8 @@ static double pow10_scale(double maxv) {
     return pow(10, floor(log10(maxv))) / 1e3; /* largest coefficient ~ 1e3 */
 }
 
-static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, int nk,
-                        Objective obj, Model *md) {
+static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, int nk, Objective obj,
+                        Model *md) {
     int A = sp->arc_count, S = sp->S;
     const SourceManager *sm = p->sources;
     memset(md, 0, sizeof *md);
@@ -363,7 +364,7 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
     md->escale = pow10_scale(maxe);
     /* columns */
     md->xcol = ARENA_ARRAY(a, int, nk + 1);
-    md->zcol = ARENA_ARRAY(a, int, (size_t)nk * (size_t)A + 1);
+    md->zcol = ARENA_ARRAY(a, int, (size_t)nk *(size_t)A + 1);
     md->lcol = ARENA_ARRAY(a, int, A + 1);
     int n = 0;
     for (int k = 0; k < nk; k++) {
@@ -388,8 +389,9 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
             int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
             if (!col) continue;
             set_binary(lp, col, TRUE);
-            set_col_name(lp, col, arena_printf(a, "z_cfg%d_%s", kept[k].cfg,
-                                               arc_label(a, sp, &sp->arcs[x])));
+            set_col_name(
+                lp, col,
+                arena_printf(a, "z_cfg%d_%s", kept[k].cfg, arc_label(a, sp, &sp->arcs[x])));
         }
     }
     if (epi)
@@ -447,8 +449,8 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
             if (!add_constraintex(lp, c, vals, cols, EQ, 0)) return false;
             nrows++;
             Span fs = sp->m->fuse.whole_hole ? sp->m->fuse.hole_span : sp->op->stmts[st].span;
-            ptrvec_push(a, &rn, row_name(a, sm, fs, "cover_%s_cfg%d", sp->op->stmts[st].name,
-                                         kept[k].cfg));
+            ptrvec_push(a, &rn,
+                        row_name(a, sm, fs, "cover_%s_cfg%d", sp->op->stmts[st].name, kept[k].cfg));
         }
     /* capacity rows: an arc that overflows a memory cannot be chosen */
     for (int k = 0; k < nk; k++)
@@ -462,8 +464,9 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
             double cap = oc->memory >= 0 ? oc->capacity / 1048576.0 : 0;
             if (!add_constraintex(lp, 1, vals, cols, LE, cap)) return false;
             nrows++;
-            ptrvec_push(a, &rn, row_name(a, sm, oc->excess_span, "capacity_%s_cfg%d_%s", mem,
-                                         kept[k].cfg, arc_label(a, sp, &sp->arcs[x])));
+            ptrvec_push(a, &rn,
+                        row_name(a, sm, oc->excess_span, "capacity_%s_cfg%d_%s", mem, kept[k].cfg,
+                                 arc_label(a, sp, &sp->arcs[x])));
         }
     /* epigraph rows: L_a >= each term of the arc's group, and its latency */
     if (epi)
@@ -489,8 +492,9 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
                 if (c == 1) continue;
                 if (!add_constraintex(lp, c, vals, cols, GE, 0)) return false;
                 nrows++;
-                ptrvec_push(a, &rn, row_name(a, sm, arc_span(sp, &sp->arcs[x]), "%s_%s",
-                                             term_names[term], arc_label(a, sp, &sp->arcs[x])));
+                ptrvec_push(a, &rn,
+                            row_name(a, sm, arc_span(sp, &sp->arcs[x]), "%s_%s", term_names[term],
+                                     arc_label(a, sp, &sp->arcs[x])));
             }
         }
     if (obj == OBJ_EDP) {
@@ -515,20 +519,20 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
 }
 
 typedef struct SolveOut {
-    int status;       /* lp_solve's */
-    bool have;        /* a feasible solution */
-    int kept;         /* the chosen configuration (index into kept) */
-    int *arcs;        /* chosen arcs */
+    int status; /* lp_solve's */
+    bool have;  /* a feasible solution */
+    int kept;   /* the chosen configuration (index into kept) */
+    int *arcs;  /* chosen arcs */
     int arc_count;
-    double lat, en;   /* per instance, from the coefficients */
-    double bound;     /* objective bound in model units */
-    double value;     /* objective in model units */
+    double lat, en; /* per instance, from the coefficients */
+    double bound;   /* objective bound in model units */
+    double value;   /* objective in model units */
 } SolveOut;
 
 /* known: the optimum proven by the shortest paths (model units), or
  * INFINITY; branch and bound stops as soon as it reaches it. */
-static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model *md,
-                        Progress *pg, SolveOut *out, double known) {
+static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model *md, Progress *pg,
+                        SolveOut *out, double known) {
     lprec *lp = md->lp;
     memset(out, 0, sizeof *out);
     set_mip_gap(lp, TRUE, 1e-11);
@@ -659,8 +663,8 @@ static void pareto_front(Arena *a, const OptSpace *sp, const Kept *k, double **f
 
 /* The partition of (L*, E*) when lp_solve failed: the least-latency path
  * within energy E* of the configuration that has that point. */
-static void dp_edp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, double bl,
-                            double be, SolveOut *out) {
+static void dp_edp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, double bl, double be,
+                            SolveOut *out) {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < nk && !out->have; k++) {
         int *choice = ARENA_ARRAY(a, int, sp->S + 1);
@@ -816,11 +820,11 @@ static void prune_arcs_by_bound(Arena *t, OptSpace *sp, Kept *k, Objective obj, 
 typedef struct Worker {
     const OptSpace *sp;
     OptEvalCtx ctx;
-    int from, to;       /* configurations */
-    int base;           /* first configuration of the batch */
-    OptCost *rows;      /* batch rows, [k * A] */
-    bool *cut;          /* batch: cut by the bound */
-    Progress *pg;       /* the main thread's worker reports progress */
+    int from, to;  /* configurations */
+    int base;      /* first configuration of the batch */
+    OptCost *rows; /* batch rows, [k * A] */
+    bool *cut;     /* batch: cut by the bound */
+    Progress *pg;  /* the main thread's worker reports progress */
     long total;
 } Worker;
 
@@ -880,102 +884,104 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         }
         worker_run(&workers[0]);
         for (int t = 1; t < nthreads; t++) {
-            if (started[t]) pthread_join(tid[t], NULL);
-            else worker_run(&workers[t]);
+            if (started[t])
+                pthread_join(tid[t], NULL);
+            else
+                worker_run(&workers[t]);
         }
         for (int c = c0; c < c1; c++) {
-        OptCost *row = batch + (size_t)(c - c0) * (size_t)A;
-        if (cut[c - c0]) {
-            sp->pruned_bound++;
-            continue;
-        }
-        if (!pruned) pruned = ARENA_ARRAY(a, bool, A + 1);
-        memset(pruned, 0, sizeof(bool) * (size_t)A);
-        Kept k = {c, row, pruned, 0, 0, 0, 0, false};
-        prune_levels(sp, &k);
-        arena_free_all(&tmp);
-        k.best_lat = best_partition(&tmp, sp, row, pruned, 0, NULL);
-        if (!(k.best_lat < INFINITY)) {
-            sp->pruned_capacity++;
-            double r = best_partition(&tmp, sp, row, NULL, 2, NULL);
-            if (r < se->least_ratio) {
-                se->least_ratio = r;
-                se->least_cfg = c;
-                /* the worst arc of that partition, for the message */
-                int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
-                best_partition(&tmp, sp, row, NULL, 2, arcs);
-                double worst = -1;
-                for (int st = 0; st < sp->S; st++) {
-                    if (arcs[st] < 0) continue;
-                    const OptCost *oc = &row[arcs[st]];
-                    double rr = oc->feasible ? 0 : oc->need / oc->capacity;
-                    if (rr > worst) {
-                        worst = rr;
-                        se->least_cost = *oc;
+            OptCost *row = batch + (size_t)(c - c0) * (size_t)A;
+            if (cut[c - c0]) {
+                sp->pruned_bound++;
+                continue;
+            }
+            if (!pruned) pruned = ARENA_ARRAY(a, bool, A + 1);
+            memset(pruned, 0, sizeof(bool) * (size_t)A);
+            Kept k = {c, row, pruned, 0, 0, 0, 0, false};
+            prune_levels(sp, &k);
+            arena_free_all(&tmp);
+            k.best_lat = best_partition(&tmp, sp, row, pruned, 0, NULL);
+            if (!(k.best_lat < INFINITY)) {
+                sp->pruned_capacity++;
+                double r = best_partition(&tmp, sp, row, NULL, 2, NULL);
+                if (r < se->least_ratio) {
+                    se->least_ratio = r;
+                    se->least_cfg = c;
+                    /* the worst arc of that partition, for the message */
+                    int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                    best_partition(&tmp, sp, row, NULL, 2, arcs);
+                    double worst = -1;
+                    for (int st = 0; st < sp->S; st++) {
+                        if (arcs[st] < 0) continue;
+                        const OptCost *oc = &row[arcs[st]];
+                        double rr = oc->feasible ? 0 : oc->need / oc->capacity;
+                        if (rr > worst) {
+                            worst = rr;
+                            se->least_cost = *oc;
+                        }
                     }
                 }
+                continue;
             }
-            continue;
-        }
-        se->any_feasible = true;
-        k.best_en = best_partition(&tmp, sp, row, pruned, 1, NULL);
-        if (obj == OBJ_EDP) {
-            /* lower bound: min latency x min energy; achievable: the two
-             * extreme partitions */
-            int *pl = ARENA_ARRAY(&tmp, int, sp->S + 1), *pe = ARENA_ARRAY(&tmp, int, sp->S + 1);
-            best_partition(&tmp, sp, row, pruned, 0, pl);
-            best_partition(&tmp, sp, row, pruned, 1, pe);
-            double l1 = 0, e1 = 0, l2 = 0, e2 = 0;
-            for (int st = 0; st < sp->S; st++) {
-                if (pl[st] >= 0) {
-                    l1 += row[pl[st]].latency_s;
-                    e1 += row[pl[st]].energy_j;
+            se->any_feasible = true;
+            k.best_en = best_partition(&tmp, sp, row, pruned, 1, NULL);
+            if (obj == OBJ_EDP) {
+                /* lower bound: min latency x min energy; achievable: the two
+                 * extreme partitions */
+                int *pl = ARENA_ARRAY(&tmp, int, sp->S + 1),
+                    *pe = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                best_partition(&tmp, sp, row, pruned, 0, pl);
+                best_partition(&tmp, sp, row, pruned, 1, pe);
+                double l1 = 0, e1 = 0, l2 = 0, e2 = 0;
+                for (int st = 0; st < sp->S; st++) {
+                    if (pl[st] >= 0) {
+                        l1 += row[pl[st]].latency_s;
+                        e1 += row[pl[st]].energy_j;
+                    }
+                    if (pe[st] >= 0) {
+                        l2 += row[pe[st]].latency_s;
+                        e2 += row[pe[st]].energy_j;
+                    }
                 }
-                if (pe[st] >= 0) {
-                    l2 += row[pe[st]].latency_s;
-                    e2 += row[pe[st]].energy_j;
+                k.bound = k.best_lat * k.best_en;
+                k.ub = fmin(l1 * e1, l2 * e2);
+            } else {
+                k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
+            }
+            if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
+                sp->pruned_bound++;
+                continue;
+            }
+            prune_arcs_by_bound(&tmp, sp, &k, obj, fmin(incumbent, k.ub) * (1 + OPT_BOUND_WINDOW));
+            /* dominance against the best kept configurations */
+            bool dom = false;
+            int peers = 0;
+            for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
+                if (se->kept[j].dropped) continue;
+                peers++;
+                if (dominates(sp, &se->kept[j], &k)) {
+                    dom = true;
+                    break;
                 }
             }
-            k.bound = k.best_lat * k.best_en;
-            k.ub = fmin(l1 * e1, l2 * e2);
-        } else {
-            k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
-        }
-        if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
-            sp->pruned_bound++;
-            continue;
-        }
-        prune_arcs_by_bound(&tmp, sp, &k, obj,
-                            fmin(incumbent, k.ub) * (1 + OPT_BOUND_WINDOW));
-        /* dominance against the best kept configurations */
-        bool dom = false;
-        int peers = 0;
-        for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
-            if (se->kept[j].dropped) continue;
-            peers++;
-            if (dominates(sp, &se->kept[j], &k)) {
-                dom = true;
-                break;
-            }
-        }
-        if (dom) {
-            sp->pruned_dominance++;
-            continue;
-        }
-        peers = 0;
-        for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
-            if (se->kept[j].dropped) continue;
-            peers++;
-            if (dominates(sp, &k, &se->kept[j])) {
-                se->kept[j].dropped = true;
+            if (dom) {
                 sp->pruned_dominance++;
+                continue;
             }
-        }
-        if (k.ub < incumbent) incumbent = k.ub;
-        k.row = ARENA_ARRAY(a, OptCost, A + 1);
-        memcpy(k.row, row, sizeof(OptCost) * (size_t)A);
-        se->kept[se->nk++] = k;
-        pruned = NULL; /* kept: the next configuration gets fresh flags */
+            peers = 0;
+            for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
+                if (se->kept[j].dropped) continue;
+                peers++;
+                if (dominates(sp, &k, &se->kept[j])) {
+                    se->kept[j].dropped = true;
+                    sp->pruned_dominance++;
+                }
+            }
+            if (k.ub < incumbent) incumbent = k.ub;
+            k.row = ARENA_ARRAY(a, OptCost, A + 1);
+            memcpy(k.row, row, sizeof(OptCost) * (size_t)A);
+            se->kept[se->nk++] = k;
+            pruned = NULL; /* kept: the next configuration gets fresh flags */
         }
     }
     for (int t = 0; t < nthreads; t++) {
@@ -1028,11 +1034,13 @@ static IrMapping *relaxed_copy(Arena *a, const IrMapping *m, const OptDecision *
     int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
     int L = m->arch->level_count;
     r->tile.size = ARENA_ARRAY(a, int64_t, L * I + 1);
-    if (m->tile.size) memcpy(r->tile.size, m->tile.size, sizeof(int64_t) * (size_t)(L * I));
+    if (m->tile.size)
+        memcpy(r->tile.size, m->tile.size, sizeof(int64_t) * (size_t)(L * I));
     else
         for (int k = 0; k < L * I; k++) r->tile.size[k] = IR_UNSET;
-    r->spatial.split = ARENA_ARRAY(a, int, S * D + 1);
-    if (m->spatial.split) memcpy(r->spatial.split, m->spatial.split, sizeof(int) * (size_t)(S * D));
+    r->spatial.split = ARENA_ARRAY(a, int, S *D + 1);
+    if (m->spatial.split)
+        memcpy(r->spatial.split, m->spatial.split, sizeof(int) * (size_t)(S * D));
     else
         for (int k = 0; k < S * D; k++) r->spatial.split[k] = IR_UNSET;
     r->fuse.group = ARENA_ARRAY(a, int, S + 1);
@@ -1096,7 +1104,8 @@ static const char *decision_text(Arena *a, const IrMapping *m, const OptDecision
     case OD_SPLIT: return "this split";
     case OD_FUSE: return "this fusion group";
     case OD_FUSE_LEVEL:
-        return arena_printf(a, "the fusion level %s", m->arch->levels[m->fuse.level[d->group]].name);
+        return arena_printf(a, "the fusion level %s",
+                            m->arch->levels[m->fuse.level[d->group]].name);
     }
     return "";
 }
@@ -1126,8 +1135,7 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
     for (int g = 0; g < m->fuse.group_count; g++) {
         int n = 0;
         for (int st = 0; st < S; st++) n += m->fuse.group[st] == g;
-        bool line = m->fuse.span && n > 0 &&
-                    !(n == 1 && m->fuse.level[g] == IR_UNSET);
+        bool line = m->fuse.span && n > 0 && !(n == 1 && m->fuse.level[g] == IR_UNSET);
         if (!line) continue;
         if (n > 1) dec[nd++] = (OptDecision){OD_FUSE, -1, -1, g, m->fuse.span[g]};
         if (m->fuse.level[g] >= 0)
@@ -1159,8 +1167,9 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
         g = diag_error(p->diags, where, "E0370",
                        "no mapping of `%s` fits `%s`: %s would need %s; it has %s", m->name,
                        m->arch->name, mem, need, has);
-        diag_note(g, p->diags, "even with every tile, split and fusion decision left to the "
-                               "optimizer, some group overflows %s",
+        diag_note(g, p->diags,
+                  "even with every tile, split and fusion decision left to the "
+                  "optimizer, some group overflows %s",
                   mem);
     } else {
         g = diag_error(p->diags, where, "E0370",
@@ -1232,8 +1241,8 @@ static void record(SolverReport *r, const OptSpace *sp, const Model *md, int nk)
  * (joules, NAN for none) bounds the energy row first: the EDP search
  * minimises latency at the frontier point's energy. */
 static void solve_with_retry(Arena *a, Program *p, const OptSpace *sp, Kept *kept, int nk,
-                             Objective obj, Model *md, Progress *pg, SolveOut *best,
-                             double known, double energy_cap) {
+                             Objective obj, Model *md, Progress *pg, SolveOut *best, double known,
+                             double energy_cap) {
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt > 0) {
             delete_lp(md->lp);
@@ -1251,8 +1260,7 @@ static void solve_with_retry(Arena *a, Program *p, const OptSpace *sp, Kept *kep
     }
 }
 
-bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
-                      SolverReport *report) {
+bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
     memset(report, 0, sizeof *report);
     if (m->hole_count == 0) {
         report->status = SOLVER_NOT_NEEDED;
@@ -1270,8 +1278,9 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                     Diag *d = diag_error(p->diags, it->tiles[k].span, "E0375",
                                          "the optimizer does not choose the index of a tile "
                                          "entry");
-                    diag_help(d, p->diags, "name the index and leave its size to the optimizer: "
-                                           "`%s ?`",
+                    diag_help(d, p->diags,
+                              "name the index and leave its size to the optimizer: "
+                              "`%s ?`",
                               m->op->index_count > 0 ? m->op->indices[0].name : "i");
                     found = true;
                 }
@@ -1390,7 +1399,8 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
             arena_free_all(&t);
         }
         if (bp < INFINITY) {
-            solve_with_retry(&arena, p, sp, se.kept, se.nk, obj, &md, &pg, &best, bl / md.tscale, be);
+            solve_with_retry(&arena, p, sp, se.kept, se.nk, obj, &md, &pg, &best, bl / md.tscale,
+                             be);
             if (!best.have) {
                 dp_edp_solution(&arena, sp, se.kept, se.nk, bl, be, &best);
                 report->method = "edp frontier (lp_solve failed)";
@@ -1427,9 +1437,9 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
                 "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %d rows %d "
                 "columns; %.3f s\n",
                 m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
-                se.memo_hits, se.implied, se.comp_hits, sp->pruned_arcs,
-                sp->pruned_capacity, sp->pruned_dominance, sp->pruned_bound, sp->pruned_level,
-                se.nk, md.nrows, md.ncols, opt_now() - t0);
+                se.memo_hits, se.implied, se.comp_hits, sp->pruned_arcs, sp->pruned_capacity,
+                sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se.nk, md.nrows, md.ncols,
+                opt_now() - t0);
     /* fill the holes and check the model against the cost model */
     Kept *k = &se.kept[best.kept];
     opt_apply(p->arena, sp, m, k->cfg, best.arcs, best.arc_count);

@@ -20,7 +20,7 @@ typedef struct Ex {
     double deadline;
     bool stopped;
     long evaluated;
-    int *path;      /* arcs of the partition being built */
+    int *path; /* arcs of the partition being built */
     int path_len;
     bool *covered;
     /* best so far */
@@ -103,8 +103,7 @@ static void partitions(Ex *ex, int c) {
     }
 }
 
-bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts,
-                    SolverReport *report) {
+bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
@@ -136,12 +135,12 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts,
                        opts->time_limit_s, m->name, ex.evaluated);
             report->status = SOLVER_TIME_LIMIT;
         } else {
-            Diag *d = diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0370",
-                                 "none of the %ld mappings of %s fits `%s`: the closest "
-                                 "exceeds a capacity by %s",
-                                 ex.evaluated, m->name, m->arch->name,
-                                 unit_format(p->arena, ex.least_excess,
-                                             (UnitDim){BU_BYTE, BU_NONE}));
+            Diag *d =
+                diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0370",
+                           "none of the %ld mappings of %s fits `%s`: the closest "
+                           "exceeds a capacity by %s",
+                           ex.evaluated, m->name, m->arch->name,
+                           unit_format(p->arena, ex.least_excess, (UnitDim){BU_BYTE, BU_NONE}));
             diag_help(d, p->diags, "run without --exhaustive to see which decisions conflict");
             report->status = SOLVER_FAILED;
         }

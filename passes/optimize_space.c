@@ -29,8 +29,8 @@ static int64_t instance_extent(const OptSpace *sp, const int *split, int st, int
 }
 
 /* Product of the dims splitting i for st inside level outer, outside inner. */
-static int64_t split_between(const OptSpace *sp, const int *split, int st, int outer,
-                             int inner, int i) {
+static int64_t split_between(const OptSpace *sp, const int *split, int st, int outer, int inner,
+                             int i) {
     int64_t p = 1;
     for (int d = 0; d < sp->D; d++)
         if (split[st * sp->D + d] == i && !dim_outside_level(sp->arch, d, outer) &&
@@ -154,15 +154,13 @@ static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
  * the same statements have holes on them with the same allowances. */
 static bool dims_interchangeable(const OptSpace *sp, int a, int b) {
     const IrClusterDim *x = &sp->arch->dims[a], *y = &sp->arch->dims[b];
-    if (x->cluster != y->cluster || x->size != y->size || x->topology != y->topology)
-        return false;
+    if (x->cluster != y->cluster || x->size != y->size || x->topology != y->topology) return false;
     for (int st = 0; st < sp->S; st++) {
         if (sp->split_hole[st * sp->D + a] != sp->split_hole[st * sp->D + b]) return false;
         if (!sp->split_hole[st * sp->D + a] &&
             sp->m->spatial.split[st * sp->D + a] != sp->m->spatial.split[st * sp->D + b])
             return false;
-        if (sp->split_allowed[st * sp->D + a] != sp->split_allowed[st * sp->D + b])
-            return false;
+        if (sp->split_allowed[st * sp->D + a] != sp->split_allowed[st * sp->D + b]) return false;
     }
     return true;
 }
@@ -170,7 +168,7 @@ static bool dims_interchangeable(const OptSpace *sp, int a, int b) {
 static void build_splits(OptSpace *sp) {
     Arena *a = sp->arena;
     int S = sp->S, D = sp->D;
-    int *base = ARENA_ARRAY(a, int, S * D + 1);
+    int *base = ARENA_ARRAY(a, int, S *D + 1);
     for (int k = 0; k < S * D; k++) {
         int v = sp->m->spatial.split ? sp->m->spatial.split[k] : IR_UNSET;
         base[k] = sp->split_hole[k] ? IR_UNSET : v;
@@ -199,10 +197,10 @@ static void build_splits(OptSpace *sp) {
             }
     }
     int cap = 16;
-    sp->splits = ARENA_ARRAY(a, int, cap * S * D + 1);
+    sp->splits = ARENA_ARRAY(a, int, cap *S *D + 1);
     sp->split_count = 0;
     int *choice = ARENA_ARRAY(a, int, hd + 1);
-    int *table = ARENA_ARRAY(a, int, S * D + 1);
+    int *table = ARENA_ARRAY(a, int, S *D + 1);
     for (;;) {
         bool canonical = true;
         for (int k = 0; k < hd; k++)
@@ -313,18 +311,19 @@ static void push_config(OptSpace *sp, int split, const int64_t *hv, const int *o
         int ncap = sp->cfg_cap ? sp->cfg_cap * 2 : 64;
         sp->cfg_split = arena_realloc(sp->arena, sp->cfg_split, sizeof(int) * (size_t)sp->cfg_cap,
                                       sizeof(int) * (size_t)ncap);
-        sp->cfg_tile = arena_realloc(sp->arena, sp->cfg_tile,
-                                     sizeof(int64_t) * (size_t)(sp->cfg_cap * TH),
-                                     sizeof(int64_t) * (size_t)(ncap * TH + 1));
-        sp->cfg_order = arena_realloc(sp->arena, sp->cfg_order,
-                                      sizeof(int) * (size_t)(sp->cfg_cap * OH * I),
-                                      sizeof(int) * (size_t)(ncap * OH * I + 1));
+        sp->cfg_tile =
+            arena_realloc(sp->arena, sp->cfg_tile, sizeof(int64_t) * (size_t)(sp->cfg_cap * TH),
+                          sizeof(int64_t) * (size_t)(ncap * TH + 1));
+        sp->cfg_order =
+            arena_realloc(sp->arena, sp->cfg_order, sizeof(int) * (size_t)(sp->cfg_cap * OH * I),
+                          sizeof(int) * (size_t)(ncap * OH * I + 1));
         sp->cfg_cap = ncap;
     }
     int c = sp->cfg_count++;
     sp->cfg_split[c] = split;
     for (int h = 0; h < TH; h++) sp->cfg_tile[(size_t)c * (size_t)TH + (size_t)h] = hv[h];
-    for (int k = 0; k < OH * I; k++) sp->cfg_order[(size_t)c * (size_t)(OH * I) + (size_t)k] = orders[k];
+    for (int k = 0; k < OH * I; k++)
+        sp->cfg_order[(size_t)c * (size_t)(OH * I) + (size_t)k] = orders[k];
 }
 
 typedef struct Enum {
@@ -332,8 +331,8 @@ typedef struct Enum {
     int split;
     int64_t *hv;
     int *orders;
-    int *loops;     /* [oh * I]: looping indices of each order hole */
-    int *loop_n;    /* [oh] */
+    int *loops;  /* [oh * I]: looping indices of each order hole */
+    int *loop_n; /* [oh] */
     double deadline;
     long limit;
 } Enum;
@@ -405,7 +404,7 @@ static void find_loops(Enum *e) {
     if (sp->oh_count == 0 || !sp->symmetry) return;
     /* a configuration with default orders to lower */
     int c = sp->cfg_count;
-    int *dflt = ARENA_ARRAY(sp->arena, int, sp->oh_count * I + 1);
+    int *dflt = ARENA_ARRAY(sp->arena, int, sp->oh_count *I + 1);
     for (int k = 0; k < sp->oh_count; k++)
         for (int i = 0; i < I; i++) dflt[k * I + i] = i;
     push_config(sp, e->split, e->hv, dflt);
@@ -450,8 +449,8 @@ static void enum_tiles(Enum *e, int h) {
 
 /* ------------------------------------------------------------- arcs */
 
-static void push_arc(OptSpace *sp, int cap_hint, const int *stmts, int count, int level,
-                     int given, int block) {
+static void push_arc(OptSpace *sp, int cap_hint, const int *stmts, int count, int level, int given,
+                     int block) {
     (void)cap_hint;
     OptArc *a = &sp->arcs[sp->arc_count++];
     a->stmts = ARENA_ARRAY(sp->arena, int, count + 1);
@@ -562,7 +561,7 @@ static void build_arcs(OptSpace *sp) {
         block++;
         st = end;
     }
-    sp->stmt_arcs = ARENA_ARRAY(sp->arena, int, S * (sp->arc_count + 1) + 1);
+    sp->stmt_arcs = ARENA_ARRAY(sp->arena, int, S *(sp->arc_count + 1) + 1);
     relevance(sp);
     for (int s2 = 0; s2 < S; s2++) {
         int n = 0;
@@ -588,11 +587,11 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     sp->L = m->arch->level_count;
     sp->symmetry = symmetry;
     int S = sp->S, D = sp->D, I = sp->I, L = sp->L;
-    sp->split_hole = ARENA_ARRAY(arena, bool, S * D + 1);
-    sp->split_allowed = ARENA_ARRAY(arena, int, S * D + 1);
+    sp->split_hole = ARENA_ARRAY(arena, bool, S *D + 1);
+    sp->split_allowed = ARENA_ARRAY(arena, int, S *D + 1);
     for (int k = 0; k < S * D; k++) {
-        sp->split_hole[k] = m->spatial.whole_hole ||
-                            (m->spatial.split && m->spatial.split[k] == IR_HOLE);
+        sp->split_hole[k] =
+            m->spatial.whole_hole || (m->spatial.split && m->spatial.split[k] == IR_HOLE);
         sp->split_allowed[k] = -1;
     }
     /* `n -> ?`: those holes may only take n */
@@ -617,8 +616,8 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     }
     build_splits(sp);
     /* tile holes, by index then level (outer first) */
-    sp->th_level = ARENA_ARRAY(arena, int, L * I + 1);
-    sp->th_index = ARENA_ARRAY(arena, int, L * I + 1);
+    sp->th_level = ARENA_ARRAY(arena, int, L *I + 1);
+    sp->th_index = ARENA_ARRAY(arena, int, L *I + 1);
     for (int i = 0; i < I; i++)
         for (int l = 0; l < L; l++)
             if (m->tile.size && m->tile.size[l * I + i] == IR_HOLE) {
@@ -632,8 +631,8 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     Enum e = {0};
     e.sp = sp;
     e.hv = ARENA_ARRAY(arena, int64_t, sp->th_count + 1);
-    e.orders = ARENA_ARRAY(arena, int, sp->oh_count * I + 1);
-    e.loops = ARENA_ARRAY(arena, int, sp->oh_count * I + 1);
+    e.orders = ARENA_ARRAY(arena, int, sp->oh_count *I + 1);
+    e.loops = ARENA_ARRAY(arena, int, sp->oh_count *I + 1);
     e.loop_n = ARENA_ARRAY(arena, int, sp->oh_count + 1);
     e.deadline = deadline;
     e.limit = config_limit;
@@ -656,7 +655,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
     m->hole_count = 0;
     m->spatial.whole_hole = false;
     m->fuse.whole_hole = false;
-    m->spatial.split = ARENA_ARRAY(arena, int, S * D + 1);
+    m->spatial.split = ARENA_ARRAY(arena, int, S *D + 1);
     memcpy(m->spatial.split, sp->splits + (size_t)sp->cfg_split[c] * (size_t)(S * D),
            sizeof(int) * (size_t)(S * D));
     if (!src->spatial.split_span) {
@@ -676,7 +675,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         for (int k = 0; k < L * I; k++) m->tile.span[k] = SPAN_NONE;
     }
     m->tile.index_hole = ARENA_ARRAY(arena, bool, L + 1);
-    m->order.perm = ARENA_ARRAY(arena, int, L * I + 1);
+    m->order.perm = ARENA_ARRAY(arena, int, L *I + 1);
     m->order.length = ARENA_ARRAY(arena, int, L + 1);
     for (int l = 0; l < L; l++) {
         int len = src->order.length ? src->order.length[l] : 0;
@@ -705,9 +704,8 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         if (a->level == OPT_UNFUSED) continue;
         for (int q = 0; q < a->count; q++) m->fuse.group[a->stmts[q]] = g;
         m->fuse.level[g] = a->level == OPT_LEVEL_DEFAULT ? IR_UNSET : a->level;
-        m->fuse.span[g] = a->given_group >= 0 && src->fuse.span
-                              ? src->fuse.span[a->given_group]
-                              : src->fuse.hole_span;
+        m->fuse.span[g] = a->given_group >= 0 && src->fuse.span ? src->fuse.span[a->given_group]
+                                                                : src->fuse.hole_span;
         g++;
     }
     m->fuse.group_count = g;

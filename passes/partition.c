@@ -13,8 +13,7 @@ void pass_partition(Schedule *s) {
         const IrStmt *is = &op->stmts[st];
         ss->split_prov = PV_DEFAULT;
         for (int d = 0; d < arch->dim_count; d++) {
-            int idx = m->spatial.split ? m->spatial.split[st * arch->dim_count + d]
-                                       : IR_UNSET;
+            int idx = m->spatial.split ? m->spatial.split[st * arch->dim_count + d] : IR_UNSET;
             /* a split of an index the statement does not use leaves it
              * replicated along that dim */
             if (idx >= 0 && ir_stmt_uses_index(is, idx)) {
@@ -37,8 +36,7 @@ void pass_partition(Schedule *s) {
         int idx[2 * IR_MAX_RANK];
         int n = ir_stmt_indices(is, idx);
         double points = 1;
-        for (int k = 0; k < n; k++)
-            points *= ss->extent[sched_li(s, s->levels, idx[k])];
+        for (int k = 0; k < n; k++) points *= ss->extent[sched_li(s, s->levels, idx[k])];
         ss->work = points * stmt_ops_per_point(is, ss->unit);
         /* the result along each dim */
         for (int d = 0; d < arch->dim_count; d++) {

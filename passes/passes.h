@@ -12,7 +12,7 @@
 /* ------------------------------------------------------- the pipeline */
 
 typedef struct CompileOptions {
-    Objective objective;      /* --objective, when objective_given */
+    Objective objective; /* --objective, when objective_given */
     bool objective_given;
     double time_limit_s;      /* --time-limit; <= 0 for none */
     const char *emit_lp_path; /* --emit-lp FILE; NULL for none */
@@ -23,7 +23,10 @@ typedef struct CompileOptions {
 
 /* What the optimizer reports back (passes/optimize.c). */
 typedef enum SolverStatus {
-    SOLVER_NOT_NEEDED, SOLVER_OPTIMAL, SOLVER_TIME_LIMIT, SOLVER_FAILED
+    SOLVER_NOT_NEEDED,
+    SOLVER_OPTIMAL,
+    SOLVER_TIME_LIMIT,
+    SOLVER_FAILED
 } SolverStatus;
 const char *solver_status_name(SolverStatus s);
 
@@ -40,11 +43,11 @@ typedef struct SolverReport {
     double gap;
     long candidates;
     /* added by the optimizer (passes/optimize.c) */
-    long rows, columns;       /* size of the last model solved */
-    long configurations;      /* global choices kept in the model */
-    double space;             /* complete mappings in the space */
-    const char *method;       /* "milp", "milp, edp frontier", "exhaustive" */
-    double objective;         /* the chosen mapping's objective value */
+    long rows, columns;         /* size of the last model solved */
+    long configurations;        /* global choices kept in the model */
+    double space;               /* complete mappings in the space */
+    const char *method;         /* "milp", "milp, edp frontier", "exhaustive" */
+    double objective;           /* the chosen mapping's objective value */
     SolverEvaluated *evaluated; /* --exhaustive: every mapping evaluated */
     long evaluated_count;
 } SolverReport;
@@ -53,14 +56,12 @@ typedef struct SolverReport {
  * every hole of `m` in place (hole_count becomes 0) or reports why not
  * (diagnostics in p->diags).  Returns false when no complete mapping was
  * found (the caller exits 3). */
-bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
-                      SolverReport *report);
+bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report);
 
 /* The hook before costing: a mapping with holes (hole_count > 0) goes to
  * optimize_mapping; a complete one is left as it is.  Returns false when
  * the holes could not be filled (diagnostics say why). */
-bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
-                      SolverReport *report);
+bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report);
 
 /* Names of the passes, in pipeline order, for --dump-ir=PASS. */
 extern const char *const pass_names[];
@@ -105,24 +106,24 @@ void pass_cost(Schedule *s);        /* per-group and total cost */
 #define EVAL_MAX_LEVELS 8
 
 typedef struct GroupCost {
-    double compute_s;  /* work / throughput, summed over the statements */
-    double memory_s;   /* max over levels (overlap full) or sum (none) */
-    double network_s;  /* sum of the group's collectives */
+    double compute_s; /* work / throughput, summed over the statements */
+    double memory_s;  /* max over levels (overlap full) or sum (none) */
+    double network_s; /* sum of the group's collectives */
     double fill_drain_s;
-    double latency_s;  /* one instance of the group (before repeat) */
+    double latency_s; /* one instance of the group (before repeat) */
     double energy_j;
     double level_s[EVAL_MAX_LEVELS]; /* memory time per level */
     Bound bound;
-    int level;         /* fusion level */
+    int level; /* fusion level */
     int stmt_count;
 } GroupCost;
 
 typedef struct EvalResult {
-    double latency_s;  /* whole mapping, repeat included */
-    double energy_j;   /* whole mapping, repeat included */
+    double latency_s;                      /* whole mapping, repeat included */
+    double energy_j;                       /* whole mapping, repeat included */
     double compute_s, memory_s, network_s; /* sums over groups, one repeat */
-    bool feasible;     /* every tile fits its level and role */
-    double worst_excess_bytes; /* largest capacity excess, 0 when feasible */
+    bool feasible;                         /* every tile fits its level and role */
+    double worst_excess_bytes;             /* largest capacity excess, 0 when feasible */
     int group_count;
     GroupCost groups[EVAL_MAX_GROUPS];
 } EvalResult;
@@ -142,10 +143,10 @@ EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out);
 
 /* One cluster dimension as the network model sees it. */
 typedef struct NetDim {
-    int64_t p;        /* ranks along the dimension */
+    int64_t p; /* ranks along the dimension */
     Topology topology;
-    bool unidirectional; /* a ring whose links carry one direction only */
-    double alpha_s;   /* per step: the dimension's hop latency */
+    bool unidirectional;    /* a ring whose links carry one direction only */
+    double alpha_s;         /* per step: the dimension's hop latency */
     double beta_s_per_byte; /* 1 / link bandwidth */
     double link_energy_j_per_byte;
 } NetDim;
@@ -161,8 +162,7 @@ typedef struct NetCost {
  * its whole buffer; allgather: the gathered result; broadcast: the
  * message).  Several dims compose dimension by dimension
  * (docs/cost-model.md, section 4). */
-NetCost collective_cost(CollKind kind, const NetDim *dims, int count,
-                        double n_bytes);
+NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes);
 /* The network diameter of one dimension in hops. */
 int64_t net_diameter(const NetDim *d);
 
@@ -170,8 +170,7 @@ int64_t net_diameter(const NetDim *d);
  * `count` arrays of rows x cols, weight stationary: K on rows, N on
  * columns, M streamed.  folds = ceil(K/R) * ceil(N/C), spread over count
  * arrays; each fold takes 2R + C + M - 2 cycles. */
-double systolic_cycles(double m, double k, double n, int rows, int cols,
-                       int count);
+double systolic_cycles(double m, double k, double n, int rows, int cols, int count);
 
 /* Element operations per output point of a vector statement, and MACs per
  * point (1) of a contraction, with function costs from `unit`. */

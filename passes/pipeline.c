@@ -9,16 +9,16 @@
 typedef void (*PassFn)(Schedule *);
 
 static const PassFn pass_fns[] = {
-    pass_shapes,   /* extents and compute units */
-    pass_partition,/* spatial splits, per-instance extents, layouts */
-    pass_fusion,   /* groups, fusion levels, boundary nodes */
-    pass_tiles,    /* tiles, trips, footprints, capacity */
-    pass_reuse,    /* loop nests, loads, stores, compute nodes */
+    pass_shapes,      /* extents and compute units */
+    pass_partition,   /* spatial splits, per-instance extents, layouts */
+    pass_fusion,      /* groups, fusion levels, boundary nodes */
+    pass_tiles,       /* tiles, trips, footprints, capacity */
+    pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
-    pass_cost,     /* times, energies, bounds, totals */
+    pass_cost,        /* times, energies, bounds, totals */
 };
 
-const char *const pass_names[] = {"shapes", "partition", "fusion", "tiles",
+const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles",
                                   "reuse",  "collectives", "cost"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
@@ -38,7 +38,9 @@ const char *solver_status_name(SolverStatus st) {
     return "?";
 }
 
-bool schedule_supported(const IrArch *arch) { return arch->dim_count <= SCHED_MAX_DIMS; }
+bool schedule_supported(const IrArch *arch) {
+    return arch->dim_count <= SCHED_MAX_DIMS;
+}
 
 bool report_unsupported(Program *p, const IrMapping *m) {
     if (schedule_supported(m->arch)) return false;
@@ -134,7 +136,8 @@ static Span first_hole(const IrMapping *m) {
     int L = m->arch->level_count;
     if (m->spatial.split)
         for (int k = 0; k < S * D; k++)
-            if (m->spatial.split[k] == IR_HOLE && m->spatial.split_span) return m->spatial.split_span[k];
+            if (m->spatial.split[k] == IR_HOLE && m->spatial.split_span)
+                return m->spatial.split_span[k];
     if (m->tile.size)
         for (int k = 0; k < L * I; k++)
             if (m->tile.size[k] == IR_HOLE && m->tile.span) return m->tile.span[k];
@@ -148,8 +151,7 @@ static Span first_hole(const IrMapping *m) {
 }
 #endif
 
-bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts,
-                      SolverReport *report) {
+bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
     memset(report, 0, sizeof *report);
     report->status = SOLVER_NOT_NEEDED;
     if (m->hole_count == 0) return true;

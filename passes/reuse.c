@@ -16,7 +16,7 @@ static void build_loops(Schedule *s, SchedGroup *g) {
     const IrMapping *m = s->m;
     int I = op->index_count;
     int L = s->levels + 1;
-    g->order = ARENA_ARRAY(s->arena, int, L * I);
+    g->order = ARENA_ARRAY(s->arena, int, L *I);
     g->order_len = ARENA_ARRAY(s->arena, int, L);
     g->order_prov = ARENA_ARRAY(s->arena, Provenance, L);
     g->loops = ARENA_ARRAY(s->arena, SchedLoop, L * I);
@@ -46,8 +46,8 @@ static void build_loops(Schedule *s, SchedGroup *g) {
                 if (ss->trips[sched_li(s, l, i)] > trips) {
                     trips = ss->trips[sched_li(s, l, i)];
                     step = ss->tile[sched_li(s, l, i)];
-                    extent = ss->tile[sched_li(s, l - 1, i)] /
-                             sched_split_between(s, ss, l - 1, l, i);
+                    extent =
+                        ss->tile[sched_li(s, l - 1, i)] / sched_split_between(s, ss, l - 1, l, i);
                 }
             }
             if (trips > 1)
@@ -66,8 +66,8 @@ typedef struct Visits {
     int depth;       /* loop position of the innermost loop that moves it */
 } Visits;
 
-static Visits count_visits(const Schedule *s, const SchedGroup *g, int st,
-                           const IrTensor *t, int level) {
+static Visits count_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                           int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     Visits v = {1, 1, -1};
@@ -88,8 +88,7 @@ static Visits count_visits(const Schedule *s, const SchedGroup *g, int st,
     return v;
 }
 
-static double tile_bytes(const Schedule *s, const SchedStmt *ss, const IrTensor *t,
-                         int level) {
+static double tile_bytes(const Schedule *s, const SchedStmt *ss, const IrTensor *t, int level) {
     double b = sched_elem_bytes(t);
     for (int r = 0; r < t->rank; r++) b *= ss->tile[sched_li(s, level, t->index[r])];
     return b;
@@ -97,9 +96,8 @@ static double tile_bytes(const Schedule *s, const SchedStmt *ss, const IrTensor 
 
 /* Dims between two levels, and those along which the tensor holds the same
  * data on every instance (so the outer level serves it once). */
-static void fan_out(const Schedule *s, const SchedStmt *ss, const IrTensor *t,
-                    bool is_output, int outer, int inner, double *children,
-                    double *replicas) {
+static void fan_out(const Schedule *s, const SchedStmt *ss, const IrTensor *t, bool is_output,
+                    int outer, int inner, double *children, double *replicas) {
     *children = 1;
     *replicas = 1;
     for (int d = 0; d < s->arch->dim_count; d++) {
@@ -117,8 +115,8 @@ static double bw_time(const IrMemory *mem, double bytes) {
     return bytes / mem->bandwidth;
 }
 
-static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read,
-                    double written, double *energy) {
+static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read, double written,
+                    double *energy) {
     if (!mem) return;
     g->mem_bytes[mem->id] += read + written;
     double inst = (double)s->arch->levels[mem->level].instances;
@@ -147,9 +145,8 @@ static const char *loop_list(const Schedule *s, const SchedGroup *g, int st, con
     return arena_strdup(s->arena, buf);
 }
 
-static const char *move_reason(const Schedule *s, const SchedGroup *g, int st,
-                               const IrTensor *t, int level, Visits v, bool store,
-                               double replicas, double partial) {
+static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                               int level, Visits v, bool store, double replicas, double partial) {
     const char *moving = loop_list(s, g, st, t, level, true, 0, g->loop_count);
     /* loops outside the innermost one that moves it repeat the transfer;
      * loops inside it leave the tile resident */
@@ -163,11 +160,12 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st,
     char extra[768] = "";
     size_t used = 0;
     if (*again)
-        used += (size_t)snprintf(extra + used, sizeof extra - used,
-                                 "; %s again for each %s around it", store ? "written" : "read", again);
+        used +=
+            (size_t)snprintf(extra + used, sizeof extra - used, "; %s again for each %s around it",
+                             store ? "written" : "read", again);
     if (*resident && used < sizeof extra)
-        used += (size_t)snprintf(extra + used, sizeof extra - used, "; %s does not depend on %s (%s)",
-                                 t->name, resident,
+        used += (size_t)snprintf(extra + used, sizeof extra - used,
+                                 "; %s does not depend on %s (%s)", t->name, resident,
                                  store ? "written back after them" : "resident across them");
     if (replicas > 1 && used < sizeof extra)
         used += (size_t)snprintf(extra + used, sizeof extra - used,
@@ -179,8 +177,8 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st,
     return arena_printf(s->arena, "%s%s", why, extra);
 }
 
-static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t,
-                        bool is_output, int level) {
+static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
+                        int level) {
     const IrStmt *is = &s->op->stmts[st];
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
@@ -223,8 +221,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t,
     double t_inner = bw_time(inner, inner_read + inner_written);
     n->latency_s = t_outer > t_inner ? t_outer : t_inner;
     n->energy_j = energy;
-    if (s->want_text)
-        n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+    if (s->want_text) n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
 }
 
 /* The compute unit reads its operand tiles from the innermost memory and
@@ -280,8 +277,10 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
         bool same = true;
         for (int r = 0; r < tn->rank && same; r++)
             for (int l = 0; l <= level && same; l++)
-                same = other->tile[sched_li(s, l, tn->index[r])] == ss->tile[sched_li(s, l, tn->index[r])];
-        if (same && count_visits(s, g, n->stmt, tn, level).visits == count_visits(s, g, st, tn, level).visits)
+                same = other->tile[sched_li(s, l, tn->index[r])] ==
+                       ss->tile[sched_li(s, l, tn->index[r])];
+        if (same && count_visits(s, g, n->stmt, tn, level).visits ==
+                        count_visits(s, g, st, tn, level).visits)
             return true;
     }
     return false;

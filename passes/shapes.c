@@ -20,12 +20,10 @@ void pass_shapes(Schedule *s) {
                 ss->trips[sched_li(s, l, i)] = 1;
             }
         for (int d = 0; d < SCHED_MAX_DIMS; d++) ss->split[d] = -1;
-        ss->unit = is->cls == SC_CONTRACTION ? ir_matrix_unit(s->arch)
-                                             : ir_vector_unit(s->arch);
+        ss->unit = is->cls == SC_CONTRACTION ? ir_matrix_unit(s->arch) : ir_vector_unit(s->arch);
         if (!ss->unit) s->missing_unit = true;
         ss->group = -1;
     }
     s->total_instances = 1;
-    for (int d = 0; d < s->arch->dim_count; d++)
-        s->total_instances *= s->arch->dims[d].size;
+    for (int d = 0; d < s->arch->dim_count; d++) s->total_instances *= s->arch->dims[d].size;
 }

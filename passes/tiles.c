@@ -28,8 +28,8 @@ static bool read_after_reduction(const Schedule *s, const SchedGroup *g, int st,
     return false;
 }
 
-static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor,
-                          double bytes, int *cap) {
+static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, double bytes,
+                          int *cap) {
     for (int k = 0; k < g->footprint_count; k++) {
         Footprint *f = &g->footprints[k];
         if (f->memory == memory && f->tensor == tensor) {
@@ -39,8 +39,7 @@ static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor,
     }
     if (g->footprint_count == *cap) {
         int ncap = *cap ? *cap * 2 : 16;
-        g->footprints = arena_realloc(s->arena, g->footprints,
-                                      sizeof(Footprint) * (size_t)*cap,
+        g->footprints = arena_realloc(s->arena, g->footprints, sizeof(Footprint) * (size_t)*cap,
                                       sizeof(Footprint) * (size_t)ncap);
         *cap = ncap;
     }
@@ -61,13 +60,13 @@ static Span capacity_span(const Schedule *s, const SchedGroup *g, int level) {
     return m->decl ? m->decl->span : SPAN_NONE;
 }
 
-static void add_excess(Schedule *s, int group, int memory, double need,
-                       double capacity, Span span) {
+static void add_excess(Schedule *s, int group, int memory, double need, double capacity,
+                       Span span) {
     if (s->excess_count == s->excess_cap) {
         int ncap = s->excess_cap ? s->excess_cap * 2 : 8;
-        s->excess = arena_realloc(s->arena, s->excess,
-                                  sizeof(CapacityExcess) * (size_t)s->excess_cap,
-                                  sizeof(CapacityExcess) * (size_t)ncap);
+        s->excess =
+            arena_realloc(s->arena, s->excess, sizeof(CapacityExcess) * (size_t)s->excess_cap,
+                          sizeof(CapacityExcess) * (size_t)ncap);
         s->excess_cap = ncap;
     }
     s->excess[s->excess_count++] = (CapacityExcess){group, memory, need, capacity, span};
@@ -90,8 +89,8 @@ void pass_tiles(Schedule *s) {
                 if (share < 1) share = 1;
                 double t = share;
                 Provenance pv = PV_DEFAULT;
-                int64_t given = (l < s->levels && m->tile.size) ? m->tile.size[l * I + i]
-                                                                : IR_UNSET;
+                int64_t given =
+                    (l < s->levels && m->tile.size) ? m->tile.size[l * I + i] : IR_UNSET;
                 if (given >= 1) {
                     t = (double)given < share ? (double)given : share;
                     pv = PV_GIVEN;
@@ -132,7 +131,8 @@ void pass_tiles(Schedule *s) {
                          * waits at the fusion level for the whole reduction */
                         bool whole = internal && l == grp->level && t != is->out_tensor &&
                                      read_after_reduction(s, grp, st, t, i);
-                        bytes *= whole ? ss->extent[sched_li(s, l, i)] : ss->tile[sched_li(s, l, i)];
+                        bytes *=
+                            whole ? ss->extent[sched_li(s, l, i)] : ss->tile[sched_li(s, l, i)];
                     }
                     const IrMemory *mem = ir_level_memory(s->arch, l, sched_tensor_role(is, t));
                     if (mem) add_footprint(s, grp, mem->id, t, bytes, &cap);
