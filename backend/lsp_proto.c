@@ -375,16 +375,8 @@ static uint32_t line_end_of(const SourceFile *f, uint32_t line) {
 void lsp_position_of(const SourceFile *f, uint32_t offset, bool utf16, uint32_t *line,
                      uint32_t *col) {
     if (offset > f->len) offset = (uint32_t)f->len;
-    uint32_t lo = 0, hi = f->line_count; /* last start <= offset */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (f->line_starts[mid] <= offset)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *line = lo;
-    uint32_t start = f->line_starts[lo];
+    *line = source_line_index(f, offset);
+    uint32_t start = f->line_starts[*line];
     if (!utf16) {
         *col = offset - start;
         return;

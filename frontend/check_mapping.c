@@ -357,22 +357,31 @@ static void check_split_divides(MapCtx *c) {
 
 /* ------------------------------------------------------------- tiles */
 
-static void apply_tile(MapCtx *c, const MapItem *it) {
-    if (reject_level_hole(c, it)) return;
+/* The level of a `tile` or `order` line, recorded in `lines`; -1 when the
+ * level is unknown or already has such a line (reported). */
+static int claim_level_line(MapCtx *c, const MapItem *it, const MapItem **lines,
+                            const char *keyword) {
+    if (reject_level_hole(c, it)) return -1;
     if (!it->level.name) {
         c->ok = false;
-        return;
+        return -1;
     }
     int lv = lookup_level(c, &it->level);
-    if (lv < 0) return;
-    if (c->tile_line[lv]) {
-        Diag *d = map_error(c, it->keyword_span, "E0321", "level `%s` has two `tile` lines",
-                            c->arch->levels[lv].name);
-        diag_label(d, c->diags, c->tile_line[lv]->keyword_span, "first here");
+    if (lv < 0) return -1;
+    if (lines[lv]) {
+        Diag *d = map_error(c, it->keyword_span, "E0321", "level `%s` has two `%s` lines",
+                            c->arch->levels[lv].name, keyword);
+        diag_label(d, c->diags, lines[lv]->keyword_span, "first here");
         diag_help(d, c->diags, "put every index of the level on one line");
-        return;
+        return -1;
     }
-    c->tile_line[lv] = it;
+    lines[lv] = it;
+    return lv;
+}
+
+static void apply_tile(MapCtx *c, const MapItem *it) {
+    int lv = claim_level_line(c, it, c->tile_line, "tile");
+    if (lv < 0) return;
     int ic = c->op->index_count;
     ConstEnv env = c->s->env;
     env.diags = c->diags;
@@ -500,20 +509,8 @@ static void check_tiles(MapCtx *c) {
 /* ------------------------------------------------------------- order */
 
 static void apply_order(MapCtx *c, const MapItem *it) {
-    if (reject_level_hole(c, it)) return;
-    if (!it->level.name) {
-        c->ok = false;
-        return;
-    }
-    int lv = lookup_level(c, &it->level);
+    int lv = claim_level_line(c, it, c->order_line, "order");
     if (lv < 0) return;
-    if (c->order_line[lv]) {
-        Diag *d = map_error(c, it->keyword_span, "E0321", "level `%s` has two `order` lines",
-                            c->arch->levels[lv].name);
-        diag_label(d, c->diags, c->order_line[lv]->keyword_span, "first here");
-        return;
-    }
-    c->order_line[lv] = it;
     c->m->order.span[lv] = it->span;
     if (it->whole_hole) {
         c->m->order.length[lv] = IR_HOLE;

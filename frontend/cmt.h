@@ -84,6 +84,8 @@ SourceFile *sources_get(const SourceManager *sm, int id);
 
 /* 1-based line; 1-based column counted in bytes. */
 void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line, uint32_t *col);
+/* 0-based index of the line holding `offset` (binary search). */
+uint32_t source_line_index(const SourceFile *f, uint32_t offset);
 /* 0-based column in UTF-16 code units for the language server. */
 uint32_t source_utf16_col(const SourceFile *f, uint32_t offset);
 /* Byte offset of a 0-based (line, UTF-16 or UTF-8 column); clamps. */

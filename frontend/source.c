@@ -95,8 +95,7 @@ SourceFile *sources_get(const SourceManager *sm, int id) {
     return sm->files[id];
 }
 
-/* 0-based index of the line holding `offset` (binary search). */
-static uint32_t line_index_of(const SourceFile *f, uint32_t offset) {
+uint32_t source_line_index(const SourceFile *f, uint32_t offset) {
     uint32_t lo = 0, hi = f->line_count; /* answer in [lo, hi) */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -110,7 +109,7 @@ static uint32_t line_index_of(const SourceFile *f, uint32_t offset) {
 
 void source_line_col(const SourceFile *f, uint32_t offset, uint32_t *line, uint32_t *col) {
     if (offset > f->len) offset = (uint32_t)f->len;
-    uint32_t index = line_index_of(f, offset);
+    uint32_t index = source_line_index(f, offset);
     *line = index + 1;
     *col = offset - f->line_starts[index] + 1;
 }
@@ -178,7 +177,7 @@ static unsigned utf16_units_at(const unsigned char *p, size_t avail, unsigned *b
 
 uint32_t source_utf16_col(const SourceFile *f, uint32_t offset) {
     if (offset > f->len) offset = (uint32_t)f->len;
-    uint32_t start = f->line_starts[line_index_of(f, offset)];
+    uint32_t start = f->line_starts[source_line_index(f, offset)];
     const unsigned char *text = (const unsigned char *)f->text;
     uint32_t units = 0, i = start;
     while (i < offset) {
