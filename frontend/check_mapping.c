@@ -383,6 +383,16 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
     int lv = claim_level_line(c, it, c->tile_line, "tile");
     if (lv < 0) return;
     int ic = c->op->index_count;
+    if (it->whole_hole) {
+        /* `tile L: ?` leaves the tile of every index at L to the optimizer,
+         * as `tile L: i ?, j ?, ...` would. */
+        for (int ix = 0; ix < ic; ix++) {
+            c->m->tile.size[lv * ic + ix] = IR_HOLE;
+            c->m->tile.span[lv * ic + ix] = it->span;
+            c->m->hole_count++;
+        }
+        return;
+    }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
     env.where = "a tile size";
