@@ -28,12 +28,12 @@ typedef struct MapCtx {
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...) {
+    c->ok = false;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = arena_vprintf(c->arena, fmt, ap);
+    Diag *d = diag_error_va(c->diags, span, code, fmt, ap);
     va_end(ap);
-    c->ok = false;
-    return diag_error(c->diags, span, code, "%s", msg);
+    return d;
 }
 
 /* -------------------------------------------------------- divisors */

@@ -100,12 +100,12 @@ typedef struct StmtWalk {
 static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...) {
+    b->ok = false;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = arena_vprintf(b->arena, fmt, ap);
+    Diag *d = diag_error_va(b->diags, span, code, fmt, ap);
     va_end(ap);
-    b->ok = false;
-    return diag_error(b->diags, span, code, "%s", msg);
+    return d;
 }
 
 static int find_tensor(const OpBuild *b, Name name) {

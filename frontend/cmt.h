@@ -128,6 +128,8 @@ typedef struct DiagSink {
 void diags_init(DiagSink *d, Arena *arena);
 Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with a va_list, for checkers' own wrappers. */
+Diag *diag_error_va(DiagSink *d, Span span, const char *code, const char *fmt, va_list ap);
 Diag *diag_warning(DiagSink *d, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* All of these accept NULL (a dropped diagnostic) and do nothing. */

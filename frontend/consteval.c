@@ -126,9 +126,9 @@ static Diag *env_error(ConstEnv *env, Span span, const char *code, const char *f
 static Diag *env_error(ConstEnv *env, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = arena_vprintf(env->arena, fmt, ap);
+    Diag *d = diag_error_va(env->diags, span, code, fmt, ap);
     va_end(ap);
-    return diag_error(env->diags, span, code, "%s", msg);
+    return d;
 }
 
 /* ------------------------------------------------------ evaluation */

@@ -46,6 +46,10 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
     return g;
 }
 
+Diag *diag_error_va(DiagSink *d, Span span, const char *code, const char *fmt, va_list ap) {
+    return diag_add(d, SEV_ERROR, span, code, fmt, ap);
+}
+
 Diag *diag_error(DiagSink *d, Span span, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

@@ -119,53 +119,9 @@ EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out) {
     return EVAL_OK;
 }
 
-/* The optimizer is linked in when passes/optimize.c is part of the build;
- * until then a mapping with holes is reported instead of costed. */
-#if defined(__has_include)
-#if __has_include("optimize.c")
-#define CMT_HAVE_OPTIMIZER 1
-#endif
-#endif
-
-#ifndef CMT_HAVE_OPTIMIZER
-/* Where the first hole of a mapping was written. */
-static Span first_hole(const IrMapping *m) {
-    if (m->spatial.whole_hole) return m->spatial.hole_span;
-    if (m->fuse.whole_hole) return m->fuse.hole_span;
-    int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
-    int L = m->arch->level_count;
-    if (m->spatial.split)
-        for (int k = 0; k < S * D; k++)
-            if (m->spatial.split[k] == IR_HOLE && m->spatial.split_span)
-                return m->spatial.split_span[k];
-    if (m->tile.size)
-        for (int k = 0; k < L * I; k++)
-            if (m->tile.size[k] == IR_HOLE && m->tile.span) return m->tile.span[k];
-    if (m->order.length)
-        for (int l = 0; l < L; l++)
-            if (m->order.length[l] == IR_HOLE && m->order.span) return m->order.span[l];
-    if (m->fuse.level)
-        for (int g = 0; g < m->fuse.group_count; g++)
-            if (m->fuse.level[g] == IR_HOLE && m->fuse.span) return m->fuse.span[g];
-    return m->decl ? m->decl->span : SPAN_NONE;
-}
-#endif
-
 bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
     memset(report, 0, sizeof *report);
     report->status = SOLVER_NOT_NEEDED;
     if (m->hole_count == 0) return true;
-#ifdef CMT_HAVE_OPTIMIZER
     return optimize_mapping(p, m, opts, report);
-#else
-    (void)opts;
-    Diag *d = diag_error(p->diags, first_hole(m), "E0351",
-                         "mapping %s has %d hole%s but this build of cmtc has no optimizer "
-                         "to fill them",
-                         m->name, m->hole_count, m->hole_count == 1 ? "" : "s");
-    diag_help(d, p->diags, "write a value in place of each `?` to have the mapping evaluated");
-    /* no solver ran: the caller exits 1 for this diagnostic, not 3 */
-    report->status = SOLVER_NOT_NEEDED;
-    return false;
-#endif
 }
