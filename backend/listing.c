@@ -38,8 +38,8 @@ static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int lev
     char buf[256];
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s[", tn->name);
     for (int r = 0; r < tn->rank && used + 24 < sizeof buf; r++) {
-        double v =
-            st >= 0 ? s->stmts[st].tile[sched_li(s, level, tn->index[r])] : (double)tn->extent[r];
+        double v = st >= 0 ? s->stmts[st].tile[sched_li(s, level, sched_access_index(s, st, t, r))]
+                           : (double)tn->extent[r];
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.0f", r ? "," : "", v);
     }
     snprintf(buf + used, sizeof buf - used, "]");

@@ -450,6 +450,55 @@ static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
     return c->arch->levels[lv].name;
 }
 
+/* A tile at a level covers whole shares of the split of its index inside
+ * that level: `spatial m -> x` over 8 cores below L2 needs `tile L2: m`
+ * to be a multiple of 8, or the cores would hold fractions of rows.  False
+ * (with E0326 and the nearest legal sizes) when it does not. */
+static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where) {
+    int outside = c->arch->levels[lv].clusters_outside;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+        int64_t all = split_parts(c, st, ix, -1), outer = split_parts(c, st, ix, outside);
+        if (all == 0 || outer == 0) continue;
+        int64_t inner = all / outer;
+        if (inner <= 1 || t % inner == 0) continue;
+        Name name = c->op->indices[ix].name;
+        const char *dims = "";
+        int n = 0;
+        for (int d = 0; d < c->arch->dim_count; d++)
+            if (*split_at(c, st, d) == ix && c->arch->dims[d].cluster >= outside)
+                dims =
+                    arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "", c->arch->dims[d].name);
+        Diag *d = map_error(c, where, "E0326",
+                            t < inner ? "tile %s %lld at `%s` is smaller than the %lld-way split "
+                                        "of `%s` inside it"
+                                      : "tile %s %lld at `%s` is not a multiple of the %lld-way "
+                                        "split of `%s` inside it",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)inner, name);
+        diag_note(d, c->diags,
+                  "`%s` is split over %s below `%s`: each of the %lld instances there holds "
+                  "tile / %lld of it, which must be a whole number",
+                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)inner,
+                  (long long)inner);
+        /* the nearest multiples of the split that divide the share */
+        int64_t per = c->op->indices[ix].extent / outer, lo = 0, hi = 0;
+        for (int64_t v = inner; v <= per; v += inner) {
+            if (per % v) continue;
+            if (v < t) lo = v;
+            if (v > t && !hi) hi = v;
+        }
+        if (lo && hi)
+            diag_help(d, c->diags, "legal tiles near %lld: `%s %lld`, `%s %lld`", (long long)t,
+                      name, (long long)lo, name, (long long)hi);
+        else if (lo || hi)
+            diag_help(d, c->diags, "the nearest legal tile: `%s %lld`", name,
+                      (long long)(lo ? lo : hi));
+        return false;
+    }
+    return true;
+}
+
 static void check_tiles(MapCtx *c) {
     int ic = c->op->index_count;
     for (int lv = 0; lv < c->arch->level_count; lv++) {
@@ -490,19 +539,42 @@ static void check_tiles(MapCtx *c) {
                     help_divisors(c, d, per, t, "divisors");
             }
             if (bad) continue;
+            if (!tile_covers_inner_split(c, lv, ix, t, where)) continue;
             for (int outer = lv - 1; outer >= 0; outer--) {
                 int64_t ot = c->m->tile.size[outer * ic + ix];
                 if (ot == IR_UNSET) continue;
                 if (ot == IR_HOLE) break;
-                if (ot % t == 0) break;
-                Diag *d = map_error(c, where, "E0311",
-                                    t > ot ? "tile %s %lld at `%s` is larger than "
-                                             "the tile %lld at `%s`"
-                                           : "tile %s %lld at `%s` does not divide "
-                                             "the tile %lld at `%s`",
-                                    name, (long long)t, written_level(c, c->tile_line[lv], lv),
-                                    (long long)ot, written_level(c, c->tile_line[outer], outer));
+                /* each instance between the two levels holds its share of
+                 * the outer tile, which the inner tile must divide */
+                int64_t between = 1;
+                for (int st = 0; st < c->op->stmt_count; st++) {
+                    if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+                    int64_t inside_outer =
+                        split_parts(c, st, ix, c->arch->levels[outer].clusters_outside);
+                    int64_t inside_lv = split_parts(c, st, ix, outside);
+                    if (inside_outer > 0 && inside_lv > 0 && inside_lv / inside_outer > between)
+                        between = inside_lv / inside_outer;
+                }
+                if (ot % between == 0 && (ot / between) % t == 0) break;
+                if (ot % between) break; /* E0326 at the outer tile */
+                int64_t whole = ot;
+                ot /= between;
+                const char *what = between > 1 ? "each instance's share" : "the tile";
+                Diag *d =
+                    map_error(c, where, "E0311",
+                              t > ot ? "tile %s %lld at `%s` is larger than "
+                                       "%s %lld at `%s`"
+                                     : "tile %s %lld at `%s` does not divide "
+                                       "%s %lld at `%s`",
+                              name, (long long)t, written_level(c, c->tile_line[lv], lv), what,
+                              (long long)ot, written_level(c, c->tile_line[outer], outer));
                 diag_label(d, c->diags, c->m->tile.span[outer * ic + ix], "the enclosing tile");
+                if (between > 1)
+                    diag_note(d, c->diags,
+                              "each instance between the two levels holds %lld of the %lld at "
+                              "`%s` (split %lld ways)",
+                              (long long)ot, (long long)whole,
+                              written_level(c, c->tile_line[outer], outer), (long long)between);
                 if (t > ot)
                     diag_help(d, c->diags,
                               "an inner level holds at most the "

@@ -217,7 +217,10 @@ static void note_rhs_index(StmtWalk *w, int index) {
     w->rhs_idx[w->rhs_count++] = index;
 }
 
-static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
+/* Records an operand with the index ids of its access (the first access
+ * when a statement reads one tensor twice). */
+static void note_input(OpBuild *b, StmtWalk *w, int tensor, const int *access, int rank,
+                       Span span) {
     IrStmt *st = w->st;
     for (int i = 0; i < st->input_count; i++)
         if (st->inputs[i] == tensor) return;
@@ -226,7 +229,9 @@ static void note_input(OpBuild *b, StmtWalk *w, int tensor, Span span) {
                  IR_MAX_OPERANDS);
         return;
     }
-    st->inputs[st->input_count++] = tensor;
+    int q = st->input_count++;
+    st->inputs[q] = tensor;
+    for (int r = 0; r < IR_MAX_RANK; r++) st->access[q][r] = r < rank ? access[r] : -1;
 }
 
 static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
@@ -321,10 +326,13 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
         /* Still note the indices so later checks do not cascade. */
     }
     bool ok = check_index_list(b, ids);
+    int access[IR_MAX_RANK];
+    for (int r = 0; r < IR_MAX_RANK; r++) access[r] = -1;
     for (int i = 0; i < ids->count; i++) {
         const Ident *id = &ids->items[i];
         if (!id->name) continue;
         int ix = intern_index(b, id->name, id->span);
+        if (i < IR_MAX_RANK) access[i] = ix;
         note_rhs_index(w, ix);
         if (ok && ids->count == rank) {
             add_occurrence(b, t, i, ix, id->span, false);
@@ -334,7 +342,7 @@ static void walk_access(OpBuild *b, StmtWalk *w, const Expr *e) {
         }
     }
     if (ok && ids->count == rank) ti->first_access_seen = true;
-    note_input(b, w, t, e->span);
+    note_input(b, w, t, access, rank < IR_MAX_RANK ? rank : IR_MAX_RANK, e->span);
 }
 
 static void count_fn(StmtWalk *w, Name fn) {
@@ -613,8 +621,17 @@ static void classify(OpBuild *b, IrStmt *st, const Expr *body) {
     int tr = find_tensor(b, r->u.access.tensor.name);
     if (tl < 0 || tr < 0) return;
     st->cls = SC_CONTRACTION;
+    /* operands in role order (first input, second weight), each with the
+     * indices of its access */
+    int access[2][IR_MAX_RANK];
+    int want[2] = {tl, tr};
+    for (int k = 0; k < 2; k++)
+        for (int q = 0; q < st->input_count; q++)
+            if (st->inputs[q] == want[k]) memcpy(access[k], st->access[q], sizeof access[k]);
     st->inputs[0] = tl;
     st->inputs[1] = tr;
+    memcpy(st->access[0], access[0], sizeof access[0]);
+    memcpy(st->access[1], access[1], sizeof access[1]);
     st->input_count = 2;
 }
 

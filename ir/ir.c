@@ -29,6 +29,22 @@ bool ir_stmt_uses_index(const IrStmt *s, int index) {
     return false;
 }
 
+const int *ir_stmt_tensor_indices(const IrOp *op, const IrStmt *s, int tensor) {
+    (void)op;
+    for (int q = 0; q < s->input_count; q++)
+        if (s->inputs[q] == tensor) return s->access[q];
+    if (s->out_tensor == tensor) return s->lhs;
+    return NULL;
+}
+
+int ir_stmt_tensor_dim(const IrOp *op, const IrStmt *s, int tensor, int index) {
+    const int *ix = ir_stmt_tensor_indices(op, s, tensor);
+    if (!ix || tensor < 0) return -1;
+    for (int r = 0; r < op->tensors[tensor].rank; r++)
+        if (ix[r] == index) return r;
+    return -1;
+}
+
 /* The cost of one call of `fn` on `unit`: its `cost` entry, else 1. */
 static double fn_cost(const IrCompute *unit, Name fn) {
     if (unit)

@@ -56,6 +56,10 @@ typedef struct IrStmt {
     int inputs[IR_MAX_OPERANDS]; /* tensor ids read, first occurrence order;
                                     for a contraction [0]=first operand
                                     (role input), [1]=second (role weight) */
+    /* The index id of each dimension of inputs[q] as this statement reads
+     * it (`O[m,d] = P[m,n] * V1[n,d]` reads V1's dimensions as n, d even
+     * when V1 was written as V1[m,d]); -1 past the tensor's rank. */
+    int access[IR_MAX_OPERANDS][IR_MAX_RANK];
     int arith_ops;               /* + - * / and unary - per point */
     FnCount *fns;                /* function calls per point */
     int fn_count;
@@ -86,6 +90,12 @@ bool ir_stmt_uses_index(const IrStmt *s, int index);
 struct IrCompute;
 double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
                     const struct IrCompute *unit);
+/* The index ids a statement uses for the dimensions of `tensor` (its
+ * result: the left side; an operand: the indices of its access), or NULL
+ * when the statement does not touch the tensor. */
+const int *ir_stmt_tensor_indices(const IrOp *op, const IrStmt *s, int tensor);
+/* The dimension of `tensor` that statement s addresses with `index`, or -1. */
+int ir_stmt_tensor_dim(const IrOp *op, const IrStmt *s, int tensor, int index);
 int ir_find_index(const IrOp *op, Name name);
 int ir_find_tensor(const IrOp *op, Name name);
 int ir_find_stmt(const IrOp *op, Name name);

@@ -103,6 +103,15 @@ bool sched_tensor_has_index(const IrTensor *t, int index) {
     return false;
 }
 
+bool sched_access_has_index(const Schedule *s, int st, int tensor, int index) {
+    return ir_stmt_tensor_dim(s->op, &s->op->stmts[st], tensor, index) >= 0;
+}
+
+int sched_access_index(const Schedule *s, int st, int tensor, int r) {
+    const int *ix = ir_stmt_tensor_indices(s->op, &s->op->stmts[st], tensor);
+    return ix ? ix[r] : s->op->tensors[tensor].index[r];
+}
+
 bool sched_fuse_group_written(const IrMapping *m, int g) {
     if (!m->fuse.group || g < 0 || g >= m->fuse.group_count) return false;
     if (m->fuse.level && m->fuse.level[g] >= 0) return true;

@@ -86,11 +86,18 @@ typedef struct SchedLoop {
     Provenance order_prov;
 } SchedLoop;
 
-/* A memory's tile footprint in one group, by tensor (for messages). */
+/* A memory's tile footprint in one group, by tensor (for messages).  A
+ * tensor made in the group and held at its fusion level keeps every tile
+ * that must survive an enclosing loop (docs/cost-model.md section 2):
+ * live_tiles of them, live across the loop at live_loop (-1 when one tile
+ * is live), waiting for statement waiter (-1: its own partial sums). */
 typedef struct Footprint {
     int memory;
     int tensor;
     double bytes;
+    double live_tiles;
+    int live_loop;
+    int waiter;
 } Footprint;
 
 typedef struct CapacityExcess {
@@ -115,6 +122,9 @@ typedef struct SchedGroup {
     int first_node, node_count;
     Footprint *footprints;
     int footprint_count;
+    int *wait_loop;    /* [position in group]: the loop whose close the
+                          statement waits for (its in-group inputs are
+                          complete only then); loop_count when none */
     double *mem_bytes; /* [level]: bytes read + written per instance */
     double *level_s;   /* [level]: mem_bytes / bandwidth */
     double tiles;      /* tiles of the outermost tiling (pipeline depth) */
@@ -187,6 +197,11 @@ bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);
  * statement's operands are input. */
 MemRole sched_tensor_role(const IrStmt *is, int tensor);
 bool sched_tensor_has_index(const IrTensor *t, int index);
+/* Whether statement st addresses a dimension of `tensor` with `index`
+ * (by the index names of its own access, not the producer's). */
+bool sched_access_has_index(const Schedule *s, int st, int tensor, int index);
+/* The index statement st uses for dimension r of `tensor`. */
+int sched_access_index(const Schedule *s, int st, int tensor, int r);
 
 /* True when fusion group g of the mapping was written as a `fuse` line
  * (or filled in by the optimizer), not a statement left on its own. */

@@ -11,6 +11,36 @@ static const char *bytes_text(Arena *a, double b) {
     return unit_format(a, b, (UnitDim){BU_BYTE, BU_NONE});
 }
 
+/* Why a tensor keeps several tiles live: its partial sums survive a
+ * reduced loop, or a reader waits for a reduction to complete. */
+static void note_live(const Schedule *s, Diag *d, DiagSink *diags, const SchedGroup *g,
+                      const Footprint *f, const IrMemory *mem) {
+    const IrTensor *tn = &s->op->tensors[f->tensor];
+    int maker = tn->producer;
+    char shape[256];
+    size_t used = (size_t)snprintf(shape, sizeof shape, "%s[", tn->name);
+    for (int r = 0; r < tn->rank && used + 24 < sizeof shape; r++)
+        used += (size_t)snprintf(
+            shape + used, sizeof shape - used, "%s%.0f", r ? "," : "",
+            s->stmts[maker].tile[sched_li(s, mem->level, sched_access_index(s, maker, tn->id, r))]);
+    snprintf(shape + used, sizeof shape - used, "]");
+    const SchedLoop *lp = &g->loops[f->live_loop];
+    const char *loop = s->op->indices[lp->index].name;
+    const char *where = s->arch->levels[lp->level < s->levels ? lp->level : s->levels - 1].name;
+    if (f->waiter < 0)
+        diag_note(d, diags,
+                  "%s is live as %.0f tiles %s of %s each: its partial sums must survive the "
+                  "loop over the %s tiles of %s, which runs outside loops over its indices",
+                  tn->name, f->live_tiles, shape, bytes_text(s->arena, f->bytes / f->live_tiles),
+                  where, loop);
+    else
+        diag_note(d, diags,
+                  "%s is live as %.0f tiles %s of %s each: `%s` reads it only once the loop over "
+                  "the %s tiles of %s has completed its other inputs",
+                  tn->name, f->live_tiles, shape, bytes_text(s->arena, f->bytes / f->live_tiles),
+                  s->op->stmts[f->waiter].name, where, loop);
+}
+
 void report_capacity(const Schedule *s, DiagSink *diags) {
     const IrArch *arch = s->arch;
     for (int e = 0; e < s->excess_count; e++) {
@@ -41,8 +71,21 @@ void report_capacity(const Schedule *s, DiagSink *diags) {
             x->group, stmts, bytes_text(s->arena, x->need), mem->name, role,
             bytes_text(s->arena, x->capacity), terms, bytes_text(s->arena, x->need),
             bytes_text(s->arena, x->need - x->capacity));
+        bool any_live = false;
+        for (int k = 0; k < g->footprint_count; k++) {
+            const Footprint *f = &g->footprints[k];
+            if (f->memory != x->memory || f->live_tiles <= 1) continue;
+            any_live = true;
+            note_live(s, d, diags, g, f, mem);
+        }
         diag_label(d, diags, mem->span, "%s is declared here", mem->name);
-        diag_help(d, diags, "shrink the tiles at %s or fuse fewer statements at it", mem->name);
+        if (any_live)
+            diag_help(d, diags,
+                      "order the loop that the tiles must survive inside the loops over their "
+                      "indices, fuse at a level with room, or leave the tensor out of the group "
+                      "(its partial sums are then written back and read again)");
+        else
+            diag_help(d, diags, "shrink the tiles at %s or fuse fewer statements at it", mem->name);
     }
 }
 

@@ -73,17 +73,20 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
     return node;
 }
 
-/* Tiles of tensor t that statement st completes over the outermost
- * tiling: collectives run once per such tile, inside the innermost of
- * those loops (*depth, -1 when outside every loop). */
+/* Tiles of tensor t that statement st completes over the loops at levels
+ * 1 .. max_level: collectives run once per such tile, inside the innermost
+ * of those loops (*depth, -1 when outside every loop).  A reader in the
+ * same group works tile by tile at the fusion level, so its collective
+ * runs per fusion-level tile (max_level = the fusion level); a tensor
+ * that only leaves the group is exchanged per outermost tile (1). */
 static double executions(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                         int *depth) {
+                         int max_level, int *depth) {
     double k = 1;
     *depth = -1;
     for (int q = 0; q < g->loop_count; q++) {
         const SchedLoop *lp = &g->loops[q];
-        if (lp->level != 1 || !sched_tensor_has_index(t, lp->index)) continue;
-        double trips = s->stmts[st].trips[sched_li(s, 1, lp->index)];
+        if (lp->level > max_level || !sched_access_has_index(s, st, t->id, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
         if (trips <= 1) continue;
         k *= trips;
         *depth = q;
@@ -97,7 +100,8 @@ static double executions(const Schedule *s, const SchedGroup *g, int st, const I
  * outside the first loop over a reduced index, and *after_inner says the
  * collective follows the loops nested inside *depth that st iterates. */
 static double reduction_executions(const Schedule *s, const SchedGroup *g, int st,
-                                   const IrTensor *t, int *depth, bool *after_inner) {
+                                   const IrTensor *t, int max_level, int *depth,
+                                   bool *after_inner) {
     const IrStmt *is = &s->op->stmts[st];
     int first_reduced = g->loop_count;
     for (int q = 0; q < g->loop_count && first_reduced == g->loop_count; q++)
@@ -109,8 +113,8 @@ static double reduction_executions(const Schedule *s, const SchedGroup *g, int s
     *depth = -1;
     for (int q = 0; q < first_reduced; q++) {
         const SchedLoop *lp = &g->loops[q];
-        if (lp->level != 1 || !sched_tensor_has_index(t, lp->index)) continue;
-        double trips = s->stmts[st].trips[sched_li(s, 1, lp->index)];
+        if (lp->level > max_level || !sched_access_has_index(s, st, t->id, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
         if (trips <= 1) continue;
         k *= trips;
         *depth = q;
@@ -125,7 +129,8 @@ static double reduction_executions(const Schedule *s, const SchedGroup *g, int s
 
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
     double b = sched_elem_bytes(t);
-    for (int r = 0; r < t->rank; r++) b *= s->stmts[st].extent[sched_li(s, s->levels, t->index[r])];
+    for (int r = 0; r < t->rank; r++)
+        b *= s->stmts[st].extent[sched_li(s, s->levels, sched_access_index(s, st, t->id, r))];
     return b;
 }
 
@@ -138,7 +143,10 @@ static int position_in_group(const SchedGroup *g, int st) {
 /* How a consumer statement needs tensor t along dim d. */
 static Layout need_of(const Schedule *s, int consumer, const IrTensor *t, int d) {
     int sp = s->stmts[consumer].split[d];
-    if (sp >= 0 && sched_tensor_has_index(t, sp)) return (Layout){LAY_SPLIT, sp};
+    /* the consumer names t's dimensions by its own access; a layout speaks
+     * of the tensor's own index names */
+    int r = sp >= 0 ? ir_stmt_tensor_dim(s->op, &s->op->stmts[consumer], t->id, sp) : -1;
+    if (r >= 0) return (Layout){LAY_SPLIT, t->index[r]};
     return (Layout){LAY_REPLICATED, -1};
 }
 
@@ -193,7 +201,7 @@ static void broadcasts(Schedule *s) {
             if (!sched_dim_between(s, d, load.from_level, load.to_level)) continue;
             if (s->arch->dims[d].size <= 1) continue;
             int sp = ss->split[d];
-            if (sp >= 0 && sched_tensor_has_index(tn, sp)) continue;
+            if (sp >= 0 && sched_access_has_index(s, load.stmt, tn->id, sp)) continue;
             if (own_group && held_on_every_instance(s, producer, d)) continue;
             if (sp >= 0) unsplit_only = false;
             dims[dc++] = d;
@@ -276,7 +284,8 @@ static void reductions_and_transitions(Schedule *s) {
         double n = instance_bytes(s, st, y);
         int depth;
         bool after_inner;
-        double k = reduction_executions(s, g, st, y, &depth, &after_inner);
+        double k =
+            reduction_executions(s, g, st, y, group_reader ? g->level : 1, &depth, &after_inner);
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
         int scatter = -1;
@@ -388,7 +397,7 @@ static void reductions_and_transitions(Schedule *s) {
             }
             int pos = position_in_group(g, c);
             int depth;
-            double k = executions(s, g, p, y, &depth);
+            double k = executions(s, g, p, y, same_group ? g->level : 1, &depth);
             /* bytes one instance holds as the producer left it */
             double held = sched_elem_bytes(y);
             for (int r = 0; r < y->rank; r++) {

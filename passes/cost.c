@@ -28,7 +28,7 @@ static double compute_time(const Schedule *s, int st, const char **why) {
         for (int r = 0; r < is->reduced_count; r++) kt *= ss->tile[sched_li(s, L, is->reduced[r])];
         for (int q = 0; q < is->lhs_count; q++) {
             int i = is->lhs[q];
-            if (w && sched_tensor_has_index(w, i))
+            if (w && sched_access_has_index(s, st, w->id, i))
                 nt *= ss->tile[sched_li(s, L, i)];
             else
                 mt *= ss->tile[sched_li(s, L, i)];
@@ -59,6 +59,21 @@ static double compute_time(const Schedule *s, int st, const char **why) {
             u->count > 1 ? arena_printf(s->arena, "%d units, ", u->count) : "",
             u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency) : "peak");
     return ss->work / u->throughput;
+}
+
+/* A statement that waits for a loop to close says so before its
+ * arithmetic. */
+static const char *waiting_reason(const Schedule *s, const SchedGroup *g, int st,
+                                  const char *arithmetic) {
+    int w = g->loop_count;
+    for (int k = 0; k < g->stmt_count; k++)
+        if (g->stmts[k] == st) w = g->wait_loop[k];
+    if (w >= g->loop_count) return arithmetic;
+    const SchedLoop *lp = &g->loops[w];
+    return arena_printf(s->arena,
+                        "runs once the loop over the %s tiles of %s completes its inputs; %s",
+                        s->arch->levels[lp->level < s->levels ? lp->level : s->levels - 1].name,
+                        s->op->indices[lp->index].name, arithmetic ? arithmetic : "");
 }
 
 /* Phases run 0 (load) to 4 (store); a boundary, 5, follows every other
@@ -125,6 +140,8 @@ void pass_cost(Schedule *s) {
             n->energy_j += op_energy;
             n->latency_s = ss->compute_s;
             n->reason = why[n->stmt];
+            if (s->want_text && n->after_inner)
+                n->reason = waiting_reason(s, g, n->stmt, why[n->stmt]);
             g->compute_s += ss->compute_s;
             break;
         }

@@ -46,6 +46,15 @@ static bool split_divides(const OptSpace *sp, const int *split) {
             for (int d = 0; d < sp->D; d++)
                 if (split[st * sp->D + d] == i) parts *= sp->arch->dims[d].size;
             if (parts > 1 && sp->op->indices[i].extent % parts != 0) return false;
+            /* a given tile covers whole shares of the split inside its
+             * level, and divides the share of the one outside it */
+            for (int l = 1; sp->m->tile.size && l < sp->L; l++) {
+                int64_t t = sp->m->tile.size[l * sp->I + i];
+                if (t < 1 || !ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+                if (t % split_between(sp, split, st, l, sp->L, i)) return false;
+                int64_t share = sp->op->indices[i].extent / split_between(sp, split, st, 0, l, i);
+                if (share % t) return false;
+            }
         }
     return true;
 }
@@ -284,10 +293,16 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
     return g;
 }
 
-/* Given tiles at inner levels must divide the hole's tile. */
+/* The hole's tile must be a multiple of the split of its index inside the
+ * level (each instance below gets a whole share: tiles and splits nest),
+ * and given tiles at inner levels must divide that share. */
 static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64_t *hv, int h,
                                int64_t t) {
     int l = sp->th_level[h], i = sp->th_index[h];
+    for (int st = 0; st < sp->S; st++)
+        if (ir_stmt_uses_index(&sp->op->stmts[st], i) &&
+            t % split_between(sp, split, st, l, sp->L, i))
+            return false;
     for (int li = l + 1; li < sp->L; li++) {
         int64_t w = sp->m->tile.size ? sp->m->tile.size[li * sp->I + i] : IR_UNSET;
         if (w == IR_HOLE) break; /* checked when that hole is enumerated */

@@ -1,5 +1,5 @@
-/* reuse.c — loop nests and reuse analysis.  Each group gets one loop nest
- * per level (the mapping's `order`, else index order); a statement sees
+/* reuse.c — reuse analysis over the loop nests the tiles pass built (one
+ * per level: the mapping's `order`, else index order); a statement sees
  * the loops over its own indices with its own trip counts.  A tensor's
  * tile at level l is brought in (or written back) once per iteration of
  * the loops down to the innermost loop over one of its indices: loops
@@ -10,55 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static void build_loops(Schedule *s, SchedGroup *g) {
-    const IrOp *op = s->op;
-    const IrMapping *m = s->m;
-    int I = op->index_count;
-    int L = s->levels + 1;
-    g->order = ARENA_ARRAY(s->arena, int, L *I);
-    g->order_len = ARENA_ARRAY(s->arena, int, L);
-    g->order_prov = ARENA_ARRAY(s->arena, Provenance, L);
-    g->loops = ARENA_ARRAY(s->arena, SchedLoop, L * I);
-    g->loop_count = 0;
-    for (int l = 1; l <= s->levels; l++) {
-        bool *used = ARENA_ARRAY(s->arena, bool, I);
-        int n = 0;
-        int given = (l < s->levels && m->order.length) ? m->order.length[l] : 0;
-        g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
-        for (int k = 0; k < given; k++) {
-            int i = m->order.perm[l * I + k];
-            if (i >= 0 && i < I && !used[i]) {
-                used[i] = true;
-                g->order[l * I + n++] = i;
-            }
-        }
-        for (int i = 0; i < I; i++)
-            if (!used[i]) g->order[l * I + n++] = i;
-        g->order_len[l] = n;
-        for (int k = 0; k < n; k++) {
-            int i = g->order[l * I + k];
-            double trips = 1, step = 1, extent = 1;
-            for (int q = 0; q < g->stmt_count; q++) {
-                int st = g->stmts[q];
-                if (!ir_stmt_uses_index(&op->stmts[st], i)) continue;
-                const SchedStmt *ss = &s->stmts[st];
-                if (ss->trips[sched_li(s, l, i)] > trips) {
-                    trips = ss->trips[sched_li(s, l, i)];
-                    step = ss->tile[sched_li(s, l, i)];
-                    extent =
-                        ss->tile[sched_li(s, l - 1, i)] / sched_split_between(s, ss, l - 1, l, i);
-                }
-            }
-            if (trips > 1)
-                g->loops[g->loop_count++] =
-                    (SchedLoop){l, i, trips, step, extent, g->order_prov[l]};
-        }
-    }
-    g->tiles = 1;
-    for (int k = 0; k < g->loop_count; k++)
-        if (g->loops[k].level == 1) g->tiles *= g->loops[k].trips;
-}
 
 typedef struct Visits {
     double visits;   /* times the tile is brought in / written back */
@@ -79,7 +30,7 @@ static Visits count_visits(const Schedule *s, const SchedGroup *g, int st, const
         double trips = ss->trips[sched_li(s, lp->level, lp->index)];
         if (trips <= 1) continue;
         running *= trips;
-        if (sched_tensor_has_index(t, lp->index)) {
+        if (sched_access_has_index(s, st, t->id, lp->index)) {
             v.visits = running;
             v.distinct *= trips;
             v.depth = k;
@@ -88,24 +39,27 @@ static Visits count_visits(const Schedule *s, const SchedGroup *g, int st, const
     return v;
 }
 
-static double tile_bytes(const Schedule *s, const SchedStmt *ss, const IrTensor *t, int level) {
+static double tile_bytes(const Schedule *s, int st, const IrTensor *t, int level) {
     double b = sched_elem_bytes(t);
-    for (int r = 0; r < t->rank; r++) b *= ss->tile[sched_li(s, level, t->index[r])];
+    for (int r = 0; r < t->rank; r++)
+        b *= s->stmts[st].tile[sched_li(s, level, sched_access_index(s, st, t->id, r))];
     return b;
 }
 
 /* Dims between two levels, and those along which the tensor holds the same
  * data on every instance (so the outer level serves it once). */
-static void fan_out(const Schedule *s, const SchedStmt *ss, const IrTensor *t, bool is_output,
-                    int outer, int inner, double *children, double *replicas) {
+static void fan_out(const Schedule *s, int st, const IrTensor *t, bool is_output, int outer,
+                    int inner, double *children, double *replicas) {
+    const SchedStmt *ss = &s->stmts[st];
     *children = 1;
     *replicas = 1;
     for (int d = 0; d < s->arch->dim_count; d++) {
         if (!sched_dim_between(s, d, outer, inner)) continue;
         double p = (double)s->arch->dims[d].size;
         *children *= p;
-        bool same = is_output ? ss->out_layout[d].kind != LAY_SPLIT
-                              : !(ss->split[d] >= 0 && sched_tensor_has_index(t, ss->split[d]));
+        bool same =
+            is_output ? ss->out_layout[d].kind != LAY_SPLIT
+                      : !(ss->split[d] >= 0 && sched_access_has_index(s, st, t->id, ss->split[d]));
         if (same) *replicas *= p;
     }
 }
@@ -134,7 +88,7 @@ static const char *loop_list(const Schedule *s, const SchedGroup *g, int st, con
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level || !ir_stmt_uses_index(is, lp->index)) continue;
         if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
-        if (sched_tensor_has_index(t, lp->index) != relevant) continue;
+        if (sched_access_has_index(s, st, t->id, lp->index) != relevant) continue;
         const char *name = s->op->indices[lp->index].name;
         bool dup = false; /* the same index at several levels: list it once */
         for (int q = from; q < k; q++)
@@ -180,15 +134,14 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, c
 static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
                         int level) {
     const IrStmt *is = &s->op->stmts[st];
-    const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     MemRole role = sched_tensor_role(is, t);
     const IrMemory *outer = ir_level_memory(s->arch, level - 1, role);
     const IrMemory *inner = ir_level_memory(s->arch, level, role);
     Visits v = count_visits(s, g, st, tn, level);
-    double fp = tile_bytes(s, ss, tn, level);
+    double fp = tile_bytes(s, st, tn, level);
     double children, replicas;
-    fan_out(s, ss, tn, is_output, level - 1, level, &children, &replicas);
+    fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
     double per_outer = fp * children / replicas; /* per outer instance */
     double partial = is_output ? v.visits - v.distinct : 0;
     double energy = 0;
@@ -242,8 +195,8 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         const IrMemory *mem = ir_level_memory(s->arch, inner, sched_tensor_role(is, t));
         Visits v = count_visits(s, g, st, tn, unit_level);
         double children, replicas;
-        fan_out(s, ss, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem = tile_bytes(s, ss, tn, unit_level) * children / replicas;
+        fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
+        double per_mem = tile_bytes(s, st, tn, unit_level) * children / replicas;
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
         account(s, g, mem, read, written, &energy);
@@ -277,13 +230,29 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
         bool same = true;
         for (int r = 0; r < tn->rank && same; r++)
             for (int l = 0; l <= level && same; l++)
-                same = other->tile[sched_li(s, l, tn->index[r])] ==
-                       ss->tile[sched_li(s, l, tn->index[r])];
+                same = other->tile[sched_li(s, l, sched_access_index(s, n->stmt, t, r))] ==
+                       ss->tile[sched_li(s, l, sched_access_index(s, st, t, r))];
         if (same && count_visits(s, g, n->stmt, tn, level).visits ==
                         count_visits(s, g, st, tn, level).visits)
             return true;
     }
     return false;
+}
+
+/* A statement whose in-group inputs are complete only when a loop closes
+ * (a reduction over a tiled index, or partial sums of a loop outside the
+ * result's) runs after that loop, over the tiles held at the fusion level:
+ * its nodes follow the loop in the listing.  Counts and bytes do not
+ * change; the tiles the wait keeps live are counted by the tiles pass. */
+static void defer_waiting(Schedule *s, const SchedGroup *g, int pos, int first) {
+    int w = g->wait_loop[pos];
+    if (w >= g->loop_count) return;
+    for (int i = first; i < s->node_count; i++) {
+        SchedNode *n = &s->nodes[i];
+        if (n->depth < w) continue;
+        n->depth = w - 1;
+        n->after_inner = true;
+    }
 }
 
 void pass_reuse(Schedule *s) {
@@ -292,11 +261,11 @@ void pass_reuse(Schedule *s) {
         SchedGroup *g = &s->groups[gi];
         g->mem_bytes = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
         g->level_s = ARENA_ARRAY(s->arena, double, s->levels);
-        build_loops(s, g);
         g->first_node = s->node_count;
         for (int pos = 0; pos < g->stmt_count; pos++) {
             int st = g->stmts[pos];
             const IrStmt *is = &op->stmts[st];
+            int first = s->node_count;
             for (int q = 0; q < is->input_count; q++) {
                 int t = is->inputs[q];
                 bool internal = s->tensor_group[t] == gi;
@@ -308,6 +277,7 @@ void pass_reuse(Schedule *s) {
             int y = is->out_tensor;
             for (int l = s->levels - 1; l >= 1; l--)
                 if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l);
+            defer_waiting(s, g, pos, first);
         }
     }
 }

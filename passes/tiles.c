@@ -14,26 +14,65 @@ static bool internal_to_group(const Schedule *s, int t, int g) {
     return s->tensor_group[t] == g;
 }
 
-/* Does statement st of group g read tensor t together with a tensor that a
- * statement of the group made by reducing index i of t? */
-static bool read_after_reduction(const Schedule *s, const SchedGroup *g, int st, int t, int i) {
-    const IrStmt *is = &s->op->stmts[st];
-    for (int q = 0; q < is->input_count; q++) {
-        int y = is->inputs[q];
-        if (y == t || s->tensor_group[y] != g->id) continue;
-        const IrStmt *prod = &s->op->stmts[s->op->tensors[y].producer];
-        for (int r = 0; r < prod->reduced_count; r++)
-            if (prod->reduced[r] == i) return true;
+/* The group's loop nest: the loops of every level, outermost level first,
+ * each level in the mapping's `order` (else index order); a loop takes the
+ * largest trip count of the statements that use its index. */
+static void build_loops(Schedule *s, SchedGroup *g) {
+    const IrOp *op = s->op;
+    const IrMapping *m = s->m;
+    int I = op->index_count;
+    int L = s->levels + 1;
+    g->order = ARENA_ARRAY(s->arena, int, L *I);
+    g->order_len = ARENA_ARRAY(s->arena, int, L);
+    g->order_prov = ARENA_ARRAY(s->arena, Provenance, L);
+    g->loops = ARENA_ARRAY(s->arena, SchedLoop, L * I);
+    g->loop_count = 0;
+    for (int l = 1; l <= s->levels; l++) {
+        bool *used = ARENA_ARRAY(s->arena, bool, I);
+        int n = 0;
+        int given = (l < s->levels && m->order.length) ? m->order.length[l] : 0;
+        g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
+        for (int k = 0; k < given; k++) {
+            int i = m->order.perm[l * I + k];
+            if (i >= 0 && i < I && !used[i]) {
+                used[i] = true;
+                g->order[l * I + n++] = i;
+            }
+        }
+        for (int i = 0; i < I; i++)
+            if (!used[i]) g->order[l * I + n++] = i;
+        g->order_len[l] = n;
+        for (int k = 0; k < n; k++) {
+            int i = g->order[l * I + k];
+            double trips = 1, step = 1, extent = 1;
+            for (int q = 0; q < g->stmt_count; q++) {
+                int st = g->stmts[q];
+                if (!ir_stmt_uses_index(&op->stmts[st], i)) continue;
+                const SchedStmt *ss = &s->stmts[st];
+                if (ss->trips[sched_li(s, l, i)] > trips) {
+                    trips = ss->trips[sched_li(s, l, i)];
+                    step = ss->tile[sched_li(s, l, i)];
+                    extent =
+                        ss->tile[sched_li(s, l - 1, i)] / sched_split_between(s, ss, l - 1, l, i);
+                }
+            }
+            if (trips > 1)
+                g->loops[g->loop_count++] =
+                    (SchedLoop){l, i, trips, step, extent, g->order_prov[l]};
+        }
     }
-    return false;
+    g->tiles = 1;
+    for (int k = 0; k < g->loop_count; k++)
+        if (g->loops[k].level == 1) g->tiles *= g->loops[k].trips;
 }
 
 static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, double bytes,
-                          int *cap) {
+                          double live_tiles, int live_loop, int waiter, int *cap) {
     for (int k = 0; k < g->footprint_count; k++) {
         Footprint *f = &g->footprints[k];
         if (f->memory == memory && f->tensor == tensor) {
-            if (bytes > f->bytes) f->bytes = bytes;
+            if (bytes > f->bytes)
+                *f = (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter};
             return;
         }
     }
@@ -43,7 +82,79 @@ static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, do
                                       sizeof(Footprint) * (size_t)ncap);
         *cap = ncap;
     }
-    g->footprints[g->footprint_count++] = (Footprint){memory, tensor, bytes};
+    g->footprints[g->footprint_count++] =
+        (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter};
+}
+
+/* Position in the group's nest of the outermost loop over an index that
+ * statement st reduces (and iterates more than once); loop_count if none.
+ * A tile of st's result holds partial sums until that loop closes. */
+static int first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    for (int q = 0; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        for (int r = 0; r < is->reduced_count; r++)
+            if (is->reduced[r] == lp->index) return q;
+    }
+    return g->loop_count;
+}
+
+/* For each statement of the group (by position), the loop it waits for:
+ * an in-group input is complete only when its producer's outermost
+ * reduced loop has closed, and after whatever its producer waited for.
+ * Producers come before consumers, so one pass in group order does. */
+static void compute_waits(Schedule *s, SchedGroup *g) {
+    g->wait_loop = ARENA_ARRAY(s->arena, int, g->stmt_count);
+    int *done = ARENA_ARRAY(s->arena, int, g->stmt_count);
+    for (int k = 0; k < g->stmt_count; k++) {
+        const IrStmt *is = &s->op->stmts[g->stmts[k]];
+        int wait = g->loop_count;
+        for (int q = 0; q < is->input_count; q++) {
+            int y = is->inputs[q];
+            if (s->tensor_group[y] != g->id) continue;
+            int p = s->op->tensors[y].producer;
+            for (int j = 0; j < k; j++)
+                if (g->stmts[j] == p && done[j] < wait) wait = done[j];
+        }
+        g->wait_loop[k] = wait;
+        int own = first_reduced_loop(s, g, g->stmts[k]);
+        done[k] = own < wait ? own : wait;
+    }
+}
+
+/* How many fusion-level tiles of tensor t (made by the statement at
+ * position k of the group) are live at once, and across which loop: every
+ * tile that a loop at or outside the fusion level enumerates inside the
+ * outermost loop the tile must survive — its own reduced loop (partial
+ * sums, unless they are written back because t leaves the group) or the
+ * loop an in-group reader waits for. */
+static double live_tiles(const Schedule *s, const SchedGroup *g, int k, int *live_loop,
+                         int *waiter) {
+    int st = g->stmts[k];
+    int t = s->op->stmts[st].out_tensor;
+    int w = s->tensor_crosses[t] ? g->loop_count : first_reduced_loop(s, g, st);
+    *waiter = -1;
+    for (int j = k + 1; j < g->stmt_count; j++) {
+        const IrStmt *rs = &s->op->stmts[g->stmts[j]];
+        for (int q = 0; q < rs->input_count; q++)
+            if (rs->inputs[q] == t && g->wait_loop[j] < w) {
+                w = g->wait_loop[j];
+                *waiter = g->stmts[j];
+            }
+    }
+    double tiles = 1;
+    *live_loop = -1;
+    for (int q = w; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level > g->level || !sched_access_has_index(s, st, t, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        tiles *= trips;
+        *live_loop = w;
+    }
+    if (tiles <= 1) *waiter = -1;
+    return tiles;
 }
 
 static Span capacity_span(const Schedule *s, const SchedGroup *g, int level) {
@@ -102,40 +213,41 @@ void pass_tiles(Schedule *s) {
                 ss->trips[sched_li(s, l, i)] = ceil(share / t);
             }
     }
-    /* footprints and capacity, group by group */
+    /* loop nests, then footprints and capacity, group by group */
     for (int g = 0; g < s->group_count; g++) {
         SchedGroup *grp = &s->groups[g];
+        build_loops(s, grp);
+        compute_waits(s, grp);
         int cap = 0;
         for (int l = 0; l < s->levels; l++) {
             for (int k = 0; k < grp->stmt_count; k++) {
                 int st = grp->stmts[k];
                 const IrStmt *is = &op->stmts[st];
-                const SchedStmt *ss = &s->stmts[st];
                 int tensors[IR_MAX_OPERANDS + 1];
                 int tc = 0;
                 tensors[tc++] = is->out_tensor;
                 for (int q = 0; q < is->input_count; q++) tensors[tc++] = is->inputs[q];
                 for (int q = 0; q < tc; q++) {
                     int t = tensors[q];
+                    bool result = t == is->out_tensor;
                     /* a tensor made and used inside the group never goes
                      * above the fusion level */
                     bool internal = internal_to_group(s, t, g);
-                    bool leaves = s->tensor_crosses[t] && t == is->out_tensor;
+                    bool leaves = s->tensor_crosses[t] && result;
                     if (internal && !leaves && l < grp->level) continue;
-                    const IrTensor *tn = &op->tensors[t];
-                    double bytes = sched_elem_bytes(tn);
-                    for (int r = 0; r < tn->rank; r++) {
-                        int i = tn->index[r];
-                        /* a tensor read together with a reduction over one of
-                         * its indices (softmax: e reads C and the max of C)
-                         * waits at the fusion level for the whole reduction */
-                        bool whole = internal && l == grp->level && t != is->out_tensor &&
-                                     read_after_reduction(s, grp, st, t, i);
-                        bytes *=
-                            whole ? ss->extent[sched_li(s, l, i)] : ss->tile[sched_li(s, l, i)];
-                    }
+                    double bytes = sched_elem_bytes(&op->tensors[t]);
+                    for (int r = 0; r < op->tensors[t].rank; r++)
+                        bytes *= s->stmts[st].tile[sched_li(s, l, sched_access_index(s, st, t, r))];
+                    /* its maker holds every tile that must survive an
+                     * enclosing loop at the fusion level */
+                    double live = 1;
+                    int live_loop = -1, waiter = -1;
+                    if (result && l == grp->level)
+                        live = live_tiles(s, grp, k, &live_loop, &waiter);
                     const IrMemory *mem = ir_level_memory(s->arch, l, sched_tensor_role(is, t));
-                    if (mem) add_footprint(s, grp, mem->id, t, bytes, &cap);
+                    if (mem)
+                        add_footprint(s, grp, mem->id, t, bytes * live, live, live_loop, waiter,
+                                      &cap);
                 }
             }
         }
