@@ -175,6 +175,7 @@ typedef struct Access {
 
 typedef struct StmtInfo {
     int st;
+    int pos; /* in its group */
     const IrStmt *is;
     const SchedStmt *ss;
     int acc_count;
@@ -272,8 +273,9 @@ typedef struct GCtx {
     Exec *execs;
     int nexec, cap_exec;
     /* phase B */
-    Slot **slots;     /* [memory][u * T + t] */
-    Slot *uin, *uacc; /* [q * T + t] */
+    Slot **slots; /* [memory][u * T + t] */
+    Slot *uin;    /* [(pos * Q + q) * T + t]: a statement's operands in a unit */
+    Slot *uacc;   /* [q * T + t]: results being accumulated */
     uint8_t **l0_touch;
     double **occ, **peak, **rd, **wr; /* [memory][instance] */
     double **work;                    /* [pos][q] */
@@ -972,6 +974,10 @@ static Slot *result_slot(Ctx *c, GCtx *g, int t, int k, int inst) {
     return slot_at(c, g, mem_of(c, k, ROLE_OUTPUT), inst, t);
 }
 
+static Slot *unit_in(const Ctx *c, GCtx *g, const StmtInfo *si, int q, int t) {
+    return &g->uin[(si->pos * c->Q + q) * c->T + t];
+}
+
 static int parent_of(const Ctx *c, int k, int inst) {
     return k == c->V ? c->anc[c->V - 1][inst] : c->up[k][inst];
 }
@@ -1203,14 +1209,14 @@ static bool fetch_outer(Ctx *c, GCtx *g, const StmtInfo *si, int t, int u0, int6
  * units) on every instance that needs it. */
 static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole role, int l,
                            const int *p) {
-    int V = c->V, T = c->T, ls = l - 1;
+    int V = c->V, ls = l - 1;
     int mem = l < V ? mem_of(c, l, role) : -1;
     int n = 0;
     for (int u = 0; u < c->ninst[l]; u++) {
         int q = g->act_rep[l][u];
         if (q < 0) continue;
         Box b = tensor_box(c, g, si, t, q, p, l);
-        Slot *sl = l < V ? slot_at(c, g, mem, u, t) : &g->uin[u * T + t];
+        Slot *sl = l < V ? slot_at(c, g, mem, u, t) : unit_in(c, g, si, u, t);
         bool replace = !sl->present || !box_equal(&sl->box, &b);
         if (!replace && !missing_needed(c, g, si, t, sl, l, u, p)) continue;
         g->list_req[n] = u;
@@ -1229,7 +1235,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         replace_batch(c, g, t, l, mem, copy, nr);
     } else {
         for (int i = 0; i < nr; i++) {
-            Slot *sl = &g->uin[g->list_dirty[i] * T + t];
+            Slot *sl = unit_in(c, g, si, g->list_dirty[i], t);
             slot_free(c, g, sl, -1, 0, t);
         }
     }
@@ -1246,7 +1252,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         int pu = l == V ? c->anc[V - 1][u] : c->up[l][u];
         const Box *b = &g->req_box[i];
         if (inter) flush_below(c, g, t, ls, pu, b);
-        Slot *first = l < V ? slot_at(c, g, mem, u, t) : &g->uin[u * T + t];
+        Slot *first = l < V ? slot_at(c, g, mem, u, t) : unit_in(c, g, si, u, t);
         if (g->req_replace[i] && !first->present) slot_install(c, g, first, mem, u, t, b);
         Slot *src =
             (ls > 0 && src_kind == K_SLOT) ? slot_at(c, g, mem_of(c, ls, role), pu, t) : NULL;
@@ -1289,7 +1295,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             taken[j] = true;
             members++;
             if (j != i) dims |= differing_dims(c, l, u, uj);
-            Slot *sl = l < V ? slot_at(c, g, mem, uj, t) : &g->uin[uj * T + t];
+            Slot *sl = l < V ? slot_at(c, g, mem, uj, t) : unit_in(c, g, si, uj, t);
             if (g->req_replace[j] && !sl->present) slot_install(c, g, sl, mem, uj, t, b);
             uint8_t *v = bytes_of(c, &sl->valid, t);
             for (int64_t k = 0; k < nd; k++) v[g->deliver_at[k]] = 1;
@@ -1660,7 +1666,10 @@ static void run_group(Ctx *c, int gi) {
     g->F = sg->level;
     g->ns = sg->stmt_count;
     g->si = ARENA_ARRAY(c->a, StmtInfo *, g->ns + 1);
-    for (int k = 0; k < g->ns; k++) g->si[k] = &c->si[sg->stmts[k]];
+    for (int k = 0; k < g->ns; k++) {
+        g->si[k] = &c->si[sg->stmts[k]];
+        g->si[k]->pos = k;
+    }
     g->in_group = ARENA_ARRAY(c->a, bool, T);
     g->leaves = ARENA_ARRAY(c->a, bool, T);
     g->read_in = ARENA_ARRAY(c->a, bool, T);
@@ -1764,7 +1773,7 @@ static void run_group(Ctx *c, int gi) {
         g->rd[m] = ARENA_ARRAY(c->a, double, n);
         g->wr[m] = ARENA_ARRAY(c->a, double, n);
     }
-    g->uin = ARENA_ARRAY(c->a, Slot, Q * T);
+    g->uin = ARENA_ARRAY(c->a, Slot, g->ns * Q * T);
     g->uacc = ARENA_ARRAY(c->a, Slot, Q * T);
     g->l0_touch = ARENA_ARRAY(c->a, uint8_t *, c->ninst[0] * T);
     g->work = ARENA_ARRAY(c->a, double *, g->ns);
