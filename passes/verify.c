@@ -401,6 +401,31 @@ static void setup_stmt(Ctx *c, int st) {
         int sp = si->ss->split[d];
         if (sp >= 0 && sp < I && si->reduced[sp] && c->dim_size[d] > 1) si->partial |= 1u << d;
     }
+    /* an uneven share: a split or a tile that does not divide its range */
+    for (int k = 0; k < si->idx_count && !c->rep->uneven; k++) {
+        int i = si->idx[k];
+        int64_t len = op->indices[i].extent;
+        for (int l = 0; l <= V && !c->rep->uneven; l++) {
+            for (int d = 0; d < c->D; d++) {
+                if (si->ss->split[d] != i || !c->enters[l * c->D + d]) continue;
+                if (len % c->dim_size[d])
+                    c->rep->uneven = arena_printf(c->a, "%s: %lld of %s split %d ways over %s",
+                                                  si->is->name, (long long)len, op->indices[i].name,
+                                                  c->dim_size[d], c->arch->dims[d].name);
+                len /= c->dim_size[d];
+            }
+            int trips = si->trips[l * I + i], tile = si->tile[l * I + i];
+            if (l >= 1 && trips > 1 && !c->rep->uneven) {
+                if (len % tile || (int64_t)trips * tile != len)
+                    c->rep->uneven = arena_printf(
+                        c->a, "%s: tile %d of %s at %s walks %lld elements in %d trips",
+                        si->is->name, tile, op->indices[i].name,
+                        l < V ? c->arch->levels[l].name : "the compute units", (long long)len,
+                        trips);
+                len = tile;
+            }
+        }
+    }
 }
 
 static bool setup(Ctx *c) {
@@ -809,6 +834,14 @@ static int popcount(unsigned m) {
 
 /* ------------------------------------------------------------ phase A */
 
+static void element_completed(Ctx *c, GCtx *g, int t, int64_t e);
+static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p, bool record);
+
+/* Whether the elements of si's result wait for a reduction collective. */
+static bool waits_collective(const StmtInfo *si) {
+    return si->partial && si->reduce_needed;
+}
+
 static void push_exec(Ctx *c, GCtx *g, int pos, const int *p) {
     if (g->nexec == g->cap_exec) {
         int ncap = g->cap_exec ? g->cap_exec * 2 : 256;
@@ -891,12 +924,13 @@ static void exec_a(Ctx *c, GCtx *g, int pos, const int *p) {
             prod[e] = 1;
             if (!contrib) continue;
             g->done[Y][e] += contrib;
-            if (g->done[Y][e] == si->need) g->complete[Y][e] = 1;
+            if (g->done[Y][e] == si->need && !waits_collective(si)) g->complete[Y][e] = 1;
             if (g->done[Y][e] > si->need)
                 problem(c, "group %d: an element of %s gets more contributions than %s has points",
                         g->g, tname(c, Y), si->is->name);
         }
     }
+    reduction_step(c, g, si, p, false);
     push_exec(c, g, pos, p);
 }
 
@@ -1216,6 +1250,9 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         int q = g->act_rep[l][u];
         if (q < 0) continue;
         Box b = tensor_box(c, g, si, t, q, p, l);
+        /* newer copies of an intermediate below this level come up first:
+         * where its result tile shares this memory, that is the tile needed */
+        if (l < V && g->in_group[t]) flush_below(c, g, t, l, u, &b);
         Slot *sl = l < V ? slot_at(c, g, mem, u, t) : unit_in(c, g, si, u, t);
         bool replace = !sl->present || !box_equal(&sl->box, &b);
         if (!replace && !missing_needed(c, g, si, t, sl, l, u, p)) continue;
@@ -1486,8 +1523,10 @@ static void element_completed(Ctx *c, GCtx *g, int t, int64_t e) {
 }
 
 /* The reduction collective of (a): the tile of the result this execution
- * belongs to completes when every execution with its key has run. */
-static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p) {
+ * belongs to is combined when every execution with its key has run; only
+ * then are its elements complete (a reader waits for the collective).
+ * Phase B records the event. */
+static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p, bool record) {
     if (!si->partial || !si->reduce_needed) return;
     int64_t key = 0;
     for (int k = 0; k < si->key_count; k++) {
@@ -1498,15 +1537,25 @@ static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p) {
     int Y = si->out.tensor;
     double most = 0;
     for (int q = 0; q < c->Q; q++) {
-        double v = c->eb[Y];
-        for (int r = 0; r < si->out.rank; r++) {
-            int i = si->out.index[r], lo, hi;
-            range_of(c, g, si, i, q, p, c->V, si->key_level[i], &lo, &hi);
-            v *= hi > lo ? hi - lo : 0;
-        }
+        Box b;
+        b.rank = si->out.rank;
+        for (int r = 0; r < si->out.rank; r++)
+            range_of(c, g, si, si->out.index[r], q, p, c->V, si->key_level[si->out.index[r]],
+                     &b.lo[r], &b.hi[r]);
+        double v = (double)box_volume(&b) * c->eb[Y];
         if (v > most) most = v;
+        BoxIter it;
+        int64_t e;
+        bi_init(&it, &b, &c->stride[Y * RANK]);
+        while (bi_next(&it, &e)) {
+            if (g->complete[Y][e] || g->done[Y][e] != si->need) continue;
+            if (record)
+                element_completed(c, g, Y, e);
+            else
+                g->complete[Y][e] = 1;
+        }
     }
-    if (most <= 0) return;
+    if (most <= 0 || !record) return;
     VerifyCollective *vc = coll_entry(c, g->g, Y, VC_REDUCE, si->partial);
     vc->executions += 1;
     vc->bytes += most;
@@ -1568,7 +1617,7 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
             lv->produced[e] = 1;
             if (!contrib) continue;
             g->done[Y][e] += contrib;
-            if (g->done[Y][e] == si->need) element_completed(c, g, Y, e);
+            if (g->done[Y][e] == si->need && !waits_collective(si)) element_completed(c, g, Y, e);
         }
     }
     /* reads: the last one frees a fused intermediate */
@@ -1590,7 +1639,7 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
                 }
             }
         }
-    reduction_step(c, g, si, p);
+    reduction_step(c, g, si, p, true);
     flush_broadcasts(c, g);
 }
 
@@ -1753,6 +1802,9 @@ static void run_group(Ctx *c, int gi) {
 
     /* phase A: the order of executions, what each instance reads */
     phase_a(c, g);
+    for (int k = 0; k < g->ns; k++)
+        if (g->si[k]->key_done)
+            memset(g->si[k]->key_done, 0, sizeof(int) * (size_t)g->si[k]->key_space);
     for (int t = 0; t < T; t++)
         if (g->in_group[t]) {
             memset(g->done[t], 0, sizeof(int64_t) * (size_t)c->telems[t]);
@@ -2169,6 +2221,8 @@ int verify_print(FILE *out, Arena *a, const Schedule *s) {
                     dims_name(a, s, v->dims, v->dim_count), v->executions, fmt_b(a, v->bytes));
         }
     }
+    if (r.uneven)
+        fprintf(out, "  note: uneven shares (%s): some instances idle or get less\n", r.uneven);
     for (int k = 0; k < n; k++)
         fprintf(out, "  disagreement (%s): %s\n", verify_diff_kind_name(d[k].kind), d[k].text);
     if (n)

@@ -63,6 +63,9 @@ typedef struct VerifyReport {
     double *work_min; /* [stmt]: the idlest compute instance */
     VerifyCollective *collectives;
     int collective_count;
+    const char *uneven;    /* NULL, or where a split or tile does not divide the
+                              range it shares out (some instances idle or get
+                              less: the analytic model assumes even shares) */
     const char **problems; /* executions that went wrong: an element never
                               computed or computed twice, a statement never
                               ready, data missing where it was read */
