@@ -102,7 +102,7 @@ static void gen_arch(Rng *r, GenArch *a, Text *t) {
         int n = 1 + pick(r, 2);
         for (int k = 0; k < n && a->dims < MAX_DIMS; k++) {
             int size = 1 + pick(r, 4);
-            if (instances * size > 32) size = 1;
+            if (instances * size > 64) size = 1;
             instances *= size;
             a->dim_size[a->dims] = size;
             a->dim_cluster[a->dims++] = c;
@@ -575,7 +575,7 @@ static void run_case(uint64_t seed, int index, bool verbose, int show, Stats *st
     gen_arch(&r, &ga, &arch);
     for (int tries = 0;; tries++) {
         gen_op(&r, &go);
-        if (largest_stmt(&go) <= 512 || tries == 20) break;
+        if (largest_stmt(&go) <= 2048 || tries == 20) break;
     }
     op_text(&go, &op);
     bool holes = chance(&r, 0.25);
