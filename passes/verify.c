@@ -8,7 +8,8 @@
  * traffic or collective code (tiles.c, reuse.c, collectives.c, cost.c,
  * formulas.c).
  *
- * Semantics (docs/cost-model.md section 12 says the same for users):
+ * Semantics (the section "The reference interpreter" of docs/cost-model.md
+ * says the same for users):
  *
  * Instances.  Levels 0..V-1 are memories, V the compute units.  A cluster
  * dim lies between the level declared before its cluster and the one after.
@@ -2179,7 +2180,7 @@ static const char *fmt_b(Arena *a, double v) {
 
 int verify_print(FILE *out, Arena *a, const Schedule *s) {
     VerifyReport r;
-    fprintf(out, "\nverification of %s (reference interpreter, docs/cost-model.md section 12)\n",
+    fprintf(out, "\nverification of %s by the reference interpreter (docs/cost-model.md)\n",
             s->m->name);
     if (!verify_schedule(a, s, &r)) {
         fprintf(out,

@@ -1,11 +1,11 @@
 /* verify.h — the reference interpreter: an independent, deliberately
  * simple execution of a lowered schedule's loop nest, iteration by
- * iteration, on every instance of every level (passes/verify.c states its
- * semantics; docs/cost-model.md section 12 summarises them).  It reads only
- * the schedule's decisions and shapes (mapping, op, arch, groups with their
- * fusion level and loop order, and per statement the splits, tiles and
- * trips) and recomputes everything else, so that the analytic passes can be
- * checked against it: `cmtc compile --verify` and
+ * iteration, on every instance of every level.  passes/verify.c states its
+ * semantics and docs/cost-model.md ("The reference interpreter") sums them
+ * up.  It reads only the schedule's decisions and shapes (mapping, op,
+ * arch, groups with their fusion level and loop order, and per statement
+ * the splits, tiles and trips) and recomputes everything else, so that the
+ * analytic passes can be checked against it: `cmtc compile --verify` and
  * tests/unit/test_verify_property.c. */
 #ifndef CMT_VERIFY_H
 #define CMT_VERIFY_H
