@@ -2071,6 +2071,57 @@ static bool analytic_excess(const Schedule *s, int g, int mem) {
     return false;
 }
 
+/* The analytic collectives of group g summed by (tensor, class, dims),
+ * in the interpreter's terms (executions per instance, bytes per rank). */
+static int analytic_collectives(Arena *a, const Schedule *s, int g, VerifyCollective **out) {
+    const IrArch *arch = s->arch;
+    int first = s->groups[g].first_node, last = s->node_count, n = 0;
+    VerifyCollective *list = ARENA_ARRAY(a, VerifyCollective, last - first + 1);
+    for (int ni = first; ni < last; ni++) {
+        const SchedNode *o = &s->nodes[ni];
+        int cls = o->kind == SN_COLLECTIVE ? node_class(o) : -1;
+        if (o->group != g || cls < 0) continue;
+        unsigned mask = dims_mask(o->dims, o->dim_count, arch);
+        VerifyCollective *v = NULL;
+        for (int k = 0; k < n && !v; k++)
+            if (list[k].tensor == o->tensor && (int)list[k].cls == cls &&
+                dims_mask(list[k].dims, list[k].dim_count, arch) == mask)
+                v = &list[k];
+        if (!v) {
+            v = &list[n++];
+            v->group = g;
+            v->tensor = o->tensor;
+            v->cls = (VerifyClass)cls;
+            for (int j = 0; j < o->dim_count; j++)
+                if (arch->dims[o->dims[j]].size > 1) v->dims[v->dim_count++] = o->dims[j];
+        }
+        v->executions += o->count;
+        v->bytes += o->count * node_rank_bytes(s, o);
+    }
+    *out = list;
+    return n;
+}
+
+/* The interpreter's entry for an analytic one, marked in `matched`. */
+static const VerifyCollective *find_collective(const VerifyReport *r, const VerifyCollective *n,
+                                               bool *matched) {
+    for (int k = 0; k < r->collective_count; k++) {
+        const VerifyCollective *v = &r->collectives[k];
+        if (v->group != n->group || v->tensor != n->tensor || v->cls != n->cls ||
+            v->dim_count != n->dim_count ||
+            memcmp(v->dims, n->dims, sizeof(int) * (size_t)n->dim_count) != 0)
+            continue;
+        if (matched) matched[k] = true;
+        return v;
+    }
+    return NULL;
+}
+
+static const char *coll_name(Arena *a, const Schedule *s, const VerifyCollective *v) {
+    return arena_printf(a, "%s %s over %s", verify_class_name(v->cls),
+                        s->op->tensors[v->tensor].name, dims_name(a, s, v->dims, v->dim_count));
+}
+
 int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDiff **out) {
     DiffList l = {a, NULL, 0, 0};
     *out = NULL;
@@ -2110,62 +2161,38 @@ int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDif
                          g, mn, an, vm->traffic_bytes, vm->read_bytes, vm->written_bytes);
         }
         /* collectives by (tensor, class, dims): executions and bytes */
+        VerifyCollective *an;
+        int na = analytic_collectives(a, s, g, &an);
         bool *matched = ARENA_ARRAY(a, bool, r->collective_count + 1);
-        int first = s->groups[g].first_node, last = s->node_count;
-        bool *used = ARENA_ARRAY(a, bool, last - first + 1);
-        for (int ni = first; ni < last; ni++) {
-            const SchedNode *n = &s->nodes[ni];
-            int cls = n->kind == SN_COLLECTIVE ? node_class(n) : -1;
-            if (n->group != g || cls < 0 || used[ni - first]) continue;
-            unsigned mask = dims_mask(n->dims, n->dim_count, arch);
-            double count = 0, bytes = 0;
-            for (int nj = ni; nj < last; nj++) {
-                const SchedNode *o = &s->nodes[nj];
-                if (o->group != g || o->kind != SN_COLLECTIVE || node_class(o) != cls ||
-                    o->tensor != n->tensor || dims_mask(o->dims, o->dim_count, arch) != mask)
-                    continue;
-                used[nj - first] = true;
-                count += o->count;
-                bytes += o->count * node_rank_bytes(s, o);
-            }
-            const char *what = arena_printf(a, "%s %s over %s", verify_class_name((VerifyClass)cls),
-                                            s->op->tensors[n->tensor].name,
-                                            dims_name(a, s, n->dims, n->dim_count));
-            const VerifyCollective *vc = NULL;
-            for (int k = 0; k < r->collective_count; k++) {
-                const VerifyCollective *v = &r->collectives[k];
-                if (v->group == g && v->tensor == n->tensor && (int)v->cls == cls &&
-                    dims_mask(v->dims, v->dim_count, arch) == mask) {
-                    vc = v;
-                    matched[k] = true;
-                }
-            }
+        for (int k = 0; k < na; k++) {
+            const VerifyCollective *n = &an[k];
+            const char *what = coll_name(a, s, n);
+            const VerifyCollective *vc = find_collective(r, n, matched);
             if (!vc) {
                 add_diff(&l, VD_COLL_EXTRA, g,
                          "group %d: analytic %s runs %.6g time(s), %.6g B per rank in all; the "
                          "interpreter never needs it",
-                         g, what, count, bytes);
+                         g, what, n->executions, n->bytes);
                 continue;
             }
-            if (!same_number(count, vc->executions))
+            if (!same_number(n->executions, vc->executions))
                 add_diff(&l, VD_COLL_COUNT, g,
                          "group %d: %s runs %.6g time(s) in the analytic model, %.6g in the "
                          "interpreter",
-                         g, what, count, vc->executions);
-            if (!same_number(bytes, vc->bytes))
+                         g, what, n->executions, vc->executions);
+            if (!same_number(n->bytes, vc->bytes))
                 add_diff(&l, VD_COLL_BYTES, g,
                          "group %d: %s moves %.6g B per rank in the analytic model, %.6g B in "
                          "the interpreter",
-                         g, what, bytes, vc->bytes);
+                         g, what, n->bytes, vc->bytes);
         }
         for (int k = 0; k < r->collective_count; k++) {
             const VerifyCollective *v = &r->collectives[k];
             if (v->group != g || matched[k]) continue;
             add_diff(&l, VD_COLL_MISSING, g,
-                     "group %d: the interpreter runs %s %s over %s %.6g time(s), %.6g B per rank "
-                     "in all; the analytic model has no such collective",
-                     g, verify_class_name(v->cls), s->op->tensors[v->tensor].name,
-                     dims_name(a, s, v->dims, v->dim_count), v->executions, v->bytes);
+                     "group %d: the interpreter runs %s %.6g time(s), %.6g B per rank in all; the "
+                     "analytic model has no such collective",
+                     g, coll_name(a, s, v), v->executions, v->bytes);
         }
     }
     *out = l.items;
@@ -2176,6 +2203,12 @@ int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDif
 
 static const char *fmt_b(Arena *a, double v) {
     return unit_format(a, v, (UnitDim){BU_BYTE, BU_NONE});
+}
+
+/* "4 x 128 B": executions and bytes per rank of each. */
+static const char *coll_text(Arena *a, const VerifyCollective *v) {
+    return arena_printf(a, "%.6g x %s", v->executions,
+                        fmt_b(a, v->executions > 0 ? v->bytes / v->executions : 0));
 }
 
 int verify_print(FILE *out, Arena *a, const Schedule *s) {
@@ -2214,13 +2247,18 @@ int verify_print(FILE *out, Arena *a, const Schedule *s) {
                     s->op->stmts[st].name, s->stmts[st].work, r.work[st],
                     s->op->stmts[st].cls == SC_CONTRACTION ? "MAC" : "op");
         }
-        for (int k = 0; k < r.collective_count; k++) {
-            const VerifyCollective *v = &r.collectives[k];
-            if (v->group != g) continue;
-            fprintf(out, "    %s %s over %s: %.6g time(s), %s per rank in all\n",
-                    verify_class_name(v->cls), s->op->tensors[v->tensor].name,
-                    dims_name(a, s, v->dims, v->dim_count), v->executions, fmt_b(a, v->bytes));
+        VerifyCollective *an;
+        int na = analytic_collectives(a, s, g, &an);
+        bool *shown = ARENA_ARRAY(a, bool, r.collective_count + 1);
+        for (int k = 0; k < na; k++) {
+            const VerifyCollective *v = find_collective(&r, &an[k], shown);
+            fprintf(out, "    %-28s analytic %s, interpreter %s\n", coll_name(a, s, &an[k]),
+                    coll_text(a, &an[k]), v ? coll_text(a, v) : "none");
         }
+        for (int k = 0; k < r.collective_count; k++)
+            if (r.collectives[k].group == g && !shown[k])
+                fprintf(out, "    %-28s analytic none, interpreter %s\n",
+                        coll_name(a, s, &r.collectives[k]), coll_text(a, &r.collectives[k]));
     }
     if (r.uneven)
         fprintf(out, "  note: uneven shares (%s): some instances idle or get less\n", r.uneven);
