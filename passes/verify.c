@@ -1895,7 +1895,8 @@ double verify_cost(const Schedule *s) {
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
     int I = op->index_count, V = s->levels;
-    double Q = (double)s->total_instances, cost = 0;
+    double Q = 1, cost = 0;
+    for (int d = 0; d < arch->dim_count; d++) Q *= (double)arch->dims[d].size;
     for (int st = 0; st < op->stmt_count; st++) {
         const IrStmt *is = &op->stmts[st];
         const SchedStmt *ss = &s->stmts[st];
