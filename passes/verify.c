@@ -56,9 +56,10 @@
  * written back before (partial sums), they are read back.  Results travel
  * above F only when they leave the group (an op output or read by another
  * group); a leaving tensor read inside the group keeps its LIVE elements at
- * F besides its fusion-level result tile.  One slot per tensor per memory:
- * where a statement's result and a later statement's operand share a
- * memory, the operand finds the result tile already resident.
+ * F besides its fusion-level result tile.
+ * One slot per tensor per memory: where a statement's result and a later
+ * statement's operand share a memory, the operand finds the result tile
+ * already resident.
  *
  * Multicast.  When several children of one parent load the identical tile
  * in the same step, the parent reads it once and a broadcast delivers it
@@ -81,16 +82,34 @@
  * indices; bytes per rank are what one instance receives for that tile.
  *
  * Readings chosen where the statement of the semantics left room (the
- * physically sensible one each time): a child that gets nothing of an
- * uneven split idles; an operand slot missing an element is topped up with
- * the missing elements only; a fused intermediate's LIVE copy sits in the
- * fusion level's `output` memory; at the outermost level nothing is freed
- * within a group; read-backs of partial sums and relayouts are memory
- * traffic of their own (read-backs) or network only (relayouts); a
- * reduction's combined result is held by every participant (allreduce), so
- * a later reader along the reduced dims needs no relayout.  The work of a
- * vector statement is ir_stmt_work's count per point, at least 1 (a copy
- * still moves a value, language.md 3.7). */
+ * physically sensible one each time):
+ *  - a child that gets nothing of an uneven split idles (the report flags
+ *    uneven shares);
+ *  - an element of a result whose reduced index is split is complete only
+ *    once its reduction collective ran, and that collective runs once per
+ *    tile of (a): a reader inside finer loops waits for the whole tile
+ *    (with G = 0, the whole result), so the count of (a) and the timeline
+ *    agree;
+ *  - deferred executions that became ready run before the timeline's next
+ *    one, oldest first;
+ *  - one slot per tensor per memory, shared by a result and later operands
+ *    (the second bullet of "Results" above), and before a level is
+ *    checked for an intermediate's tile, newer copies below it are written
+ *    back into it: the producer's tile may be the one needed;
+ *  - the compute unit keeps each statement's operand tiles apart (a unit
+ *    streams each statement's operands), its result tile once per tensor;
+ *  - an operand slot missing an element is topped up with the missing
+ *    elements only, without a broadcast;
+ *  - a fused intermediate's LIVE copy sits in the fusion level's `output`
+ *    memory, and readers with another role read it there;
+ *  - at the outermost level nothing is freed within a group;
+ *  - read-backs of partial sums are memory traffic; relayouts are network
+ *    only (the receiving memory holds the data, its bytes are not traffic);
+ *  - a reduction's combined result is held by every participant
+ *    (allreduce), so a later reader along the reduced dims needs no
+ *    relayout;
+ *  - the work of a vector statement is ir_stmt_work's count per point, at
+ *    least 1 (a copy still moves a value, language.md 3.7). */
 #include "passes/verify.h"
 
 #include <math.h>
