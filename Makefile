@@ -25,7 +25,7 @@ HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/c
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit asan valgrind fuzz bench lint fmt install clean FORCE
+.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -67,6 +67,11 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcmt.a $(HDR)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(BUILD)/libcmt.a $(LDLIBS)
 
 unit: $(UNIT_BIN)
+
+# The reference interpreter's property test on 5000 random cases instead
+# of the suite's 500 (CMT_VERIFY_SEED picks another seed).
+verify-long: $(BUILD)/unit/test_verify_property
+	CMT_VERIFY_CASES=$${CMT_VERIFY_CASES:-5000} $(BUILD)/unit/test_verify_property
 
 # The one test runner: golden files, unit tests, docs examples, LSP
 # transcripts.  Ends with `N passed, N failed`.

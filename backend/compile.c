@@ -3,6 +3,7 @@
  * hands the schedules to the emitter the --format asks for. */
 #include "backend/commands.h"
 #include "backend/emit.h"
+#include "passes/verify.h"
 
 #include <errno.h>
 #include <time.h>
@@ -14,7 +15,7 @@
 static const char compile_usage[] =
     "usage: cmtc compile FILE [-m MAPPING] [--format text|json|trace|dot] [-o OUT]\n"
     "       [--baseline unfused] [--objective latency|energy|edp] [--time-limit S]\n"
-    "       [--emit-lp FILE] [--exhaustive] [--dump-ir=PASS] [-I DIR]\n"
+    "       [--emit-lp FILE] [--exhaustive] [--verify] [--dump-ir=PASS] [-I DIR]\n"
     "       [--diagnostics-format text|json]\n";
 
 typedef enum Format { FMT_TEXT, FMT_JSON, FMT_TRACE, FMT_DOT } Format;
@@ -74,7 +75,7 @@ int cmd_compile(int argc, char **argv) {
     const char *file = NULL, *only = NULL, *out_path = NULL;
     Format format = FMT_TEXT;
     int time_runs = 0;
-    bool bad = false;
+    bool bad = false, verify = false;
     for (int i = 0; i < argc && !bad;) {
         const char *v = NULL;
         if (common_option(&common, argc, argv, &i, &bad)) continue;
@@ -150,6 +151,9 @@ int cmd_compile(int argc, char **argv) {
             }
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
             copts.exhaustive = true;
+            i++;
+        } else if (strcmp(argv[i], "--verify") == 0) {
+            verify = true;
             i++;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "cmtc: error: unknown option '%s' for compile\n", argv[i]);
@@ -275,6 +279,12 @@ int cmd_compile(int argc, char **argv) {
         case FMT_DOT: emit_dot(dest, &out); break;
         }
     }
+    /* --verify: the reference interpreter after the listing (on stderr
+     * when the output is JSON, a trace or a graph); disagreements exit 1 */
+    for (int k = 0; verify && k < out.count; k++)
+        if (verify_print(format == FMT_TEXT ? dest : stderr, &arena, out.items[k].sched) > 0 &&
+            status < EXIT_DIAGNOSTICS)
+            status = EXIT_DIAGNOSTICS;
     if (dest != stdout) {
         if (fclose(dest) != 0) {
             fprintf(stderr, "cmtc: error: cannot write '%s': %s\n", out_path, strerror(errno));

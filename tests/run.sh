@@ -19,6 +19,11 @@ case $CMTC in /*) ;; *) CMTC="$root/$CMTC" ;; esac
 UNIT_DIR=${UNIT_DIR:-build/unit}
 if [ "${VALGRIND:-0}" = 1 ]; then
   RUN_CMTC="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $CMTC"
+  # the interpreter's property test: fewer random cases under valgrind,
+  # and no optimizer time limit (one cutting into lp_solve's presolve
+  # makes it read uninitialised values)
+  export CMT_VERIFY_CASES=${CMT_VERIFY_CASES:-50}
+  export CMT_VERIFY_TIME_LIMIT=${CMT_VERIFY_TIME_LIMIT:-0}
 else
   RUN_CMTC="$CMTC"
 fi
