@@ -124,3 +124,32 @@ bool sched_fuse_group_written(const IrMapping *m, int g) {
     Span sp = m->fuse.span[g], d = m->decl->span;
     return sp.file == d.file && sp.start >= d.start && sp.end <= d.end;
 }
+
+SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                           int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    SchedVisits v = {1, 1, -1};
+    double running = 1;
+    for (int k = 0; k < g->loop_count; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->level > level) break;
+        if (!ir_stmt_uses_index(is, lp->index)) continue;
+        double trips = ss->trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        running *= trips;
+        if (sched_access_has_index(s, st, t->id, lp->index)) {
+            v.visits = running;
+            v.distinct *= trips;
+            v.depth = k;
+        }
+    }
+    return v;
+}
+
+
+MemRole sched_held_role(const Schedule *s, int st, int tensor) {
+    int producer = s->op->tensors[tensor].producer;
+    if (producer >= 0 && s->stmts[producer].group == s->stmts[st].group) return ROLE_OUTPUT;
+    return sched_tensor_role(&s->op->stmts[st], tensor);
+}

@@ -196,12 +196,28 @@ bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);
  * operand is input, its second weight; results are output; a vector
  * statement's operands are input. */
 MemRole sched_tensor_role(const IrStmt *is, int tensor);
+/* The role of the memory where statement st finds `tensor` at a level its
+ * group holds it (at or above nothing: the fusion level, or where its
+ * producer wrote it back): a tensor made in st's own group lives in the
+ * output memory of a level split by role, and every reader reads it there. */
+MemRole sched_held_role(const Schedule *s, int st, int tensor);
 bool sched_tensor_has_index(const IrTensor *t, int index);
 /* Whether statement st addresses a dimension of `tensor` with `index`
  * (by the index names of its own access, not the producer's). */
 bool sched_access_has_index(const Schedule *s, int st, int tensor, int index);
 /* The index statement st uses for dimension r of `tensor`. */
 int sched_access_index(const Schedule *s, int st, int tensor, int r);
+
+/* How often statement st moves its tile of tensor t across the boundary
+ * above `level` in group g (docs/cost-model.md section 3). */
+typedef struct SchedVisits {
+    double visits;   /* times the tile is brought in / written back */
+    double distinct; /* distinct tiles */
+    int depth;       /* loop position of the innermost loop that moves it */
+} SchedVisits;
+
+SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                           int level);
 
 /* True when fusion group g of the mapping was written as a `fuse` line
  * (or filled in by the optimizer), not a statement left on its own. */

@@ -170,75 +170,86 @@ static bool group_needs_everywhere(const Schedule *s, int st, const int *dims, i
     return false;
 }
 
-/* Whether every instance along dim d already holds all of what statement
- * st computed, once its reduction collective (if any) has run: it was
- * computed redundantly (not split over d), or its partial results over d
- * are all-reduced for a reader of the group. */
-static bool held_on_every_instance(const Schedule *s, int st, int d) {
+/* One broadcast: the tile of `tensor` that statement st moves from level
+ * `from` into level `to` (`to` = the compute units) `count` times, shared
+ * by the instances along the dims between them whose split index the
+ * tensor does not have.  The outer level serves it once (section 3 counts
+ * the read once); a multicast delivers it. */
+static void broadcast_tile(Schedule *s, int group, int position, int st, int tensor, int from,
+                           int to, double bytes, double count, int depth) {
     const SchedStmt *ss = &s->stmts[st];
-    if (ss->out_layout[d].kind == LAY_REPLICATED) return true;
-    if (ss->out_layout[d].kind != LAY_PARTIAL) return false;
-    int pd[SCHED_MAX_DIMS], pc = 0;
-    for (int e = 0; e < s->arch->dim_count; e++)
-        if (ss->out_layout[e].kind == LAY_PARTIAL && s->arch->dims[e].size > 1) pd[pc++] = e;
-    return pc == 0 || group_needs_everywhere(s, st, pd, pc);
+    const IrTensor *tn = &s->op->tensors[tensor];
+    int dims[SCHED_MAX_DIMS], dc = 0;
+    bool unsplit_only = true;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        if (!sched_dim_between(s, d, from, to)) continue;
+        if (s->arch->dims[d].size <= 1) continue;
+        int sp = ss->split[d];
+        if (sp >= 0 && sched_access_has_index(s, st, tensor, sp)) continue;
+        if (sp >= 0) unsplit_only = false;
+        dims[dc++] = d;
+    }
+    if (!dc) return;
+    double P = 1;
+    for (int j = 0; j < dc; j++) P *= (double)s->arch->dims[dims[j]].size;
+    /* one broadcast per instance of the outer level and tile: the
+     * instances of the inner level in groups of P */
+    double inner = to < s->levels ? (double)s->arch->levels[to].instances
+                                  : (double)s->total_instances;
+    SchedNode *n = add_collective(s, group, position, 1, st, tensor, CK_BROADCAST, RO_NONE, dims,
+                                  dc, bytes, count, inner / P);
+    n->from_level = from;
+    n->to_level = to < s->levels ? to : s->levels - 1;
+    n->depth = depth;
+    if (!s->want_text) return;
+    const char *dl = dim_list(s, dims, dc);
+    if (unsplit_only) {
+        n->reason = arena_printf(s->arena,
+                                 "%s is not split over %s: every instance needs the same %s tile",
+                                 s->op->stmts[st].name, dl, tn->name);
+        return;
+    }
+    char idx[128] = "";
+    size_t used = 0;
+    for (int j = 0; j < dc && used + 20 < sizeof idx; j++) {
+        int sp = ss->split[dims[j]];
+        if (sp < 0 || strstr(idx, s->op->indices[sp].name)) continue;
+        used += (size_t)snprintf(idx + used, sizeof idx - used, "%s%s", used ? ", " : "",
+                                 s->op->indices[sp].name);
+    }
+    n->reason = arena_printf(s->arena,
+                             "%s does not depend on %s, split over %s: every instance needs the "
+                             "same tile",
+                             tn->name, idx, dl);
 }
 
+/* Every load whose tile several inner instances share, and every operand
+ * the compute units read from the innermost memory when dims lie between
+ * that memory and the units.  A tensor the group made and every instance
+ * already holds is still multicast when it is loaded again from a level
+ * above the dims: it was written there once. */
 static void broadcasts(Schedule *s) {
     int count = s->node_count;
     for (int ni = 0; ni < count; ni++) {
-        SchedNode load = s->nodes[ni];
-        if (load.kind != SN_LOAD) continue;
-        const SchedStmt *ss = &s->stmts[load.stmt];
-        const IrTensor *tn = &s->op->tensors[load.tensor];
-        /* an intermediate of the load's own group stays on the instances
-         * that computed (or all-reduced) it: no need to share it again */
-        int producer = tn->producer;
-        bool own_group = producer >= 0 && s->stmts[producer].group == load.group;
-        int dims[SCHED_MAX_DIMS], dc = 0;
-        bool unsplit_only = true;
-        for (int d = 0; d < s->arch->dim_count; d++) {
-            if (!sched_dim_between(s, d, load.from_level, load.to_level)) continue;
-            if (s->arch->dims[d].size <= 1) continue;
-            int sp = ss->split[d];
-            if (sp >= 0 && sched_access_has_index(s, load.stmt, tn->id, sp)) continue;
-            if (own_group && held_on_every_instance(s, producer, d)) continue;
-            if (sp >= 0) unsplit_only = false;
-            dims[dc++] = d;
+        SchedNode node = s->nodes[ni];
+        if (node.kind == SN_LOAD) {
+            broadcast_tile(s, node.group, node.position, node.stmt, node.tensor, node.from_level,
+                           node.to_level, node.bytes, node.count, node.depth);
+            continue;
         }
-        if (!dc) continue;
-        double P = 1;
-        for (int j = 0; j < dc; j++) P *= (double)s->arch->dims[dims[j]].size;
-        /* one broadcast per instance of the outer level and tile: the
-         * instances of the inner level in groups of P */
-        double copies = (double)s->arch->levels[load.to_level].instances / P;
-        SchedNode *n =
-            add_collective(s, load.group, load.position, 1, load.stmt, load.tensor, CK_BROADCAST,
-                           RO_NONE, dims, dc, load.bytes, load.count, copies);
-        n->from_level = load.from_level;
-        n->to_level = load.to_level;
-        n->depth = load.depth;
-        if (s->want_text) {
-            const char *dl = dim_list(s, dims, dc);
-            if (unsplit_only)
-                n->reason = arena_printf(s->arena,
-                                         "%s is not split over %s: every instance needs the "
-                                         "same %s tile",
-                                         s->op->stmts[load.stmt].name, dl, tn->name);
-            else {
-                char idx[128] = "";
-                size_t used = 0;
-                for (int j = 0; j < dc && used + 20 < sizeof idx; j++) {
-                    int sp = ss->split[dims[j]];
-                    if (sp < 0 || strstr(idx, s->op->indices[sp].name)) continue;
-                    used += (size_t)snprintf(idx + used, sizeof idx - used, "%s%s",
-                                             used ? ", " : "", s->op->indices[sp].name);
-                }
-                n->reason = arena_printf(s->arena,
-                                         "%s does not depend on %s, split over %s: every "
-                                         "instance needs the same tile",
-                                         tn->name, idx, dl);
-            }
+        if (node.kind != SN_COMPUTE || node.stmt < 0) continue;
+        const IrStmt *is = &s->op->stmts[node.stmt];
+        const SchedGroup *g = &s->groups[node.group];
+        for (int q = 0; q < is->input_count; q++) {
+            int t = is->inputs[q];
+            const IrTensor *tn = &s->op->tensors[t];
+            SchedVisits v = sched_visits(s, g, node.stmt, tn, s->levels);
+            double bytes = sched_elem_bytes(tn);
+            for (int r = 0; r < tn->rank; r++)
+                bytes *= s->stmts[node.stmt]
+                             .tile[sched_li(s, s->levels, sched_access_index(s, node.stmt, t, r))];
+            broadcast_tile(s, node.group, node.position, node.stmt, t, s->levels - 1, s->levels,
+                           bytes, v.visits, node.after_inner ? node.depth : v.depth);
         }
     }
 }

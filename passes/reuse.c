@@ -11,34 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct Visits {
-    double visits;   /* times the tile is brought in / written back */
-    double distinct; /* distinct tiles */
-    int depth;       /* loop position of the innermost loop that moves it */
-} Visits;
-
-static Visits count_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                           int level) {
-    const SchedStmt *ss = &s->stmts[st];
-    const IrStmt *is = &s->op->stmts[st];
-    Visits v = {1, 1, -1};
-    double running = 1;
-    for (int k = 0; k < g->loop_count; k++) {
-        const SchedLoop *lp = &g->loops[k];
-        if (lp->level > level) break;
-        if (!ir_stmt_uses_index(is, lp->index)) continue;
-        double trips = ss->trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        running *= trips;
-        if (sched_access_has_index(s, st, t->id, lp->index)) {
-            v.visits = running;
-            v.distinct *= trips;
-            v.depth = k;
-        }
-    }
-    return v;
-}
-
 static double tile_bytes(const Schedule *s, int st, const IrTensor *t, int level) {
     double b = sched_elem_bytes(t);
     for (int r = 0; r < t->rank; r++)
@@ -100,7 +72,7 @@ static const char *loop_list(const Schedule *s, const SchedGroup *g, int st, con
 }
 
 static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                               int level, Visits v, bool store, double replicas, double partial) {
+                               int level, SchedVisits v, bool store, double replicas, double partial) {
     const char *moving = loop_list(s, g, st, t, level, true, 0, g->loop_count);
     /* loops outside the innermost one that moves it repeat the transfer;
      * loops inside it leave the tile resident */
@@ -136,9 +108,10 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     const IrStmt *is = &s->op->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     MemRole role = sched_tensor_role(is, t);
-    const IrMemory *outer = ir_level_memory(s->arch, level - 1, role);
+    /* a tensor of the group is read back from where its producer wrote it */
+    const IrMemory *outer = ir_level_memory(s->arch, level - 1, sched_held_role(s, st, t));
     const IrMemory *inner = ir_level_memory(s->arch, level, role);
-    Visits v = count_visits(s, g, st, tn, level);
+    SchedVisits v = sched_visits(s, g, st, tn, level);
     double fp = tile_bytes(s, st, tn, level);
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
@@ -192,8 +165,10 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         int t = tensors[q];
         bool out = t == is->out_tensor;
         const IrTensor *tn = &s->op->tensors[t];
-        const IrMemory *mem = ir_level_memory(s->arch, inner, sched_tensor_role(is, t));
-        Visits v = count_visits(s, g, st, tn, unit_level);
+        /* the fusion level holds the group's tensors where they were made */
+        MemRole role = inner <= g->level ? sched_held_role(s, st, t) : sched_tensor_role(is, t);
+        const IrMemory *mem = ir_level_memory(s->arch, inner, role);
+        SchedVisits v = sched_visits(s, g, st, tn, unit_level);
         double children, replicas;
         fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
         double per_mem = tile_bytes(s, st, tn, unit_level) * children / replicas;
@@ -215,25 +190,49 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
 }
 
-/* A tile another statement of the group already brought to this level
- * with the same extent and the same loop position is resident: it is not
- * loaded twice (Q, K and V reading one layer-norm output, say). */
+static int position_of(const SchedGroup *g, int st) {
+    for (int k = 0; k < g->stmt_count; k++)
+        if (g->stmts[k] == st) return k;
+    return -1;
+}
+
+/* A tile is resident at this level, so the statement need not load it,
+ * when another statement of the group brought it to the same memory, or
+ * the group's producer of the tensor wrote it there, with the same extent
+ * and the same loop position, and both run at the same point of the nest
+ * (a statement that waits for a loop to close runs after the others have
+ * moved on: its tiles are loaded again).  Q, K and V reading one
+ * layer-norm output; relu reading the GEMM tile it follows. */
 static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
+    const IrMemory *mem =
+        ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
+    int wait = g->wait_loop[position_of(g, st)];
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
-        if (n->group != g->id || n->kind != SN_LOAD || n->tensor != t || n->to_level != level ||
-            n->stmt == st)
+        bool loaded = n->kind == SN_LOAD && n->to_level == level;
+        bool written = n->kind == SN_STORE && n->from_level == level && n->stmt == tn->producer;
+        if (n->group != g->id || n->tensor != t || n->stmt == st || !(loaded || written))
             continue;
+        if (!mem || n->memory != mem->id) continue;
+        /* a statement that waits for a loop runs after the others moved
+         * on, unless the tile stays the same across that loop */
+        int other_wait = g->wait_loop[position_of(g, n->stmt)];
+        if (other_wait != wait) {
+            int w = other_wait < wait ? other_wait : wait;
+            if (sched_visits(s, g, st, tn, level).depth >= w ||
+                sched_visits(s, g, n->stmt, tn, level).depth >= w)
+                continue;
+        }
         const SchedStmt *other = &s->stmts[n->stmt];
         bool same = true;
         for (int r = 0; r < tn->rank && same; r++)
             for (int l = 0; l <= level && same; l++)
                 same = other->tile[sched_li(s, l, sched_access_index(s, n->stmt, t, r))] ==
                        ss->tile[sched_li(s, l, sched_access_index(s, st, t, r))];
-        if (same && count_visits(s, g, n->stmt, tn, level).visits ==
-                        count_visits(s, g, st, tn, level).visits)
+        if (same && sched_visits(s, g, n->stmt, tn, level).visits ==
+                        sched_visits(s, g, st, tn, level).visits)
             return true;
     }
     return false;

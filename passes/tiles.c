@@ -244,7 +244,11 @@ void pass_tiles(Schedule *s) {
                     int live_loop = -1, waiter = -1;
                     if (result && l == grp->level)
                         live = live_tiles(s, grp, k, &live_loop, &waiter);
-                    const IrMemory *mem = ir_level_memory(s->arch, l, sched_tensor_role(is, t));
+                    /* the fusion level holds the group's tensors where
+                     * their producer made them */
+                    MemRole role = internal && l <= grp->level ? sched_held_role(s, st, t)
+                                                               : sched_tensor_role(is, t);
+                    const IrMemory *mem = ir_level_memory(s->arch, l, role);
                     if (mem)
                         add_footprint(s, grp, mem->id, t, bytes * live, live, live_loop, waiter,
                                       &cap);
