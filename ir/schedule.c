@@ -126,7 +126,7 @@ bool sched_fuse_group_written(const IrMapping *m, int g) {
 }
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                           int level) {
+                         int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     SchedVisits v = {1, 1, -1};
@@ -146,7 +146,6 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
     }
     return v;
 }
-
 
 MemRole sched_held_role(const Schedule *s, int st, int tensor) {
     int producer = s->op->tensors[tensor].producer;

@@ -125,6 +125,10 @@ typedef struct SchedGroup {
     int *wait_loop;    /* [position in group]: the loop whose close the
                           statement waits for (its in-group inputs are
                           complete only then); loop_count when none */
+    int *round;        /* [position in group]: the pass over the waited-for
+                          loop's tiles in which the statement runs: a
+                          reader of a reduction that completes when that
+                          loop closes runs a pass after its producer */
     double *mem_bytes; /* [level]: bytes read + written per instance */
     double *level_s;   /* [level]: mem_bytes / bandwidth */
     double tiles;      /* tiles of the outermost tiling (pipeline depth) */

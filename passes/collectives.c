@@ -194,8 +194,8 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
     for (int j = 0; j < dc; j++) P *= (double)s->arch->dims[dims[j]].size;
     /* one broadcast per instance of the outer level and tile: the
      * instances of the inner level in groups of P */
-    double inner = to < s->levels ? (double)s->arch->levels[to].instances
-                                  : (double)s->total_instances;
+    double inner =
+        to < s->levels ? (double)s->arch->levels[to].instances : (double)s->total_instances;
     SchedNode *n = add_collective(s, group, position, 1, st, tensor, CK_BROADCAST, RO_NONE, dims,
                                   dc, bytes, count, inner / P);
     n->from_level = from;
@@ -204,9 +204,9 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
     if (!s->want_text) return;
     const char *dl = dim_list(s, dims, dc);
     if (unsplit_only) {
-        n->reason = arena_printf(s->arena,
-                                 "%s is not split over %s: every instance needs the same %s tile",
-                                 s->op->stmts[st].name, dl, tn->name);
+        n->reason =
+            arena_printf(s->arena, "%s is not split over %s: every instance needs the same %s tile",
+                         s->op->stmts[st].name, dl, tn->name);
         return;
     }
     char idx[128] = "";
@@ -408,7 +408,7 @@ static void reductions_and_transitions(Schedule *s) {
             }
             int pos = position_in_group(g, c);
             int depth;
-            double k = executions(s, g, p, y, same_group ? g->level : 1, &depth);
+            double k = executions(s, g, c, y, same_group ? g->level : 1, &depth);
             /* bytes one instance holds as the producer left it */
             double held = sched_elem_bytes(y);
             for (int r = 0; r < y->rank; r++) {

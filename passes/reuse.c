@@ -72,7 +72,8 @@ static const char *loop_list(const Schedule *s, const SchedGroup *g, int st, con
 }
 
 static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                               int level, SchedVisits v, bool store, double replicas, double partial) {
+                               int level, SchedVisits v, bool store, double replicas,
+                               double partial) {
     const char *moving = loop_list(s, g, st, t, level, true, 0, g->loop_count);
     /* loops outside the innermost one that moves it repeat the transfer;
      * loops inside it leave the tile resident */
@@ -206,20 +207,19 @@ static int position_of(const SchedGroup *g, int st) {
 static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
-    const IrMemory *mem =
-        ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
+    const IrMemory *mem = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
     int wait = g->wait_loop[position_of(g, st)];
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         bool loaded = n->kind == SN_LOAD && n->to_level == level;
         bool written = n->kind == SN_STORE && n->from_level == level && n->stmt == tn->producer;
-        if (n->group != g->id || n->tensor != t || n->stmt == st || !(loaded || written))
-            continue;
+        if (n->group != g->id || n->tensor != t || n->stmt == st || !(loaded || written)) continue;
         if (!mem || n->memory != mem->id) continue;
         /* a statement that waits for a loop runs after the others moved
          * on, unless the tile stays the same across that loop */
-        int other_wait = g->wait_loop[position_of(g, n->stmt)];
-        if (other_wait != wait) {
+        int other_pos = position_of(g, n->stmt);
+        int other_wait = g->wait_loop[other_pos];
+        if (other_wait != wait || g->round[other_pos] != g->round[position_of(g, st)]) {
             int w = other_wait < wait ? other_wait : wait;
             if (sched_visits(s, g, st, tn, level).depth >= w ||
                 sched_visits(s, g, n->stmt, tn, level).depth >= w)

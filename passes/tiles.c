@@ -100,13 +100,41 @@ static int first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
     return g->loop_count;
 }
 
+/* A result whose reduced index is split over cluster dims is complete only
+ * once its collective has combined the partial results: once per
+ * fusion-level tile (docs/cost-model.md section 4), after the loops the
+ * statement runs inside that tile.  The position of the outermost such
+ * loop, or loop_count when nothing is combined or nothing runs inside. */
+static int combined_after(const Schedule *s, const SchedGroup *g, int st, int first_reduced) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    bool partial = false;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (ss->out_layout[d].kind == LAY_PARTIAL && s->arch->dims[d].size > 1) partial = true;
+    if (!partial) return g->loop_count;
+    int depth = -1;
+    for (int q = 0; q < first_reduced && q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level > g->level || ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (sched_access_has_index(s, st, is->out_tensor, lp->index)) depth = q;
+    }
+    for (int q = depth + 1; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (ir_stmt_uses_index(is, lp->index) && ss->trips[sched_li(s, lp->level, lp->index)] > 1)
+            return q;
+    }
+    return g->loop_count;
+}
+
 /* For each statement of the group (by position), the loop it waits for:
  * an in-group input is complete only when its producer's outermost
  * reduced loop has closed, and after whatever its producer waited for.
  * Producers come before consumers, so one pass in group order does. */
 static void compute_waits(Schedule *s, SchedGroup *g) {
     g->wait_loop = ARENA_ARRAY(s->arena, int, g->stmt_count);
+    g->round = ARENA_ARRAY(s->arena, int, g->stmt_count);
     int *done = ARENA_ARRAY(s->arena, int, g->stmt_count);
+    int *own_done = ARENA_ARRAY(s->arena, int, g->stmt_count);
     for (int k = 0; k < g->stmt_count; k++) {
         const IrStmt *is = &s->op->stmts[g->stmts[k]];
         int wait = g->loop_count;
@@ -114,11 +142,18 @@ static void compute_waits(Schedule *s, SchedGroup *g) {
             int y = is->inputs[q];
             if (s->tensor_group[y] != g->id) continue;
             int p = s->op->tensors[y].producer;
-            for (int j = 0; j < k; j++)
-                if (g->stmts[j] == p && done[j] < wait) wait = done[j];
+            for (int j = 0; j < k; j++) {
+                if (g->stmts[j] != p) continue;
+                if (done[j] < wait) wait = done[j];
+                int r = g->round[j] + (own_done[j] < g->loop_count);
+                if (r > g->round[k]) g->round[k] = r;
+            }
         }
         g->wait_loop[k] = wait;
         int own = first_reduced_loop(s, g, g->stmts[k]);
+        int combined = combined_after(s, g, g->stmts[k], own);
+        if (combined < own) own = combined;
+        own_done[k] = own;
         done[k] = own < wait ? own : wait;
     }
 }
@@ -137,11 +172,25 @@ static double live_tiles(const Schedule *s, const SchedGroup *g, int k, int *liv
     *waiter = -1;
     for (int j = k + 1; j < g->stmt_count; j++) {
         const IrStmt *rs = &s->op->stmts[g->stmts[j]];
-        for (int q = 0; q < rs->input_count; q++)
-            if (rs->inputs[q] == t && g->wait_loop[j] < w) {
-                w = g->wait_loop[j];
-                *waiter = g->stmts[j];
-            }
+        bool reads = false;
+        for (int q = 0; q < rs->input_count; q++) reads |= rs->inputs[q] == t;
+        if (!reads) continue;
+        if (g->wait_loop[j] < w) {
+            w = g->wait_loop[j];
+            *waiter = g->stmts[j];
+        }
+        /* a loop the reader runs and the maker does not: the maker ran in
+         * its first iteration only, so its tiles serve every iteration */
+        for (int q = 0; q < w; q++) {
+            const SchedLoop *lp = &g->loops[q];
+            if (lp->level > g->level || ir_stmt_uses_index(&s->op->stmts[st], lp->index) ||
+                s->stmts[g->stmts[j]].trips[sched_li(s, lp->level, lp->index)] <= 1 ||
+                !ir_stmt_uses_index(rs, lp->index))
+                continue;
+            w = q;
+            *waiter = g->stmts[j];
+            break;
+        }
     }
     double tiles = 1;
     *live_loop = -1;
