@@ -226,9 +226,16 @@ typedef enum ExprKind {
     EX_HOLE      /* ? */
 } ExprKind;
 
+/* The parser refuses an expression nested deeper than this (E0217), so
+ * every recursive walk of an expression (checker, formatter, language
+ * server, emitters) is bounded by it: `a + a + ...` nests one level per
+ * operator. */
+#define MAX_EXPR_DEPTH 4000
+
 typedef struct Expr Expr;
 struct Expr {
     ExprKind kind;
+    uint32_t depth; /* 1 for a leaf; at most MAX_EXPR_DEPTH */
     Span span;
     union {
         int64_t int_value;
