@@ -176,23 +176,8 @@ int cmd_compile(int argc, char **argv) {
     DiagSink diags;
     sources_init(&sm, &arena);
     diags_init(&diags, &arena);
-    SourceFile *root = NULL;
-    if (strcmp(file, "-") == 0) {
-        size_t cap = 1 << 16, len = 0, n;
-        char *buf = arena_alloc(&arena, cap);
-        while ((n = fread(buf + len, 1, cap - len, stdin)) > 0) {
-            len += n;
-            if (len == cap) {
-                buf = arena_realloc(&arena, buf, cap, cap * 2);
-                cap *= 2;
-            }
-        }
-        root = sources_add(&sm, "<stdin>", buf, len);
-    } else {
-        root = sources_load(&sm, file);
-    }
+    SourceFile *root = load_root(&sm, file);
     if (!root) {
-        fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", file, strerror(errno));
         arena_free_all(&arena);
         return EXIT_USAGE;
     }

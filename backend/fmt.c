@@ -1034,23 +1034,6 @@ char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file, DiagSink *di
 
 /* --------------------------------------------------------- the command */
 
-static char *read_stdin(Arena *a, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = arena_alloc(a, cap);
-    for (;;) {
-        if (n == cap) {
-            buf = arena_realloc(a, buf, cap, cap * 2);
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, stdin);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(stdin)) return NULL;
-    *len = n;
-    return buf;
-}
-
 /* Replaces path's contents through a temporary file and rename, keeping
  * the file's permissions. */
 static bool write_in_place(Arena *a, const char *path, const char *text, size_t len) {
@@ -1177,17 +1160,11 @@ int cmd_fmt(int argc, char **argv) {
         sources_init(&sm, &arena);
         DiagSink diags;
         diags_init(&diags, &arena);
-        SourceFile *f = NULL;
-        if (is_stdin) {
-            size_t n;
-            char *text = read_stdin(&arena, &n);
-            if (text) f = sources_add(&sm, "<stdin>", text, n);
-        } else {
-            f = sources_load(&sm, path);
-        }
+        SourceFile *f =
+            is_stdin ? sources_read_fd(&sm, "<stdin>", STDIN_FILENO) : sources_load(&sm, path);
         if (!f) {
             fprintf(stderr, "cmtc fmt: error: cannot read %s: %s\n",
-                    is_stdin ? "standard input" : path, strerror(errno));
+                    is_stdin ? "standard input" : path, sources_error_text(errno));
             status = EXIT_USAGE;
             arena_free_all(&arena);
             continue;

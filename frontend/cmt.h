@@ -58,6 +58,10 @@ typedef struct SourceFile {
     size_t len;            /* bytes, excluding the terminating NUL */
     uint32_t *line_starts; /* byte offset of each line start */
     uint32_t line_count;
+    /* the file read, when it was one (sources_load*, or standard input
+     * redirected from a file): outputs refuse to overwrite it */
+    bool identified;
+    uint64_t device, inode;
 } SourceFile;
 
 /* Byte span [start, end) in one file. */
@@ -75,11 +79,30 @@ typedef struct SourceManager {
     int count, cap;
 } SourceManager;
 
+/* The largest source cmtc reads, checked while reading so that an endless
+ * input (/dev/zero) stops there: far beyond any real program (a million
+ * lines of 100 bytes is 100 MB), well inside the 32-bit offsets. */
+#define SOURCE_MAX_BYTES ((size_t)256 << 20)
+
 void sources_init(SourceManager *sm, Arena *arena);
-/* Adds a file whose text is copied; computes the line table. */
+/* Adds a file whose text is copied; computes the line table.  NULL with
+ * errno EFBIG past SOURCE_MAX_BYTES. */
 SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len);
-/* Reads a file from disk; NULL (and errno set) on I/O failure. */
+/* Reads a file named on the command line: a regular file, or a stream (a
+ * pipe, a FIFO with a writer, a device) read to its end.  NULL with errno
+ * set on failure: EFBIG past SOURCE_MAX_BYTES, EISDIR for a folder,
+ * ENODATA for a FIFO nobody writes to (opening never waits for a writer). */
 SourceFile *sources_load(SourceManager *sm, const char *path);
+/* Reads a module found through `use`: regular files only, so that a FIFO
+ * or a device on the module path cannot stall a compile or the language
+ * server (errno ESPIPE for anything else).  Failures as sources_load. */
+SourceFile *sources_load_module(SourceManager *sm, const char *path);
+/* Reads an open stream (standard input) to its end, named `name`, under
+ * the same cap; failures as sources_load. */
+SourceFile *sources_read_fd(SourceManager *sm, const char *name, int fd);
+/* Why a load failed, for a message: strerror, or the cap for EFBIG and
+ * the reason for EISDIR, ENODATA and ESPIPE as set above. */
+const char *sources_error_text(int err);
 SourceFile *sources_get(const SourceManager *sm, int id);
 
 /* 1-based line; 1-based column counted in bytes. */
