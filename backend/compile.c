@@ -121,12 +121,11 @@ int cmd_compile(int argc, char **argv) {
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--time-limit", &v)) {
-            char *end = NULL;
-            copts.time_limit_s = v ? strtod(v, &end) : 0;
-            if (!v || end == v || *end || copts.time_limit_s <= 0) {
+            if (!v || !parse_time_limit(v, &copts.time_limit_s)) {
                 fprintf(stderr,
-                        "cmtc: error: --time-limit takes a positive number of seconds, got '%s'\n",
-                        v ? v : "");
+                        "cmtc: error: --time-limit takes a number of seconds above 0 and at most "
+                        "%.0f, got '%s'\n",
+                        TIME_LIMIT_MAX_S, v ? v : "");
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--emit-lp", &v)) {

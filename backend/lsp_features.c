@@ -1783,12 +1783,12 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 #define LSP_OPTIMIZE_SECONDS 2.0
 
 /* The budget, which CMT_LSP_OPTIMIZE_SECONDS may raise for slow runs
- * (the test suite under valgrind runs about fifty times slower). */
+ * (the test suite under valgrind runs about fifty times slower); a value
+ * --time-limit would refuse (inf, nan, 0) keeps the default. */
 static double optimize_budget_s(void) {
     const char *env = getenv("CMT_LSP_OPTIMIZE_SECONDS");
-    char *end = NULL;
-    double v = env ? strtod(env, &end) : 0;
-    return env && end != env && v > 0 ? v : LSP_OPTIMIZE_SECONDS;
+    double v;
+    return env && parse_time_limit(env, &v) ? v : LSP_OPTIMIZE_SECONDS;
 }
 
 typedef struct Hint {

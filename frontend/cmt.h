@@ -206,6 +206,9 @@ bool unit_parse(const char *text, size_t len, UnitDim *dim, double *scale);
 const char *unit_dim_describe(UnitDim dim);
 /* An example for messages: "2 MiB", "64 GB/s", ... */
 const char *unit_dim_example(UnitDim dim);
+/* The unit values of `dim` are held in, for messages: "B/s", "J/B",
+ * "cycles", "Hz"; "" for a plain number. */
+const char *unit_dim_si_name(Arena *a, UnitDim dim);
 bool unit_dim_eq(UnitDim a, UnitDim b);
 /* Formats an SI value with a readable prefix ("1.5 MiB", "18.4 us"). */
 const char *unit_format(Arena *a, double value, UnitDim dim);
@@ -217,6 +220,14 @@ const char *unit_format(Arena *a, double value, UnitDim dim);
 bool parse_int_literal(const char *text, size_t len, int64_t *out);
 /* Parses a decimal literal (with '_' separators, optional exponent). */
 bool parse_real_literal(const char *text, size_t len, double *out);
+/* The longest optimizer time limit accepted (about 11.6 days): deadline
+ * arithmetic and lp_solve's whole-second timeout stay exact far below it,
+ * and a run without a limit is asked for by giving none. */
+#define TIME_LIMIT_MAX_S 1e6
+/* Parses a time limit in seconds (--time-limit, the language server's
+ * budget): a finite number in (0, TIME_LIMIT_MAX_S]; "inf", "nan", "0",
+ * "-1", "1e999", a subnormal and trailing junk are refused. */
+bool parse_time_limit(const char *text, double *seconds);
 /* Overflow-checked arithmetic; false on overflow. */
 bool checked_add(int64_t a, int64_t b, int64_t *out);
 bool checked_sub(int64_t a, int64_t b, int64_t *out);
