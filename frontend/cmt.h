@@ -116,6 +116,33 @@ uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col, boo
 /* The text of 1-based line `line` without its newline. */
 const char *source_line_text(const SourceFile *f, uint32_t line, size_t *len);
 
+/* ----------------------------------------------------------- output files */
+
+/* An output written whole or not at all.  A regular file (or a new one) is
+ * written to a temporary file beside it, renamed over it once every byte
+ * is written, flushed and synced: a failure or a signal leaves the old
+ * file as it was.  A destination that is not a regular file (/dev/stdout,
+ * /dev/full, a FIFO, a terminal: anything under /dev or /proc, or found
+ * so) is written directly, its write errors still reported. */
+typedef struct OutputFile {
+    FILE *stream;          /* write here */
+    const char *path;      /* the destination as given */
+    const char *target;    /* the file the rename replaces (links followed) */
+    const char *temp_path; /* the temporary file; NULL when direct */
+} OutputFile;
+
+/* Opens `path` for writing (names in `a`); false with errno set. */
+bool output_open(OutputFile *o, Arena *a, const char *path);
+/* Checks every write, flushes, syncs and renames into place; false with
+ * errno set, the temporary file removed and the destination untouched. */
+bool output_commit(OutputFile *o);
+/* Gives the output up: the temporary file removed, the destination as it
+ * was (a direct destination keeps what was written). */
+void output_discard(OutputFile *o);
+/* The loaded source that `path` names (same device and inode, whatever
+ * the spelling: links, `./`, another hard link), or NULL. */
+const SourceFile *output_names_source(const SourceManager *sm, const char *path);
+
 /* ------------------------------------------------------------ diagnostics */
 
 typedef enum Severity { SEV_ERROR, SEV_WARNING, SEV_NOTE } Severity;

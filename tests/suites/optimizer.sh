@@ -165,14 +165,14 @@ else
 fi
 
 # E0374: the model file cannot be written.  The mapping is still produced
-# (stdout), but an error diagnostic was emitted, so the exit code is 1
-# (language.md section 8), not 0.
+# (stdout), but the output failed, so the exit code is 2 (an I/O failure),
+# not 0.
 $CMTC compile $SPACES -m s11_all_softmax --emit-lp "$TMP/no_such_dir/m.lp" >"$TMP/lp.out" 2>"$TMP/lp.err"
 code=$?
-if [ $code -eq 1 ] && grep -q 'E0374' "$TMP/lp.err" && grep -q 's11_all_softmax' "$TMP/lp.out"; then
-    pass emit_lp_unwritable_exits_1
+if [ $code -eq 2 ] && grep -q 'E0374' "$TMP/lp.err" && grep -q 's11_all_softmax' "$TMP/lp.out"; then
+    pass emit_lp_unwritable_exits_2
 else
-    fail emit_lp_unwritable_exits_1 "exit $code: $(head -c 300 "$TMP/lp.err")"
+    fail emit_lp_unwritable_exits_2 "exit $code: $(head -c 300 "$TMP/lp.err")"
 fi
 
 # ------------------------------------------------- infeasible, time limit
