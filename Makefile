@@ -69,7 +69,8 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcmt.a $(HDR)
 unit: $(UNIT_BIN)
 
 # The one test runner: golden files, unit tests, docs examples, LSP
-# transcripts.  Ends with `N passed, N failed`.
+# transcripts.  Ends with `N passed, N failed` (`, N skipped` when a test
+# needs a tool that is not installed).
 check test: all unit
 	@CMTC=$(BUILD)/cmtc UNIT_DIR=$(BUILD)/unit sh tests/run.sh
 

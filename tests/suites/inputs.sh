@@ -40,6 +40,8 @@ expect input_fmt_stdin_zero $? 2 "cannot read standard input: $cap" "$tmp/out"
 if truncate -s 300M "$tmp/big.cmt" 2>/dev/null; then
     timeout 20 $RUN check "$tmp/big.cmt" >"$tmp/out" 2>&1
     expect input_file_past_cap $? 2 "big.cmt': $cap" "$tmp/out"
+else
+    echo "SKIP: input_file_past_cap: truncate cannot make a sparse file here"
 fi
 
 timeout 20 $RUN check "$tmp" >"$tmp/out" 2>&1

@@ -13,6 +13,10 @@
 #   emit_lp, time_limit, infeasible, stdout: the command-line contract
 #   (no mapping found: exit 3, with the explanation as diagnostics)
 CMTC=${CMTC:-build/cmtc}
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "SKIP: optimizer: python3 is not installed (it reads the JSON results)"
+    exit 0
+fi
 TMP=${TMPDIR:-/tmp}/cmtc_opt_suite.$$
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -225,4 +229,6 @@ if command -v script >/dev/null 2>&1; then
     else
         fail progress_on_terminal_only "no progress line on a terminal, or one on a file"
     fi
+else
+    echo "SKIP: progress_on_terminal_only: script (util-linux) is not installed"
 fi
