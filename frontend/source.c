@@ -85,7 +85,7 @@ static SourceFile *read_all(SourceManager *sm, const char *name, int fd, bool fi
     PtrVec pieces = {0};
     size_t len = 0, last_used = READ_PIECE;
     int failure = 0;
-    for (bool first = true;; first = false) {
+    for (bool first = fifo;;) {
         if (len > SOURCE_MAX_BYTES) {
             failure = EFBIG;
             break;
@@ -97,19 +97,21 @@ static SourceFile *read_all(SourceManager *sm, const char *name, int fd, bool fi
         char *piece = pieces.items[pieces.count - 1];
         ssize_t got = read(fd, piece + last_used, READ_PIECE - last_used);
         if (got < 0 && errno == EINTR) continue;
-        if (fifo && first && (got > 0 || (got < 0 && errno == EAGAIN)) && !set_blocking(fd)) {
-            failure = errno;
-            break;
+        if (first) { /* the FIFO's first answer */
+            first = false;
+            bool nothing_yet = got < 0 && errno == EAGAIN; /* a writer, no data */
+            if (got == 0)
+                failure = ENODATA;
+            else if ((got > 0 || nothing_yet) && !set_blocking(fd))
+                failure = errno;
+            if (failure) break;
+            if (nothing_yet) continue;
         }
-        if (got < 0 && errno == EAGAIN && fifo && first) continue; /* a writer, no data yet */
         if (got < 0) {
             failure = errno ? errno : EIO;
             break;
         }
-        if (got == 0) {
-            if (fifo && first) failure = ENODATA;
-            break;
-        }
+        if (got == 0) break;
         last_used += (size_t)got;
         len += (size_t)got;
     }
