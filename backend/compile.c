@@ -263,9 +263,8 @@ int cmd_compile(int argc, char **argv) {
         out.count++;
     }
     /* Any error diagnostic means exit 1, even when the mapping was still
-     * produced; the --emit-lp file not written
-     * (E0374) is an I/O failure, 2; a solver failure (3) stays the
-     * higher code. */
+     * produced; the --emit-lp file not written (E0374) is an I/O failure,
+     * 2; a solver failure (3) stays the higher code. */
     if (diags.error_count > 0 && status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
     for (int i = 0; i < diags.count && status < EXIT_USAGE; i++)
         if (diags.items[i]->code && strcmp(diags.items[i]->code, "E0374") == 0) status = EXIT_USAGE;
