@@ -74,7 +74,8 @@ verify-long: $(BUILD)/unit/test_verify_property
 	CMT_VERIFY_CASES=$${CMT_VERIFY_CASES:-5000} $(BUILD)/unit/test_verify_property
 
 # The one test runner: golden files, unit tests, docs examples, LSP
-# transcripts.  Ends with `N passed, N failed`.
+# transcripts.  Ends with `N passed, N failed` (`, N skipped` when a test
+# needs a tool that is not installed).
 check test: all unit
 	@CMTC=$(BUILD)/cmtc UNIT_DIR=$(BUILD)/unit sh tests/run.sh
 

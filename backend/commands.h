@@ -33,5 +33,8 @@ void common_check_options(const CommonOptions *o, CheckOptions *out);
 void common_print_diags(const CommonOptions *o, const SourceManager *sm, DiagSink *d);
 /* The installed (or in-tree) standard library folder. */
 const char *stdlib_dir(void);
+/* Reads the file a command was given ("-" for standard input) under the
+ * size cap; NULL after printing why (the caller exits 2). */
+SourceFile *load_root(SourceManager *sm, const char *path);
 
 #endif

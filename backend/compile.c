@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char compile_usage[] =
@@ -42,6 +43,14 @@ static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
     fprintf(out, "%s: evaluate median %.2f us, fastest %.2f us over %d runs (latency %.6g s)\n",
             m->name, t[runs / 2] * 1e6, t[0] * 1e6, runs, r.latency_s);
     free(t);
+}
+
+/* Do two paths name one file?  By device and inode when both exist. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
 }
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out) {
@@ -122,12 +131,11 @@ int cmd_compile(int argc, char **argv) {
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--time-limit", &v)) {
-            char *end = NULL;
-            copts.time_limit_s = v ? strtod(v, &end) : 0;
-            if (!v || end == v || *end || copts.time_limit_s <= 0) {
+            if (!v || !parse_time_limit(v, &copts.time_limit_s)) {
                 fprintf(stderr,
-                        "cmtc: error: --time-limit takes a positive number of seconds, got '%s'\n",
-                        v ? v : "");
+                        "cmtc: error: --time-limit takes a number of seconds above 0 and at most "
+                        "%.0f, got '%s'\n",
+                        TIME_LIMIT_MAX_S, v ? v : "");
                 bad = true;
             }
         } else if (take_value(argc, argv, &i, "--emit-lp", &v)) {
@@ -170,6 +178,10 @@ int cmd_compile(int argc, char **argv) {
         fprintf(stderr, "cmtc: error: compile needs a file\n");
         bad = true;
     }
+    if (!bad && out_path && copts.emit_lp_path && same_file(out_path, copts.emit_lp_path)) {
+        fprintf(stderr, "cmtc: error: -o and --emit-lp name the same file '%s'\n", out_path);
+        bad = true;
+    }
     if (bad) {
         fputs(compile_usage, stderr);
         return EXIT_USAGE;
@@ -180,29 +192,28 @@ int cmd_compile(int argc, char **argv) {
     DiagSink diags;
     sources_init(&sm, &arena);
     diags_init(&diags, &arena);
-    SourceFile *root = NULL;
-    if (strcmp(file, "-") == 0) {
-        size_t cap = 1 << 16, len = 0, n;
-        char *buf = arena_alloc(&arena, cap);
-        while ((n = fread(buf + len, 1, cap - len, stdin)) > 0) {
-            len += n;
-            if (len == cap) {
-                buf = arena_realloc(&arena, buf, cap, cap * 2);
-                cap *= 2;
-            }
-        }
-        root = sources_add(&sm, "<stdin>", buf, len);
-    } else {
-        root = sources_load(&sm, file);
-    }
+    SourceFile *root = load_root(&sm, file);
     if (!root) {
-        fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", file, strerror(errno));
         arena_free_all(&arena);
         return EXIT_USAGE;
     }
     CheckOptions chk;
     common_check_options(&common, &chk);
     Program *p = check_program(&arena, &sm, &diags, root, &chk);
+    /* -o and --emit-lp must not overwrite a file that was read, however
+     * it is spelt (compared by device and inode, modules included) */
+    const char *output_flags[] = {"-o", "--emit-lp"};
+    const char *outputs[] = {out_path && strcmp(out_path, "-") != 0 ? out_path : NULL,
+                             copts.emit_lp_path};
+    for (int k = 0; k < 2; k++) {
+        const SourceFile *input = outputs[k] ? output_names_source(&sm, outputs[k]) : NULL;
+        if (input) {
+            fprintf(stderr, "cmtc: error: %s '%s' is the input file %s; refusing to overwrite it\n",
+                    output_flags[k], outputs[k], input->path);
+            arena_free_all(&arena);
+            return EXIT_USAGE;
+        }
+    }
     if (!p || diags.error_count > 0) {
         common_print_diags(&common, &sm, &diags);
         arena_free_all(&arena);
@@ -255,19 +266,29 @@ int cmd_compile(int argc, char **argv) {
         r->mapping_text = mapping_to_cmt(&arena, m);
         out.count++;
     }
-    /* Any error diagnostic means exit 1 (language.md section 8), even when
-     * the mapping was still produced (E0374: the --emit-lp file could not be
-     * written); a solver failure (3) stays the higher code. */
+    /* Any error diagnostic means exit 1, even when the mapping was still
+     * produced; the --emit-lp file not written (E0374) is an I/O failure,
+     * 2; a solver failure (3) stays the higher code. */
     if (diags.error_count > 0 && status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
+    for (int i = 0; i < diags.count && status < EXIT_USAGE; i++)
+        if (diags.items[i]->code && strcmp(diags.items[i]->code, "E0374") == 0) status = EXIT_USAGE;
     common_print_diags(&common, &sm, &diags);
     FILE *dest = stdout;
+    OutputFile out_file;
     if (out_path && strcmp(out_path, "-") != 0) {
-        dest = fopen(out_path, "w");
-        if (!dest) {
+        /* OUT is replaced only by a successful compile: a failed one
+         * leaves the previous output whole instead of empty or partial */
+        if (status != EXIT_OK) {
+            fprintf(stderr, "cmtc: note: '%s' is left as it was: the compile failed\n", out_path);
+            arena_free_all(&arena);
+            return status;
+        }
+        if (!output_open(&out_file, &arena, out_path)) {
             fprintf(stderr, "cmtc: error: cannot write '%s': %s\n", out_path, strerror(errno));
             arena_free_all(&arena);
             return EXIT_USAGE;
         }
+        dest = out_file.stream;
     }
     if (time_runs > 0) {
         for (int k = 0; k < out.count; k++) time_evaluation(dest, out.items[k].m, time_runs);
@@ -286,12 +307,15 @@ int cmd_compile(int argc, char **argv) {
             status < EXIT_DIAGNOSTICS)
             status = EXIT_DIAGNOSTICS;
     if (dest != stdout) {
-        if (fclose(dest) != 0) {
-            fprintf(stderr, "cmtc: error: cannot write '%s': %s\n", out_path, strerror(errno));
+        if (!output_commit(&out_file)) {
+            fprintf(stderr, "cmtc: error: cannot write '%s': %s%s\n", out_path, strerror(errno),
+                    out_file.temp_path ? "; it is left as it was" : "");
             status = EXIT_USAGE;
         }
-    } else {
-        fflush(stdout);
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "cmtc: error: cannot write standard output: %s\n",
+                ferror(stdout) && errno == 0 ? "write error" : strerror(errno));
+        status = EXIT_USAGE;
     }
     arena_free_all(&arena);
     return status;

@@ -1034,56 +1034,19 @@ char *fmt_source(Arena *arena, SourceManager *sm, SourceFile *file, DiagSink *di
 
 /* --------------------------------------------------------- the command */
 
-static char *read_stdin(Arena *a, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = arena_alloc(a, cap);
-    for (;;) {
-        if (n == cap) {
-            buf = arena_realloc(a, buf, cap, cap * 2);
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, stdin);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(stdin)) return NULL;
-    *len = n;
-    return buf;
-}
-
-/* Replaces path's contents through a temporary file and rename, keeping
- * the file's permissions. */
+/* Replaces path's contents whole or not at all (a temporary file beside
+ * it, renamed over it), keeping its permissions; through a symbolic link,
+ * the file it names is rewritten. */
 static bool write_in_place(Arena *a, const char *path, const char *text, size_t len) {
-    /* through a symbolic link: rewrite the file it points to */
-    char *real = realpath(path, NULL);
-    if (real) {
-        path = arena_strdup(a, real);
-        free(real);
+    OutputFile out;
+    if (!output_open(&out, a, path)) return false;
+    if (fwrite(text, 1, len, out.stream) != len) {
+        int err = errno;
+        output_discard(&out);
+        errno = err;
+        return false;
     }
-    struct stat st;
-    if (stat(path, &st) != 0) return false;
-    char *tmp = arena_printf(a, "%s.cmtfmt-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return false;
-    bool ok = true;
-    size_t off = 0;
-    while (ok && off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0)
-            ok = false;
-        else
-            off += (size_t)w;
-    }
-    if (fchmod(fd, st.st_mode & 07777) != 0) ok = false;
-    if (close(fd) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) {
-        int saved = errno;
-        unlink(tmp);
-        errno = saved;
-    }
-    return ok;
+    return output_commit(&out);
 }
 
 static void fmt_usage(FILE *out) {
@@ -1177,17 +1140,11 @@ int cmd_fmt(int argc, char **argv) {
         sources_init(&sm, &arena);
         DiagSink diags;
         diags_init(&diags, &arena);
-        SourceFile *f = NULL;
-        if (is_stdin) {
-            size_t n;
-            char *text = read_stdin(&arena, &n);
-            if (text) f = sources_add(&sm, "<stdin>", text, n);
-        } else {
-            f = sources_load(&sm, path);
-        }
+        SourceFile *f =
+            is_stdin ? sources_read_fd(&sm, "<stdin>", STDIN_FILENO) : sources_load(&sm, path);
         if (!f) {
             fprintf(stderr, "cmtc fmt: error: cannot read %s: %s\n",
-                    is_stdin ? "standard input" : path, strerror(errno));
+                    is_stdin ? "standard input" : path, sources_error_text(errno));
             status = EXIT_USAGE;
             arena_free_all(&arena);
             continue;
@@ -1211,13 +1168,20 @@ int cmd_fmt(int argc, char **argv) {
                 if (status == EXIT_OK) status = EXIT_DIAGNOSTICS;
             }
         } else if (is_stdin) {
-            fwrite(out, 1, len, stdout);
+            if (fwrite(out, 1, len, stdout) != len || fflush(stdout) != 0) {
+                fprintf(stderr, "cmtc fmt: error: cannot write standard output: %s\n",
+                        strerror(errno));
+                status = EXIT_USAGE;
+            }
         } else if (changed && !write_in_place(&arena, path, out, len)) {
             fprintf(stderr, "cmtc fmt: error: cannot write %s: %s\n", path, strerror(errno));
             status = EXIT_USAGE;
         }
         arena_free_all(&arena);
     }
-    if (fflush(stdout) != 0) return EXIT_USAGE;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && status != EXIT_USAGE) {
+        fprintf(stderr, "cmtc fmt: error: cannot write standard output: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
     return status;
 }

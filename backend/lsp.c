@@ -100,8 +100,9 @@ static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text,
     SourceManager sm;
     sources_init(&sm, &fresh);
     SourceFile *root = sources_add(&sm, path, text, len);
-    if (!root) { /* over 4 GiB: offsets are 32-bit; keep the old version */
-        fprintf(stderr, "cmtc lsp: %s is too large to check\n", path);
+    if (!root) { /* over SOURCE_MAX_BYTES; keep the old version */
+        fprintf(stderr, "cmtc lsp: %s is too large to check: %s\n", path,
+                sources_error_text(errno));
         arena_free_all(&fresh);
         return false;
     }

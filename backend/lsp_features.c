@@ -232,8 +232,9 @@ static const Param *find_param(const Decl *op, Name name) {
     return NULL;
 }
 
-static bool expr_first_index(const Expr *e, Name name, Span *out, int depth) {
-    if (!e || depth > 200) return false;
+/* (The parser bounds the depth of every expression this recurses into.) */
+static bool expr_first_index(const Expr *e, Name name, Span *out) {
+    if (!e) return false;
     switch (e->kind) {
     case EX_ACCESS:
         for (int i = 0; i < e->u.access.indices.count; i++)
@@ -242,13 +243,13 @@ static bool expr_first_index(const Expr *e, Name name, Span *out, int depth) {
                 return true;
             }
         return false;
-    case EX_UNARY: return expr_first_index(e->u.unary.operand, name, out, depth + 1);
+    case EX_UNARY: return expr_first_index(e->u.unary.operand, name, out);
     case EX_BINARY:
-        return expr_first_index(e->u.binary.lhs, name, out, depth + 1) ||
-               expr_first_index(e->u.binary.rhs, name, out, depth + 1);
+        return expr_first_index(e->u.binary.lhs, name, out) ||
+               expr_first_index(e->u.binary.rhs, name, out);
     case EX_CALL:
         for (int i = 0; i < e->u.call.arg_count; i++)
-            if (expr_first_index(e->u.call.args[i], name, out, depth + 1)) return true;
+            if (expr_first_index(e->u.call.args[i], name, out)) return true;
         return false;
     case EX_REDUCE:
         for (int i = 0; i < e->u.reduce.indices.count; i++)
@@ -256,7 +257,7 @@ static bool expr_first_index(const Expr *e, Name name, Span *out, int depth) {
                 *out = e->u.reduce.indices.items[i].span;
                 return true;
             }
-        return expr_first_index(e->u.reduce.body, name, out, depth + 1);
+        return expr_first_index(e->u.reduce.body, name, out);
     default: return false;
     }
 }
@@ -270,7 +271,7 @@ static bool find_index_use(const Decl *op, Name name, Span *out) {
                 *out = s->indices.items[k].span;
                 return true;
             }
-        if (expr_first_index(s->rhs, name, out, 0)) return true;
+        if (expr_first_index(s->rhs, name, out)) return true;
     }
     return false;
 }
@@ -307,8 +308,9 @@ typedef struct Hit {
     const Decl *mapping; /* set when the word is inside a mapping */
 } Hit;
 
-static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit *h, int depth) {
-    if (!e || depth > 500 || !in_span(e->span, off)) return false;
+/* (The parser bounds the depth of every expression this recurses into.) */
+static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit *h) {
+    if (!e || !in_span(e->span, off)) return false;
     switch (e->kind) {
     case EX_QUANTITY: *h = (Hit){.kind = H_QUANTITY, .expr = e, .span = e->span}; return true;
     case EX_INT:
@@ -343,10 +345,9 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
                 return true;
             }
         return false;
-    case EX_UNARY: return hit_expr(d, op, e->u.unary.operand, off, h, depth + 1);
+    case EX_UNARY: return hit_expr(d, op, e->u.unary.operand, off, h);
     case EX_BINARY:
-        return hit_expr(d, op, e->u.binary.lhs, off, h, depth + 1) ||
-               hit_expr(d, op, e->u.binary.rhs, off, h, depth + 1);
+        return hit_expr(d, op, e->u.binary.lhs, off, h) || hit_expr(d, op, e->u.binary.rhs, off, h);
     case EX_CALL:
         if (on_ident(e->u.call.fn, off)) {
             *h = (Hit){.kind = H_FUNCTION,
@@ -356,7 +357,7 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
             return true;
         }
         for (int i = 0; i < e->u.call.arg_count; i++)
-            if (hit_expr(d, op, e->u.call.args[i], off, h, depth + 1)) return true;
+            if (hit_expr(d, op, e->u.call.args[i], off, h)) return true;
         return false;
     case EX_REDUCE:
         if (on_ident(e->u.reduce.fn, off)) {
@@ -374,7 +375,7 @@ static bool hit_expr(LspDoc *d, const Decl *op, const Expr *e, uint32_t off, Hit
                            .span = e->u.reduce.indices.items[i].span};
                 return true;
             }
-        return hit_expr(d, op, e->u.reduce.body, off, h, depth + 1);
+        return hit_expr(d, op, e->u.reduce.body, off, h);
     default: return false;
     }
 }
@@ -395,14 +396,14 @@ static bool hit_attrs(LspDoc *d, AttrList body, uint32_t off, Hit *h) {
             return true;
         }
         for (int k = 0; k < a->value_count; k++)
-            if (hit_expr(d, NULL, a->values[k], off, h, 0)) return true;
+            if (hit_expr(d, NULL, a->values[k], off, h)) return true;
         for (int k = 0; k < a->pair_count; k++) {
             if (on_ident(a->pairs[k].key, off)) {
                 *h = (Hit){
                     .kind = H_FUNCTION, .name = a->pairs[k].key.name, .span = a->pairs[k].key.span};
                 return true;
             }
-            if (hit_expr(d, NULL, a->pairs[k].value, off, h, 0)) return true;
+            if (hit_expr(d, NULL, a->pairs[k].value, off, h)) return true;
         }
     }
     return false;
@@ -419,7 +420,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
             *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
             return true;
         }
-        return hit_expr(d, NULL, x->u.const_value, off, h, 0);
+        return hit_expr(d, NULL, x->u.const_value, off, h);
     case DK_OP: {
         const OpDecl *op = &x->u.op;
         if (on_ident(x->name, off)) {
@@ -434,7 +435,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                            .span = op->params[i].name.span};
                 return true;
             }
-            if (hit_expr(d, NULL, op->params[i].default_value, off, h, 0)) return true;
+            if (hit_expr(d, NULL, op->params[i].default_value, off, h)) return true;
         }
         for (int i = 0; i < op->tensor_count; i++) {
             const TensorDecl *t = op->tensors[i];
@@ -443,7 +444,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                 return true;
             }
             for (int k = 0; k < t->dim_count; k++)
-                if (hit_expr(d, x, t->dims[k], off, h, 0)) return true;
+                if (hit_expr(d, x, t->dims[k], off, h)) return true;
         }
         for (int i = 0; i < op->stmt_count; i++) {
             const Stmt *s = op->stmts[i];
@@ -461,7 +462,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                                .span = s->indices.items[k].span};
                     return true;
                 }
-            if (hit_expr(d, x, s->rhs, off, h, 0)) return true;
+            if (hit_expr(d, x, s->rhs, off, h)) return true;
         }
         return false;
     }
@@ -491,7 +492,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                                .span = it->dims[k].name.span};
                     return true;
                 }
-                if (hit_expr(d, NULL, it->dims[k].size, off, h, 0)) return true;
+                if (hit_expr(d, NULL, it->dims[k].size, off, h)) return true;
             }
             return hit_attrs(d, it->body, off, h);
         }
@@ -515,7 +516,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                            .name = m->bindings[i].name.name,
                            .span = m->bindings[i].name.span};
                 found = true;
-            } else if (hit_expr(d, NULL, m->bindings[i].value, off, h, 0)) {
+            } else if (hit_expr(d, NULL, m->bindings[i].value, off, h)) {
                 found = true;
             }
         }
@@ -534,9 +535,9 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
             }
             for (int k = 0; k < it->tile_count && nw < 64; k++) {
                 words[nw++] = it->tiles[k].index;
-                if (hit_expr(d, NULL, it->tiles[k].size, off, h, 0)) found = true;
+                if (hit_expr(d, NULL, it->tiles[k].size, off, h)) found = true;
             }
-            if (it->count && hit_expr(d, NULL, it->count, off, h, 0)) found = true;
+            if (it->count && hit_expr(d, NULL, it->count, off, h)) found = true;
             for (int k = 0; k < nw && !found; k++) {
                 Ident w = words[k];
                 if (!on_ident(w, off)) continue;
@@ -1782,12 +1783,12 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 #define LSP_OPTIMIZE_SECONDS 2.0
 
 /* The budget, which CMT_LSP_OPTIMIZE_SECONDS may raise for slow runs
- * (the test suite under valgrind runs about fifty times slower). */
+ * (the test suite under valgrind runs about fifty times slower); a value
+ * --time-limit would refuse (inf, nan, 0) keeps the default. */
 static double optimize_budget_s(void) {
     const char *env = getenv("CMT_LSP_OPTIMIZE_SECONDS");
-    char *end = NULL;
-    double v = env ? strtod(env, &end) : 0;
-    return env && end != env && v > 0 ? v : LSP_OPTIMIZE_SECONDS;
+    double v;
+    return env && parse_time_limit(env, &v) ? v : LSP_OPTIMIZE_SECONDS;
 }
 
 typedef struct Hint {

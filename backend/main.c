@@ -104,32 +104,18 @@ static void init_common(CommonOptions *o) {
 }
 
 /* Reads FILE (or standard input for "-"); NULL after printing why. */
-static SourceFile *load_root(SourceManager *sm, const char *path) {
-    if (strcmp(path, "-") == 0) {
-        size_t cap = 1 << 16, len = 0;
-        char *buf = malloc(cap);
-        size_t n;
-        while (buf && (n = fread(buf + len, 1, cap - len, stdin)) > 0) {
-            len += n;
-            if (len == cap) {
-                char *bigger = realloc(buf, cap *= 2);
-                if (!bigger) {
-                    free(buf);
-                    buf = NULL;
-                }
-                buf = bigger;
-            }
-        }
-        if (!buf) {
-            fprintf(stderr, "cmtc: error: out of memory reading standard input\n");
-            return NULL;
-        }
-        SourceFile *f = sources_add(sm, "<stdin>", buf, len);
-        free(buf);
-        return f;
+SourceFile *load_root(SourceManager *sm, const char *path) {
+    bool from_stdin = strcmp(path, "-") == 0;
+    SourceFile *f =
+        from_stdin ? sources_read_fd(sm, "<stdin>", STDIN_FILENO) : sources_load(sm, path);
+    if (!f) {
+        int err = errno;
+        if (from_stdin)
+            fprintf(stderr, "cmtc: error: cannot read standard input: %s\n",
+                    sources_error_text(err));
+        else
+            fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", path, sources_error_text(err));
     }
-    SourceFile *f = sources_load(sm, path);
-    if (!f) fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", path, strerror(errno));
     return f;
 }
 

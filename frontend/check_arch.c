@@ -330,6 +330,37 @@ static bool decycle(ArchCtx *c, double *v, UnitDim *dim, Span span) {
     return true;
 }
 
+/* Arch quantities are 0 or within yocto to yotta of their unit: every
+ * latency and energy the cost model derives from a few of them (and from
+ * 64-bit extents) then stays a finite number, and no subnormal divides
+ * anything (1 B / 1e-320 B/s is infinite, and infinity minus infinity
+ * printed as `-nan`). */
+#define ARCH_QUANTITY_MIN 1e-24
+#define ARCH_QUANTITY_MAX 1e24
+
+/* False (E0219, naming the attribute, the value and its unit) when `v`,
+ * the value of `what` written as `e`, is not finite or outside the range
+ * above. */
+static bool value_in_range(ArchCtx *c, const char *what, const Expr *e, double v, UnitDim dim) {
+    double magnitude = fabs(v);
+    if (magnitude == 0 || (magnitude >= ARCH_QUANTITY_MIN && magnitude <= ARCH_QUANTITY_MAX))
+        return true;
+    const char *unit = unit_dim_si_name(c->arena, dim);
+    const char *text = span_text(c->arena, c->s->prog->sources, e->span);
+    const char *problem = !isfinite(v)                    ? "is not a finite number"
+                          : magnitude < ARCH_QUANTITY_MIN ? "is too small to compute with"
+                                                          : "is too large to compute with";
+    Diag *d = arch_error(c, e->span, "E0219", "%s %s %s", what, text, problem);
+    /* a name or an expression: show the value it came to */
+    if (e->kind != EX_QUANTITY && e->kind != EX_INT && e->kind != EX_REAL)
+        diag_note(d, c->diags, "`%s` is %g%s%s", text, v, *unit ? " " : "", unit);
+    diag_note(d, c->diags,
+              "values must be 0 or between %g and %g%s%s, so that the latencies and energies "
+              "computed from them are finite numbers",
+              ARCH_QUANTITY_MIN, ARCH_QUANTITY_MAX, *unit ? " " : "", unit);
+    return false;
+}
+
 /* Evaluates a quantity attribute that must have one of `accept` dims (the
  * first is named in the message).  `number_ok`: a plain number passes
  * with dim none. */
@@ -351,7 +382,7 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int 
         if (unit_dim_eq(got, accept[i])) {
             *out = v.kind == VK_INT ? (double)v.i : v.r;
             *dim = got;
-            return true;
+            return value_in_range(c, arena_printf(c->arena, "`%s`", a->key.name), e, *out, got);
         }
     const char *desc = unit_dim_describe(accept[0]);
     Diag *d = arch_error(c, e->span, "E0208", "%s expects %s %s such as %s, got %s", a->key.name,
@@ -740,6 +771,9 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
             continue;
         }
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
+        if (!value_in_range(c, arena_printf(c->arena, "the cost of `%s`", p->key.name), p->value,
+                            cost, (UnitDim){BU_NONE, BU_NONE}))
+            continue;
         if (cost < 0) {
             arch_error(c, p->value->span, "E0212", "the cost of `%s` must not be negative, got %s",
                        p->key.name, span_text(c->arena, c->s->prog->sources, p->value->span));

@@ -94,7 +94,6 @@ typedef struct StmtWalk {
     bool rhs_overflow;
     FnCount fns[16];
     int fn_count;
-    int depth;
 } StmtWalk;
 
 static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...)
@@ -470,12 +469,6 @@ static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
 
 static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
     if (!e) return;
-    if (w->depth >= SEMA_MAX_EXPR_DEPTH) {
-        if (b->ok) report_too_deep(b->diags, e->span);
-        b->ok = false;
-        return;
-    }
-    w->depth++;
     switch (e->kind) {
     case EX_ERROR: b->ok = false; break;
     case EX_INT:
@@ -508,7 +501,6 @@ static void walk_expr(OpBuild *b, StmtWalk *w, const Expr *e) {
         walk_expr(b, w, e->u.reduce.body);
         break;
     }
-    w->depth--;
 }
 
 static bool in_list(const int *list, int n, int v) {
@@ -731,20 +723,18 @@ static void check_stmt(OpBuild *b, int k) {
     classify(b, st, body);
 }
 
-/* Does `e` mention the name `n`?  (Depth is bounded like every walk.) */
-static bool expr_mentions(const Expr *e, Name n, int depth) {
-    if (!e || depth > SEMA_MAX_EXPR_DEPTH) return false;
+/* Does `e` mention the name `n`?  (The parser bounds the recursion.) */
+static bool expr_mentions(const Expr *e, Name n) {
+    if (!e) return false;
     switch (e->kind) {
     case EX_NAME: return e->u.name == n;
-    case EX_UNARY: return expr_mentions(e->u.unary.operand, n, depth + 1);
-    case EX_BINARY:
-        return expr_mentions(e->u.binary.lhs, n, depth + 1) ||
-               expr_mentions(e->u.binary.rhs, n, depth + 1);
+    case EX_UNARY: return expr_mentions(e->u.unary.operand, n);
+    case EX_BINARY: return expr_mentions(e->u.binary.lhs, n) || expr_mentions(e->u.binary.rhs, n);
     case EX_CALL:
         for (int i = 0; i < e->u.call.arg_count; i++)
-            if (expr_mentions(e->u.call.args[i], n, depth + 1)) return true;
+            if (expr_mentions(e->u.call.args[i], n)) return true;
         return false;
-    case EX_REDUCE: return expr_mentions(e->u.reduce.body, n, depth + 1);
+    case EX_REDUCE: return expr_mentions(e->u.reduce.body, n);
     case EX_ERROR:
     case EX_INT:
     case EX_REAL:
@@ -765,11 +755,11 @@ static void warn_unused_params(OpBuild *b) {
         bool used = false;
         for (int t = 0; t < od->tensor_count && !used; t++)
             for (int i = 0; i < od->tensors[t]->dim_count && !used; i++)
-                used = expr_mentions(od->tensors[t]->dims[i], n, 0);
+                used = expr_mentions(od->tensors[t]->dims[i], n);
         for (int q = 0; q < od->param_count && !used; q++)
-            used = q != p && expr_mentions(od->params[q].default_value, n, 0);
+            used = q != p && expr_mentions(od->params[q].default_value, n);
         for (int k = 0; k < od->stmt_count && !used; k++)
-            used = expr_mentions(od->stmts[k]->rhs, n, 0);
+            used = expr_mentions(od->stmts[k]->rhs, n);
         if (used) continue;
         Diag *d = diag_warning(b->diags, od->params[p].name.span, "W0402",
                                "parameter `%s` of op `%s` is never used", n, b->decl->name.name);

@@ -58,6 +58,10 @@ typedef struct SourceFile {
     size_t len;            /* bytes, excluding the terminating NUL */
     uint32_t *line_starts; /* byte offset of each line start */
     uint32_t line_count;
+    /* the file read, when it was one (sources_load*, or standard input
+     * redirected from a file): outputs refuse to overwrite it */
+    bool identified;
+    uint64_t device, inode;
 } SourceFile;
 
 /* Byte span [start, end) in one file. */
@@ -75,11 +79,30 @@ typedef struct SourceManager {
     int count, cap;
 } SourceManager;
 
+/* The largest source cmtc reads, checked while reading so that an endless
+ * input (/dev/zero) stops there: far beyond any real program (a million
+ * lines of 100 bytes is 100 MB), well inside the 32-bit offsets. */
+#define SOURCE_MAX_BYTES ((size_t)256 << 20)
+
 void sources_init(SourceManager *sm, Arena *arena);
-/* Adds a file whose text is copied; computes the line table. */
+/* Adds a file whose text is copied; computes the line table.  NULL with
+ * errno EFBIG past SOURCE_MAX_BYTES. */
 SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len);
-/* Reads a file from disk; NULL (and errno set) on I/O failure. */
+/* Reads a file named on the command line: a regular file, or a stream (a
+ * pipe, a FIFO with a writer, a device) read to its end.  NULL with errno
+ * set on failure: EFBIG past SOURCE_MAX_BYTES, EISDIR for a folder,
+ * ENODATA for a FIFO nobody writes to (opening never waits for a writer). */
 SourceFile *sources_load(SourceManager *sm, const char *path);
+/* Reads a module found through `use`: regular files only, so that a FIFO
+ * or a device on the module path cannot stall a compile or the language
+ * server (errno ESPIPE for anything else).  Failures as sources_load. */
+SourceFile *sources_load_module(SourceManager *sm, const char *path);
+/* Reads an open stream (standard input) to its end, named `name`, under
+ * the same cap; failures as sources_load. */
+SourceFile *sources_read_fd(SourceManager *sm, const char *name, int fd);
+/* Why a load failed, for a message: strerror, or the cap for EFBIG and
+ * the reason for EISDIR, ENODATA and ESPIPE as set above. */
+const char *sources_error_text(int err);
 SourceFile *sources_get(const SourceManager *sm, int id);
 
 /* 1-based line; 1-based column counted in bytes. */
@@ -92,6 +115,33 @@ uint32_t source_utf16_col(const SourceFile *f, uint32_t offset);
 uint32_t source_offset_of(const SourceFile *f, uint32_t line0, uint32_t col, bool utf16);
 /* The text of 1-based line `line` without its newline. */
 const char *source_line_text(const SourceFile *f, uint32_t line, size_t *len);
+
+/* ----------------------------------------------------------- output files */
+
+/* An output written whole or not at all.  A regular file (or a new one) is
+ * written to a temporary file beside it, renamed over it once every byte
+ * is written, flushed and synced: a failure or a signal leaves the old
+ * file as it was.  A destination that is not a regular file (/dev/stdout,
+ * /dev/full, a FIFO, a terminal: anything under /dev or /proc, or found
+ * so) is written directly, its write errors still reported. */
+typedef struct OutputFile {
+    FILE *stream;          /* write here */
+    const char *path;      /* the destination as given */
+    const char *target;    /* the file the rename replaces (links followed) */
+    const char *temp_path; /* the temporary file; NULL when direct */
+} OutputFile;
+
+/* Opens `path` for writing (names in `a`); false with errno set. */
+bool output_open(OutputFile *o, Arena *a, const char *path);
+/* Checks every write, flushes, syncs and renames into place; false with
+ * errno set, the temporary file removed and the destination untouched. */
+bool output_commit(OutputFile *o);
+/* Gives the output up: the temporary file removed, the destination as it
+ * was (a direct destination keeps what was written). */
+void output_discard(OutputFile *o);
+/* The loaded source that `path` names (same device and inode, whatever
+ * the spelling: links, `./`, another hard link), or NULL. */
+const SourceFile *output_names_source(const SourceManager *sm, const char *path);
 
 /* ------------------------------------------------------------ diagnostics */
 
@@ -183,6 +233,9 @@ bool unit_parse(const char *text, size_t len, UnitDim *dim, double *scale);
 const char *unit_dim_describe(UnitDim dim);
 /* An example for messages: "2 MiB", "64 GB/s", ... */
 const char *unit_dim_example(UnitDim dim);
+/* The unit values of `dim` are held in, for messages: "B/s", "J/B",
+ * "cycles", "Hz"; "" for a plain number. */
+const char *unit_dim_si_name(Arena *a, UnitDim dim);
 bool unit_dim_eq(UnitDim a, UnitDim b);
 /* Formats an SI value with a readable prefix ("1.5 MiB", "18.4 us"). */
 const char *unit_format(Arena *a, double value, UnitDim dim);
@@ -194,6 +247,14 @@ const char *unit_format(Arena *a, double value, UnitDim dim);
 bool parse_int_literal(const char *text, size_t len, int64_t *out);
 /* Parses a decimal literal (with '_' separators, optional exponent). */
 bool parse_real_literal(const char *text, size_t len, double *out);
+/* The longest optimizer time limit accepted (about 11.6 days): deadline
+ * arithmetic and lp_solve's whole-second timeout stay exact far below it,
+ * and a run without a limit is asked for by giving none. */
+#define TIME_LIMIT_MAX_S 1e6
+/* Parses a time limit in seconds (--time-limit, the language server's
+ * budget): a finite number in (0, TIME_LIMIT_MAX_S]; "inf", "nan", "0",
+ * "-1", "1e999", a subnormal and trailing junk are refused. */
+bool parse_time_limit(const char *text, double *seconds);
 /* Overflow-checked arithmetic; false on overflow. */
 bool checked_add(int64_t a, int64_t b, int64_t *out);
 bool checked_sub(int64_t a, int64_t b, int64_t *out);
@@ -226,9 +287,16 @@ typedef enum ExprKind {
     EX_HOLE      /* ? */
 } ExprKind;
 
+/* The parser refuses an expression nested deeper than this (E0217), so
+ * every recursive walk of an expression (checker, formatter, language
+ * server, emitters) is bounded by it: `a + a + ...` nests one level per
+ * operator. */
+#define MAX_EXPR_DEPTH 4000
+
 typedef struct Expr Expr;
 struct Expr {
     ExprKind kind;
+    uint32_t depth; /* 1 for a leaf; at most MAX_EXPR_DEPTH */
     Span span;
     union {
         int64_t int_value;

@@ -314,10 +314,14 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     return value_error();
 }
 
-void report_too_deep(DiagSink *diags, Span span) {
-    Diag *d = diag_error(diags, span, "E0217", "expression nests more than %d operators deep",
-                         SEMA_MAX_EXPR_DEPTH);
-    diag_help(d, diags, "split it with a constant or an intermediate tensor");
+/* One expression is at most MAX_EXPR_DEPTH deep (the parser sees to it);
+ * only a chain of constants, each used inside the next, goes deeper. */
+static void report_too_deep(DiagSink *diags, Span span) {
+    Diag *d = diag_error(diags, span, "E0217",
+                         "expression nests more than %d operators deep, counting the "
+                         "constants it uses",
+                         MAX_EXPR_DEPTH);
+    diag_help(d, diags, "compute part of it in a constant that uses no deep constant");
 }
 
 bool span_has_errors(const DiagSink *diags, Span span) {
@@ -340,7 +344,7 @@ static Value const_eval_node(ConstEnv *env, const Expr *e);
 
 Value const_eval(ConstEnv *env, const Expr *e) {
     if (!e) return value_error();
-    if (env->expr_depth >= SEMA_MAX_EXPR_DEPTH) {
+    if (env->expr_depth >= MAX_EXPR_DEPTH) {
         if (!env->too_deep_reported) report_too_deep(env->diags, e->span);
         env->too_deep_reported = true;
         return value_error();

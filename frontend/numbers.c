@@ -105,6 +105,17 @@ bool parse_real_literal(const char *text, size_t len, double *out) {
     return ok;
 }
 
+bool parse_time_limit(const char *text, double *seconds) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    /* !(v > 0) also refuses nan, which compares false with everything */
+    if (end == text || *end || errno == ERANGE || !isfinite(v) || !(v > 0) || v > TIME_LIMIT_MAX_S)
+        return false;
+    *seconds = v;
+    return true;
+}
+
 bool checked_add(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_add_overflow(a, b, out);
 }

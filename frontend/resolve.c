@@ -285,10 +285,11 @@ static bool follow_use(Loader *ld, const char *using_path, const Decl *use, Sour
     if (find_loaded(ld, key) >= 0) return false;
     size_t len = 0;
     const char *text = overlay_text(ld, found, &len);
-    SourceFile *file = text ? sources_add(ld->sm, found, text, len) : sources_load(ld->sm, found);
+    SourceFile *file =
+        text ? sources_add(ld->sm, found, text, len) : sources_load_module(ld->sm, found);
     if (!file) {
         diag_error(ld->diags, use->span, "E0203", "cannot read module `%s` (%s): %s", written,
-                   found, strerror(errno));
+                   found, sources_error_text(errno));
         return false;
     }
     *file_out = file;

@@ -62,17 +62,15 @@ typedef struct ConstEnv {
     int param_later;
     const char *where; /* "a constant", "a tensor dimension", ... */
     int const_depth;   /* nesting of const definitions being evaluated */
-    int expr_depth;    /* nesting of the expression being evaluated */
+    /* nesting of the expressions being evaluated, counted through the
+     * constants they use: each is at most MAX_EXPR_DEPTH deep, but a
+     * chain of constants would multiply that on the stack */
+    int expr_depth;
     bool too_deep_reported;
 } ConstEnv;
 
-/* Expression walkers recurse; a chain of operators deeper than this (the
- * parser caps brackets, not `a + a + ...`) is reported, keeping the stack
- * bounded. */
-#define SEMA_MAX_EXPR_DEPTH 4000
 /* the most instances (product of all cluster dimensions) an arch may have */
 #define SEMA_MAX_INSTANCES ((int64_t)1 << 32)
-void report_too_deep(DiagSink *diags, Span span);
 /* Is there an error inside `span` already (a syntax error the parser
  * recovered from by dropping a part)?  Checks whose findings could be
  * caused by the dropped part then stay quiet. */

@@ -3,7 +3,10 @@
 #include "frontend/cmt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 Span span_join(Span a, Span b) {
     if (a.file < 0) return b;
@@ -37,11 +40,8 @@ static void build_line_table(Arena *arena, SourceFile *f) {
     }
 }
 
-SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len) {
-    if (len >= UINT32_MAX) { /* offsets are 32-bit */
-        errno = EFBIG;
-        return NULL;
-    }
+/* Adds a file whose NUL-terminated text is already in sm's arena. */
+static SourceFile *add_file(SourceManager *sm, const char *path, const char *text, size_t len) {
     if (sm->count == sm->cap) {
         int new_cap = sm->cap ? sm->cap * 2 : 8;
         sm->files = arena_realloc(sm->arena, sm->files, sizeof(SourceFile *) * (size_t)sm->cap,
@@ -51,43 +51,157 @@ SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, s
     SourceFile *f = ARENA_NEW(sm->arena, SourceFile);
     f->id = sm->count;
     f->path = arena_strdup(sm->arena, path);
-    f->text = arena_strndup(sm->arena, text, len);
+    f->text = text;
     f->len = len;
     build_line_table(sm->arena, f);
     sm->files[sm->count++] = f;
     return f;
 }
 
-SourceFile *sources_load(SourceManager *sm, const char *path) {
-    FILE *in = fopen(path, "rb");
-    if (!in) return NULL;
-    /* Read through a growing arena buffer so pipes and /dev/stdin work
-     * as well as regular files; the bytes are kept exactly. */
-    Arena scratch = {0};
-    size_t cap = 64 * 1024, len = 0;
-    char *buf = arena_alloc(&scratch, cap);
-    for (;;) {
-        if (len == cap) {
-            buf = arena_realloc(&scratch, buf, cap, cap * 2);
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, in);
-        len += got;
-        if (got == 0) break;
-    }
-    int read_failed = ferror(in);
-    int saved_errno = errno;
-    fclose(in);
-    if (read_failed) {
-        arena_free_all(&scratch);
-        errno = saved_errno ? saved_errno : EIO;
+SourceFile *sources_add(SourceManager *sm, const char *path, const char *text, size_t len) {
+    if (len > SOURCE_MAX_BYTES) {
+        errno = EFBIG;
         return NULL;
     }
-    SourceFile *f = sources_add(sm, path, buf, len);
-    saved_errno = errno;
+    return add_file(sm, path, arena_strndup(sm->arena, text, len), len);
+}
+
+/* Makes fd blocking again (it was opened non-blocking). */
+static bool set_blocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    return flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) >= 0;
+}
+
+enum { READ_PIECE = 1 << 20 };
+
+/* Reads fd to its end in pieces of a scratch arena, stopping as soon as
+ * it has read more than SOURCE_MAX_BYTES, so an endless stream costs at
+ * most the cap; then copies the pieces into one text.  `fifo`: fd is a
+ * FIFO opened non-blocking, whose first read tells one nobody writes to
+ * (end of file at once) from one with a writer (then reads block as
+ * usual).  NULL with errno set on failure. */
+static SourceFile *read_all(SourceManager *sm, const char *name, int fd, bool fifo) {
+    Arena scratch = {0};
+    PtrVec pieces = {0};
+    size_t len = 0, last_used = READ_PIECE;
+    int failure = 0;
+    for (bool first = fifo;;) {
+        if (len > SOURCE_MAX_BYTES) {
+            failure = EFBIG;
+            break;
+        }
+        if (last_used == READ_PIECE) {
+            ptrvec_push(&scratch, &pieces, arena_alloc(&scratch, READ_PIECE));
+            last_used = 0;
+        }
+        char *piece = pieces.items[pieces.count - 1];
+        ssize_t got = read(fd, piece + last_used, READ_PIECE - last_used);
+        if (got < 0 && errno == EINTR) continue;
+        if (first) { /* the FIFO's first answer */
+            first = false;
+            bool nothing_yet = got < 0 && errno == EAGAIN; /* a writer, no data */
+            if (got == 0)
+                failure = ENODATA;
+            else if ((got > 0 || nothing_yet) && !set_blocking(fd))
+                failure = errno;
+            if (failure) break;
+            if (nothing_yet) continue;
+        }
+        if (got < 0) {
+            failure = errno ? errno : EIO;
+            break;
+        }
+        if (got == 0) break;
+        last_used += (size_t)got;
+        len += (size_t)got;
+    }
+    SourceFile *f = NULL;
+    if (!failure) {
+        char *text = arena_alloc(sm->arena, len + 1), *w = text;
+        for (int i = 0; i < pieces.count; i++) {
+            size_t n = i + 1 < pieces.count ? READ_PIECE : last_used;
+            memcpy(w, pieces.items[i], n);
+            w += n;
+        }
+        f = add_file(sm, name, text, len);
+    }
     arena_free_all(&scratch);
-    errno = saved_errno;
+    errno = failure;
     return f;
+}
+
+static SourceFile *load(SourceManager *sm, const char *path, bool regular_only) {
+    /* Non-blocking, so that opening a FIFO never waits for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    SourceFile *f = NULL;
+    int failure = 0;
+    if (fstat(fd, &st) != 0) {
+        failure = errno;
+    } else if (S_ISDIR(st.st_mode)) {
+        failure = EISDIR;
+    } else if (S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > SOURCE_MAX_BYTES)
+            failure = EFBIG; /* known before reading a byte */
+        else
+            f = read_all(sm, path, fd, false);
+    } else if (regular_only) {
+        failure = ESPIPE;
+    } else if (S_ISFIFO(st.st_mode)) {
+        f = read_all(sm, path, fd, true);
+    } else if (!set_blocking(fd)) { /* a device (a terminal, /dev/zero) */
+        failure = errno;
+    } else {
+        f = read_all(sm, path, fd, false);
+    }
+    if (!f && !failure) failure = errno;
+    if (f) {
+        f->identified = true;
+        f->device = (uint64_t)st.st_dev;
+        f->inode = (uint64_t)st.st_ino;
+    }
+    close(fd);
+    errno = failure;
+    return f;
+}
+
+SourceFile *sources_load(SourceManager *sm, const char *path) {
+    return load(sm, path, false);
+}
+
+SourceFile *sources_load_module(SourceManager *sm, const char *path) {
+    return load(sm, path, true);
+}
+
+SourceFile *sources_read_fd(SourceManager *sm, const char *name, int fd) {
+    struct stat st;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+        errno = EFBIG;
+        return NULL;
+    }
+    SourceFile *f = read_all(sm, name, fd, false);
+    if (f && regular) {
+        f->identified = true;
+        f->device = (uint64_t)st.st_dev;
+        f->inode = (uint64_t)st.st_ino;
+    }
+    return f;
+}
+
+const char *sources_error_text(int err) {
+    static char too_large[80];
+    switch (err) {
+    case EFBIG:
+        snprintf(too_large, sizeof too_large,
+                 "larger than %zu MiB, the most cmtc reads from one file", SOURCE_MAX_BYTES >> 20);
+        return too_large;
+    case EISDIR: return "it is a folder, not a file";
+    case ENODATA: return "it is a FIFO that no process is writing to";
+    case ESPIPE: return "it is not a regular file (a FIFO, a device or a socket)";
+    default: return strerror(err);
+    }
 }
 
 SourceFile *sources_get(const SourceManager *sm, int id) {

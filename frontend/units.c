@@ -339,6 +339,17 @@ static const char *format_numerator(Arena *a, double value, BaseUnit num, bool a
     return FORMAT(a, value, plain, 1000);
 }
 
+const char *unit_dim_si_name(Arena *a, UnitDim dim) {
+    static const char *const numerators[] = {
+        [BU_NONE] = "",        [BU_BYTE] = "B",   [BU_SECOND] = "s",
+        [BU_CYCLE] = "cycles", [BU_HERTZ] = "Hz", [BU_JOULE] = "J",
+        [BU_MAC] = "MAC",      [BU_OP] = "op",    [BU_FLOP] = "FLOP"};
+    if (dim.num >= COUNT_OF(numerators)) return "";
+    if (dim.den == BU_NONE) return numerators[dim.num];
+    return arena_printf(a, "%s/%s", dim.num == BU_CYCLE ? "cycle" : numerators[dim.num],
+                        denominator_word((BaseUnit)dim.den));
+}
+
 const char *unit_format(Arena *a, double value, UnitDim dim) {
     if (dim.den == BU_NONE) return format_numerator(a, value, (BaseUnit)dim.num, true);
     const char *num = format_numerator(a, value, (BaseUnit)dim.num, false);

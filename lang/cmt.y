@@ -110,16 +110,48 @@ static Ident hole_ident(ParseState *ps, CmtLoc l) {
 static Expr *new_expr(ParseState *ps, ExprKind kind, CmtLoc l) {
     Expr *e = ARENA_NEW(ps->arena, Expr);
     e->kind = kind;
+    e->depth = 1;
     e->span = sp(ps, l);
     return e;
 }
 
-static Expr *binary(ParseState *ps, char op, Expr *a, Expr *b, CmtLoc l) {
+/* Gives `e`, whose operands are `deepest` levels deep, its depth.  Past
+ * MAX_EXPR_DEPTH the whole expression becomes an error node, so that no
+ * later walk recurses into it; only the operator `at` where the cap is
+ * first crossed is reported (an error node of depth MAX_EXPR_DEPTH + 1
+ * marks an expression already reported, and its parents stay quiet). */
+static Expr *nest(ParseState *ps, Expr *e, uint32_t deepest, CmtLoc at) {
+    if (deepest < MAX_EXPR_DEPTH) {
+        e->depth = deepest + 1;
+        return e;
+    }
+    if (deepest == MAX_EXPR_DEPTH) {
+        Diag *d = diag_error(ps->diags, sp(ps, at), "E0217",
+                             "expression nests more than %d operators deep", MAX_EXPR_DEPTH);
+        diag_help(d, ps->diags, "split it with a constant or an intermediate tensor");
+    }
+    e->kind = EX_ERROR;
+    e->depth = MAX_EXPR_DEPTH + 1;
+    return e;
+}
+
+static uint32_t deeper(const Expr *a, const Expr *b) {
+    return a->depth > b->depth ? a->depth : b->depth;
+}
+
+static Expr *binary(ParseState *ps, char op, Expr *a, Expr *b, CmtLoc l, CmtLoc at) {
     Expr *e = new_expr(ps, EX_BINARY, l);
     e->u.binary.op = op;
     e->u.binary.lhs = a;
     e->u.binary.rhs = b;
-    return e;
+    return nest(ps, e, deeper(a, b), at);
+}
+
+static Expr *negate(ParseState *ps, Expr *operand, CmtLoc l, CmtLoc at) {
+    Expr *e = new_expr(ps, EX_UNARY, l);
+    e->u.unary.op = '-';
+    e->u.unary.operand = operand;
+    return nest(ps, e, operand->depth, at);
 }
 
 
@@ -209,6 +241,15 @@ static void report_inner_reduce(ParseState *ps, Expr *e, bool top) {
     }
 }
 
+/* The depths along a left spine whose bottom changed (bounded recursion:
+ * the spine is at most MAX_EXPR_DEPTH long). */
+static uint32_t spine_depth(Expr *e) {
+    if (e->kind != EX_BINARY) return e->depth;
+    uint32_t lhs = spine_depth(e->u.binary.lhs), rhs = e->u.binary.rhs->depth;
+    e->depth = (lhs > rhs ? lhs : rhs) + 1;
+    return e->depth;
+}
+
 static Expr *hoist_reduction(ParseState *ps, Expr *rhs) {
     Expr **slot = leftmost_reduce(&rhs);
     if (slot && *slot != rhs) {
@@ -216,7 +257,9 @@ static Expr *hoist_reduction(ParseState *ps, Expr *rhs) {
         *slot = reduce->u.reduce.body; /* the prefix now covers everything */
         reduce->u.reduce.body = rhs;
         reduce->span = span_join(reduce->span, rhs->span);
-        rhs = reduce;
+        CmtLoc fn = {reduce->u.reduce.fn.span.start, reduce->u.reduce.fn.span.end};
+        rhs = nest(ps, reduce, spine_depth(rhs), fn);
+        if (rhs->kind == EX_ERROR) return rhs;
     }
     if (rhs->kind == EX_REDUCE) report_inner_reduce(ps, rhs->u.reduce.body, false);
     else report_inner_reduce(ps, rhs, false);
@@ -243,7 +286,8 @@ static Expr *make_reduce(ParseState *ps, Expr *call, Expr *body, CmtLoc l) {
         return e;
     }
     e->u.reduce.indices = ident_list(idx);
-    return e;
+    CmtLoc fn = {e->u.reduce.fn.span.start, e->u.reduce.fn.span.end};
+    return nest(ps, e, body->depth, fn);
 }
 
 static Attr *new_attr(ParseState *ps, Ident key, CmtLoc l) {
@@ -538,15 +582,11 @@ ident_list:
 
 expr:
     postfix
-  | MINUS expr %prec UMINUS {
-        $$ = new_expr(ps, EX_UNARY, @$);
-        $$->u.unary.op = '-';
-        $$->u.unary.operand = $2;
-    }
-  | expr PLUS expr              { $$ = binary(ps, '+', $1, $3, @$); }
-  | expr MINUS expr             { $$ = binary(ps, '-', $1, $3, @$); }
-  | expr STAR expr              { $$ = binary(ps, '*', $1, $3, @$); }
-  | expr SLASH expr             { $$ = binary(ps, '/', $1, $3, @$); }
+  | MINUS expr %prec UMINUS    { $$ = negate(ps, $2, @$, @1); }
+  | expr PLUS expr              { $$ = binary(ps, '+', $1, $3, @$, @2); }
+  | expr MINUS expr             { $$ = binary(ps, '-', $1, $3, @$, @2); }
+  | expr STAR expr              { $$ = binary(ps, '*', $1, $3, @$, @2); }
+  | expr SLASH expr             { $$ = binary(ps, '/', $1, $3, @$, @2); }
   ;
 
 postfix:
@@ -577,6 +617,10 @@ call:
         $$->u.call.fn = $1;
         $$->u.call.args = $3 ? $3->items : NULL;
         $$->u.call.arg_count = $3 ? $3->count : 0;
+        uint32_t deepest = 0;
+        for (int i = 0; i < $$->u.call.arg_count; i++)
+            if ($$->u.call.args[i]->depth > deepest) deepest = $$->u.call.args[i]->depth;
+        $$ = nest(ps, $$, deepest, @1);
     }
   ;
 
@@ -657,16 +701,14 @@ simple_value:
   | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
   | MINUS simple_value %prec UMINUS {
         /* a negative size is a value error (E0212), not a syntax error */
-        $$ = new_expr(ps, EX_UNARY, @$);
-        $$->u.unary.op = '-';
-        $$->u.unary.operand = $2;
+        $$ = negate(ps, $2, @$, @1);
     }
   /* `y = N / 2`, `array R * 2 x R`: arithmetic of constants, as anywhere
    * a number goes (no calls: a word follows) */
-  | simple_value PLUS simple_value  { $$ = binary(ps, '+', $1, $3, @$); }
-  | simple_value MINUS simple_value { $$ = binary(ps, '-', $1, $3, @$); }
-  | simple_value STAR simple_value  { $$ = binary(ps, '*', $1, $3, @$); }
-  | simple_value SLASH simple_value { $$ = binary(ps, '/', $1, $3, @$); }
+  | simple_value PLUS simple_value  { $$ = binary(ps, '+', $1, $3, @$, @2); }
+  | simple_value MINUS simple_value { $$ = binary(ps, '-', $1, $3, @$, @2); }
+  | simple_value STAR simple_value  { $$ = binary(ps, '*', $1, $3, @$, @2); }
+  | simple_value SLASH simple_value { $$ = binary(ps, '/', $1, $3, @$, @2); }
   ;
 
 expr_or_hole:

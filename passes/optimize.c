@@ -23,6 +23,7 @@
  *      again. */
 #include "passes/optimize.h"
 
+#include <errno.h>
 #include <lpsolve/lp_lib.h>
 #include <math.h>
 #include <pthread.h>
@@ -1344,9 +1345,18 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
     pg.scale = obj == OBJ_ENERGY ? md.escale : md.tscale;
     pg.unit = obj == OBJ_ENERGY ? "J" : "s";
     if (opts && opts->emit_lp_path) {
-        if (!write_lp(md.lp, (char *)opts->emit_lp_path))
-            diag_error(p->diags, config_span(m), "E0374", "cannot write the model to %s",
-                       opts->emit_lp_path);
+        /* through a stream of ours: write_lp(path) ignores its write errors */
+        OutputFile lp_file;
+        bool written = output_open(&lp_file, &arena, opts->emit_lp_path);
+        if (written && !write_LP(md.lp, lp_file.stream)) {
+            output_discard(&lp_file);
+            errno = EIO;
+            written = false;
+        }
+        if (written) written = output_commit(&lp_file);
+        if (!written)
+            diag_error(p->diags, config_span(m), "E0374", "cannot write the model to %s: %s",
+                       opts->emit_lp_path, strerror(errno));
     }
     SolveOut best;
     memset(&best, 0, sizeof best);

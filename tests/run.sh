@@ -2,8 +2,11 @@
 # The one test runner.  Runs, in order: C unit tests, golden files
 # (tests/golden/NAME.cmt beside NAME.expected), the example of every
 # docs/errors page, a clean check of every example and standard-library
-# file, then every tests/suites/*.sh.  Each case prints PASS or FAIL; the
-# last line is `N passed, N failed`.
+# file, then every tests/suites/*.sh.  Each case prints PASS or FAIL, or
+# SKIP with the reason when it needs a tool that is not installed (Neovim,
+# python3, script, /dev/full): a skipped case is counted as skipped, never
+# as passed.  The last line is `N passed, N failed`, followed by
+# `, N skipped` when anything was skipped.
 #
 #   CMTC      the compiler to test (default build/cmtc)
 #   UNIT_DIR  folder of built unit tests (default build/unit)
@@ -33,18 +36,22 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 passed=0
 failed=0
+skipped=0
 
 pass() { passed=$((passed + 1)); [ -n "${VERBOSE:-}" ] && echo "PASS: $1"; return 0; }
 fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 section() { case $1 in *${ONLY:-}*) return 0 ;; *) return 1 ;; esac; }
 
-# Counts PASS:/FAIL: lines of a sub-runner's output in file $1.
+# Counts PASS:/FAIL:/SKIP: lines of a sub-runner's output in file $1; the
+# failures and the skips (with their reasons) are shown.
 count_lines() {
   p=$(grep -c '^PASS: ' "$1")
   f=$(grep -c '^FAIL: ' "$1")
+  s=$(grep -c '^SKIP: ' "$1")
   passed=$((passed + p))
   failed=$((failed + f))
-  grep '^FAIL: ' "$1"
+  skipped=$((skipped + s))
+  grep -E '^(FAIL|SKIP): ' "$1"
   [ -n "${VERBOSE:-}" ] && grep '^PASS: ' "$1"
   return 0
 }
@@ -145,5 +152,9 @@ if section suites; then
   done
 fi
 
-echo "$passed passed, $failed failed"
+if [ "$skipped" -eq 0 ]; then
+  echo "$passed passed, $failed failed"
+else
+  echo "$passed passed, $failed failed, $skipped skipped"
+fi
 [ "$failed" -eq 0 ]

@@ -5,8 +5,8 @@
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "FAIL: lsp: python3 is needed to run the transcripts"
-    exit 1
+    echo "SKIP: lsp: python3 is not installed (it runs the transcripts)"
+    exit 0
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -6,7 +6,7 @@
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
 if ! command -v nvim >/dev/null 2>&1; then
-    echo "PASS: nvim (skipped: nvim is not installed)"
+    echo "SKIP: nvim: Neovim is not installed"
     exit 0
 fi
 tmp=$(mktemp -d) || exit 1

@@ -93,6 +93,24 @@ int main(void) {
           "mul just above max"); /* 3037000500^2 = 9223372037000250000 > max */
     CHECK(!checked_mul(INT64_MIN, -1, &r), "mul min by -1 overflows");
 
+    double seconds = -1;
+    CHECK(parse_time_limit("30", &seconds) && seconds == 30, "time limit 30 s");
+    CHECK(parse_time_limit("0.25", &seconds) && seconds == 0.25, "time limit 0.25 s");
+    CHECK(parse_time_limit("1e6", &seconds) && seconds == 1e6, "time limit at the maximum");
+    seconds = -1;
+    CHECK(!parse_time_limit("inf", &seconds), "time limit inf refused");
+    CHECK(!parse_time_limit("infinity", &seconds), "time limit infinity refused");
+    CHECK(!parse_time_limit("nan", &seconds), "time limit nan refused");
+    CHECK(!parse_time_limit("-nan", &seconds), "time limit -nan refused");
+    CHECK(!parse_time_limit("0", &seconds), "time limit 0 refused");
+    CHECK(!parse_time_limit("-5", &seconds), "negative time limit refused");
+    CHECK(!parse_time_limit("1e999", &seconds), "overflowing time limit refused");
+    CHECK(!parse_time_limit("1e-320", &seconds), "subnormal time limit refused");
+    CHECK(!parse_time_limit("1000001", &seconds), "time limit past the maximum refused");
+    CHECK(!parse_time_limit("10s", &seconds), "time limit with trailing junk refused");
+    CHECK(!parse_time_limit("", &seconds), "empty time limit refused");
+    CHECK(seconds == -1, "a refused time limit leaves the output alone");
+
     CHECK(elem_type_bits(ET_INT4) == 4, "int4 bits");
     CHECK(elem_type_bits(ET_INT8) == 8, "int8 bits");
     CHECK(elem_type_bits(ET_INT16) == 16, "int16 bits");

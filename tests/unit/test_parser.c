@@ -3,6 +3,8 @@
 #include "frontend/cmt.h"
 #include "unit.h"
 
+#include <stdlib.h>
+
 static Arena arena;
 static SourceManager sources;
 static DiagSink diags;
@@ -138,6 +140,70 @@ static void test_hostile(void) {
     CHECK(diags.error_count == 1 && m->decl_count == 2, "NUL inside the file is a bad character");
 }
 
+/* `const x = ` then `count` copies of `term` then `last;`. */
+static Module *parse_repeated(const char *term, int count, const char *last) {
+    size_t tl = strlen(term), n = 0;
+    char *text = malloc(16 + tl * (size_t)count + strlen(last));
+    n += (size_t)sprintf(text, "const x = ");
+    for (int i = 0; i < count; i++, n += tl) memcpy(text + n, term, tl);
+    strcpy(text + n, last);
+    strcat(text, ";");
+    Module *m = parse(text);
+    free(text);
+    return m;
+}
+
+static int count_code(const char *code) {
+    int n = 0;
+    for (int i = 0; i < diags.count; i++)
+        n += diags.items[i]->code && strcmp(diags.items[i]->code, code) == 0;
+    return n;
+}
+
+/* The depth cap (E0217) is the parser's: every later walk relies on it. */
+static void test_depth_cap(void) {
+    Module *m = parse_repeated("1 + ", MAX_EXPR_DEPTH - 1, "1");
+    Expr *e = m->decls[0]->u.const_value;
+    CHECK(diags.error_count == 0 && e->kind == EX_BINARY, "a sum exactly at the cap parses");
+    CHECK(e->depth == MAX_EXPR_DEPTH, "its depth is the number of terms");
+    int deepest = 0;
+    while (e->kind == EX_BINARY) {
+        e = e->u.binary.lhs;
+        deepest++;
+    }
+    CHECK(deepest + 1 == MAX_EXPR_DEPTH, "its left spine is that deep");
+    m = parse_repeated("1 + ", 100000, "1");
+    e = m->decls[0]->u.const_value;
+    CHECK(count_code("E0217") == 1 && diags.error_count == 1, "a 100001-term sum: one E0217");
+    CHECK(e->kind == EX_ERROR, "the refused sum is one error node, nothing to walk");
+    /* reported at the operator that crosses the cap: after 4000 terms */
+    CHECK(diags.items[0]->span.start == 10 + 4 * MAX_EXPR_DEPTH - 2 &&
+              diags.items[0]->span.end == diags.items[0]->span.start + 1,
+          "E0217 points at the `+` past the cap");
+    m = parse_repeated("- ", MAX_EXPR_DEPTH, "1");
+    CHECK(count_code("E0217") == 1, "a chain of unary minus past the cap");
+    m = parse_repeated("2 * ", MAX_EXPR_DEPTH, "1");
+    CHECK(count_code("E0217") == 1 && m->decls[0]->u.const_value->kind == EX_ERROR,
+          "a product past the cap");
+    /* a reduction prefix moved to the top adds a level */
+    const char *op_head = "op o<M = 4> { in A[M] : fp16; out Y : fp16; Y = sum(m) A[m]";
+    size_t len = strlen(op_head) + 7 * (size_t)MAX_EXPR_DEPTH + 16, n = strlen(op_head);
+    char *text = malloc(len);
+    strcpy(text, op_head);
+    for (int i = 0; i < MAX_EXPR_DEPTH - 2; i++, n += 7) memcpy(text + n, " + A[m]", 7);
+    strcpy(text + n, "; }");
+    m = parse(text);
+    Expr *r = m->decls[0]->u.op.stmts[0]->rhs;
+    CHECK(diags.error_count == 0 && r->kind == EX_REDUCE && r->depth == MAX_EXPR_DEPTH,
+          "a hoisted reduction over a sum one below the cap reaches the cap");
+    strcpy(text + n, " + A[m]; }");
+    m = parse(text);
+    r = m->decls[0]->u.op.stmts[0]->rhs;
+    CHECK(count_code("E0217") == 1 && r->kind == EX_ERROR,
+          "one more term and the hoisted reduction is past the cap");
+    free(text);
+}
+
 int main(void) {
     test_quantities();
     test_not_a_unit();
@@ -146,6 +212,7 @@ int main(void) {
     test_recovery();
     test_comments();
     test_hostile();
+    test_depth_cap();
     arena_free_all(&arena);
     return unit_finish();
 }

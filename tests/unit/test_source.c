@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Line 1 "ab" + CRLF; line 2 "c", e-acute (2 bytes), grinning face
@@ -178,6 +180,48 @@ static void test_load(void) {
     arena_free_all(&a);
 }
 
+/* Files that are not plain source files: refused at once, each with its
+ * errno, and the identity of a loaded file recorded. */
+static void test_load_refusals(void) {
+    Arena a = {0};
+    SourceManager sm;
+    sources_init(&sm, &a);
+    char dir[] = "/tmp/cmtc-unit-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary folder created");
+    errno = 0;
+    CHECK(sources_load(&sm, dir) == NULL && errno == EISDIR, "a folder is EISDIR");
+    char *fifo = arena_printf(&a, "%s/f.cmt", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "FIFO created");
+    errno = 0;
+    CHECK(sources_load(&sm, fifo) == NULL && errno == ENODATA,
+          "a FIFO nobody writes to is ENODATA, without waiting");
+    errno = 0;
+    CHECK(sources_load_module(&sm, fifo) == NULL && errno == ESPIPE,
+          "a module must be a regular file: ESPIPE");
+    errno = 0;
+    CHECK(sources_load_module(&sm, "/dev/zero") == NULL && errno == ESPIPE,
+          "a device as a module is ESPIPE, not read");
+    /* sources_add refuses by length alone: the text is never read */
+    errno = 0;
+    CHECK(sources_add(&sm, "big", "", SOURCE_MAX_BYTES + 1) == NULL && errno == EFBIG,
+          "a text past the cap is EFBIG");
+    CHECK(strstr(sources_error_text(EFBIG), "256 MiB") != NULL, "the message names the cap");
+    char *file = arena_printf(&a, "%s/g.cmt", dir);
+    FILE *out = fopen(file, "w");
+    CHECK(out && fputs("const A = 1;\n", out) >= 0 && fclose(out) == 0, "file written");
+    SourceFile *f = sources_load(&sm, file);
+    struct stat st;
+    CHECK(f && stat(file, &st) == 0 && f->identified && f->device == (uint64_t)st.st_dev &&
+              f->inode == (uint64_t)st.st_ino,
+          "a loaded file records its device and inode");
+    SourceFile *g = sources_add(&sm, "mem", "x", 1);
+    CHECK(g && !g->identified, "text from memory has no identity");
+    unlink(file);
+    unlink(fifo);
+    rmdir(dir);
+    arena_free_all(&a);
+}
+
 static void test_spans(void) {
     Span joined = span_join((Span){0, 5, 9}, (Span){0, 2, 7});
     CHECK(joined.file == 0 && joined.start == 2 && joined.end == 9, "span_join covers both");
@@ -253,6 +297,7 @@ int main(void) {
     test_lines();
     test_edge_files();
     test_load();
+    test_load_refusals();
     test_spans();
     test_arena();
     test_intern();

@@ -166,6 +166,19 @@ int main(void) {
     CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_FLOP}), "energy per FLOP", "describe energy per FLOP");
     CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_CYCLE}), "MAC throughput", "describe MAC throughput");
     CHECK_STR(unit_dim_describe((UnitDim){BU_FLOP, BU_SECOND}), "FLOP throughput", "describe FLOP throughput");
+    {
+        /* the units E0219 names a value's range in */
+        Arena si = {0};
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_BYTE, BU_SECOND}), "B/s", "SI name B/s");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_BYTE, BU_CYCLE}), "B/cycle", "SI name B/cycle");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_JOULE, BU_BYTE}), "J/B", "SI name J/B");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_MAC, BU_CYCLE}), "MAC/cycle", "SI name MAC/cycle");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_SECOND, BU_NONE}), "s", "SI name s");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_CYCLE, BU_NONE}), "cycles", "SI name cycles");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_HERTZ, BU_NONE}), "Hz", "SI name Hz");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_NONE, BU_NONE}), "", "a number has no unit");
+        arena_free_all(&si);
+    }
     CHECK_STR(unit_dim_example((UnitDim){BU_BYTE, BU_NONE}), "2 MiB", "example size");
     CHECK_STR(unit_dim_example((UnitDim){BU_SECOND, BU_NONE}), "5 ns", "example time");
     CHECK_STR(unit_dim_example((UnitDim){BU_CYCLE, BU_NONE}), "3 cycles", "example cycles");
