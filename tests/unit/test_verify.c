@@ -8,7 +8,6 @@
  *    the tile loop (hole 3);
  *  - a statement reading an intermediate with renamed indices holds the
  *    tile of the indices it reads (hole 4);
- *  - a tile smaller than the split below it idles instances (hole 2);
  *  - a fused consumer finds its producer's tile resident in the same
  *    memory below the fusion level;
  *  - a schedule beyond the limit is too large to verify. */
@@ -101,7 +100,6 @@ static const char *text =
     "  spatial n -> x; tile SRAM: m 2; fuse C, mx, e, s, P at SRAM;\n"
     "}\n"
     "mapping by_rows for renamed on a2 { tile SRAM: m 1; }\n"
-    "mapping idle for ex on cores4 { spatial n -> x; tile L1: n 1; }\n"
     "mapping resident for mmrelu<M = 2, N = 2, K = 2> on a3 { fuse C, D at L1; }\n"
     "mapping huge for big on a2 { }\n";
 
@@ -213,13 +211,6 @@ int main(void) {
     Run rn = run(&arena, p, "by_rows");
     CHECK_NEAR(mem(&rn, 1, "SRAM")->peak_bytes, 16 + 64 + 16, 1e-12,
                "renamed: SRAM holds P row 16 + V1 64 + O row 16 B");
-
-    /* hole 2: an L1 tile of 1 over 4 cores: one core does all 8 */
-    Run id = run(&arena, p, "idle");
-    CHECK(id.ran && id.r.uneven != NULL, "idle: uneven shares flagged");
-    CHECK(id.ran && id.r.work[0] == 8 && id.r.work_min[0] == 0, "idle: busiest 8 op, idlest 0");
-    CHECK(has_kind(&id, VD_WORK) == (id.ran && id.s->stmts[0].work != 8),
-          "idle: work compared with the busiest instance");
 
     /* the consumer D finds C's tile in L2 where C left it: L2 sees A and B
      * loaded (16 + 16), read by the unit (16 + 16), C written by the unit
