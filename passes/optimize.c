@@ -247,14 +247,19 @@ static bool dominates(const OptSpace *sp, const Kept *d, const Kept *c) {
 
 /* Same statements at another level, fitting, no worse in both terms. */
 static void prune_levels(OptSpace *sp, Kept *k) {
+    /* arcs with the same statements are built one after another (one per
+     * level), so the others are the neighbours with the same list */
     for (int a = 0; a < sp->arc_count; a++) {
         const OptArc *x = &sp->arcs[a];
         if (!k->row[a].feasible) continue;
-        for (int b = 0; b < sp->arc_count; b++) {
+        int lo = a, hi = a + 1;
+        while (lo > 0 && sp->arcs[lo - 1].stmts == x->stmts && sp->arcs[lo - 1].count == x->count)
+            lo--;
+        while (hi < sp->arc_count && sp->arcs[hi].stmts == x->stmts &&
+               sp->arcs[hi].count == x->count)
+            hi++;
+        for (int b = lo; b < hi; b++) {
             if (a == b || k->pruned[b] || !k->row[b].feasible) continue;
-            const OptArc *y = &sp->arcs[b];
-            if (y->count != x->count || y->stmts[0] != x->stmts[0] || y->block != x->block)
-                continue;
             const OptCost *ca = &k->row[a], *cb = &k->row[b];
             bool no_worse = cb->latency_s <= ca->latency_s && cb->energy_j <= ca->energy_j;
             bool tie = cb->latency_s == ca->latency_s && cb->energy_j == ca->energy_j;
@@ -724,9 +729,9 @@ static void *worker_run(void *arg) {
     int A = sp->arc_count;
     for (int c = w->from; c < w->to; c++) {
         OptCost *row = w->rows + (size_t)(c - w->base) * (size_t)A;
-        /* past the deadline only the very first configuration is costed
-         * (its statements alone at least), so there is an answer */
-        if (c > 0 && sp->deadline > 0 && opt_now() > sp->deadline) {
+        /* a configuration started in time costs at least its statements
+         * alone (a partial row); none starts past the deadline */
+        if (sp->deadline > 0 && opt_now() > sp->deadline) {
             w->status[c - w->base] = OPT_ROW_SKIPPED;
             continue;
         }
@@ -836,7 +841,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         workers[t].total = sp->cfg_count;
     }
     for (int c0 = 0; c0 < sp->cfg_count; c0 += batch) {
-        if (c0 > 0 && opt_past_deadline(sp)) {
+        if (opt_past_deadline(sp)) {
             se->timed_out = true;
             break;
         }

@@ -35,7 +35,7 @@ bool opt_reserve(OptSpace *sp, size_t more, const char *phase) {
     sp->stop = OPT_STOP_BUDGET;
     sp->truncated = true;
     sp->phase = phase;
-    sp->wanted = (double)total;
+    sp->wanted = 0; /* a growing phase: its own total is not known */
     return false;
 }
 
@@ -51,11 +51,17 @@ bool opt_report_stop(Program *p, const OptSpace *sp, Span where, long config_lim
     if (sp->stop == OPT_STOP_BUDGET) {
         Arena *a = p->arena;
         UnitDim bytes = {BU_BYTE, BU_NONE};
-        Diag *d = diag_error(p->diags, where, "E0380",
-                             "the optimizer's memory budget of %s is too small for mapping %s: "
-                             "%s would need %s",
-                             unit_format(a, (double)sp->budget, bytes), sp->m->name, sp->phase,
-                             unit_format(a, sp->wanted, bytes));
+        const char *budget = unit_format(a, (double)sp->budget, bytes);
+        Diag *d =
+            sp->wanted > 0
+                ? diag_error(p->diags, where, "E0380",
+                             "the optimizer's memory budget of %s is too small for mapping "
+                             "%s: %s would take %s",
+                             budget, sp->m->name, sp->phase, unit_format(a, sp->wanted, bytes))
+                : diag_error(p->diags, where, "E0380",
+                             "the optimizer's memory budget of %s is too small for mapping "
+                             "%s: it ran out while storing %s",
+                             budget, sp->m->name, sp->phase);
         diag_help(d, p->diags,
                   "fix some holes (a `fuse` line for some statements, a tile size, a split) or "
                   "raise the budget with CMTC_OPT_BUDGET_MB");
@@ -599,6 +605,38 @@ static bool over_limit(Enum *e) {
     return false;
 }
 
+/* Before the orders of one split and tile vector are enumerated: they are
+ * the product of the permutation counts, so a space past the limit or the
+ * budget is known at once instead of after enumerating millions. */
+static bool orders_fit(Enum *e) {
+    OptSpace *sp = e->sp;
+    double perms = 1;
+    int most = 0;
+    for (int k = 0; k < sp->oh_count; k++) {
+        int n = sp->symmetry ? e->loop_n[k] : sp->I;
+        if (n > most) most = n;
+        for (int f = 2; f <= n && perms < 1e300; f++) perms *= f;
+    }
+    double total = (double)sp->cfg_count + perms;
+    if (e->limit > 0 && total > (double)e->limit) {
+        sp->stop = OPT_STOP_LIMIT;
+        sp->truncated = true;
+        return false;
+    }
+    double per = sizeof(int) + sizeof(int64_t) * (double)sp->th_count +
+                 sizeof(int) * (double)sp->oh_count * (double)sp->I;
+    double bytes = total * per;
+    if ((double)sp->arena->used_total + bytes <= (double)sp->budget) return true;
+    sp->stop = OPT_STOP_BUDGET;
+    sp->truncated = true;
+    sp->wanted = bytes;
+    sp->phase = arena_printf(sp->arena,
+                             "the %.3g configurations of its order holes (every order of up to "
+                             "%d indices at %d level%s)",
+                             total, most, sp->oh_count, sp->oh_count == 1 ? "" : "s");
+    return false;
+}
+
 /* Order holes: every permutation of the indices that loop at the level
  * (an index with one trip has no loop; its place changes nothing), the
  * others after them in index order. */
@@ -611,6 +649,7 @@ static void enum_orders(Enum *e, int k) {
         if (!push_config(sp, e->split, e->hv, e->orders)) return;
         return;
     }
+    if (k == 0 && !orders_fit(e)) return;
     int n = e->loop_n[k];
     int *perm = e->perm + (size_t)k * (size_t)I;
     for (int q = 0; q < n; q++) perm[q] = e->loops[k * I + q];
