@@ -40,7 +40,6 @@ bool opt_reserve(OptSpace *sp, size_t more, const char *phase) {
 }
 
 bool opt_past_deadline(OptSpace *sp) {
-    if (sp->stop == OPT_STOP_TIME) return true;
     if (!(sp->deadline > 0) || opt_now() <= sp->deadline) return false;
     if (sp->stop == OPT_STOP_NONE) sp->stop = OPT_STOP_TIME;
     sp->truncated = true;
@@ -1082,10 +1081,15 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     e.loop_n = ARENA_ARRAY(arena, int, sp->oh_count + 1);
     e.div = ARENA_ARRAY(arena, Divisors, sp->th_count + 1);
     e.limit = config_limit;
+    /* configurations get half of the time left, so that some of them can
+     * be costed when there are more than the time allows */
+    double full = sp->deadline, now = opt_now();
+    if (full > 0 && now < full) sp->deadline = now + (full - now) / 2;
     for (int s = 0; s < sp->split_count && !sp->truncated; s++) {
         e.split = s;
         enum_tiles(&e, 0);
     }
+    sp->deadline = full;
     sp->enumerated = sp->cfg_count;
     return sp;
 }
