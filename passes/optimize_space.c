@@ -624,11 +624,11 @@ static bool orders_fit(Enum *e) {
     }
     double per = sizeof(int) + sizeof(int64_t) * (double)sp->th_count +
                  sizeof(int) * (double)sp->oh_count * (double)sp->I;
-    double bytes = total * per;
-    if ((double)sp->arena->used_total + bytes <= (double)sp->budget) return true;
+    /* the configurations so far are in the arena already */
+    if ((double)sp->arena->used_total + perms * per <= (double)sp->budget) return true;
     sp->stop = OPT_STOP_BUDGET;
     sp->truncated = true;
-    sp->wanted = bytes;
+    sp->wanted = total * per;
     sp->phase = arena_printf(sp->arena,
                              "the %.3g configurations of its order holes (every order of up to "
                              "%d indices at %d level%s)",
