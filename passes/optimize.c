@@ -20,15 +20,18 @@
  *      stopped when no later point can beat the best product;
  *   5. infeasible spaces: the smallest set of the user's decisions that
  *      conflict, found by relaxing decisions one at a time and solving
- *      again. */
+ *      again;
+ *   6. limits: every phase reads the clock (past the time limit the
+ *      shortest paths answer for what was costed) and every growing
+ *      structure is checked against the memory budget (E0380). */
 #include "passes/optimize.h"
 
+#include <limits.h>
 #include <lpsolve/lp_lib.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <unistd.h>
 
 #define OPT_CONFIG_LIMIT 4000000L
