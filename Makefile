@@ -93,10 +93,16 @@ fuzz:
 	clang $(CPPFLAGS:$(BUILD)/gen=build-fuzz/gen) $(WARN) -O1 -g \
 	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_frontend \
 	  tests/fuzz/fuzz_frontend.c build-fuzz/libcmt.a $(LDLIBS)
+	clang $(CPPFLAGS:$(BUILD)/gen=build-fuzz/gen) $(WARN) -O1 -g \
+	  -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_optimizer \
+	  tests/fuzz/fuzz_optimizer.c build-fuzz/libcmt.a $(LDLIBS)
 	@mkdir -p build-fuzz/corpus
 	cp examples/*.cmt stdlib/std/*/*.cmt build-fuzz/corpus/ 2>/dev/null || true
 	build-fuzz/fuzz_frontend -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 	  -timeout=10 -rss_limit_mb=4096 build-fuzz/corpus
+	sh tests/fuzz/optimizer_seeds.sh build-fuzz/corpus_opt
+	build-fuzz/fuzz_optimizer -max_total_time=$${FUZZ_OPT_SECONDS:-30} -max_len=16384 \
+	  -timeout=20 -rss_limit_mb=4096 build-fuzz/corpus_opt
 
 bench: all
 	@CMTC=$(BUILD)/cmtc sh tests/bench/run.sh

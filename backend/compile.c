@@ -35,7 +35,7 @@ static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
     for (int i = 0; i < runs; i++) {
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        evaluate_mapping(m, &r);
+        evaluate_mapping(m, NULL, &r);
         clock_gettime(CLOCK_MONOTONIC, &b);
         t[i] = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
     }

@@ -105,7 +105,7 @@ static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
         /* a mapping with holes is evaluated once inlay hints filled them */
         if (!c->maps[i].evaluated && m->hole_count == 0 && m->op && m->arch) {
             c->maps[i].evaluated = true;
-            c->maps[i].status = evaluate_mapping(m, &c->maps[i].result);
+            c->maps[i].status = evaluate_mapping(m, NULL, &c->maps[i].result);
         }
         if (!c->maps[i].evaluated) return NULL;
         return c->maps[i].status == EVAL_OK ? &c->maps[i].result : NULL;

@@ -20,10 +20,14 @@
  *      stopped when no later point can beat the best product;
  *   5. infeasible spaces: the smallest set of the user's decisions that
  *      conflict, found by relaxing decisions one at a time and solving
- *      again. */
+ *      again;
+ *   6. limits: every phase reads the clock (past the time limit the
+ *      shortest paths answer for what was costed) and every growing
+ *      structure is checked against the memory budget (E0380). */
 #include "passes/optimize.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <lpsolve/lp_lib.h>
 #include <math.h>
 #include <pthread.h>
@@ -74,12 +78,24 @@ static char *row_name(Arena *a, const SourceManager *sm, Span sp, const char *fm
     return base;
 }
 
+/* The statements of an arc, `_`-separated; past 8 of them the first and
+ * the last (`T1_to_T500`), so labels stay short and cost linear time. */
 static const char *arc_label(Arena *a, const OptSpace *sp, const OptArc *arc) {
-    char *s = arena_strdup(a, "");
+    const IrStmt *st = sp->op->stmts;
+    const char *lv = arc->level >= 0 ? sp->arch->levels[arc->level].name : NULL;
+    if (arc->count > 8) {
+        const char *run = arc->given_group >= 0 ? arena_printf(a, "_g%d", arc->given_group) : "";
+        return arena_printf(a, "%s_to_%s%s%s%s", st[arc->stmts[0]].name,
+                            st[arc->stmts[arc->count - 1]].name, run, lv ? "_at_" : "",
+                            lv ? lv : "");
+    }
+    size_t len = 8 + (lv ? strlen(lv) : 0);
+    for (int k = 0; k < arc->count; k++) len += strlen(st[arc->stmts[k]].name) + 1;
+    char *out = arena_alloc(a, len), *w = out;
     for (int k = 0; k < arc->count; k++)
-        s = arena_printf(a, "%s%s%s", s, k ? "_" : "", sp->op->stmts[arc->stmts[k]].name);
-    if (arc->level >= 0) s = arena_printf(a, "%s_at_%s", s, sp->arch->levels[arc->level].name);
-    return s;
+        w += sprintf(w, "%s%s", k ? "_" : "", st[arc->stmts[k]].name);
+    if (lv) sprintf(w, "_at_%s", lv);
+    return out;
 }
 
 static Span arc_span(const OptSpace *sp, const OptArc *arc) {
@@ -166,135 +182,59 @@ typedef struct Kept {
 } Kept;
 
 /* Shortest path over the arcs of one configuration: the best partition for
- * an additive cost.  Arcs cover statement sets; we walk statements in
- * source order, choosing at each uncovered statement one arc that starts
- * there (every arc's statements are a run of a free block or a whole fixed
- * group; a fixed group starts at its first statement). */
+ * an additive cost.  Every arc is a run of positions (blocks laid end to
+ * end, OptSpace.pos_of), so the best cover of positions p.. is the best
+ * arc starting at p plus the best cover after it: exact dynamic
+ * programming, backwards over the positions. */
 typedef struct PathCtx {
     const OptSpace *sp;
     const OptCost *row;
     const bool *pruned;
-    int which;    /* 0 latency, 1 energy, 2 bottleneck ratio */
-    double *memo; /* by mask position, only for run-structured spaces */
+    int which; /* 0 latency, 1 energy, 2 bottleneck ratio */
 } PathCtx;
 
 static double arc_value(const PathCtx *pc, int a) {
     const OptCost *c = &pc->row[a];
+    if (c->uncosted) return INFINITY;
     if (pc->which == 2) return c->feasible ? 0 : (c->capacity > 0 ? c->need / c->capacity : 1e300);
     if (!c->feasible || (pc->pruned && pc->pruned[a])) return INFINITY;
     return pc->which == 0 ? c->latency_s : c->energy_j;
 }
 
-/* Arcs starting at statement st: the statement is the first of the arc. */
-static double best_from(PathCtx *pc, int st, int *choice) {
-    const OptSpace *sp = pc->sp;
-    if (st >= sp->S) return 0;
-    if (!isnan(pc->memo[st])) return pc->memo[st];
-    /* a statement already covered by an arc starting earlier cannot occur:
-     * arcs of a block are runs and fixed groups are visited at their first
-     * statement, so the next position is the first statement after the arc
-     * in source order that is not inside a fixed group already taken.  We
-     * keep it simple: statements are covered in source order by runs;
-     * fixed groups may interleave, handled by the general cover test. */
-    double best = INFINITY;
-    int bestarc = -1;
-    int A = sp->arc_count;
-    for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
-        int a = sp->stmt_arcs[st * (A + 1) + k];
-        const OptArc *arc = &sp->arcs[a];
-        if (arc->stmts[0] != st) continue;
-        /* the arc must be contiguous from st for this walk */
-        bool run = true;
-        for (int q = 0; q < arc->count; q++)
-            if (arc->stmts[q] != st + q) run = false;
-        if (!run) continue;
-        double v = arc_value(pc, a);
-        if (!(v < INFINITY)) continue;
-        double rest = best_from(pc, st + arc->count, choice);
-        double tot = pc->which == 2 ? (v > rest ? v : rest) : v + rest;
-        if (tot < best) {
-            best = tot;
-            bestarc = a;
-        }
-    }
-    pc->memo[st] = best;
-    if (choice) choice[st] = bestarc;
-    return best;
-}
-
-/* When fixed groups are not runs of the source order, the walk above does
- * not apply; the space is then small (only levels are free): enumerate. */
-static bool space_is_runs(const OptSpace *sp) {
-    for (int a = 0; a < sp->arc_count; a++)
-        for (int q = 0; q < sp->arcs[a].count; q++)
-            if (sp->arcs[a].stmts[q] != sp->arcs[a].stmts[0] + q) return false;
-    return true;
-}
-
-static double enum_paths(PathCtx *pc, bool *covered, int *choice, int *best_choice, double acc,
-                         double best) {
-    const OptSpace *sp = pc->sp;
-    int st = 0;
-    while (st < sp->S && covered[st]) st++;
-    if (st == sp->S) {
-        if (acc < best) {
-            memcpy(best_choice, choice, sizeof(int) * (size_t)sp->S);
-            return acc;
-        }
-        return best;
-    }
-    int A = sp->arc_count;
-    for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
-        int a = sp->stmt_arcs[st * (A + 1) + k];
-        const OptArc *arc = &sp->arcs[a];
-        bool ok = true;
-        for (int q = 0; q < arc->count; q++)
-            if (covered[arc->stmts[q]]) ok = false;
-        if (!ok) continue;
-        double v = arc_value(pc, a);
-        if (!(v < INFINITY)) continue;
-        double nacc = pc->which == 2 ? (v > acc ? v : acc) : acc + v;
-        if (nacc >= best) continue;
-        for (int q = 0; q < arc->count; q++) covered[arc->stmts[q]] = true;
-        choice[st] = a;
-        best = enum_paths(pc, covered, choice, best_choice, nacc, best);
-        choice[st] = -1;
-        for (int q = 0; q < arc->count; q++) covered[arc->stmts[q]] = false;
-    }
-    return best;
-}
-
-/* Best value of a partition for one configuration; *arcs (S entries,
- * indexed by first statement, -1 elsewhere) when asked. */
+/* Best value of a partition for one configuration; *arcs (S entries, the
+ * chosen arc at its first position, -1 elsewhere) when asked. */
 static double best_partition(Arena *a, const OptSpace *sp, const OptCost *row, const bool *pruned,
                              int which, int *arcs) {
-    PathCtx pc = {sp, row, pruned, which, NULL};
+    PathCtx pc = {sp, row, pruned, which};
     int S = sp->S;
+    double *best = ARENA_ARRAY(a, double, S + 1);
     int *choice = ARENA_ARRAY(a, int, S + 1);
-    for (int k = 0; k < S; k++) choice[k] = -1;
-    double v;
-    if (space_is_runs(sp)) {
-        pc.memo = ARENA_ARRAY(a, double, S + 1);
-        for (int k = 0; k <= S; k++) pc.memo[k] = NAN;
-        v = best_from(&pc, 0, choice);
-        if (arcs) {
-            for (int k = 0; k < S; k++) arcs[k] = -1;
-            int st = 0;
-            while (st < S && v < INFINITY) {
-                int c = choice[st];
-                if (c < 0) break;
-                arcs[st] = c;
-                st += sp->arcs[c].count;
+    best[S] = 0;
+    for (int p = S - 1; p >= 0; p--) {
+        best[p] = INFINITY;
+        choice[p] = -1;
+        for (int k = sp->start_first[p]; k < sp->start_first[p + 1]; k++) {
+            int x = sp->start_arcs[k];
+            double v = arc_value(&pc, x);
+            if (!(v < INFINITY)) continue;
+            double rest = best[p + sp->arcs[x].count];
+            double tot = which == 2 ? (v > rest ? v : rest) : v + rest;
+            if (tot < best[p]) {
+                best[p] = tot;
+                choice[p] = x;
             }
         }
-    } else {
-        bool *covered = ARENA_ARRAY(a, bool, S + 1);
-        int *best_choice = ARENA_ARRAY(a, int, S + 1);
-        for (int k = 0; k < S; k++) best_choice[k] = -1;
-        v = enum_paths(&pc, covered, choice, best_choice, 0, INFINITY);
-        if (arcs) memcpy(arcs, best_choice, sizeof(int) * (size_t)S);
     }
-    return v;
+    if (arcs) {
+        for (int k = 0; k < S; k++) arcs[k] = -1;
+        for (int p = 0; p < S && best[0] < INFINITY;) {
+            int c = choice[p];
+            if (c < 0) break;
+            arcs[p] = c;
+            p += sp->arcs[c].count;
+        }
+    }
+    return best[0];
 }
 
 /* c dominated by d: on every arc d fits where c fits and costs no more. */
@@ -311,14 +251,19 @@ static bool dominates(const OptSpace *sp, const Kept *d, const Kept *c) {
 
 /* Same statements at another level, fitting, no worse in both terms. */
 static void prune_levels(OptSpace *sp, Kept *k) {
+    /* arcs with the same statements are built one after another (one per
+     * level), so the others are the neighbours with the same list */
     for (int a = 0; a < sp->arc_count; a++) {
         const OptArc *x = &sp->arcs[a];
         if (!k->row[a].feasible) continue;
-        for (int b = 0; b < sp->arc_count; b++) {
+        int lo = a, hi = a + 1;
+        while (lo > 0 && sp->arcs[lo - 1].stmts == x->stmts && sp->arcs[lo - 1].count == x->count)
+            lo--;
+        while (hi < sp->arc_count && sp->arcs[hi].stmts == x->stmts &&
+               sp->arcs[hi].count == x->count)
+            hi++;
+        for (int b = lo; b < hi; b++) {
             if (a == b || k->pruned[b] || !k->row[b].feasible) continue;
-            const OptArc *y = &sp->arcs[b];
-            if (y->count != x->count || y->stmts[0] != x->stmts[0] || y->block != x->block)
-                continue;
             const OptCost *ca = &k->row[a], *cb = &k->row[b];
             bool no_worse = cb->latency_s <= ca->latency_s && cb->energy_j <= ca->energy_j;
             bool tie = cb->latency_s == ca->latency_s && cb->energy_j == ca->energy_j;
@@ -438,8 +383,8 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
     for (int k = 0; k < nk; k++)
         for (int st = 0; st < S; st++) {
             c = 0;
-            for (int q = 0; sp->stmt_arcs[st * (A + 1) + q] >= 0; q++) {
-                int x = sp->stmt_arcs[st * (A + 1) + q];
+            for (size_t q = sp->stmt_arc_first[st]; q < sp->stmt_arc_first[st + 1]; q++) {
+                int x = sp->stmt_arcs[q];
                 int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
                 if (!col) continue;
                 vals[c] = 1;
@@ -584,14 +529,17 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
 }
 
 /* Non-dominated (latency, energy) pairs of the partitions of one
- * configuration.  Runs spaces: labels per position, extended arc by arc
- * (bi-objective shortest paths on a DAG); otherwise every partition. */
+ * configuration: labels per position, extended arc by arc (bi-objective
+ * shortest paths on the DAG of positions).  Each label remembers the arc
+ * and the label it extends, so a frontier point's partition can be read
+ * back. */
 typedef struct Labels {
     double *l, *e;
+    int *arc, *from; /* the last arc, and the label at its first position */
     int n, cap;
 } Labels;
 
-static void label_add(Arena *a, Labels *x, double l, double e) {
+static void label_add(Arena *a, Labels *x, double l, double e, int arc, int from) {
     for (int i = 0; i < x->n; i++)
         if (x->l[i] <= l && x->e[i] <= e) return; /* dominated */
     int w = 0;
@@ -599,132 +547,75 @@ static void label_add(Arena *a, Labels *x, double l, double e) {
         if (!(l <= x->l[i] && e <= x->e[i])) {
             x->l[w] = x->l[i];
             x->e[w] = x->e[i];
+            x->arc[w] = x->arc[i];
+            x->from[w] = x->from[i];
             w++;
         }
     x->n = w;
     if (x->n == x->cap) {
         int nc = x->cap ? x->cap * 2 : 8;
-        x->l = arena_realloc(a, x->l, sizeof(double) * (size_t)x->cap, sizeof(double) * (size_t)nc);
-        x->e = arena_realloc(a, x->e, sizeof(double) * (size_t)x->cap, sizeof(double) * (size_t)nc);
+        size_t od = sizeof(double) * (size_t)x->cap, nd = sizeof(double) * (size_t)nc;
+        size_t oi = sizeof(int) * (size_t)x->cap, ni = sizeof(int) * (size_t)nc;
+        x->l = arena_realloc(a, x->l, od, nd);
+        x->e = arena_realloc(a, x->e, od, nd);
+        x->arc = arena_realloc(a, x->arc, oi, ni);
+        x->from = arena_realloc(a, x->from, oi, ni);
         x->cap = nc;
     }
     x->l[x->n] = l;
     x->e[x->n] = e;
+    x->arc[x->n] = arc;
+    x->from[x->n] = from;
     x->n++;
 }
 
-static void pareto_enum(Arena *a, const OptSpace *sp, const Kept *k, bool *covered, double l,
-                        double e, Labels *out) {
-    int st = 0;
-    while (st < sp->S && covered[st]) st++;
-    if (st == sp->S) {
-        label_add(a, out, l, e);
-        return;
-    }
-    int A = sp->arc_count;
-    for (int q = 0; sp->stmt_arcs[st * (A + 1) + q] >= 0; q++) {
-        int x = sp->stmt_arcs[st * (A + 1) + q];
-        const OptArc *arc = &sp->arcs[x];
-        if (!k->row[x].feasible || k->pruned[x]) continue;
-        bool ok = true;
-        for (int r = 0; r < arc->count; r++)
-            if (covered[arc->stmts[r]]) ok = false;
-        if (!ok) continue;
-        for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = true;
-        pareto_enum(a, sp, k, covered, l + k->row[x].latency_s, e + k->row[x].energy_j, out);
-        for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = false;
-    }
+/* The labels of every position; at[S] is the frontier.  A position's
+ * labels are final before any arc leaves it, so `from` stays valid. */
+static Labels *pareto_front(Arena *a, const OptSpace *sp, const Kept *k) {
+    int S = sp->S;
+    Labels *at = ARENA_ARRAY(a, Labels, S + 1);
+    label_add(a, &at[0], 0, 0, -1, -1);
+    for (int i = 0; i < S; i++)
+        for (int q = sp->start_first[i]; q < sp->start_first[i + 1]; q++) {
+            int x = sp->start_arcs[q];
+            if (!k->row[x].feasible || k->pruned[x]) continue;
+            int j = i + sp->arcs[x].count;
+            for (int f = 0; f < at[i].n; f++)
+                label_add(a, &at[j], at[i].l[f] + k->row[x].latency_s,
+                          at[i].e[f] + k->row[x].energy_j, x, f);
+        }
+    return at;
 }
 
-static void pareto_front(Arena *a, const OptSpace *sp, const Kept *k, double **fl, double **fe,
-                         int *n) {
-    int S = sp->S, A = sp->arc_count;
-    Labels res = {0};
-    if (space_is_runs(sp)) {
-        Labels *at = ARENA_ARRAY(a, Labels, S + 1);
-        label_add(a, &at[0], 0, 0);
-        for (int i = 0; i < S; i++)
-            for (int x = 0; x < A; x++) {
-                const OptArc *arc = &sp->arcs[x];
-                if (arc->stmts[0] != i || !k->row[x].feasible || k->pruned[x]) continue;
-                int j = i + arc->count;
-                for (int q = 0; q < at[i].n; q++)
-                    label_add(a, &at[j], at[i].l[q] + k->row[x].latency_s,
-                              at[i].e[q] + k->row[x].energy_j);
-            }
-        res = at[S];
-    } else {
-        bool *covered = ARENA_ARRAY(a, bool, S + 1);
-        pareto_enum(a, sp, k, covered, 0, 0, &res);
-    }
-    *fl = res.l;
-    *fe = res.e;
-    *n = res.n;
-}
-
-/* The partition of (L*, E*) when lp_solve failed: the least-latency path
- * within energy E* of the configuration that has that point. */
+/* The partition of (L*, E*) when lp_solve failed or the time ran out:
+ * read back from the frontier labels of the configuration that has it. */
 static void dp_edp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, double bl, double be,
                             SolveOut *out) {
     memset(out, 0, sizeof *out);
+    int S = sp->S;
     for (int k = 0; k < nk && !out->have; k++) {
-        int *choice = ARENA_ARRAY(a, int, sp->S + 1);
-        bool *covered = ARENA_ARRAY(a, bool, sp->S + 1);
-        int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
-        /* depth-first over partitions: the first with (L, E) = (L*, E*) */
-        int depth = 0;
-        (void)depth;
-        int A = sp->arc_count;
-        /* iterative search with an explicit stack of choices */
-        int *pos = ARENA_ARRAY(a, int, sp->S + 1);
-        int *at = ARENA_ARRAY(a, int, sp->S + 1);
-        double *ls = ARENA_ARRAY(a, double, sp->S + 2), *es = ARENA_ARRAY(a, double, sp->S + 2);
-        int top = 0;
-        at[0] = 0;
-        pos[0] = -1;
-        while (top >= 0) {
-            int st = 0;
-            while (st < sp->S && covered[st]) st++;
-            if (st == sp->S) {
-                if (fabs(ls[top] - bl) <= 1e-9 * bl && fabs(es[top] - be) <= 1e-9 * be) {
-                    out->have = true;
-                    out->status = OPTIMAL;
-                    out->kept = k;
-                    out->arcs = ARENA_ARRAY(a, int, sp->S + 1);
-                    for (int q = 0; q < top; q++) out->arcs[out->arc_count++] = choice[q];
-                    out->lat = ls[top];
-                    out->en = es[top];
-                    break;
-                }
-                top--;
-                if (top < 0) break;
-                for (int r = 0; r < sp->arcs[choice[top]].count; r++)
-                    covered[sp->arcs[choice[top]].stmts[r]] = false;
-                continue;
+        Labels *at = pareto_front(a, sp, &kept[k]);
+        for (int q = 0; q < at[S].n; q++) {
+            if (fabs(at[S].l[q] - bl) > 1e-9 * bl || fabs(at[S].e[q] - be) > 1e-9 * be) continue;
+            out->have = true;
+            out->status = OPTIMAL;
+            out->kept = k;
+            out->arcs = ARENA_ARRAY(a, int, S + 1);
+            out->lat = at[S].l[q];
+            out->en = at[S].e[q];
+            for (int p = S, f = q; p > 0;) {
+                int x = at[p].arc[f];
+                out->arcs[out->arc_count++] = x;
+                f = at[p].from[f];
+                p = sp->arcs[x].pos;
             }
-            at[top] = st;
-            int q = ++pos[top];
-            int x = sp->stmt_arcs[st * (A + 1) + q];
-            if (x < 0) {
-                top--;
-                if (top < 0) break;
-                for (int r = 0; r < sp->arcs[choice[top]].count; r++)
-                    covered[sp->arcs[choice[top]].stmts[r]] = false;
-                continue;
+            for (int i = 0, j = out->arc_count - 1; i < j; i++, j--) { /* source order */
+                int t = out->arcs[i];
+                out->arcs[i] = out->arcs[j];
+                out->arcs[j] = t;
             }
-            const OptArc *arc = &sp->arcs[x];
-            bool ok = kept[k].row[x].feasible && !kept[k].pruned[x];
-            for (int r = 0; r < arc->count && ok; r++)
-                if (covered[arc->stmts[r]]) ok = false;
-            if (!ok) continue;
-            choice[top] = x;
-            for (int r = 0; r < arc->count; r++) covered[arc->stmts[r]] = true;
-            ls[top + 1] = ls[top] + kept[k].row[x].latency_s;
-            es[top + 1] = es[top] + kept[k].row[x].energy_j;
-            top++;
-            pos[top] = -1;
+            break;
         }
-        (void)arcs;
     }
 }
 
@@ -768,40 +659,47 @@ typedef struct Search {
     OptCost least_cost;
     bool timed_out;
     long memo_hits, implied, comp_hits;
+    int kept_cap;
+    /* rows of configurations no longer kept, for reuse: the search keeps
+     * at most about 2 * OPT_COLUMN_BUDGET arc costs at a time */
+    OptCost **free_rows;
+    bool **free_pruned;
+    int free_count;
 } Search;
 
-/* Bound pruning of arcs (runs spaces): the best partition through arc a
+/* Bound pruning of arcs: the best partition through arc a
  * costs at least the best cover of the statements before it, plus a, plus
  * the best cover after it.  An arc whose best partition cannot come within
  * the threshold is no candidate.  An arc that does not fit but would be
  * within the threshold stays, fixed to 0 by its capacity row. */
 static void prune_arcs_by_bound(Arena *t, OptSpace *sp, Kept *k, Objective obj, double threshold) {
-    if (!space_is_runs(sp) || !(threshold < INFINITY)) return;
+    if (!(threshold < INFINITY)) return;
     int S = sp->S, A = sp->arc_count;
     double *pl = ARENA_ARRAY(t, double, S + 1), *pe = ARENA_ARRAY(t, double, S + 1);
     double *sl = ARENA_ARRAY(t, double, S + 1), *se = ARENA_ARRAY(t, double, S + 1);
     for (int i = 0; i <= S; i++) pl[i] = pe[i] = sl[i] = se[i] = INFINITY;
     pl[0] = pe[0] = sl[S] = se[S] = 0;
-    for (int j = 1; j <= S; j++)
-        for (int a = 0; a < A; a++) {
-            const OptArc *arc = &sp->arcs[a];
-            int i = arc->stmts[0];
-            if (i + arc->count != j || !k->row[a].feasible || k->pruned[a]) continue;
+    /* best covers before each position (forwards) and after it */
+    for (int i = 0; i < S; i++)
+        for (int q = sp->start_first[i]; q < sp->start_first[i + 1]; q++) {
+            int a = sp->start_arcs[q];
+            if (!k->row[a].feasible || k->pruned[a]) continue;
+            int j = i + sp->arcs[a].count;
             if (pl[i] + k->row[a].latency_s < pl[j]) pl[j] = pl[i] + k->row[a].latency_s;
             if (pe[i] + k->row[a].energy_j < pe[j]) pe[j] = pe[i] + k->row[a].energy_j;
         }
     for (int i = S - 1; i >= 0; i--)
-        for (int a = 0; a < A; a++) {
-            const OptArc *arc = &sp->arcs[a];
-            if (arc->stmts[0] != i || !k->row[a].feasible || k->pruned[a]) continue;
-            int j = i + arc->count;
+        for (int q = sp->start_first[i]; q < sp->start_first[i + 1]; q++) {
+            int a = sp->start_arcs[q];
+            if (!k->row[a].feasible || k->pruned[a]) continue;
+            int j = i + sp->arcs[a].count;
             if (sl[j] + k->row[a].latency_s < sl[i]) sl[i] = sl[j] + k->row[a].latency_s;
             if (se[j] + k->row[a].energy_j < se[i]) se[i] = se[j] + k->row[a].energy_j;
         }
     for (int a = 0; a < A; a++) {
         if (k->pruned[a]) continue;
         const OptArc *arc = &sp->arcs[a];
-        int i = arc->stmts[0], j = i + arc->count;
+        int i = arc->pos, j = i + arc->count;
         double l = pl[i] + k->row[a].latency_s + sl[j];
         double e = pe[i] + k->row[a].energy_j + se[j];
         double v = obj == OBJ_ENERGY ? e : obj == OBJ_EDP ? l * e : l;
@@ -821,57 +719,143 @@ static void prune_arcs_by_bound(Arena *t, OptSpace *sp, Kept *k, Objective obj, 
 typedef struct Worker {
     const OptSpace *sp;
     OptEvalCtx ctx;
-    int from, to;  /* configurations */
-    int base;      /* first configuration of the batch */
-    OptCost *rows; /* batch rows, [k * A] */
-    bool *cut;     /* batch: cut by the bound */
-    Progress *pg;  /* the main thread's worker reports progress */
+    int from, to;   /* configurations */
+    int base;       /* first configuration of the batch */
+    OptCost *rows;  /* batch rows, [k * A] */
+    OptRow *status; /* batch: how each row was costed */
+    Progress *pg;   /* the main thread's worker reports progress */
     long total;
 } Worker;
 
 static void *worker_run(void *arg) {
     Worker *w = arg;
-    int A = w->sp->arc_count;
+    const OptSpace *sp = w->sp;
+    int A = sp->arc_count;
     for (int c = w->from; c < w->to; c++) {
         OptCost *row = w->rows + (size_t)(c - w->base) * (size_t)A;
+        /* a configuration started in time costs at least its statements
+         * alone (a partial row); none starts past the deadline */
+        if (sp->deadline > 0 && opt_now() > sp->deadline) {
+            w->status[c - w->base] = OPT_ROW_SKIPPED;
+            continue;
+        }
         memset(row, 0, sizeof(OptCost) * (size_t)A);
-        w->cut[c - w->base] = !opt_evaluate_config(w->sp, &w->ctx, c, row);
+        w->status[c - w->base] = opt_evaluate_config(sp, &w->ctx, c, row);
         if (w->pg) progress_eval(w->pg, c, w->total);
     }
     return NULL;
 }
 
-static void search_space(Search *se, Objective obj, double deadline, Progress *pg) {
+static int compare_kept(const void *a, const void *b) {
+    const Kept *x = *(Kept *const *)a, *y = *(Kept *const *)b;
+    if (x->bound != y->bound) return x->bound < y->bound ? -1 : 1;
+    return x < y ? -1 : x > y; /* stable: by place in the array */
+}
+
+/* The best `keep` kept configurations by bound, in their order. */
+static void keep_best(Search *se, long keep) {
+    if (se->nk <= keep) return;
+    Arena t = {0};
+    Kept **by = ARENA_ARRAY(&t, Kept *, se->nk);
+    for (int j = 0; j < se->nk; j++) by[j] = &se->kept[j];
+    qsort(by, (size_t)se->nk, sizeof *by, compare_kept);
+    for (long j = keep; j < se->nk; j++) by[j]->dropped = true;
+    arena_free_all(&t);
+}
+
+/* Drops the kept configurations that can no longer be chosen (dominated,
+ * outside the bound window) and, past twice the column budget, all but
+ * the best by bound (as the final filter would); their rows are reused. */
+static void compact_kept(Search *se, double incumbent) {
+    OptSpace *sp = se->sp;
+    long cols_per = sp->arc_count + 1;
+    int w = 0;
+    for (int j = 0; j < se->nk; j++) {
+        Kept *k = &se->kept[j];
+        if (!k->dropped && k->bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
+            k->dropped = true;
+            sp->pruned_bound++;
+        }
+    }
+    long keep = OPT_COLUMN_BUDGET / cols_per;
+    if (keep < 1) keep = 1;
+    long live = 0;
+    for (int j = 0; j < se->nk; j++) live += !se->kept[j].dropped;
+    if (live > keep) {
+        /* the dropped ones sort last: give them an infinite bound first */
+        for (int j = 0; j < se->nk; j++)
+            if (se->kept[j].dropped) se->kept[j].bound = INFINITY;
+        keep_best(se, keep);
+        sp->pruned_bound += live - keep;
+    }
+    for (int j = 0; j < se->nk; j++) {
+        Kept *k = &se->kept[j];
+        if (k->dropped) {
+            se->free_rows[se->free_count] = k->row;
+            se->free_pruned[se->free_count++] = k->pruned;
+            continue;
+        }
+        se->kept[w++] = *k;
+    }
+    se->nk = w;
+}
+
+static void search_space(Search *se, Objective obj, Progress *pg) {
     OptSpace *sp = se->sp;
     Arena *a = se->arena;
     int A = sp->arc_count;
-    se->kept = ARENA_ARRAY(a, Kept, sp->cfg_count + 1);
     se->nk = 0;
     se->least_ratio = INFINITY;
     se->least_cfg = -1;
+    if (sp->cfg_count == 0) return;
     double incumbent = INFINITY;
-    OptCost *batch = ARENA_ARRAY(a, OptCost, (size_t)OPT_BATCH * (size_t)A + 1);
+    int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
+    /* batch rows stay within an eighth of the budget */
+    size_t row_bytes = opt_mul((size_t)A, sizeof(OptCost));
+    int batch = OPT_BATCH;
+    while (batch > nthreads && opt_mul((size_t)batch, row_bytes) > sp->budget / 8) batch /= 2;
+    /* kept rows: at most about twice the column budget, then compacted */
+    long cols_per = A + 1;
+    long kept_max = 2 * OPT_COLUMN_BUDGET / cols_per + batch + 1;
+    if (kept_max > sp->cfg_count) kept_max = sp->cfg_count;
+    size_t pruned_bytes = (size_t)A + 1;
+    if (!opt_reserve(sp,
+                     opt_add(opt_add(opt_mul((size_t)batch + 1, row_bytes + sizeof(OptRow)),
+                                     opt_mul((size_t)kept_max + 1,
+                                             sizeof(Kept) + row_bytes + pruned_bytes + 16)),
+                             opt_mul((size_t)nthreads, opt_eval_ctx_need(sp))),
+                     "the costs of the configurations"))
+        return;
+    OptCost *rows = ARENA_ARRAY(a, OptCost, opt_mul((size_t)batch, (size_t)A) + 1);
+    OptRow *status = ARENA_ARRAY(a, OptRow, batch + 1);
+    se->kept_cap = (int)kept_max;
+    se->kept = ARENA_ARRAY(a, Kept, kept_max + 1);
+    se->free_rows = ARENA_ARRAY(a, OptCost *, kept_max + 1);
+    se->free_pruned = ARENA_ARRAY(a, bool *, kept_max + 1);
     bool *pruned = NULL;
     Arena tmp = {0};
     Worker workers[OPT_THREADS];
-    int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
-    bool *cut = ARENA_ARRAY(a, bool, OPT_BATCH + 1);
     for (int t = 0; t < nthreads; t++) {
         workers[t].sp = sp;
         opt_eval_ctx_init(&workers[t].ctx, sp);
         workers[t].ctx.objective = obj;
-        workers[t].rows = batch;
-        workers[t].cut = cut;
+        workers[t].rows = rows;
+        workers[t].status = status;
         workers[t].pg = t == 0 ? pg : NULL;
         workers[t].total = sp->cfg_count;
     }
-    for (int c0 = 0; c0 < sp->cfg_count; c0 += OPT_BATCH) {
-        if (deadline > 0 && opt_now() > deadline) {
+    for (int c0 = 0; c0 < sp->cfg_count; c0 += batch) {
+        if (opt_past_deadline(sp)) {
             se->timed_out = true;
             break;
         }
+        /* what the workers hold counts against the budget too */
+        sp->held = 0;
+        for (int t = 0; t < nthreads; t++)
+            sp->held = opt_add(sp->held, opt_eval_ctx_bytes(&workers[t].ctx));
+        if (!opt_reserve(sp, 0, "the costs of the configurations")) break;
         progress_eval(pg, c0, sp->cfg_count);
-        int c1 = c0 + OPT_BATCH < sp->cfg_count ? c0 + OPT_BATCH : sp->cfg_count;
+        int c1 = c0 + batch < sp->cfg_count ? c0 + batch : sp->cfg_count;
         int per = (c1 - c0 + nthreads - 1) / nthreads;
         pthread_t tid[OPT_THREADS];
         bool started[OPT_THREADS] = {false};
@@ -891,13 +875,20 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
                 worker_run(&workers[t]);
         }
         for (int c = c0; c < c1; c++) {
-            OptCost *row = batch + (size_t)(c - c0) * (size_t)A;
-            if (cut[c - c0]) {
+            OptCost *row = rows + (size_t)(c - c0) * (size_t)A;
+            OptRow st = status[c - c0];
+            if (st == OPT_ROW_SKIPPED) {
+                se->timed_out = true;
+                continue;
+            }
+            if (st == OPT_ROW_CUT) {
                 sp->pruned_bound++;
                 continue;
             }
             if (!pruned) pruned = ARENA_ARRAY(a, bool, A + 1);
-            memset(pruned, 0, sizeof(bool) * (size_t)A);
+            /* arcs the time limit left uncosted are no candidates */
+            for (int x = 0; x < A; x++) pruned[x] = row[x].uncosted;
+            if (st == OPT_ROW_PARTIAL) se->timed_out = true;
             Kept k = {c, row, pruned, 0, 0, 0, 0, false};
             prune_levels(sp, &k);
             arena_free_all(&tmp);
@@ -912,9 +903,9 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
                     int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
                     best_partition(&tmp, sp, row, NULL, 2, arcs);
                     double worst = -1;
-                    for (int st = 0; st < sp->S; st++) {
-                        if (arcs[st] < 0) continue;
-                        const OptCost *oc = &row[arcs[st]];
+                    for (int st2 = 0; st2 < sp->S; st2++) {
+                        if (arcs[st2] < 0) continue;
+                        const OptCost *oc = &row[arcs[st2]];
                         double rr = oc->feasible ? 0 : oc->need / oc->capacity;
                         if (rr > worst) {
                             worst = rr;
@@ -934,14 +925,14 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
                 best_partition(&tmp, sp, row, pruned, 0, pl);
                 best_partition(&tmp, sp, row, pruned, 1, pe);
                 double l1 = 0, e1 = 0, l2 = 0, e2 = 0;
-                for (int st = 0; st < sp->S; st++) {
-                    if (pl[st] >= 0) {
-                        l1 += row[pl[st]].latency_s;
-                        e1 += row[pl[st]].energy_j;
+                for (int st2 = 0; st2 < sp->S; st2++) {
+                    if (pl[st2] >= 0) {
+                        l1 += row[pl[st2]].latency_s;
+                        e1 += row[pl[st2]].energy_j;
                     }
-                    if (pe[st] >= 0) {
-                        l2 += row[pe[st]].latency_s;
-                        e2 += row[pe[st]].energy_j;
+                    if (pe[st2] >= 0) {
+                        l2 += row[pe[st2]].latency_s;
+                        e2 += row[pe[st2]].energy_j;
                     }
                 }
                 k.bound = k.best_lat * k.best_en;
@@ -979,10 +970,18 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
                 }
             }
             if (k.ub < incumbent) incumbent = k.ub;
-            k.row = ARENA_ARRAY(a, OptCost, A + 1);
+            if (se->nk == se->kept_cap) compact_kept(se, incumbent);
+            if (se->free_count > 0) {
+                k.row = se->free_rows[--se->free_count];
+                bool *fp = se->free_pruned[se->free_count];
+                memcpy(fp, pruned, sizeof(bool) * (size_t)A);
+                k.pruned = fp;
+            } else {
+                k.row = ARENA_ARRAY(a, OptCost, A + 1);
+                pruned = NULL; /* kept: the next configuration gets fresh flags */
+            }
             memcpy(k.row, row, sizeof(OptCost) * (size_t)A);
             se->kept[se->nk++] = k;
-            pruned = NULL; /* kept: the next configuration gets fresh flags */
         }
     }
     for (int t = 0; t < nthreads; t++) {
@@ -992,6 +991,7 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
         se->comp_hits += workers[t].ctx.comp_hits;
         opt_eval_ctx_free(&workers[t].ctx);
     }
+    sp->held = 0;
     arena_free_all(&tmp);
     /* the final bound filter, now that the incumbent is known */
     int w = 0;
@@ -1007,19 +1007,16 @@ static void search_space(Search *se, Objective obj, double deadline, Progress *p
     se->nk = w;
     /* keep the model within its column budget: drop the configurations
      * with the worst bounds (the best is always kept, so this is sound) */
-    long cols_per = A + 1;
     if ((long)se->nk * cols_per > OPT_COLUMN_BUDGET) {
         long keep = OPT_COLUMN_BUDGET / cols_per;
         if (keep < 1) keep = 1;
-        for (int i = 1; i < se->nk; i++) { /* insertion sort by bound */
-            Kept t = se->kept[i];
-            int j = i - 1;
-            while (j >= 0 && se->kept[j].bound > t.bound) {
-                se->kept[j + 1] = se->kept[j];
-                j--;
-            }
-            se->kept[j + 1] = t;
-        }
+        Kept **by = ARENA_ARRAY(&tmp, Kept *, se->nk);
+        for (int j = 0; j < se->nk; j++) by[j] = &se->kept[j];
+        qsort(by, (size_t)se->nk, sizeof *by, compare_kept);
+        Kept *sorted = ARENA_ARRAY(&tmp, Kept, keep);
+        for (long j = 0; j < keep; j++) sorted[j] = *by[j];
+        memcpy(se->kept, sorted, sizeof(Kept) * (size_t)keep);
+        arena_free_all(&tmp);
         sp->pruned_bound += se->nk - keep;
         se->nk = (int)keep;
     }
@@ -1071,24 +1068,34 @@ static IrMapping *relaxed_copy(Arena *a, const IrMapping *m, const OptDecision *
     return r;
 }
 
-static bool space_feasible(const IrMapping *m, double deadline) {
+/* Whether some mapping of the space fits; unknown when the clock or the
+ * budget stopped the search first. */
+typedef enum Feasibility { FEAS_NO, FEAS_YES, FEAS_UNKNOWN } Feasibility;
+
+static Feasibility space_feasible(const IrMapping *m, double deadline, size_t budget) {
     Arena a = {0};
-    OptSpace *sp = opt_space_build(&a, m, true, deadline, OPT_CONFIG_LIMIT);
-    bool ok = false;
-    OptCost *row = ARENA_ARRAY(&a, OptCost, sp->arc_count + 1);
+    OptSpace *sp = opt_space_build(&a, m, true, deadline, budget, OPT_CONFIG_LIMIT);
+    bool ok = false, unknown = sp->truncated;
+    if (!unknown &&
+        !opt_reserve(sp, opt_mul((size_t)sp->arc_count + 1, sizeof(OptCost)), "the explanation"))
+        unknown = true;
+    OptCost *row = unknown ? NULL : ARENA_ARRAY(&a, OptCost, sp->arc_count + 1);
     OptEvalCtx ctx;
     opt_eval_ctx_init(&ctx, sp);
-    for (int c = 0; c < sp->cfg_count && !ok; c++) {
-        if (deadline > 0 && opt_now() > deadline) break;
+    for (int c = 0; c < sp->cfg_count && !ok && !unknown; c++) {
+        if (opt_past_deadline(sp)) {
+            unknown = true;
+            break;
+        }
         memset(row, 0, sizeof(OptCost) * (size_t)sp->arc_count);
-        opt_evaluate_config(sp, &ctx, c, row);
+        if (opt_evaluate_config(sp, &ctx, c, row) == OPT_ROW_PARTIAL) unknown = true;
         Arena t = {0};
         ok = best_partition(&t, sp, row, NULL, 0, NULL) < INFINITY;
         arena_free_all(&t);
     }
     opt_eval_ctx_free(&ctx);
     arena_free_all(&a);
-    return ok;
+    return ok ? FEAS_YES : unknown ? FEAS_UNKNOWN : FEAS_NO;
 }
 
 static const char *bytes_text(Arena *a, double b) {
@@ -1111,7 +1118,8 @@ static const char *decision_text(Arena *a, const IrMapping *m, const OptDecision
     return "";
 }
 
-static void explain_infeasible(Program *p, IrMapping *m, Search *se, double deadline) {
+static void explain_infeasible(Program *p, IrMapping *m, Search *se, double deadline,
+                               size_t budget) {
     Arena *a = p->arena;
     int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
     int L = m->arch->level_count;
@@ -1122,12 +1130,13 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
         for (int i = 0; i < I; i++)
             if (m->tile.size[l * I + i] >= 1)
                 dec[nd++] = (OptDecision){OD_TILE, l, i, -1, m->tile.span[l * I + i]};
+    int split_first = nd; /* one decision per `spatial` assignment: few */
     if (m->spatial.split && !m->spatial.whole_hole)
         for (int k = 0; k < S * D; k++) {
             if (m->spatial.split[k] < 0) continue;
             Span s = m->spatial.split_span[k];
             bool seen = false;
-            for (int j = 0; j < nd; j++)
+            for (int j = split_first; j < nd && !seen; j++)
                 if (dec[j].kind == OD_SPLIT && dec[j].span.file == s.file &&
                     dec[j].span.start == s.start && dec[j].span.end == s.end)
                     seen = true;
@@ -1144,14 +1153,21 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
     }
     bool *keep = ARENA_ARRAY(a, bool, nd + 1);
     for (int d = 0; d < nd; d++) keep[d] = false;
-    bool arch_alone = !space_feasible(relaxed_copy(a, m, dec, nd, keep), deadline);
+    /* the time limit and the budget bound the explanation too: when they
+     * stop it, the decisions not yet examined stay in the set */
+    bool cut = false;
+    Feasibility all = space_feasible(relaxed_copy(a, m, dec, nd, keep), deadline, budget);
+    bool arch_alone = all == FEAS_NO;
+    if (all == FEAS_UNKNOWN) cut = true;
     for (int d = 0; d < nd; d++) keep[d] = true;
     if (!arch_alone)
         /* deletion filter: drop every decision whose removal keeps the
          * space infeasible; what stays is a smallest conflicting set */
-        for (int d = 0; d < nd; d++) {
+        for (int d = 0; d < nd && !cut; d++) {
             keep[d] = false;
-            if (space_feasible(relaxed_copy(a, m, dec, nd, keep), deadline)) keep[d] = true;
+            Feasibility f = space_feasible(relaxed_copy(a, m, dec, nd, keep), deadline, budget);
+            if (f != FEAS_NO) keep[d] = true;
+            if (f == FEAS_UNKNOWN) cut = true;
         }
     const OptCost *lc = &se->least_cost;
     const char *mem = lc->memory >= 0 ? m->arch->memories[lc->memory].name : "a memory";
@@ -1180,10 +1196,17 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
             if (keep[d])
                 diag_label(g, p->diags, dec[d].span, "%s conflicts with it",
                            decision_text(a, m, &dec[d]));
-        diag_note(g, p->diags,
-                  "%d decision%s of this mapping conflict%s: relaxing any one of them (a hole "
-                  "`?` lets the optimizer choose) makes the space feasible",
-                  count, count == 1 ? "" : "s", count == 1 ? "s" : "");
+        if (cut)
+            diag_note(g, p->diags,
+                      "%d decision%s of this mapping conflict%s; the time limit or the memory "
+                      "budget stopped the search for a smallest conflicting set, so some of "
+                      "them may not take part",
+                      count, count == 1 ? "" : "s", count == 1 ? "s" : "");
+        else
+            diag_note(g, p->diags,
+                      "%d decision%s of this mapping conflict%s: relaxing any one of them (a "
+                      "hole `?` lets the optimizer choose) makes the space feasible",
+                      count, count == 1 ? "" : "s", count == 1 ? "s" : "");
     }
     if (lc->memory >= 0) {
         const IrMemory *mm = &m->arch->memories[lc->memory];
@@ -1195,44 +1218,22 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
 
 /* ------------------------------------------------------ entry point */
 
-/* Complete mappings of the space: configurations x partitions. */
-static double count_partitions(const OptSpace *sp, bool *covered) {
-    int st = 0;
-    while (st < sp->S && covered[st]) st++;
-    if (st == sp->S) return 1;
-    double n = 0;
-    int A = sp->arc_count;
-    for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
-        const OptArc *a = &sp->arcs[sp->stmt_arcs[st * (A + 1) + k]];
-        bool ok = true;
-        for (int q = 0; q < a->count; q++)
-            if (covered[a->stmts[q]]) ok = false;
-        if (!ok) continue;
-        for (int q = 0; q < a->count; q++) covered[a->stmts[q]] = true;
-        n += count_partitions(sp, covered);
-        for (int q = 0; q < a->count; q++) covered[a->stmts[q]] = false;
-    }
-    return n;
-}
-
+/* Complete mappings of the space: configurations x partitions (paths over
+ * the positions). */
 static double space_size(Arena *a, const OptSpace *sp) {
-    if (space_is_runs(sp)) { /* paths over positions */
-        double *ways = ARENA_ARRAY(a, double, sp->S + 1);
-        ways[sp->S] = 1;
-        for (int i = sp->S - 1; i >= 0; i--)
-            for (int x = 0; x < sp->arc_count; x++)
-                if (sp->arcs[x].stmts[0] == i) ways[i] += ways[i + sp->arcs[x].count];
-        return sp->enumerated * ways[0];
-    }
-    bool *covered = ARENA_ARRAY(a, bool, sp->S + 1);
-    return sp->enumerated * count_partitions(sp, covered);
+    if (sp->cfg_count == 0) return 0;
+    double *ways = ARENA_ARRAY(a, double, sp->S + 1);
+    ways[sp->S] = 1;
+    for (int i = sp->S - 1; i >= 0; i--)
+        for (int q = sp->start_first[i]; q < sp->start_first[i + 1]; q++)
+            ways[i] += ways[i + sp->arcs[sp->start_arcs[q]].count];
+    return sp->enumerated * ways[0];
 }
 
 static void record(SolverReport *r, const OptSpace *sp, const Model *md, int nk) {
-    long cand = 0;
     (void)nk;
-    cand = (long)sp->enumerated * sp->arc_count;
-    r->candidates = cand;
+    double cand = sp->enumerated * sp->arc_count;
+    r->candidates = cand < 9e18 ? (long)cand : LONG_MAX;
     r->rows = md ? md->nrows : 0;
     r->columns = md ? md->ncols : 0;
 }
@@ -1258,6 +1259,75 @@ static void solve_with_retry(Arena *a, Program *p, const OptSpace *sp, Kept *kep
             set_rh(md->lp, md->energy_row, energy_cap / md->escale * (1 + 1e-9) + 1e-12);
         solve_model(a, sp, kept, nk, md, pg, best, known);
         if (best->have || (best->status != NUMFAILURE && best->status != ACCURACYERROR)) return;
+    }
+}
+
+/* Bytes lp_solve would take for the model of the kept configurations:
+ * about 64 per nonzero (matrix, presolve copies) and 320 per column and
+ * row (bounds, names, hash). */
+static size_t model_bytes(const OptSpace *sp, const Search *se) {
+    double nz = 0, cols = sp->arc_count, rows = 1;
+    for (int k = 0; k < se->nk; k++) {
+        cols += 1;
+        rows += sp->S;
+        for (int x = 0; x < sp->arc_count; x++)
+            if (!se->kept[k].pruned[x]) {
+                cols += 1;
+                nz += sp->arcs[x].count + 6;
+                rows += se->kept[k].row[x].feasible ? 0 : 1;
+            }
+    }
+    rows += 4.0 * sp->arc_count;
+    double bytes = 64 * nz + 320 * (cols + rows);
+    return bytes < 1e18 ? (size_t)bytes : SIZE_MAX;
+}
+
+/* The frontier point (L*, E*) of least product over the kept
+ * configurations (exact bi-objective shortest paths); returns L* x E*. */
+static double edp_frontier(const OptSpace *sp, const Search *se, double *bl, double *be) {
+    double bp = INFINITY;
+    for (int k = 0; k < se->nk; k++) {
+        Arena t = {0};
+        Labels *at = pareto_front(&t, sp, &se->kept[k]);
+        const Labels *f = &at[sp->S];
+        for (int q = 0; q < f->n; q++)
+            if (f->l[q] * f->e[q] < bp) {
+                bp = f->l[q] * f->e[q];
+                *bl = f->l[q];
+                *be = f->e[q];
+            }
+        arena_free_all(&t);
+    }
+    return bp;
+}
+
+/* Fills the holes of m with the chosen configuration and partition and
+ * checks the model's numbers against the cost model. */
+static void finish(Program *p, IrMapping *m, const OptSpace *sp, const Search *se,
+                   const SolveOut *best, Objective obj, SolverReport *report, double t0) {
+    if (getenv("CMTC_OPT_STATS"))
+        fprintf(stderr,
+                "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
+                "hits, %ld implied, %ld cut without lowering; pruned: arcs %ld, "
+                "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %ld rows %ld "
+                "columns; %.3f s\n",
+                m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
+                se->memo_hits, se->implied, se->comp_hits, sp->pruned_arcs, sp->pruned_capacity,
+                sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se->nk, report->rows,
+                report->columns, opt_now() - t0);
+    const Kept *k = &se->kept[best->kept];
+    opt_apply(p->arena, sp, m, k->cfg, best->arcs, best->arc_count);
+    EvalResult ev;
+    double rep = m->repeat > 0 ? (double)m->repeat : 1;
+    if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
+        double model = objective_of(obj, best->lat * rep, best->en * rep);
+        double real = objective_of(obj, ev.latency_s, ev.energy_j);
+        report->objective = real;
+        if (fabs(model - real) > 1e-6 * fabs(real) + 1e-300)
+            diag_warning(p->diags, config_span(m), "E0379",
+                         "the optimizer's model of %s gives %s %.6g but the cost model gives "
+                         "%.6g: the mapping may not be optimal",
+                         m->name, objective_name(obj), model, real);
     }
 }
 
@@ -1291,28 +1361,34 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
             return false;
         }
     }
+    /* lowering needs an arch the schedule IR can hold (the language
+     * server calls here without compile's check) */
+    if (report_unsupported(p, m)) {
+        report->status = SOLVER_FAILED;
+        return false;
+    }
     if (opts && opts->exhaustive) return opt_exhaustive(p, m, opts, report);
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
     Progress pg = {isatty(2) != 0, t0, 0, m->name, 1, "s", deadline};
     Arena arena = {0};
-    OptSpace *sp = opt_space_build(&arena, m, true, deadline, OPT_CONFIG_LIMIT);
+    size_t budget = opt_budget_bytes();
+    OptSpace *sp = opt_space_build(&arena, m, true, deadline, budget, OPT_CONFIG_LIMIT);
     report->method = obj == OBJ_EDP ? "milp, edp frontier" : "milp";
-    if (sp->truncated && !(deadline > 0 && opt_now() > deadline)) {
-        diag_error(p->diags, config_span(m), "E0373",
-                   "the space of mapping %s has more than %ld configurations of splits, tiles "
-                   "and orders",
-                   m->name, OPT_CONFIG_LIMIT);
+    Search se = {0};
+    se.arena = &arena;
+    se.sp = sp;
+    if (sp->stop == OPT_STOP_NONE || sp->stop == OPT_STOP_TIME) search_space(&se, obj, &pg);
+    /* the limit on configurations and the memory budget are errors; the
+     * time limit gives the best mapping found in time */
+    if (opt_report_stop(p, sp, config_span(m), OPT_CONFIG_LIMIT)) {
+        progress_clear(&pg);
         report->status = SOLVER_FAILED;
         report->seconds = opt_now() - t0;
         arena_free_all(&arena);
         return false;
     }
-    Search se = {0};
-    se.arena = &arena;
-    se.sp = sp;
-    search_space(&se, obj, deadline, &pg);
     bool timed_out = se.timed_out || sp->truncated;
     report->space = space_size(&arena, sp);
     report->configurations = se.nk;
@@ -1326,11 +1402,46 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
                        opts->time_limit_s, m->name);
             report->status = SOLVER_TIME_LIMIT;
         } else {
-            explain_infeasible(p, m, &se, deadline > 0 ? deadline + 30 : 0);
+            size_t held = arena.used_total;
+            explain_infeasible(p, m, &se, deadline, budget > held ? budget - held : 0);
             report->status = SOLVER_FAILED;
         }
         arena_free_all(&arena);
         return false;
+    }
+    /* past the deadline, or a model past the budget: the shortest paths
+     * of section 3 give the best mapping of what was costed */
+    if (opt_past_deadline(sp) || !opt_reserve(sp, model_bytes(sp, &se), "the MILP model")) {
+        SolveOut best;
+        bool over = sp->stop == OPT_STOP_BUDGET;
+        if (obj == OBJ_EDP) {
+            double bl = INFINITY, be = INFINITY;
+            edp_frontier(sp, &se, &bl, &be);
+            dp_edp_solution(&arena, sp, se.kept, se.nk, bl, be, &best);
+        } else {
+            dp_solution(&arena, sp, se.kept, se.nk, obj, &best);
+        }
+        report->method =
+            over ? "shortest path (model past the memory budget)" : "shortest path (time limit)";
+        progress_clear(&pg);
+        report->seconds = opt_now() - t0;
+        record(report, sp, NULL, se.nk);
+        if (!best.have) {
+            diag_error(p->diags, config_span(m), "E0371",
+                       "time limit of %g s reached before any mapping of %s that fits was found",
+                       opts ? opts->time_limit_s : 0, m->name);
+            report->status = SOLVER_TIME_LIMIT;
+            arena_free_all(&arena);
+            return false;
+        }
+        finish(p, m, sp, &se, &best, obj, report, t0);
+        /* exact over the configurations kept, which were all that were
+         * costed unless the time ran out */
+        bool exact = over && !timed_out;
+        report->status = exact ? SOLVER_OPTIMAL : SOLVER_TIME_LIMIT;
+        report->gap = exact ? 0 : 1;
+        arena_free_all(&arena);
+        return true;
     }
     Model md;
     if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
@@ -1394,20 +1505,8 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
          * bi-objective shortest paths); the least product is a frontier
          * point (L*, E*).  The MILP then minimises latency with energy
          * <= E*: its optimum is L*, where branch and bound stops. */
-        double bl = INFINITY, be = INFINITY, bp = INFINITY;
-        for (int k = 0; k < se.nk; k++) {
-            Arena t = {0};
-            int np = 0;
-            double *fl = NULL, *fe = NULL;
-            pareto_front(&t, sp, &se.kept[k], &fl, &fe, &np);
-            for (int q = 0; q < np; q++)
-                if (fl[q] * fe[q] < bp) {
-                    bp = fl[q] * fe[q];
-                    bl = fl[q];
-                    be = fe[q];
-                }
-            arena_free_all(&t);
-        }
+        double bl = INFINITY, be = INFINITY;
+        double bp = edp_frontier(sp, &se, &bl, &be);
         if (bp < INFINITY) {
             solve_with_retry(&arena, p, sp, se.kept, se.nk, obj, &md, &pg, &best, bl / md.tscale,
                              be);
@@ -1440,31 +1539,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
         arena_free_all(&arena);
         return false;
     }
-    if (getenv("CMTC_OPT_STATS"))
-        fprintf(stderr,
-                "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
-                "hits, %ld implied, %ld cut without lowering; pruned: arcs %ld, "
-                "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %d rows %d "
-                "columns; %.3f s\n",
-                m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
-                se.memo_hits, se.implied, se.comp_hits, sp->pruned_arcs, sp->pruned_capacity,
-                sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se.nk, md.nrows, md.ncols,
-                opt_now() - t0);
-    /* fill the holes and check the model against the cost model */
-    Kept *k = &se.kept[best.kept];
-    opt_apply(p->arena, sp, m, k->cfg, best.arcs, best.arc_count);
-    EvalResult ev;
-    double rep = m->repeat > 0 ? (double)m->repeat : 1;
-    if (evaluate_mapping(m, &ev) == EVAL_OK) {
-        double model = objective_of(obj, best.lat * rep, best.en * rep);
-        double real = objective_of(obj, ev.latency_s, ev.energy_j);
-        report->objective = real;
-        if (fabs(model - real) > 1e-6 * fabs(real) + 1e-300)
-            diag_warning(p->diags, config_span(m), "E0379",
-                         "the optimizer's model of %s gives %s %.6g but the cost model gives "
-                         "%.6g: the mapping may not be optimal",
-                         m->name, objective_name(obj), model, real);
-    }
+    finish(p, m, sp, &se, &best, obj, report, t0);
     if (timed_out || limit_hit) {
         report->status = SOLVER_TIME_LIMIT;
         report->gap = timed_out ? 1 : gap;

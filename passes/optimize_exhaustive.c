@@ -32,6 +32,7 @@ typedef struct Ex {
     double least_excess;
     SolverReport *r;
     long list_cap;
+    size_t list_bytes, list_limit; /* the list stops at a share of the budget */
 } Ex;
 
 static void visit(Ex *ex, int c) {
@@ -41,7 +42,7 @@ static void visit(Ex *ex, int c) {
     *full = *ex->m;
     opt_apply(&scratch, sp, full, c, ex->path, ex->path_len);
     EvalResult ev;
-    EvalStatus st = evaluate_mapping(full, &ev);
+    EvalStatus st = evaluate_mapping(full, NULL, &ev);
     ex->evaluated++;
     if (st == EVAL_OK) {
         double v = ev.latency_s;
@@ -57,7 +58,8 @@ static void visit(Ex *ex, int c) {
         if (!ev.feasible && ev.worst_excess_bytes < ex->least_excess)
             ex->least_excess = ev.worst_excess_bytes;
         SolverReport *r = ex->r;
-        if (r->evaluated_count < EXHAUSTIVE_LIST_LIMIT) {
+        if (r->evaluated_count < EXHAUSTIVE_LIST_LIMIT && ex->list_bytes < ex->list_limit) {
+            size_t before = ex->p->arena->used_total;
             if (r->evaluated_count == ex->list_cap) {
                 long ncap = ex->list_cap ? ex->list_cap * 2 : 256;
                 r->evaluated = arena_realloc(ex->p->arena, r->evaluated,
@@ -70,6 +72,7 @@ static void visit(Ex *ex, int c) {
             opt_apply(ex->p->arena, sp, keep, c, ex->path, ex->path_len);
             r->evaluated[r->evaluated_count++] =
                 (SolverEvaluated){keep, ev.latency_s, ev.energy_j, ev.feasible};
+            ex->list_bytes += ex->p->arena->used_total - before;
         }
     }
     arena_free_all(&scratch);
@@ -88,15 +91,14 @@ static void partitions(Ex *ex, int c) {
         visit(ex, c);
         return;
     }
-    int A = sp->arc_count;
-    for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0 && !ex->stopped; k++) {
-        const OptArc *a = &sp->arcs[sp->stmt_arcs[st * (A + 1) + k]];
+    for (size_t k = sp->stmt_arc_first[st]; k < sp->stmt_arc_first[st + 1] && !ex->stopped; k++) {
+        const OptArc *a = &sp->arcs[sp->stmt_arcs[k]];
         bool ok = true;
         for (int q = 0; q < a->count; q++)
             if (ex->covered[a->stmts[q]]) ok = false;
         if (!ok) continue;
         for (int q = 0; q < a->count; q++) ex->covered[a->stmts[q]] = true;
-        ex->path[ex->path_len++] = sp->stmt_arcs[st * (A + 1) + k];
+        ex->path[ex->path_len++] = sp->stmt_arcs[k];
         partitions(ex, c);
         ex->path_len--;
         for (int q = 0; q < a->count; q++) ex->covered[a->stmts[q]] = false;
@@ -108,7 +110,15 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
     Arena arena = {0};
-    OptSpace *sp = opt_space_build(&arena, m, false, deadline, 0);
+    size_t budget = opt_budget_bytes();
+    OptSpace *sp = opt_space_build(&arena, m, false, deadline, budget, 0);
+    report->method = "exhaustive";
+    if (opt_report_stop(p, sp, m->decl ? m->decl->span : SPAN_NONE, 0)) {
+        report->status = SOLVER_FAILED;
+        report->seconds = opt_now() - t0;
+        arena_free_all(&arena);
+        return false;
+    }
     Ex ex = {0};
     ex.p = p;
     ex.m = m;
@@ -120,7 +130,7 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
     ex.best_path = ARENA_ARRAY(&arena, int, sp->S + 1);
     ex.covered = ARENA_ARRAY(&arena, bool, sp->S + 1);
     ex.least_excess = INFINITY;
-    report->method = "exhaustive";
+    ex.list_limit = budget / 4;
     for (int c = 0; c < sp->cfg_count && !ex.stopped; c++) partitions(&ex, c);
     bool cut = ex.stopped || sp->truncated;
     report->seconds = opt_now() - t0;
@@ -135,12 +145,19 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
                        opts->time_limit_s, m->name, ex.evaluated);
             report->status = SOLVER_TIME_LIMIT;
         } else {
+            Span at = m->decl ? m->decl->span : SPAN_NONE;
+            /* no capacity excess to name when none was evaluated or what
+             * failed was a missing compute unit */
             Diag *d =
-                diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0370",
-                           "none of the %ld mappings of %s fits `%s`: the closest "
-                           "exceeds a capacity by %s",
-                           ex.evaluated, m->name, m->arch->name,
-                           unit_format(p->arena, ex.least_excess, (UnitDim){BU_BYTE, BU_NONE}));
+                isfinite(ex.least_excess) && ex.least_excess > 0
+                    ? diag_error(
+                          p->diags, at, "E0370",
+                          "none of the %ld mappings of %s fits `%s`: the closest "
+                          "exceeds a capacity by %s",
+                          ex.evaluated, m->name, m->arch->name,
+                          unit_format(p->arena, ex.least_excess, (UnitDim){BU_BYTE, BU_NONE}))
+                    : diag_error(p->diags, at, "E0370", "none of the %ld mappings of %s fits `%s`",
+                                 ex.evaluated, m->name, m->arch->name);
             diag_help(d, p->diags, "run without --exhaustive to see which decisions conflict");
             report->status = SOLVER_FAILED;
         }

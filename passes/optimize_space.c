@@ -1,9 +1,13 @@
 /* optimize_space.c — the space of a mapping with holes: split tables,
  * tile values, loop orders (configurations) and fusion arcs; scratch
- * mappings for evaluation; per-arc costs read from the lowering itself. */
+ * mappings for evaluation; per-arc costs read from the lowering itself.
+ * Every structure here is sized to the op, the arch and the mapping; every
+ * loop whose length grows with them checks the clock, and every growing
+ * allocation is checked against the memory budget first. */
 #include "passes/optimize.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 double opt_now(void) {
@@ -12,6 +16,78 @@ double opt_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ------------------------------------------------------------- limits */
+
+size_t opt_budget_bytes(void) {
+    const char *env = getenv("CMTC_OPT_BUDGET_MB");
+    if (env && *env) {
+        char *end;
+        double mb = strtod(env, &end);
+        if (!*end && mb >= 1 && mb < 1e9) return (size_t)(mb * 1048576.0);
+    }
+    return OPT_BUDGET_BYTES;
+}
+
+bool opt_reserve(OptSpace *sp, size_t more, const char *phase) {
+    if (sp->stop == OPT_STOP_BUDGET) return false;
+    size_t total = opt_add(opt_add(sp->arena->used_total, sp->held), more);
+    if (total <= sp->budget) return true;
+    sp->stop = OPT_STOP_BUDGET;
+    sp->truncated = true;
+    sp->phase = phase;
+    sp->wanted = 0; /* a growing phase: its own total is not known */
+    return false;
+}
+
+bool opt_past_deadline(OptSpace *sp) {
+    if (!(sp->deadline > 0) || opt_now() <= sp->deadline) return false;
+    if (sp->stop == OPT_STOP_NONE) sp->stop = OPT_STOP_TIME;
+    sp->truncated = true;
+    return true;
+}
+
+bool opt_report_stop(Program *p, const OptSpace *sp, Span where, long config_limit) {
+    if (sp->stop == OPT_STOP_BUDGET) {
+        Arena *a = p->arena;
+        UnitDim bytes = {BU_BYTE, BU_NONE};
+        const char *budget = unit_format(a, (double)sp->budget, bytes);
+        Diag *d =
+            sp->wanted > 0
+                ? diag_error(p->diags, where, "E0380",
+                             "the optimizer's memory budget of %s is too small for mapping "
+                             "%s: %s would take %s",
+                             budget, sp->m->name, sp->phase, unit_format(a, sp->wanted, bytes))
+                : diag_error(p->diags, where, "E0380",
+                             "the optimizer's memory budget of %s is too small for mapping "
+                             "%s: it ran out while storing %s",
+                             budget, sp->m->name, sp->phase);
+        diag_help(d, p->diags,
+                  "fix some holes (a `fuse` line for some statements, a tile size, a split) or "
+                  "raise the budget with CMTC_OPT_BUDGET_MB");
+        return true;
+    }
+    if (sp->stop == OPT_STOP_LIMIT) {
+        diag_error(p->diags, where, "E0373",
+                   "the space of mapping %s has more than %ld configurations of splits, tiles "
+                   "and orders",
+                   sp->m->name, config_limit);
+        return true;
+    }
+    return false;
+}
+
+/* Grows an arena array of `count` elements of `size` bytes to hold one
+ * more, doubling; false (the budget) when it may not. */
+static bool grow(OptSpace *sp, void **items, int count, int *cap, size_t size, const char *phase) {
+    if (count < *cap) return true;
+    if (*cap > INT32_MAX / 2) return opt_reserve(sp, SIZE_MAX, phase);
+    int ncap = *cap ? *cap * 2 : 16;
+    size_t bytes = opt_mul((size_t)ncap, size);
+    if (!opt_reserve(sp, bytes, phase)) return false;
+    *items = arena_realloc(sp->arena, *items, opt_mul((size_t)*cap, size), bytes);
+    *cap = ncap;
+    return true;
+}
 /* ------------------------------------------------------------ splits */
 
 static bool dim_outside_level(const IrArch *a, int d, int level) {
@@ -39,12 +115,20 @@ static int64_t split_between(const OptSpace *sp, const int *split, int st, int o
     return p;
 }
 
+/* Every index a statement splits is divided by the product of its dims. */
 static bool split_divides(const OptSpace *sp, const int *split) {
-    for (int st = 0; st < sp->S; st++)
-        for (int i = 0; i < sp->I; i++) {
+    for (int st = 0; st < sp->S; st++) {
+        const int *row = split + (size_t)st * (size_t)sp->D;
+        for (int d = 0; d < sp->D; d++) {
+            int i = row[d];
+            if (i < 0) continue;
+            bool first = true; /* each index once per statement */
+            for (int e = 0; e < d; e++)
+                if (row[e] == i) first = false;
+            if (!first) continue;
             int64_t parts = 1;
-            for (int d = 0; d < sp->D; d++)
-                if (split[st * sp->D + d] == i) parts *= sp->arch->dims[d].size;
+            for (int e = d; e < sp->D; e++)
+                if (row[e] == i) parts *= sp->arch->dims[e].size;
             if (parts > 1 && sp->op->indices[i].extent % parts != 0) return false;
             /* a given tile covers whole shares of the split inside its
              * level, and divides the share of the one outside it */
@@ -56,106 +140,160 @@ static bool split_divides(const OptSpace *sp, const int *split) {
                 if (share % t) return false;
             }
         }
+    }
     return true;
 }
 
-/* The options of one dim: sets of indices no hole statement uses two of. */
+/* The options of one dim: sets of indices no hole statement uses two of,
+ * each alone or with a fallback index. */
 typedef struct DimOptions {
     int count, cap;
-    unsigned *sets; /* bit i: index i */
+    size_t words;   /* per set: opt_words(I) */
+    uint64_t *sets; /* count sets of `words` words; bit i: index i */
     int *fallback;  /* index split by the statements that use none of the
                        set, or -1 (sequence parallelism beside Megatron) */
+    int fb_cap;
 } DimOptions;
 
-static DimOptions dim_options(Arena *a, const OptSpace *sp, int d) {
-    DimOptions o = {0, 0, NULL, NULL};
-    int I = sp->I;
-    unsigned used_by_hole = 0;
-    if (I > 32) I = 32; /* the optimizer splits the first 32 indices only */
-    for (int st = 0; st < sp->S; st++)
-        if (sp->split_hole[st * sp->D + d])
-            for (int i = 0; i < I; i++)
-                if (ir_stmt_uses_index(&sp->op->stmts[st], i)) {
-                    int allow = sp->split_allowed[st * sp->D + d];
-                    if (allow < 0 || allow == i) used_by_hole |= 1u << i;
-                }
-    int bits = __builtin_popcount(used_by_hole);
-    /* every subset of the indices the holes may take; past 16 of them,
-     * the sets of at most two (the space would be too large anyway) */
-    size_t cap = bits <= 16 ? (size_t)1 << bits : (size_t)(1 + bits + bits * bits);
+/* Depth-first enumeration of the valid sets of one dim. */
+typedef struct SetWalk {
+    OptSpace *sp;
+    int d;
+    DimOptions *o;
+    int *cand, ncand;        /* candidate indices, ascending */
+    int *users, *user_first; /* hole statements using candidate k:
+                                users[user_first[k] .. user_first[k+1]) */
+    int *used;               /* [S]: indices of the set the statement uses */
+    uint64_t *set;           /* the set being built */
+    int set_size;
+    bool *fb_ok; /* [I]: scratch for the fallbacks of one set */
+    long limit;  /* options past which the dim stops (0: none) */
+    long steps;
+} SetWalk;
 
-    /* candidate sets: submasks, or (past 16 indices) pairs and singles */
-    unsigned *cand = ARENA_ARRAY(a, unsigned, cap + 1);
-    size_t nc = 0;
-    if (bits <= 16) {
-        for (unsigned set = used_by_hole;; set = (set - 1) & used_by_hole) {
-            cand[nc++] = set;
-            if (set == 0) break;
+/* Records the current set: first with each fallback index, the highest
+ * first, then alone (the order the enumeration always had). */
+static void emit_set(SetWalk *w) {
+    OptSpace *sp = w->sp;
+    DimOptions *o = w->o;
+    int D = sp->D, I = sp->I;
+    memset(w->fb_ok, 0, sizeof(bool) * (size_t)I);
+    if (w->set_size >= 2)
+        for (int st = 0; st < sp->S; st++) {
+            if (!sp->split_hole[st * D + w->d] || w->used[st] > 0) continue;
+            const IrStmt *is = &sp->op->stmts[st];
+            int idx[2 * IR_MAX_RANK];
+            int n = ir_stmt_indices(is, idx);
+            int allow = sp->split_allowed[st * D + w->d];
+            for (int q = 0; q < n; q++)
+                if (!bits_has(w->set, idx[q]) && (allow < 0 || allow == idx[q]))
+                    w->fb_ok[idx[q]] = true;
         }
-    } else {
-        for (int i = I - 1; i >= 0; i--)
-            for (int j = i - 1; j >= 0; j--)
-                if ((used_by_hole >> i & 1u) && (used_by_hole >> j & 1u))
-                    cand[nc++] = 1u << i | 1u << j;
-        for (int i = I - 1; i >= 0; i--)
-            if (used_by_hole >> i & 1u) cand[nc++] = 1u << i;
-        cand[nc++] = 0;
+    for (int fb = I; fb >= -1; fb--) {
+        if (fb == I || (fb >= 0 && !w->fb_ok[fb])) continue;
+        if (w->limit > 0 && o->count >= w->limit) {
+            sp->stop = OPT_STOP_LIMIT;
+            sp->truncated = true;
+            return;
+        }
+        if (!grow(sp, (void **)&o->sets, o->count, &o->cap, o->words * sizeof(uint64_t),
+                  "the split options") ||
+            !grow(sp, (void **)&o->fallback, o->count, &o->fb_cap, sizeof(int),
+                  "the split options"))
+            return;
+        memcpy(o->sets + (size_t)o->count * o->words, w->set, o->words * sizeof(uint64_t));
+        o->fallback[o->count++] = fb;
     }
-    for (size_t ci = 0; ci < nc; ci++) {
-        unsigned set = cand[ci];
-        bool ok = true;
-        for (int st = 0; st < sp->S && ok; st++) {
-            if (!sp->split_hole[st * sp->D + d]) continue;
-            int n = 0;
-            for (int i = 0; i < I; i++)
-                if ((set >> i & 1u) && ir_stmt_uses_index(&sp->op->stmts[st], i)) {
-                    n++;
-                    int allow = sp->split_allowed[st * sp->D + d];
-                    if (allow >= 0 && allow != i) ok = false;
-                }
-            if (n > 1) ok = false;
-        }
-        if (!ok) continue;
-        /* the set alone, then, for a set of several indices (a Megatron
-         * assignment), with each fallback index: statements that use none
-         * of the set split that index instead */
-        for (int fb = -1; fb < I; fb++) {
-            if (fb >= 0 && (__builtin_popcount(set) < 2 || (set >> fb & 1u))) continue;
-            if (fb >= 0) {
-                bool some = false;
-                for (int st = 0; st < sp->S && !some; st++) {
-                    if (!sp->split_hole[st * sp->D + d]) continue;
-                    const IrStmt *is = &sp->op->stmts[st];
-                    bool uses_set = false;
-                    for (int i = 0; i < I; i++)
-                        if ((set >> i & 1u) && ir_stmt_uses_index(is, i)) uses_set = true;
-                    int allow = sp->split_allowed[st * sp->D + d];
-                    if (!uses_set && ir_stmt_uses_index(is, fb) && (allow < 0 || allow == fb))
-                        some = true;
-                }
-                if (!some) continue;
+}
+
+/* Candidates k-1 .. 0 are still open; the set is built from the highest
+ * candidate down, leaving an index out before taking it in, so sets come
+ * in increasing order of their bits (the empty set, no split, first). */
+static void walk_sets(SetWalk *w, int k) {
+    OptSpace *sp = w->sp;
+    if (sp->truncated) return;
+    if ((++w->steps & 4095) == 0 && opt_past_deadline(sp)) return;
+    if (k == 0) {
+        emit_set(w);
+        return;
+    }
+    int c = w->cand[k - 1];
+    walk_sets(w, k - 1);
+    bool ok = true;
+    for (int u = w->user_first[k - 1]; u < w->user_first[k] && ok; u++) {
+        int st = w->users[u];
+        int allow = w->sp->split_allowed[st * sp->D + w->d];
+        if (w->used[st] > 0 || (allow >= 0 && allow != c)) ok = false;
+    }
+    if (!ok || sp->truncated) return;
+    for (int u = w->user_first[k - 1]; u < w->user_first[k]; u++) w->used[w->users[u]]++;
+    bits_set(w->set, c);
+    w->set_size++;
+    walk_sets(w, k - 1);
+    w->set[c >> 6] &= ~((uint64_t)1 << (c & 63));
+    w->set_size--;
+    for (int u = w->user_first[k - 1]; u < w->user_first[k]; u++) w->used[w->users[u]]--;
+}
+
+static DimOptions dim_options(OptSpace *sp, int d, long limit) {
+    Arena *a = sp->arena;
+    int S = sp->S, I = sp->I, D = sp->D;
+    DimOptions o = {0};
+    o.words = opt_words(I);
+    SetWalk w = {0};
+    w.sp = sp;
+    w.d = d;
+    w.o = &o;
+    w.limit = limit;
+    /* hole statements by the indices they may take */
+    int *count = ARENA_ARRAY(a, int, I + 1);
+    int total = 0;
+    for (int st = 0; st < S; st++) {
+        if (!sp->split_hole[st * D + d]) continue;
+        int idx[2 * IR_MAX_RANK];
+        int n = ir_stmt_indices(&sp->op->stmts[st], idx);
+        int allow = sp->split_allowed[st * D + d];
+        for (int q = 0; q < n; q++)
+            if (allow < 0 || allow == idx[q]) {
+                count[idx[q]]++;
+                total++;
             }
-            if (o.count == o.cap) {
-                int ncap = o.cap ? o.cap * 2 : 16;
-                o.sets = arena_realloc(a, o.sets, sizeof(unsigned) * (size_t)o.cap,
-                                       sizeof(unsigned) * (size_t)ncap);
-                o.fallback = arena_realloc(a, o.fallback, sizeof(int) * (size_t)o.cap,
-                                           sizeof(int) * (size_t)ncap);
-                o.cap = ncap;
-            }
-            o.sets[o.count] = set;
-            o.fallback[o.count++] = fb;
+    }
+    w.cand = ARENA_ARRAY(a, int, I + 1);
+    int *slot = ARENA_ARRAY(a, int, I + 1);
+    for (int i = 0; i < I; i++)
+        if (count[i] > 0) {
+            slot[i] = w.ncand;
+            w.cand[w.ncand++] = i;
         }
+    /* every hole statement that uses a candidate is one of its users,
+     * whether or not its allowance admits it (then the candidate is out) */
+    w.user_first = ARENA_ARRAY(a, int, w.ncand + 2);
+    int *fill = ARENA_ARRAY(a, int, w.ncand + 1);
+    for (int st = 0; st < S; st++) {
+        if (!sp->split_hole[st * D + d]) continue;
+        int idx[2 * IR_MAX_RANK];
+        int n = ir_stmt_indices(&sp->op->stmts[st], idx);
+        for (int q = 0; q < n; q++)
+            if (count[idx[q]] > 0) w.user_first[slot[idx[q]] + 1]++;
     }
-    /* enumerate from the empty set up (no split first) */
-    for (int i = 0, j = o.count - 1; i < j; i++, j--) {
-        unsigned t = o.sets[i];
-        o.sets[i] = o.sets[j];
-        o.sets[j] = t;
-        int f = o.fallback[i];
-        o.fallback[i] = o.fallback[j];
-        o.fallback[j] = f;
+    for (int k = 0; k < w.ncand; k++) w.user_first[k + 1] += w.user_first[k];
+    w.users = ARENA_ARRAY(a, int, w.user_first[w.ncand] + 1);
+    for (int st = 0; st < S; st++) {
+        if (!sp->split_hole[st * D + d]) continue;
+        int idx[2 * IR_MAX_RANK];
+        int n = ir_stmt_indices(&sp->op->stmts[st], idx);
+        for (int q = 0; q < n; q++)
+            if (count[idx[q]] > 0) {
+                int k = slot[idx[q]];
+                w.users[w.user_first[k] + fill[k]++] = st;
+            }
     }
+    (void)total;
+    w.used = ARENA_ARRAY(a, int, S + 1);
+    w.set = ARENA_ARRAY(a, uint64_t, o.words + 1);
+    w.fb_ok = ARENA_ARRAY(a, bool, I + 1);
+    walk_sets(&w, w.ncand);
     return o;
 }
 
@@ -174,26 +312,60 @@ static bool dims_interchangeable(const OptSpace *sp, int a, int b) {
     return true;
 }
 
-static void build_splits(OptSpace *sp) {
+/* The split table of one choice of options. */
+static void fill_table(const OptSpace *sp, const DimOptions *opt, const int *hole_dims, int hd,
+                       const int *choice, const int *base, int *table) {
+    int S = sp->S, D = sp->D;
+    memcpy(table, base, sizeof(int) * (size_t)S * (size_t)D);
+    for (int k = 0; k < hd; k++) {
+        int d = hole_dims[k];
+        const uint64_t *set = opt[d].sets + (size_t)choice[k] * opt[d].words;
+        int fb = opt[d].fallback[choice[k]];
+        for (int st = 0; st < S; st++) {
+            if (!sp->split_hole[st * D + d]) continue;
+            const IrStmt *is = &sp->op->stmts[st];
+            int idx[2 * IR_MAX_RANK];
+            int n = ir_stmt_indices(is, idx);
+            int v = IR_UNSET;
+            for (int q = 0; q < n; q++) /* at most one: the set is valid */
+                if (bits_has(set, idx[q]) && (v == IR_UNSET || idx[q] > v)) v = idx[q];
+            int allow = sp->split_allowed[st * D + d];
+            if (v == IR_UNSET && fb >= 0 && ir_stmt_uses_index(is, fb) &&
+                (allow < 0 || allow == fb))
+                v = fb;
+            table[st * D + d] = v;
+        }
+    }
+}
+
+/* Every combination of the dims' options, in odometer order (the first
+ * hole dim fastest).  With symmetry, a dim interchangeable with an earlier
+ * one never takes a smaller option than it; such combinations are skipped
+ * a whole block at a time. */
+static void build_splits(OptSpace *sp, long limit) {
     Arena *a = sp->arena;
     int S = sp->S, D = sp->D;
-    int *base = ARENA_ARRAY(a, int, S *D + 1);
-    for (int k = 0; k < S * D; k++) {
+    size_t table_size = opt_mul((size_t)S, (size_t)D);
+    int *base = ARENA_ARRAY(a, int, table_size + 1);
+    for (size_t k = 0; k < table_size; k++) {
         int v = sp->m->spatial.split ? sp->m->spatial.split[k] : IR_UNSET;
         base[k] = sp->split_hole[k] ? IR_UNSET : v;
     }
+    sp->split_varies = ARENA_ARRAY(a, bool, S + 1);
     DimOptions *opt = ARENA_ARRAY(a, DimOptions, D + 1);
     int *hole_dims = ARENA_ARRAY(a, int, D + 1);
     int hd = 0;
-    for (int d = 0; d < D; d++) {
+    for (int d = 0; d < D && !sp->truncated; d++) {
         bool any = false;
         for (int st = 0; st < S; st++)
             if (sp->split_hole[st * D + d]) any = true;
         if (any) {
-            opt[d] = dim_options(a, sp, d);
+            opt[d] = dim_options(sp, d, limit);
             hole_dims[hd++] = d;
         }
     }
+    sp->split_count = 0;
+    if (sp->truncated) return;
     /* the earlier interchangeable dim of each hole dim, or -1 */
     int *twin = ARENA_ARRAY(a, int, D + 1);
     for (int k = 0; k < hd; k++) {
@@ -205,51 +377,49 @@ static void build_splits(OptSpace *sp) {
                 break;
             }
     }
-    int cap = 16;
-    sp->splits = ARENA_ARRAY(a, int, cap *S *D + 1);
-    sp->split_count = 0;
+    int cap = 0;
     int *choice = ARENA_ARRAY(a, int, hd + 1);
-    int *table = ARENA_ARRAY(a, int, S *D + 1);
+    int *table = ARENA_ARRAY(a, int, table_size + 1);
+    long steps = 0;
     for (;;) {
-        bool canonical = true;
+        if ((++steps & 1023) == 0 && opt_past_deadline(sp)) return;
+        /* the most significant dim whose twin's option is larger */
+        int skip = -1;
         for (int k = 0; k < hd; k++)
-            if (twin[k] >= 0 && choice[k] < choice[twin[k]]) canonical = false;
-        if (canonical) {
-            memcpy(table, base, sizeof(int) * (size_t)(S * D));
-            for (int k = 0; k < hd; k++) {
-                int d = hole_dims[k];
-                unsigned set = opt[d].sets[choice[k]];
-                int fb = opt[d].fallback[choice[k]];
-                for (int st = 0; st < S; st++) {
-                    if (!sp->split_hole[st * D + d]) continue;
-                    const IrStmt *is = &sp->op->stmts[st];
-                    int v = IR_UNSET;
-                    for (int i = 0; i < sp->I && i < 32; i++)
-                        if ((set >> i & 1u) && ir_stmt_uses_index(is, i)) v = i;
-                    int allow = sp->split_allowed[st * D + d];
-                    if (v == IR_UNSET && fb >= 0 && ir_stmt_uses_index(is, fb) &&
-                        (allow < 0 || allow == fb))
-                        v = fb;
-                    table[st * D + d] = v;
-                }
-            }
+            if (twin[k] >= 0 && choice[k] < choice[twin[k]] && twin[k] > skip) skip = twin[k];
+        int k = 0;
+        if (skip >= 0) {
+            for (int j = 0; j <= skip; j++) choice[j] = 0;
+            k = skip + 1;
+        } else {
+            fill_table(sp, opt, hole_dims, hd, choice, base, table);
             if (split_divides(sp, table)) {
-                if (sp->split_count == cap) {
-                    sp->splits = arena_realloc(a, sp->splits, sizeof(int) * (size_t)(cap * S * D),
-                                               sizeof(int) * (size_t)(2 * cap * S * D));
-                    cap *= 2;
+                if (limit > 0 && sp->split_count >= limit) {
+                    sp->stop = OPT_STOP_LIMIT;
+                    sp->truncated = true;
+                    return;
                 }
-                memcpy(sp->splits + (size_t)sp->split_count * (size_t)(S * D), table,
-                       sizeof(int) * (size_t)(S * D));
+                if (!grow(sp, (void **)&sp->splits, sp->split_count, &cap, table_size * sizeof(int),
+                          "the split tables"))
+                    return;
+                memcpy(sp->splits + (size_t)sp->split_count * table_size, table,
+                       sizeof(int) * table_size);
                 sp->split_count++;
             }
         }
-        int k = 0;
+        /* advance the odometer at dim k */
         while (k < hd && ++choice[k] == opt[hole_dims[k]].count) choice[k++] = 0;
         if (k == hd) break;
     }
+    /* which statements' rows differ between tables (the memo keys hold
+     * only those) */
+    for (int t = 1; t < sp->split_count; t++)
+        for (int st = 0; st < S; st++)
+            if (!sp->split_varies[st] &&
+                memcmp(sp->splits + (size_t)t * table_size + (size_t)st * (size_t)D,
+                       sp->splits + (size_t)st * (size_t)D, sizeof(int) * (size_t)D) != 0)
+                sp->split_varies[st] = true;
 }
-
 /* ------------------------------------------------------------- tiles */
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -318,27 +488,91 @@ static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64
     return true;
 }
 
+/* The divisors of g, ascending, into the hole's cache (the same bound
+ * recurs for every configuration of the holes before it).  Trial division
+ * up to the square root, checking the clock: an extent may be as large as
+ * 2^62. */
+typedef struct Divisors {
+    int64_t of; /* 0: empty */
+    int64_t *list;
+    int count, cap;
+} Divisors;
+
+static int compare_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool divisors(OptSpace *sp, Divisors *dv, int64_t g) {
+    if (dv->of == g) return true;
+    dv->of = 0;
+    dv->count = 0;
+    /* prime factors first: few, then the divisors are their products */
+    int64_t primes[64];
+    int powers[64], np = 0;
+    int64_t n = g;
+    long steps = 0;
+    for (int64_t f = 2; f <= n / f; f += f == 2 ? 1 : 2) {
+        if ((++steps & 0xfffff) == 0 && opt_past_deadline(sp)) return false;
+        if (n % f) continue;
+        primes[np] = f;
+        powers[np] = 0;
+        while (n % f == 0) {
+            n /= f;
+            powers[np]++;
+        }
+        np++;
+    }
+    if (n > 1) {
+        primes[np] = n;
+        powers[np++] = 1;
+    }
+    int need = 1;
+    for (int k = 0; k < np; k++) need *= powers[k] + 1; /* under 2^17 for 63 bits */
+    if (need > dv->cap) {
+        if (!opt_reserve(sp, sizeof(int64_t) * (size_t)need, "the tile candidates")) return false;
+        dv->list = ARENA_ARRAY(sp->arena, int64_t, need);
+        dv->cap = need;
+    }
+    dv->list[dv->count++] = 1;
+    for (int k = 0; k < np; k++) {
+        int have = dv->count;
+        int64_t mult = 1;
+        for (int e = 1; e <= powers[k]; e++) {
+            mult *= primes[k];
+            for (int q = 0; q < have; q++) dv->list[dv->count++] = dv->list[q] * mult;
+        }
+    }
+    qsort(dv->list, (size_t)dv->count, sizeof(int64_t), compare_i64);
+    dv->of = g;
+    return true;
+}
 /* --------------------------------------------------- configurations */
 
-static void push_config(OptSpace *sp, int split, const int64_t *hv, const int *orders) {
-    int TH = sp->th_count, OH = sp->oh_count, I = sp->I;
-    if (sp->cfg_count == sp->cfg_cap) {
-        int ncap = sp->cfg_cap ? sp->cfg_cap * 2 : 64;
-        sp->cfg_split = arena_realloc(sp->arena, sp->cfg_split, sizeof(int) * (size_t)sp->cfg_cap,
-                                      sizeof(int) * (size_t)ncap);
-        sp->cfg_tile =
-            arena_realloc(sp->arena, sp->cfg_tile, sizeof(int64_t) * (size_t)(sp->cfg_cap * TH),
-                          sizeof(int64_t) * (size_t)(ncap * TH + 1));
-        sp->cfg_order =
-            arena_realloc(sp->arena, sp->cfg_order, sizeof(int) * (size_t)(sp->cfg_cap * OH * I),
-                          sizeof(int) * (size_t)(ncap * OH * I + 1));
-        sp->cfg_cap = ncap;
+static bool push_config(OptSpace *sp, int split, const int64_t *hv, const int *orders) {
+    int TH = sp->th_count;
+    size_t OI = (size_t)sp->oh_count * (size_t)sp->I;
+    int c = sp->cfg_count;
+    if (c == INT32_MAX) return opt_reserve(sp, SIZE_MAX, "the configurations");
+    int page = c / OPT_CFG_PAGE, at = c % OPT_CFG_PAGE;
+    if (at == 0) {
+        if (!grow(sp, (void **)&sp->cfg_pages, sp->cfg_page_count, &sp->cfg_page_cap,
+                  sizeof(OptCfgPage), "the configurations"))
+            return false;
+        size_t bytes = opt_mul(OPT_CFG_PAGE, sizeof(int) + sizeof(int64_t) * (size_t)TH +
+                                                 opt_mul(OI, sizeof(int)));
+        if (!opt_reserve(sp, bytes, "the configurations")) return false;
+        OptCfgPage *pg = &sp->cfg_pages[sp->cfg_page_count++];
+        pg->split = ARENA_ARRAY(sp->arena, int, OPT_CFG_PAGE);
+        pg->tile = ARENA_ARRAY(sp->arena, int64_t, (size_t)OPT_CFG_PAGE * (size_t)TH + 1);
+        pg->order = ARENA_ARRAY(sp->arena, int, opt_mul(OPT_CFG_PAGE, OI) + 1);
     }
-    int c = sp->cfg_count++;
-    sp->cfg_split[c] = split;
-    for (int h = 0; h < TH; h++) sp->cfg_tile[(size_t)c * (size_t)TH + (size_t)h] = hv[h];
-    for (int k = 0; k < OH * I; k++)
-        sp->cfg_order[(size_t)c * (size_t)(OH * I) + (size_t)k] = orders[k];
+    OptCfgPage *pg = &sp->cfg_pages[page];
+    pg->split[at] = split;
+    if (TH) memcpy(pg->tile + (size_t)at * (size_t)TH, hv, sizeof(int64_t) * (size_t)TH);
+    if (OI) memcpy(pg->order + (size_t)at * OI, orders, sizeof(int) * OI);
+    sp->cfg_count++;
+    return true;
 }
 
 typedef struct Enum {
@@ -346,10 +580,13 @@ typedef struct Enum {
     int split;
     int64_t *hv;
     int *orders;
-    int *loops;  /* [oh * I]: looping indices of each order hole */
-    int *loop_n; /* [oh] */
-    double deadline;
+    int *loops;    /* [oh * I]: looping indices of each order hole */
+    int *loop_n;   /* [oh] */
+    int *perm;     /* [oh * I]: the permutation of each order hole */
+    bool *in;      /* [I]: scratch */
+    Divisors *div; /* [th]: divisors of each tile hole's last bound */
     long limit;
+    long steps;
 } Enum;
 
 static bool next_perm(int *a, int n) {
@@ -369,10 +606,48 @@ static bool next_perm(int *a, int n) {
     return true;
 }
 
+/* The configuration limit and, every so often, the clock. */
 static bool over_limit(Enum *e) {
     OptSpace *sp = e->sp;
-    if (e->limit > 0 && sp->cfg_count >= e->limit) return true;
-    if (e->deadline > 0 && (sp->cfg_count & 255) == 0 && opt_now() > e->deadline) return true;
+    if (sp->truncated) return true;
+    if (e->limit > 0 && sp->cfg_count >= e->limit) {
+        sp->stop = OPT_STOP_LIMIT;
+        sp->truncated = true;
+        return true;
+    }
+    if ((++e->steps & 255) == 0 && opt_past_deadline(sp)) return true;
+    return false;
+}
+
+/* Before the orders of one split and tile vector are enumerated: they are
+ * the product of the permutation counts, so a space past the limit or the
+ * budget is known at once instead of after enumerating millions. */
+static bool orders_fit(Enum *e) {
+    OptSpace *sp = e->sp;
+    double perms = 1;
+    int most = 0;
+    for (int k = 0; k < sp->oh_count; k++) {
+        int n = sp->symmetry ? e->loop_n[k] : sp->I;
+        if (n > most) most = n;
+        for (int f = 2; f <= n && perms < 1e300; f++) perms *= f;
+    }
+    double total = (double)sp->cfg_count + perms;
+    if (e->limit > 0 && total > (double)e->limit) {
+        sp->stop = OPT_STOP_LIMIT;
+        sp->truncated = true;
+        return false;
+    }
+    double per = sizeof(int) + sizeof(int64_t) * (double)sp->th_count +
+                 sizeof(int) * (double)sp->oh_count * (double)sp->I;
+    /* the configurations so far are in the arena already */
+    if ((double)sp->arena->used_total + perms * per <= (double)sp->budget) return true;
+    sp->stop = OPT_STOP_BUDGET;
+    sp->truncated = true;
+    sp->wanted = total * per;
+    sp->phase = arena_printf(sp->arena,
+                             "the %.3g configurations of its order holes (every order of up to "
+                             "%d indices at %d level%s)",
+                             total, most, sp->oh_count, sp->oh_count == 1 ? "" : "s");
     return false;
 }
 
@@ -384,45 +659,45 @@ static void enum_orders(Enum *e, int k) {
     int I = sp->I;
     if (sp->truncated) return;
     if (k == sp->oh_count) {
-        if (over_limit(e)) {
-            sp->truncated = true;
-            return;
-        }
-        push_config(sp, e->split, e->hv, e->orders);
+        if (over_limit(e)) return;
+        if (!push_config(sp, e->split, e->hv, e->orders)) return;
         return;
     }
+    if (k == 0 && !orders_fit(e)) return;
     int n = e->loop_n[k];
-    int *perm = ARENA_ARRAY(sp->arena, int, I + 1);
+    int *perm = e->perm + (size_t)k * (size_t)I;
     for (int q = 0; q < n; q++) perm[q] = e->loops[k * I + q];
     if (!sp->symmetry) { /* the exhaustive space: every permutation */
         n = I;
         for (int q = 0; q < I; q++) perm[q] = q;
     }
+    bool *in = e->in;
     do {
+        if (over_limit(e)) return;
         int w = 0;
-        for (int q = 0; q < n; q++) e->orders[k * I + w++] = perm[q];
-        for (int i = 0; i < I; i++) {
-            bool in = false;
-            for (int q = 0; q < n; q++)
-                if (perm[q] == i) in = true;
-            if (!in) e->orders[k * I + w++] = i;
+        memset(in, 0, sizeof(bool) * (size_t)I);
+        for (int q = 0; q < n; q++) {
+            e->orders[k * I + w++] = perm[q];
+            in[perm[q]] = true;
         }
+        for (int i = 0; i < I; i++)
+            if (!in[i]) e->orders[k * I + w++] = i;
         enum_orders(e, k + 1);
     } while (next_perm(perm, n) && !sp->truncated);
 }
 
 /* Which indices loop at each order hole's level under the current split
  * and tiles: read from the lowering of the all-singletons mapping. */
-static void find_loops(Enum *e) {
+static bool find_loops(Enum *e) {
     OptSpace *sp = e->sp;
     int I = sp->I;
-    if (sp->oh_count == 0 || !sp->symmetry) return;
+    if (sp->oh_count == 0 || !sp->symmetry) return true;
     /* a configuration with default orders to lower */
     int c = sp->cfg_count;
-    int *dflt = ARENA_ARRAY(sp->arena, int, sp->oh_count *I + 1);
+    int *dflt = e->orders; /* overwritten by enum_orders afterwards */
     for (int k = 0; k < sp->oh_count; k++)
         for (int i = 0; i < I; i++) dflt[k * I + i] = i;
-    push_config(sp, e->split, e->hv, dflt);
+    if (!push_config(sp, e->split, e->hv, dflt)) return false;
     Arena scratch = {0};
     IrMapping *m = opt_scratch_mapping(&scratch, sp, c, NULL, 0);
     Schedule *s = lower_mapping(&scratch, m, false, NULL);
@@ -432,7 +707,7 @@ static void find_loops(Enum *e) {
         int n = 0;
         for (int i = 0; i < I; i++) {
             bool loops = false;
-            for (int st = 0; st < sp->S; st++)
+            for (int st = 0; st < sp->S && !loops; st++)
                 if (ir_stmt_uses_index(&sp->op->stmts[st], i) &&
                     s->stmts[st].trips[sched_li(s, l, i)] > 1)
                     loops = true;
@@ -442,42 +717,32 @@ static void find_loops(Enum *e) {
     }
     arena_free_all(&scratch);
     sp->cfg_count--; /* drop the probe */
+    return true;
 }
 
 static void enum_tiles(Enum *e, int h) {
     OptSpace *sp = e->sp;
     if (sp->truncated) return;
-    const int *split = sp->splits + (size_t)e->split * (size_t)(sp->S * sp->D);
+    const int *split = opt_split_table(sp, e->split);
     if (h == sp->th_count) {
-        find_loops(e);
+        if (over_limit(e) || !find_loops(e)) return;
         enum_orders(e, 0);
         return;
     }
     int64_t g = tile_bound(sp, split, e->hv, h);
-    for (int64_t t = 1; t <= g && !sp->truncated; t++) {
-        if (g % t) continue;
+    if (g < 1) return;
+    Divisors *dv = &e->div[h];
+    if (!divisors(sp, dv, g)) return;
+    /* the list may be refilled by a deeper hole's call only for that hole */
+    for (int q = 0; q < dv->count && !sp->truncated; q++) {
+        int64_t t = dv->list[q];
+        if ((++e->steps & 1023) == 0 && opt_past_deadline(sp)) return;
         if (!inner_tiles_divide(sp, split, e->hv, h, t)) continue;
         e->hv[h] = t;
         enum_tiles(e, h + 1);
     }
 }
-
 /* ------------------------------------------------------------- arcs */
-
-static void push_arc(OptSpace *sp, int cap_hint, const int *stmts, int count, int level, int given,
-                     int block) {
-    (void)cap_hint;
-    OptArc *a = &sp->arcs[sp->arc_count++];
-    a->stmts = ARENA_ARRAY(sp->arena, int, count + 1);
-    memcpy(a->stmts, stmts, sizeof(int) * (size_t)count);
-    a->count = count;
-    a->level = level;
-    a->given_group = given;
-    a->block = block;
-    a->mask = 0;
-    for (int q = 0; q < count && q < 64; q++)
-        if (stmts[q] < 64) a->mask |= (uint64_t)1 << stmts[q];
-}
 
 /* Levels a fused group may take: every memory level but the outermost
  * (where a fused group's tensors would go anyway), or the only one. */
@@ -488,109 +753,280 @@ static int fusion_levels(const OptSpace *sp, int *out) {
     return n;
 }
 
-static bool reads_from(const IrOp *op, int st, int from) {
-    const IrStmt *s = &op->stmts[st];
-    for (int k = 0; k < s->input_count; k++)
-        if (op->tensors[s->inputs[k]].producer == from) return true;
-    return false;
+static int compare_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
 }
 
-/* What each arc's cost depends on (see OptArc). */
-static void relevance(OptSpace *sp) {
-    int S = sp->S;
-    for (int x = 0; x < sp->arc_count; x++) {
-        OptArc *a = &sp->arcs[x];
-        bool *in = ARENA_ARRAY(sp->arena, bool, S + 1);
-        bool *rel = ARENA_ARRAY(sp->arena, bool, S + 1);
-        for (int q = 0; q < a->count; q++) in[a->stmts[q]] = rel[a->stmts[q]] = true;
-        for (int st = 0; st < S; st++)
-            for (int q = 0; q < a->count; q++)
-                if (reads_from(sp->op, a->stmts[q], st) || reads_from(sp->op, st, a->stmts[q]))
-                    rel[st] = true;
-        a->rel_stmts = ARENA_ARRAY(sp->arena, int, S + 1);
-        a->rel_count = 0;
-        for (int st = 0; st < S; st++)
-            if (rel[st]) a->rel_stmts[a->rel_count++] = st;
-        a->rel_mask = 0;
-        for (int q = 0; q < a->count; q++)
-            for (int i = 0; i < sp->I; i++)
-                if (ir_stmt_uses_index(&sp->op->stmts[a->stmts[q]], i)) a->rel_mask |= 1u << i;
-        a->rel_holes = ARENA_ARRAY(sp->arena, int, sp->th_count + 1);
-        a->rel_hole_count = 0;
-        for (int h = 0; h < sp->th_count; h++)
-            if (a->rel_mask >> sp->th_index[h] & 1u) a->rel_holes[a->rel_hole_count++] = h;
-        /* worth remembering when some choice does not reach it */
-        a->memo = a->rel_hole_count < sp->th_count || a->rel_count < S;
-        if (sp->oh_count > 0 && a->rel_mask != (1u << sp->I) - 1) a->memo = true;
-    }
-}
-
-static void build_arcs(OptSpace *sp) {
-    const IrMapping *m = sp->m;
-    int S = sp->S;
-    int *levels = ARENA_ARRAY(sp->arena, int, sp->L + 1);
-    int nlev = fusion_levels(sp, levels);
-    /* upper bound of arcs: every run of free statements at every level plus
-     * each fixed group at every level */
-    int max_arcs = S * (S + 1) / 2 * (nlev + 1) + S * (nlev + 1) + 1;
-    sp->arcs = ARENA_ARRAY(sp->arena, OptArc, max_arcs);
-    sp->arc_count = 0;
-    int *buf = ARENA_ARRAY(sp->arena, int, S + 1);
-    int block = 0;
-    /* fixed groups */
-    for (int g = 0; g < m->fuse.group_count; g++) {
-        int n = 0;
-        for (int st = 0; st < S; st++)
-            if (m->fuse.group[st] == g) buf[n++] = st;
-        if (n == 0) continue;
-        int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
-        if (lv == IR_HOLE) {
-            for (int k = 0; k < nlev; k++) push_arc(sp, max_arcs, buf, n, levels[k], g, block);
-        } else if (lv >= 0) {
-            push_arc(sp, max_arcs, buf, n, lv, g, block);
-        } else {
-            push_arc(sp, max_arcs, buf, n, n == 1 ? OPT_UNFUSED : OPT_LEVEL_DEFAULT, g, block);
+/* What each arc's cost depends on (see OptArc).  Linear in the arcs'
+ * statements and their neighbours: producers and consumers come from one
+ * table built first. */
+static bool relevance(OptSpace *sp) {
+    Arena *a = sp->arena;
+    const IrOp *op = sp->op;
+    int S = sp->S, I = sp->I;
+    size_t W = opt_words(I);
+    /* neighbours: statements one reads from or is read by */
+    int *nb_first = ARENA_ARRAY(a, int, S + 2);
+    for (int st = 0; st < S; st++)
+        for (int k = 0; k < op->stmts[st].input_count; k++) {
+            int from = op->tensors[op->stmts[st].inputs[k]].producer;
+            if (from < 0) continue;
+            nb_first[st + 1]++;
+            nb_first[from + 1]++;
         }
-        block++;
+    for (int st = 0; st < S; st++) nb_first[st + 1] += nb_first[st];
+    if (!opt_reserve(sp, opt_add(sizeof(int) * (size_t)nb_first[S], opt_mul(S, W * 8)),
+                     "the statements' neighbours"))
+        return false;
+    int *nb = ARENA_ARRAY(a, int, nb_first[S] + 1);
+    int *fill = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S; st++)
+        for (int k = 0; k < op->stmts[st].input_count; k++) {
+            int from = op->tensors[op->stmts[st].inputs[k]].producer;
+            if (from < 0) continue;
+            nb[nb_first[st] + fill[st]++] = from;
+            nb[nb_first[from] + fill[from]++] = st;
+        }
+    uint64_t *uses = ARENA_ARRAY(a, uint64_t, opt_mul(S, W) + 1);
+    int varying = 0;
+    for (int st = 0; st < S; st++) {
+        int idx[2 * IR_MAX_RANK];
+        int n = ir_stmt_indices(&op->stmts[st], idx);
+        for (int q = 0; q < n; q++) bits_set(uses + (size_t)st * W, idx[q]);
+        if (sp->split_varies[st]) varying++;
     }
-    /* runs of free statements (`fuse ?`), consecutive in source order */
-    int st = 0;
-    while (st < S) {
+    int *stamp = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S; st++) stamp[st] = -1;
+    int *list = ARENA_ARRAY(a, int, S + 1);
+    for (int x = 0; x < sp->arc_count; x++) {
+        if ((x & 1023) == 1023 && opt_past_deadline(sp)) return false;
+        OptArc *arc = &sp->arcs[x];
+        int n = 0;
+        for (int q = 0; q < arc->count && varying > 0; q++) {
+            int st = arc->stmts[q];
+            for (int k = -1; k < nb_first[st + 1] - nb_first[st]; k++) {
+                int r = k < 0 ? st : nb[nb_first[st] + k];
+                if (!sp->split_varies[r] || stamp[r] == x) continue;
+                stamp[r] = x;
+                list[n++] = r;
+            }
+        }
+        qsort(list, (size_t)n, sizeof(int), compare_int);
+        int holes = 0;
+        arc->rel_indices = ARENA_ARRAY(a, uint64_t, W + 1);
+        /* runs come in order of length from each start, each at every
+         * level: extend the previous arc's indices instead of starting
+         * over (linear in the arcs, not in their statements) */
+        const OptArc *prev = x > 0 ? &sp->arcs[x - 1] : NULL;
+        if (prev && prev->stmts == arc->stmts && prev->count == arc->count) {
+            memcpy(arc->rel_indices, prev->rel_indices, W * sizeof(uint64_t));
+        } else if (prev && prev->stmts == arc->stmts && prev->count == arc->count - 1) {
+            memcpy(arc->rel_indices, prev->rel_indices, W * sizeof(uint64_t));
+            for (size_t w = 0; w < W; w++)
+                arc->rel_indices[w] |= uses[(size_t)arc->stmts[arc->count - 1] * W + w];
+        } else {
+            for (int q = 0; q < arc->count; q++)
+                for (size_t w = 0; w < W; w++)
+                    arc->rel_indices[w] |= uses[(size_t)arc->stmts[q] * W + w];
+        }
+        arc->rel_index_count = 0;
+        for (size_t w = 0; w < W; w++)
+            arc->rel_index_count += __builtin_popcountll(arc->rel_indices[w]);
+        for (int h = 0; h < sp->th_count; h++)
+            if (bits_has(arc->rel_indices, sp->th_index[h])) holes++;
+        if (!opt_reserve(sp, sizeof(int) * (size_t)(n + holes + 2), "the fusion arcs"))
+            return false;
+        arc->rel_stmts = ARENA_ARRAY(a, int, n + 1);
+        memcpy(arc->rel_stmts, list, sizeof(int) * (size_t)n);
+        arc->rel_count = n;
+        arc->rel_holes = ARENA_ARRAY(a, int, holes + 1);
+        arc->rel_hole_count = 0;
+        for (int h = 0; h < sp->th_count; h++)
+            if (bits_has(arc->rel_indices, sp->th_index[h]))
+                arc->rel_holes[arc->rel_hole_count++] = h;
+        /* worth remembering when some choice does not reach it */
+        arc->memo = arc->rel_hole_count < sp->th_count || n < varying ||
+                    (sp->oh_count > 0 && arc->rel_index_count < I);
+    }
+    return true;
+}
+
+/* The arcs: fixed groups from `fuse` lines first, then every run of each
+ * block of `fuse ?` statements, at every level.  Returns false when the
+ * budget or the clock stopped it. */
+static bool build_arcs(OptSpace *sp) {
+    const IrMapping *m = sp->m;
+    Arena *a = sp->arena;
+    int S = sp->S;
+    int *levels = ARENA_ARRAY(a, int, sp->L + 1);
+    int nlev = fusion_levels(sp, levels);
+    /* count first: arcs and the statements they hold */
+    int *group_size = ARENA_ARRAY(a, int, m->fuse.group_count + 1);
+    for (int st = 0; st < S; st++)
+        if (m->fuse.group[st] >= 0) group_size[m->fuse.group[st]]++;
+    size_t arcs = 0, held = 0;
+    size_t free_stmts = 0;
+    for (int g = 0; g < m->fuse.group_count; g++) {
+        if (group_size[g] == 0) continue;
+        int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
+        size_t k = lv == IR_HOLE ? (size_t)nlev : 1;
+        arcs += k;
+        held += k * (size_t)group_size[g];
+    }
+    for (int st = 0; st < S;) {
         if (m->fuse.group[st] != IR_HOLE) {
             st++;
             continue;
         }
         int end = st;
         while (end < S && m->fuse.group[end] == IR_HOLE) end++;
-        for (int i = st; i < end; i++)
+        size_t n = (size_t)(end - st);
+        free_stmts += n;
+        /* n singles; runs of length len >= 2: n - len + 1 of them */
+        arcs = opt_add(arcs, n);
+        held = opt_add(held, n);
+        for (size_t len = 2; len <= n; len++) {
+            size_t runs = opt_mul(n - len + 1, (size_t)nlev);
+            arcs = opt_add(arcs, runs);
+            held = opt_add(held, opt_mul(runs, len));
+        }
+        st = end;
+    }
+    size_t per_arc = sizeof(OptArc) + 3 * sizeof(int) + opt_words(sp->I) * sizeof(uint64_t) + 16;
+    size_t bytes = opt_add(opt_mul(arcs, per_arc), opt_mul(held, sizeof(int)));
+    if (arcs >= (size_t)INT32_MAX || !opt_reserve(sp, bytes, "fusion arcs")) {
+        sp->stop = OPT_STOP_BUDGET;
+        sp->truncated = true;
+        sp->wanted = (double)bytes;
+        sp->phase = arena_printf(a,
+                                 "the %.0f fusion arcs of %zu statements left to `fuse ?` "
+                                 "(every run of consecutive statements, at %d level%s)",
+                                 (double)arcs, free_stmts, nlev, nlev == 1 ? "" : "s");
+        return false;
+    }
+    int A = (int)arcs;
+    sp->arcs = ARENA_ARRAY(a, OptArc, A + 1);
+    sp->arc_count = 0;
+    int *ident = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S; st++) ident[st] = st;
+    /* blocks: fixed groups, then runs of free statements; positions lay
+     * the blocks end to end by first statement */
+    int *block_of = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S; st++) block_of[st] = -1;
+    int block = 0;
+    for (int g = 0; g < m->fuse.group_count; g++) {
+        if (group_size[g] == 0) continue;
+        int *stmts = ARENA_ARRAY(a, int, group_size[g] + 1);
+        int n = 0;
+        for (int st = 0; st < S; st++)
+            if (m->fuse.group[st] == g) {
+                stmts[n++] = st;
+                block_of[st] = block;
+            }
+        int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
+        int k0 = 0, k1 = 1;
+        if (lv == IR_HOLE) k1 = nlev;
+        for (int k = k0; k < k1; k++) {
+            OptArc *arc = &sp->arcs[sp->arc_count++];
+            arc->stmts = stmts;
+            arc->count = n;
+            arc->level = lv == IR_HOLE ? levels[k]
+                         : lv >= 0     ? lv
+                         : n == 1      ? OPT_UNFUSED
+                                       : OPT_LEVEL_DEFAULT;
+            arc->given_group = g;
+            arc->block = block;
+        }
+        block++;
+    }
+    for (int st = 0; st < S;) {
+        if (m->fuse.group[st] != IR_HOLE) {
+            st++;
+            continue;
+        }
+        int end = st;
+        while (end < S && m->fuse.group[end] == IR_HOLE) end++;
+        for (int i = st; i < end; i++) {
+            block_of[i] = block;
             for (int j = i + 1; j <= end; j++) {
-                int n = 0;
-                for (int k = i; k < j; k++) buf[n++] = k;
-                if (n == 1) {
-                    push_arc(sp, max_arcs, buf, 1, OPT_UNFUSED, -1, block);
-                } else {
-                    for (int k = 0; k < nlev; k++)
-                        push_arc(sp, max_arcs, buf, n, levels[k], -1, block);
+                int n = j - i;
+                for (int k = 0; k < (n == 1 ? 1 : nlev); k++) {
+                    OptArc *arc = &sp->arcs[sp->arc_count++];
+                    arc->stmts = ident + i;
+                    arc->count = n;
+                    arc->level = n == 1 ? OPT_UNFUSED : levels[k];
+                    arc->given_group = -1;
+                    arc->block = block;
                 }
             }
+        }
         block++;
         st = end;
     }
-    sp->stmt_arcs = ARENA_ARRAY(sp->arena, int, S *(sp->arc_count + 1) + 1);
-    relevance(sp);
-    for (int s2 = 0; s2 < S; s2++) {
-        int n = 0;
-        for (int a = 0; a < sp->arc_count; a++)
-            for (int k = 0; k < sp->arcs[a].count; k++)
-                if (sp->arcs[a].stmts[k] == s2) sp->stmt_arcs[s2 * (sp->arc_count + 1) + n++] = a;
-        sp->stmt_arcs[s2 * (sp->arc_count + 1) + n] = -1;
+    for (int st = 0; st < S; st++) /* in no group and not free: no arc */
+        if (block_of[st] < 0) block_of[st] = block++;
+    /* positions: blocks in the order of their first statements */
+    int *block_start = ARENA_ARRAY(a, int, block + 1);
+    int *block_size = ARENA_ARRAY(a, int, block + 1);
+    for (int b = 0; b < block; b++) block_start[b] = -1;
+    for (int st = 0; st < S; st++) {
+        block_size[block_of[st]]++;
+        if (block_start[block_of[st]] < 0) block_start[block_of[st]] = st; /* first statement */
     }
+    int *next = ARENA_ARRAY(a, int, block + 1);
+    int p = 0;
+    for (int st = 0; st < S; st++) { /* first statements, in source order */
+        int b = block_of[st];
+        if (block_start[b] != st) continue;
+        next[b] = p;
+        p += block_size[b];
+    }
+    sp->pos_of = ARENA_ARRAY(a, int, S + 1);
+    sp->stmt_at = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S; st++) {
+        int q = next[block_of[st]]++;
+        sp->pos_of[st] = q;
+        sp->stmt_at[q] = st;
+    }
+    /* by start position, by statement, by length */
+    sp->start_first = ARENA_ARRAY(a, int, S + 2);
+    sp->start_arcs = ARENA_ARRAY(a, int, A + 1);
+    sp->stmt_arc_first = ARENA_ARRAY(a, size_t, S + 2);
+    sp->stmt_arcs = ARENA_ARRAY(a, int, held + 1);
+    sp->by_length = ARENA_ARRAY(a, int, A + 1);
+    int *len_first = ARENA_ARRAY(a, int, S + 2);
+    for (int x = 0; x < A; x++) {
+        if ((x & 1023) == 1023 && opt_past_deadline(sp)) return false;
+        OptArc *arc = &sp->arcs[x];
+        arc->pos = sp->pos_of[arc->stmts[0]];
+        sp->start_first[arc->pos + 1]++;
+        for (int q = 0; q < arc->count; q++) sp->stmt_arc_first[arc->stmts[q] + 1]++;
+        len_first[S - arc->count + 1]++;
+    }
+    for (int i = 0; i < S; i++) {
+        sp->start_first[i + 1] += sp->start_first[i];
+        sp->stmt_arc_first[i + 1] += sp->stmt_arc_first[i];
+        len_first[i + 1] += len_first[i];
+    }
+    int *sfill = ARENA_ARRAY(a, int, S + 1);
+    size_t *afill = ARENA_ARRAY(a, size_t, S + 1);
+    for (int x = 0; x < A; x++) {
+        if ((x & 1023) == 1023 && opt_past_deadline(sp)) return false;
+        OptArc *arc = &sp->arcs[x];
+        sp->start_arcs[sp->start_first[arc->pos] + sfill[arc->pos]++] = x;
+        for (int q = 0; q < arc->count; q++) {
+            int st = arc->stmts[q];
+            sp->stmt_arcs[sp->stmt_arc_first[st] + afill[st]++] = x;
+        }
+        sp->by_length[len_first[S - arc->count]++] = x;
+    }
+    return relevance(sp);
 }
-
 /* ------------------------------------------------------- the space */
 
 OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, double deadline,
-                          long config_limit) {
+                          size_t budget, long config_limit) {
     OptSpace *sp = ARENA_NEW(arena, OptSpace);
     sp->arena = arena;
     sp->m = m;
@@ -601,6 +1037,8 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     sp->D = m->arch->dim_count;
     sp->L = m->arch->level_count;
     sp->symmetry = symmetry;
+    sp->deadline = deadline;
+    sp->budget = budget;
     int S = sp->S, D = sp->D, I = sp->I, L = sp->L;
     sp->split_hole = ARENA_ARRAY(arena, bool, S *D + 1);
     sp->split_allowed = ARENA_ARRAY(arena, int, S *D + 1);
@@ -629,7 +1067,7 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
             }
         }
     }
-    build_splits(sp);
+    build_splits(sp, config_limit);
     /* tile holes, by index then level (outer first) */
     sp->th_level = ARENA_ARRAY(arena, int, L *I + 1);
     sp->th_index = ARENA_ARRAY(arena, int, L *I + 1);
@@ -642,19 +1080,31 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     sp->oh_level = ARENA_ARRAY(arena, int, L + 1);
     for (int l = 0; l < L; l++)
         if (m->order.length && m->order.length[l] == IR_HOLE) sp->oh_level[sp->oh_count++] = l;
-    build_arcs(sp);
+    if (!sp->truncated && !build_arcs(sp)) sp->truncated = true;
+    if (sp->truncated) {
+        sp->enumerated = 0;
+        return sp;
+    }
     Enum e = {0};
     e.sp = sp;
     e.hv = ARENA_ARRAY(arena, int64_t, sp->th_count + 1);
-    e.orders = ARENA_ARRAY(arena, int, sp->oh_count *I + 1);
-    e.loops = ARENA_ARRAY(arena, int, sp->oh_count *I + 1);
+    size_t oi = opt_mul((size_t)sp->oh_count, (size_t)I);
+    e.orders = ARENA_ARRAY(arena, int, oi + 1);
+    e.loops = ARENA_ARRAY(arena, int, oi + 1);
+    e.perm = ARENA_ARRAY(arena, int, oi + 1);
+    e.in = ARENA_ARRAY(arena, bool, I + 1);
     e.loop_n = ARENA_ARRAY(arena, int, sp->oh_count + 1);
-    e.deadline = deadline;
+    e.div = ARENA_ARRAY(arena, Divisors, sp->th_count + 1);
     e.limit = config_limit;
+    /* configurations get half of the time left, so that some of them can
+     * be costed when there are more than the time allows */
+    double full = sp->deadline, now = opt_now();
+    if (full > 0 && now < full) sp->deadline = now + (full - now) / 2;
     for (int s = 0; s < sp->split_count && !sp->truncated; s++) {
         e.split = s;
         enum_tiles(&e, 0);
     }
+    sp->deadline = full;
     sp->enumerated = sp->cfg_count;
     return sp;
 }
@@ -671,8 +1121,8 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
     m->spatial.whole_hole = false;
     m->fuse.whole_hole = false;
     m->spatial.split = ARENA_ARRAY(arena, int, S *D + 1);
-    memcpy(m->spatial.split, sp->splits + (size_t)sp->cfg_split[c] * (size_t)(S * D),
-           sizeof(int) * (size_t)(S * D));
+    memcpy(m->spatial.split, opt_split_table(sp, opt_cfg_split(sp, c)),
+           sizeof(int) * (size_t)S * (size_t)D);
     if (!src->spatial.split_span) {
         m->spatial.split_span = ARENA_ARRAY(arena, Span, S * D + 1);
         for (int k = 0; k < S * D; k++) m->spatial.split_span[k] = SPAN_NONE;
@@ -682,9 +1132,9 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         int64_t v = src->tile.size ? src->tile.size[k] : IR_UNSET;
         m->tile.size[k] = v == IR_HOLE ? IR_UNSET : v;
     }
+    const int64_t *tiles = opt_cfg_tile(sp, c);
     for (int h = 0; h < sp->th_count; h++)
-        m->tile.size[sp->th_level[h] * I + sp->th_index[h]] =
-            sp->cfg_tile[(size_t)c * (size_t)sp->th_count + (size_t)h];
+        m->tile.size[sp->th_level[h] * I + sp->th_index[h]] = tiles[h];
     if (!src->tile.span) {
         m->tile.span = ARENA_ARRAY(arena, Span, L * I + 1);
         for (int k = 0; k < L * I; k++) m->tile.span[k] = SPAN_NONE;
@@ -698,12 +1148,11 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         m->order.length[l] = len;
         for (int k = 0; k < len; k++) m->order.perm[l * I + k] = src->order.perm[l * I + k];
     }
+    const int *orders = opt_cfg_order(sp, c);
     for (int k = 0; k < sp->oh_count; k++) {
         int l = sp->oh_level[k];
         m->order.length[l] = I;
-        for (int i = 0; i < I; i++)
-            m->order.perm[l * I + i] =
-                sp->cfg_order[(size_t)c * (size_t)(sp->oh_count * I) + (size_t)(k * I + i)];
+        for (int i = 0; i < I; i++) m->order.perm[l * I + i] = orders[k * I + i];
     }
     if (!src->order.span) {
         m->order.span = ARENA_ARRAY(arena, Span, L + 1);
@@ -739,6 +1188,7 @@ static void read_group(const Schedule *s, int g, OptCost *out) {
     out->fill_drain_s = sg->fill_drain_s;
     out->compute_energy_j = sg->compute_energy_j;
     out->feasible = !s->missing_unit;
+    out->uncosted = false;
     out->memory = -1;
     out->need = out->capacity = 0;
     double worst = 0;
@@ -757,24 +1207,27 @@ static void read_group(const Schedule *s, int g, OptCost *out) {
     }
 }
 
-static int key_length(const OptSpace *sp, const OptArc *a) {
-    return a->rel_count * sp->D + a->rel_hole_count + sp->oh_count * sp->I;
+static size_t key_length(const OptSpace *sp, const OptArc *a) {
+    return (size_t)a->rel_count * (size_t)sp->D + (size_t)a->rel_hole_count +
+           (size_t)sp->oh_count * (size_t)sp->I;
 }
 
-static void arc_key(const OptSpace *sp, const OptArc *a, int c, int *key) {
-    int D = sp->D, I = sp->I, S = sp->S, n = 0;
-    const int *split = sp->splits + (size_t)sp->cfg_split[c] * (size_t)(S * D);
+static void arc_key(const OptSpace *sp, const OptArc *a, int c, int64_t *key) {
+    int D = sp->D, I = sp->I;
+    size_t n = 0;
+    const int *split = opt_split_table(sp, opt_cfg_split(sp, c));
+    const int64_t *tiles = opt_cfg_tile(sp, c);
+    const int *orders = opt_cfg_order(sp, c);
     for (int k = 0; k < a->rel_count; k++)
-        for (int d = 0; d < D; d++) key[n++] = split[a->rel_stmts[k] * D + d];
-    for (int k = 0; k < a->rel_hole_count; k++)
-        key[n++] = (int)sp->cfg_tile[(size_t)c * (size_t)sp->th_count + (size_t)a->rel_holes[k]];
+        for (int d = 0; d < D; d++) key[n++] = split[(size_t)a->rel_stmts[k] * (size_t)D + d];
+    for (int k = 0; k < a->rel_hole_count; k++) key[n++] = tiles[a->rel_holes[k]];
     for (int h = 0; h < sp->oh_count; h++) {
-        const int *perm = sp->cfg_order + (size_t)c * (size_t)(sp->oh_count * I) + (size_t)(h * I);
+        const int *perm = orders + (size_t)h * (size_t)I;
         int w = 0;
         for (int i = 0; i < I; i++)
-            if (a->rel_mask >> perm[i] & 1u) key[n + w++] = perm[i];
-        while (w < I) key[n + w++] = -1;
-        n += I;
+            if (bits_has(a->rel_indices, perm[i])) key[n + (size_t)w++] = perm[i];
+        while (w < I) key[n + (size_t)w++] = -1;
+        n += (size_t)I;
     }
 }
 
@@ -782,12 +1235,17 @@ void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     memset(x, 0, sizeof *x);
     x->threshold = INFINITY;
     int A = sp->arc_count;
-    x->last_key = ARENA_ARRAY(&x->keep, int *, A + 1);
+    x->last_key = ARENA_ARRAY(&x->keep, int64_t *, A + 1);
     x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
     x->last_cost = ARENA_ARRAY(&x->keep, OptCost, A + 1);
-    for (int a = 0; a < A; a++)
-        if (sp->arcs[a].memo)
-            x->last_key[a] = ARENA_ARRAY(&x->keep, int, key_length(sp, &sp->arcs[a]) + 1);
+    /* one configuration: nothing to remember between configurations */
+    if (sp->cfg_count > 1)
+        for (int a = 0; a < A; a++)
+            if (sp->arcs[a].memo)
+                x->last_key[a] = ARENA_ARRAY(&x->keep, int64_t, key_length(sp, &sp->arcs[a]) + 1);
+    /* the compute memo is a cache: it stops growing at a share of the
+     * budget */
+    x->comp_limit = sp->budget / 16;
 }
 
 void opt_eval_ctx_free(OptEvalCtx *x) {
@@ -795,50 +1253,67 @@ void opt_eval_ctx_free(OptEvalCtx *x) {
     arena_free_all(&x->tmp);
 }
 
+size_t opt_eval_ctx_bytes(const OptEvalCtx *x) {
+    return x->keep.used_total + x->tmp.used_total;
+}
+
+/* Bytes one evaluation context needs before its compute memo. */
+size_t opt_eval_ctx_need(const OptSpace *sp) {
+    size_t n = opt_mul((size_t)sp->arc_count, sizeof(int64_t *) + sizeof(bool) + sizeof(OptCost));
+    for (int a = 0; a < sp->arc_count && sp->cfg_count > 1; a++)
+        if (sp->arcs[a].memo) n = opt_add(n, 2 * sizeof(int64_t) * key_length(sp, &sp->arcs[a]));
+    return n;
+}
+
 /* ------------------------------------------- per-statement compute memo */
 
 typedef struct CompEntry {
     uint64_t hash;
-    int *key;
+    int64_t *key;
     int len;
     double compute_s, energy_j;
 } CompEntry;
 
-static int stmt_key(const OptSpace *sp, int st, int c, int *key) {
+static int stmt_key(const OptSpace *sp, int st, int c, int64_t *key) {
     int n = 0, D = sp->D;
-    const int *split = sp->splits + (size_t)sp->cfg_split[c] * (size_t)(sp->S * D);
+    const int *split = opt_split_table(sp, opt_cfg_split(sp, c));
+    const int64_t *tiles = opt_cfg_tile(sp, c);
     key[n++] = st;
-    for (int d = 0; d < D; d++) key[n++] = split[st * D + d];
+    for (int d = 0; d < D; d++) key[n++] = split[(size_t)st * (size_t)D + d];
     for (int h = 0; h < sp->th_count; h++)
-        if (ir_stmt_uses_index(&sp->op->stmts[st], sp->th_index[h]))
-            key[n++] = (int)sp->cfg_tile[(size_t)c * (size_t)sp->th_count + (size_t)h];
+        if (ir_stmt_uses_index(&sp->op->stmts[st], sp->th_index[h])) key[n++] = tiles[h];
     return n;
 }
 
-static uint64_t key_hash(const int *key, int len) {
+static uint64_t key_hash(const int64_t *key, int len) {
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < len; i++) {
-        h ^= (uint64_t)(uint32_t)key[i];
+        h ^= (uint64_t)key[i];
         h *= 1099511628211ull;
     }
     return h ? h : 1;
 }
 
-static CompEntry *comp_find(OptEvalCtx *x, const int *key, int len, uint64_t h) {
+static CompEntry *comp_find(OptEvalCtx *x, const int64_t *key, int len, uint64_t h) {
     if (!x->comp_cap) return NULL;
     for (int i = (int)(h & (uint64_t)(x->comp_cap - 1));; i = (i + 1) & (x->comp_cap - 1)) {
         CompEntry *e = &x->comp[i];
         if (!e->hash) return NULL;
-        if (e->hash == h && e->len == len && memcmp(e->key, key, sizeof(int) * (size_t)len) == 0)
+        if (e->hash == h && e->len == len &&
+            memcmp(e->key, key, sizeof(int64_t) * (size_t)len) == 0)
             return e;
     }
 }
 
-static void comp_put(OptEvalCtx *x, const int *key, int len, double cs, double ce) {
+static void comp_put(OptEvalCtx *x, const int64_t *key, int len, double cs, double ce) {
     uint64_t h = key_hash(key, len);
     if (comp_find(x, key, len, h)) return;
     if (2 * (x->comp_count + 1) > x->comp_cap) {
+        if (x->comp_cap >= INT32_MAX / 4) return;
         int ncap = x->comp_cap ? x->comp_cap * 2 : 1024;
+        /* a full cache stays as it is: it only saves lowerings */
+        size_t grown = opt_mul((size_t)ncap, sizeof(CompEntry));
+        if (opt_add(x->keep.used_total, grown) > x->comp_limit) return;
         CompEntry *old = x->comp;
         int ocap = x->comp_cap;
         x->comp = ARENA_ARRAY(&x->keep, CompEntry, ncap);
@@ -850,13 +1325,14 @@ static void comp_put(OptEvalCtx *x, const int *key, int len, double cs, double c
             x->comp[j] = old[i];
         }
     }
+    if (opt_add(x->keep.used_total, sizeof(int64_t) * (size_t)len) > x->comp_limit) return;
     int j = (int)(h & (uint64_t)(x->comp_cap - 1));
     while (x->comp[j].hash) j = (j + 1) & (x->comp_cap - 1);
     CompEntry *e = &x->comp[j];
     e->hash = h;
     e->len = len;
-    e->key = ARENA_ARRAY(&x->keep, int, len + 1);
-    memcpy(e->key, key, sizeof(int) * (size_t)len);
+    e->key = ARENA_ARRAY(&x->keep, int64_t, len + 1);
+    memcpy(e->key, key, sizeof(int64_t) * (size_t)len);
     e->compute_s = cs;
     e->energy_j = ce;
     x->comp_count++;
@@ -874,16 +1350,19 @@ static int arc_fusion_level(const OptSpace *sp, const OptArc *a) {
 
 /* Arc a was costed: when it overflows a memory, mark every arc not yet
  * costed that holds its statements and is fused at that memory's level or
- * outside it.  Returns how many were marked. */
+ * outside it.  Such an arc holds a's first statement and its positions
+ * contain a's.  Returns how many were marked. */
 static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx *x) {
     const OptCost *oc = &row[a];
-    if (oc->feasible || oc->memory < 0 || sp->S > 64) return 0;
+    if (oc->feasible || oc->uncosted || oc->memory < 0) return 0;
     int lm = sp->arch->memories[oc->memory].level;
-    uint64_t mask = sp->arcs[a].mask;
-    int marked = 0;
-    for (int b = 0; b < sp->arc_count; b++) {
-        if (done[b] || (sp->arcs[b].mask & mask) != mask) continue;
-        if (arc_fusion_level(sp, &sp->arcs[b]) > lm) continue;
+    const OptArc *arc = &sp->arcs[a];
+    int st = arc->stmts[0], marked = 0;
+    for (size_t k = sp->stmt_arc_first[st]; k < sp->stmt_arc_first[st + 1]; k++) {
+        int b = sp->stmt_arcs[k];
+        const OptArc *y = &sp->arcs[b];
+        if (done[b] || y->pos > arc->pos || y->pos + y->count < arc->pos + arc->count) continue;
+        if (arc_fusion_level(sp, y) > lm) continue;
         row[b] = *oc; /* infeasible; its need is a lower bound */
         done[b] = true;
         marked++;
@@ -892,17 +1371,21 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
     return marked;
 }
 
-bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
+static bool ctx_past(const OptSpace *sp) {
+    return sp->deadline > 0 && opt_now() > sp->deadline;
+}
+
+OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row) {
     int A = sp->arc_count, S = sp->S;
     arena_free_all(&x->tmp);
     Arena *t = &x->tmp;
     bool *done = ARENA_ARRAY(t, bool, A + 1);
-    int *order = ARENA_ARRAY(t, int, A + 1);
     int *cover = ARENA_ARRAY(t, int, S + 1);
     bool *used = ARENA_ARRAY(t, bool, S + 1);
-    int **keys = ARENA_ARRAY(t, int *, A + 1);
+    int64_t **keys = ARENA_ARRAY(t, int64_t *, A + 1);
     int remaining = A;
-    int *skey = ARENA_ARRAY(t, int, sp->D + sp->th_count + 2);
+    int64_t *skey = ARENA_ARRAY(t, int64_t, sp->D + sp->th_count + 2);
+    bool memo = sp->cfg_count > 1;
     /* the compute bound from remembered statements, before any lowering */
     if (x->threshold < INFINITY) {
         /* statements not remembered count 0: still a lower bound */
@@ -916,16 +1399,16 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
         }
         if (bound_value(x->objective, cl, ce) > x->threshold) {
             x->comp_hits++;
-            return false;
+            return OPT_ROW_CUT;
         }
     }
     /* the memo */
-    for (int a = 0; a < A; a++) {
+    for (int a = 0; a < A && memo; a++) {
         if (!sp->arcs[a].memo) continue;
-        int len = key_length(sp, &sp->arcs[a]);
-        keys[a] = ARENA_ARRAY(t, int, len + 1);
+        size_t len = key_length(sp, &sp->arcs[a]);
+        keys[a] = ARENA_ARRAY(t, int64_t, len + 1);
         arc_key(sp, &sp->arcs[a], c, keys[a]);
-        if (x->last_valid[a] && memcmp(keys[a], x->last_key[a], sizeof(int) * (size_t)len) == 0) {
+        if (x->last_valid[a] && memcmp(keys[a], x->last_key[a], sizeof(int64_t) * len) == 0) {
             row[a] = x->last_cost[a];
             done[a] = true;
             remaining--;
@@ -937,14 +1420,24 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
      * overflow it too when that arc is fused at the memory's level or
      * outside it (such a group keeps all its tensors' tiles there, each at
      * least as large) */
-    bool first = true;
-    int n = 0;
-    for (int len = S; len >= 1; len--)
-        for (int a = 0; a < A; a++)
-            if (sp->arcs[a].count == len) order[n++] = a;
+    bool first = true, partial = false;
+    const int *order = sp->by_length;
     for (int a = 0; a < A; a++)
         if (done[a]) remaining -= imply(sp, row, done, a, x);
     while (remaining > 0) {
+        /* the clock, between lowerings; every statement alone is always
+         * costed, so a partial row still has a partition */
+        if (!first && ctx_past(sp)) {
+            partial = true;
+            for (int a = 0; a < A; a++)
+                if (!done[a]) {
+                    memset(&row[a], 0, sizeof row[a]);
+                    row[a].uncosted = true;
+                    row[a].memory = -1;
+                    done[a] = true;
+                }
+            break;
+        }
         int cc = 0;
         memset(used, 0, sizeof(bool) * (size_t)S);
         if (!first)
@@ -952,7 +1445,7 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
                 const OptArc *a = &sp->arcs[order[k]];
                 if (done[order[k]]) continue;
                 bool free = true;
-                for (int q = 0; q < a->count; q++)
+                for (int q = 0; q < a->count && free; q++)
                     if (used[a->stmts[q]]) free = false;
                 if (!free) continue;
                 for (int q = 0; q < a->count; q++) used[a->stmts[q]] = true;
@@ -982,7 +1475,7 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             double lb = bound_value(x->objective, cl, ce);
             if (x->threshold < INFINITY && lb > x->threshold) {
                 arena_free_all(&scratch);
-                return false;
+                return OPT_ROW_CUT;
             }
         }
         /* statements left to groups of their own: their unfused arcs too */
@@ -990,8 +1483,8 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
             if (used[st]) continue;
             OptCost alone;
             read_group(s, s->stmts[st].group, &alone);
-            for (int k = 0; sp->stmt_arcs[st * (A + 1) + k] >= 0; k++) {
-                int a = sp->stmt_arcs[st * (A + 1) + k];
+            for (size_t k = sp->stmt_arc_first[st]; k < sp->stmt_arc_first[st + 1]; k++) {
+                int a = sp->stmt_arcs[k];
                 if (done[a]) continue;
                 const OptArc *arc = &sp->arcs[a];
                 if (arc->count == 1 && arc->level == OPT_UNFUSED) {
@@ -1011,15 +1504,16 @@ bool opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *row)
         first = false;
         arena_free_all(&scratch);
     }
-    for (int a = 0; a < A; a++)
+    for (int a = 0; a < A && memo; a++)
         if (sp->arcs[a].memo) {
-            memcpy(x->last_key[a], keys[a], sizeof(int) * (size_t)key_length(sp, &sp->arcs[a]));
+            /* an arc not costed is not remembered */
+            x->last_valid[a] = !row[a].uncosted;
+            if (!x->last_valid[a]) continue;
+            memcpy(x->last_key[a], keys[a], sizeof(int64_t) * key_length(sp, &sp->arcs[a]));
             x->last_cost[a] = row[a];
-            x->last_valid[a] = true;
         }
-    return true;
+    return partial ? OPT_ROW_PARTIAL : OPT_ROW_FULL;
 }
-
 /* --------------------------------------------------------- results */
 
 void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const int *arcs,

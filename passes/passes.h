@@ -102,9 +102,8 @@ void pass_cost(Schedule *s);        /* per-group and total cost */
 
 /* ------------------------------------------------ fast evaluation API */
 
-#define EVAL_MAX_GROUPS 64
-#define EVAL_MAX_LEVELS 8
-
+/* The cost of one fusion group.  level_s has one entry per memory level
+ * of the arch (EvalResult.level_count). */
 typedef struct GroupCost {
     double compute_s; /* work / throughput, summed over the statements */
     double memory_s;  /* max over levels (overlap full) or sum (none) */
@@ -112,12 +111,15 @@ typedef struct GroupCost {
     double fill_drain_s;
     double latency_s; /* one instance of the group (before repeat) */
     double energy_j;
-    double level_s[EVAL_MAX_LEVELS]; /* memory time per level */
+    double *level_s; /* [level_count]: memory time per level */
     Bound bound;
     int level; /* fusion level */
     int stmt_count;
 } GroupCost;
 
+/* The cost of a whole mapping.  Sized to the mapping: groups (and each
+ * group's level_s) live in the arena given to evaluate_mapping, so no op
+ * or arch is too large for it. */
 typedef struct EvalResult {
     double latency_s;                      /* whole mapping, repeat included */
     double energy_j;                       /* whole mapping, repeat included */
@@ -125,19 +127,21 @@ typedef struct EvalResult {
     bool feasible;                         /* every tile fits its level and role */
     double worst_excess_bytes;             /* largest capacity excess, 0 when feasible */
     int group_count;
-    GroupCost groups[EVAL_MAX_GROUPS];
+    int level_count;   /* memory levels of the arch */
+    GroupCost *groups; /* [group_count]; NULL when no arena was given */
 } EvalResult;
 
 typedef enum EvalStatus {
     EVAL_OK,
     EVAL_INCOMPLETE, /* the mapping still has holes */
-    EVAL_TOO_LARGE   /* more than EVAL_MAX_GROUPS groups or levels */
+    EVAL_TOO_LARGE   /* more cluster dims than SCHED_MAX_DIMS (E0352 says so) */
 } EvalStatus;
 
-/* Evaluates a complete mapping: no text is built, nothing is printed,
- * nothing is kept (a scratch arena is freed before returning).  Pure and
+/* Evaluates a complete mapping: no text is built, nothing is printed.
+ * The per-group records go to `arena` (NULL: totals only, nothing kept);
+ * the lowering's scratch memory is freed before returning.  Pure and
  * reentrant: the optimizer may call it many times. */
-EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out);
+EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out);
 
 /* ------------------------------------------- cost model building blocks */
 

@@ -82,12 +82,10 @@ IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
     return u;
 }
 
-EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out) {
+EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     memset(out, 0, sizeof *out);
     if (m->hole_count > 0) return EVAL_INCOMPLETE;
-    if (m->arch->level_count > EVAL_MAX_LEVELS || m->op->stmt_count > EVAL_MAX_GROUPS ||
-        !schedule_supported(m->arch))
-        return EVAL_TOO_LARGE;
+    if (!schedule_supported(m->arch)) return EVAL_TOO_LARGE;
     Arena scratch = {0};
     Schedule *s = lower_mapping(&scratch, m, false, NULL);
     out->latency_s = s->latency_s;
@@ -101,19 +99,24 @@ EvalStatus evaluate_mapping(const IrMapping *m, EvalResult *out) {
         if (over > out->worst_excess_bytes) out->worst_excess_bytes = over;
     }
     out->group_count = s->group_count;
-    for (int g = 0; g < s->group_count; g++) {
-        const SchedGroup *sg = &s->groups[g];
-        GroupCost *gc = &out->groups[g];
-        gc->compute_s = sg->compute_s;
-        gc->memory_s = sg->memory_s;
-        gc->network_s = sg->network_s;
-        gc->fill_drain_s = sg->fill_drain_s;
-        gc->latency_s = sg->latency_s;
-        gc->energy_j = sg->energy_j;
-        for (int l = 0; l < s->levels; l++) gc->level_s[l] = sg->level_s[l];
-        gc->bound = sg->bound;
-        gc->level = sg->level;
-        gc->stmt_count = sg->stmt_count;
+    out->level_count = s->levels;
+    if (arena) {
+        out->groups = ARENA_ARRAY(arena, GroupCost, s->group_count + 1);
+        for (int g = 0; g < s->group_count; g++) {
+            const SchedGroup *sg = &s->groups[g];
+            GroupCost *gc = &out->groups[g];
+            gc->compute_s = sg->compute_s;
+            gc->memory_s = sg->memory_s;
+            gc->network_s = sg->network_s;
+            gc->fill_drain_s = sg->fill_drain_s;
+            gc->latency_s = sg->latency_s;
+            gc->energy_j = sg->energy_j;
+            gc->level_s = ARENA_ARRAY(arena, double, s->levels + 1);
+            for (int l = 0; l < s->levels; l++) gc->level_s[l] = sg->level_s[l];
+            gc->bound = sg->bound;
+            gc->level = sg->level;
+            gc->stmt_count = sg->stmt_count;
+        }
     }
     arena_free_all(&scratch);
     return EVAL_OK;

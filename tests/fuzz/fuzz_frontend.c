@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             IrMapping *m = program->mappings[i];
             if (!m || m->hole_count > 0) continue;
             EvalResult result;
-            evaluate_mapping(m, &result);
+            evaluate_mapping(m, NULL, &result);
             CompileOptions opts_compile = {0};
             lower_mapping(&arena, m, true, &opts_compile);
         }

@@ -128,7 +128,7 @@ int main(void) {
 
     /* the evaluation API gives the same numbers without text */
     EvalResult r;
-    CHECK(evaluate_mapping(m, &r) == EVAL_OK, "evaluate_mapping succeeds");
+    CHECK(evaluate_mapping(m, &arena, &r) == EVAL_OK, "evaluate_mapping succeeds");
     CHECK_EXACT(r.latency_s, 457.5e-9, "evaluate latency");
     CHECK_EXACT(r.energy_j, 58976e-12, "evaluate energy");
     CHECK(r.feasible, "worked example fits");
@@ -139,14 +139,14 @@ int main(void) {
     IrMapping *none = mapping_of("", "worked_none");
     CHECK(none != NULL, "overlap none mapping found");
     if (none) {
-        CHECK(evaluate_mapping(none, &r) == EVAL_OK, "evaluate overlap none");
+        CHECK(evaluate_mapping(none, NULL, &r) == EVAL_OK, "evaluate overlap none");
         CHECK_EXACT(r.latency_s, 708e-9, "overlap none sums: 708 ns");
     }
     /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
     IrMapping *rep = mapping_of("", "worked_repeat");
     CHECK(rep != NULL, "repeat mapping found");
     if (rep) {
-        CHECK(evaluate_mapping(rep, &r) == EVAL_OK, "evaluate repeat");
+        CHECK(evaluate_mapping(rep, NULL, &r) == EVAL_OK, "evaluate repeat");
         CHECK_EXACT(r.latency_s, 3 * 457.5e-9, "repeat 3 latency");
         CHECK_EXACT(r.energy_j, 3 * 58976e-12, "repeat 3 energy");
     }

@@ -135,8 +135,8 @@ int main(void) {
     CHECK(coll(u, CK_ALLGATHER, "mx") == NULL, "unfused: no allgather through shared DRAM");
     /* fusing removes DRAM traffic */
     EvalResult ef, eu;
-    evaluate_mapping(program->mappings[0], &ef);
-    evaluate_mapping(program->mappings[1], &eu);
+    evaluate_mapping(program->mappings[0], NULL, &ef);
+    evaluate_mapping(program->mappings[1], NULL, &eu);
     CHECK(ef.latency_s < eu.latency_s, "fused is faster than unfused here");
 
     /* nested clusters: n over x (chips) and c (cores): one allreduce over
@@ -241,7 +241,7 @@ int main(void) {
     const IrMapping *hm = NULL;
     for (int i = 0; i < program->mapping_count; i++)
         if (strcmp(program->mappings[i]->name, "holes") == 0) hm = program->mappings[i];
-    CHECK(hm && evaluate_mapping(hm, &eh) == EVAL_INCOMPLETE, "holes: evaluate says incomplete");
+    CHECK(hm && evaluate_mapping(hm, NULL, &eh) == EVAL_INCOMPLETE, "holes: evaluate says incomplete");
 
     /* the complete mapping printed back in .cmt syntax means the same:
        checking it again gives the same latency and energy */
@@ -266,8 +266,8 @@ int main(void) {
         bool ok = p2 && d2.error_count == 0 && p2->mapping_count == 1;
         EvalResult e1, e2;
         if (ok) {
-            evaluate_mapping(orig, &e1);
-            evaluate_mapping(p2->mappings[0], &e2);
+            evaluate_mapping(orig, NULL, &e1);
+            evaluate_mapping(p2->mappings[0], NULL, &e2);
             ok = fabs(e1.latency_s - e2.latency_s) <= 1e-12 * e1.latency_s &&
                  fabs(e1.energy_j - e2.energy_j) <= 1e-12 * e1.energy_j;
         }

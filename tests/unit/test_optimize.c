@@ -107,8 +107,8 @@ int main(void) {
         bool ok1 = optimize_mapping(p1, m1, &o1, &r1);
         bool ok2 = optimize_mapping(p2, m2, &o2, &r2);
         EvalResult e1, e2;
-        bool ev1 = ok1 && evaluate_mapping(m1, &e1) == EVAL_OK;
-        bool ev2 = ok2 && evaluate_mapping(m2, &e2) == EVAL_OK;
+        bool ev1 = ok1 && evaluate_mapping(m1, &arena, &e1) == EVAL_OK;
+        bool ev2 = ok2 && evaluate_mapping(m2, NULL, &e2) == EVAL_OK;
         if (ok1 && m1->hole_count == 0 && ev1) complete++;
         if (ev1 && ev2) {
             double v1 = objective(objs[i], e1.latency_s, e1.energy_j);
