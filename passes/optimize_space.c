@@ -126,10 +126,17 @@ static bool split_divides(const OptSpace *sp, const int *split) {
             for (int e = 0; e < d; e++)
                 if (row[e] == i) first = false;
             if (!first) continue;
-            int64_t parts = 1;
-            for (int e = d; e < sp->D; e++)
-                if (row[e] == i) parts *= sp->arch->dims[e].size;
-            if (parts > 1 && sp->op->indices[i].extent % parts != 0) return false;
+            /* a product past the extent cannot divide it (and would
+             * overflow long before 16 large dims are multiplied) */
+            int64_t parts = 1, extent = sp->op->indices[i].extent;
+            for (int e = d; e < sp->D; e++) {
+                if (row[e] != i) continue;
+                int64_t size = sp->arch->dims[e].size;
+                if (size == 1) continue;
+                if (size < 1 || parts > extent / size) return false;
+                parts *= size;
+            }
+            if (extent % parts != 0) return false;
             /* a given tile covers whole shares of the split inside its
              * level, and divides the share of the one outside it */
             for (int l = 1; sp->m->tile.size && l < sp->L; l++) {
