@@ -23,15 +23,6 @@ static const char *level_name(const Schedule *s, int l) {
     return s->arch->levels[l].name;
 }
 
-static const char *dims_text(Arena *a, const Schedule *s, const int *dims, int count) {
-    char buf[256] = "";
-    size_t used = 0;
-    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
-                                 s->arch->dims[dims[j]].name);
-    return count == 1 ? arena_strdup(a, buf) : arena_printf(a, "(%s)", buf);
-}
-
 /* T[64,128]: the tile of a tensor as a statement holds it at a level. */
 static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int level) {
     const IrTensor *tn = &s->op->tensors[t];
@@ -136,7 +127,7 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
             snprintf(what, sizeof what, "%s",
                      n->from_level >= 0 ? tile_text(a, s, n->stmt, n->tensor, n->to_level)
                                         : s->op->tensors[n->tensor].name);
-        snprintf(route, sizeof route, "over %s", dims_text(a, s, n->dims, n->dim_count));
+        snprintf(route, sizeof route, "over %s", sched_dims_text(a, s, n->dims, n->dim_count));
         break;
     case SN_BOUNDARY:
         snprintf(what, sizeof what, "%s", tile_text(a, s, -1, n->tensor, 0));
@@ -230,7 +221,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         for (int d = 0; d < s->arch->dim_count; d++)
             if (s->stmts[who].split[d] == i) dims[dc++] = d;
         fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
-                arena_printf(a, "spatial %s -> %s", op->indices[i].name, dims_text(a, s, dims, dc)),
+                arena_printf(a, "spatial %s -> %s", op->indices[i].name,
+                             sched_dims_text(a, s, dims, dc)),
                 given, op->indices[i].name, (long long)op->indices[i].extent,
                 s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
         any = true;

@@ -152,3 +152,12 @@ MemRole sched_held_role(const Schedule *s, int st, int tensor) {
     if (producer >= 0 && s->stmts[producer].group == s->stmts[st].group) return ROLE_OUTPUT;
     return sched_tensor_role(&s->op->stmts[st], tensor);
 }
+
+const char *sched_dims_text(Arena *a, const Schedule *s, const int *dims, int count) {
+    char buf[256] = "";
+    size_t used = 0;
+    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
+                                 s->arch->dims[dims[j]].name);
+    return count == 1 ? arena_strdup(a, buf) : arena_printf(a, "(%s)", buf);
+}

@@ -227,6 +227,9 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
  * (or filled in by the optimizer), not a statement left on its own. */
 bool sched_fuse_group_written(const IrMapping *m, int g);
 
+/* `x` or `(x,y)`: cluster dims by name, for listings and reasons. */
+const char *sched_dims_text(Arena *a, const Schedule *s, const int *dims, int count);
+
 /* Stable textual dump of the schedule as the passes so far left it. */
 void schedule_dump(FILE *out, const Schedule *s, const char *after_pass);
 

@@ -36,16 +36,6 @@ static NetCost cost_over(const Schedule *s, CollKind kind, const int *dims, int 
     return collective_cost(kind, nd, count, n);
 }
 
-static const char *dim_list(const Schedule *s, const int *dims, int count) {
-    char buf[256];
-    size_t used = 0;
-    buf[0] = 0;
-    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
-                                 s->arch->dims[dims[j]].name);
-    return count == 1 ? arena_strdup(s->arena, buf) : arena_printf(s->arena, "(%s)", buf);
-}
-
 /* copies: how many independent groups of P instances run this collective
  * (0: one per P compute instances). */
 static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st, int tensor,
@@ -202,7 +192,7 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
     n->to_level = to < s->levels ? to : s->levels - 1;
     n->depth = depth;
     if (!s->want_text) return;
-    const char *dl = dim_list(s, dims, dc);
+    const char *dl = sched_dims_text(s->arena, s, dims, dc);
     if (unsplit_only) {
         n->reason =
             arena_printf(s->arena, "%s is not split over %s: every instance needs the same %s tile",
@@ -318,7 +308,7 @@ static void reductions_and_transitions(Schedule *s) {
                 used +=
                     (size_t)snprintf(red + used, sizeof red - used, "%s%s", used ? ", " : "", nm);
         }
-        const char *dl = s->want_text ? dim_list(s, pd, pc) : "";
+        const char *dl = s->want_text ? sched_dims_text(s->arena, s, pd, pc) : "";
         SchedNode *node;
         if (need_all) {
             NetCost ar = cost_over(s, CK_ALLREDUCE, pd, pc, n);
@@ -445,7 +435,8 @@ static void reductions_and_transitions(Schedule *s) {
                         s->arena,
                         "%s leaves %s split over %s but %s needs all of it on "
                         "every instance%s",
-                        op->stmts[p].name, y->name, dim_list(s, gather, gc), cs->name,
+                        op->stmts[p].name, y->name, sched_dims_text(s->arena, s, gather, gc),
+                        cs->name,
                         same_group ? ""
                                    : arena_printf(s->arena, " (%s is not shared across them)",
                                                   arch->levels[0].name));
@@ -466,7 +457,7 @@ static void reductions_and_transitions(Schedule *s) {
                         "%s leaves %s split along %s over %s but %s splits it along %s "
                         "(alltoall %.3g us, allgather %.3g us)",
                         op->stmts[p].name, y->name, op->indices[eff[p * D + shuffle[0]].index].name,
-                        dim_list(s, shuffle, sc), cs->name,
+                        sched_dims_text(s->arena, s, shuffle, sc), cs->name,
                         op->indices[s->stmts[c].split[shuffle[0]]].name, a2a.time_s * 1e6,
                         ag.time_s * 1e6);
             }

@@ -2061,15 +2061,6 @@ static double node_rank_bytes(const Schedule *s, const SchedNode *n) {
     return n->bytes * (P - 1) / P;
 }
 
-static const char *dims_name(Arena *a, const Schedule *s, const int *dims, int count) {
-    char buf[256] = "";
-    size_t used = 0;
-    for (int j = 0; j < count && used + 40 < sizeof buf; j++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", j ? "," : "",
-                                 s->arch->dims[dims[j]].name);
-    return count == 1 ? arena_strdup(a, buf) : arena_printf(a, "(%s)", buf);
-}
-
 static unsigned dims_mask(const int *dims, int count, const IrArch *arch) {
     unsigned m = 0;
     for (int j = 0; j < count; j++)
@@ -2139,7 +2130,8 @@ static const VerifyCollective *find_collective(const VerifyReport *r, const Veri
 
 static const char *coll_name(Arena *a, const Schedule *s, const VerifyCollective *v) {
     return arena_printf(a, "%s %s over %s", verify_class_name(v->cls),
-                        s->op->tensors[v->tensor].name, dims_name(a, s, v->dims, v->dim_count));
+                        s->op->tensors[v->tensor].name,
+                        sched_dims_text(a, s, v->dims, v->dim_count));
 }
 
 int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDiff **out) {
