@@ -60,8 +60,8 @@ typedef struct IrStmt {
      * it (`O[m,d] = P[m,n] * V1[n,d]` reads V1's dimensions as n, d even
      * when V1 was written as V1[m,d]); -1 past the tensor's rank. */
     int access[IR_MAX_OPERANDS][IR_MAX_RANK];
-    int arith_ops;               /* + - * / and unary - per point */
-    FnCount *fns;                /* function calls per point */
+    int arith_ops; /* + - * / and unary - per point */
+    FnCount *fns;  /* function calls per point */
     int fn_count;
     const Stmt *ast;
     Span span;

@@ -221,7 +221,7 @@ typedef struct SchedVisits {
 } SchedVisits;
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                           int level);
+                         int level);
 
 /* True when fusion group g of the mapping was written as a `fuse` line
  * (or filled in by the optimizer), not a statement left on its own. */
