@@ -98,6 +98,8 @@ typedef struct Footprint {
     double live_tiles;
     int live_loop;
     int waiter;
+    int reader; /* a reader's own copy in its own layout or index order
+                   (another split, or renamed indices), -1 for the maker's */
 } Footprint;
 
 typedef struct CapacityExcess {

@@ -52,9 +52,10 @@ void report_capacity(const Schedule *s, DiagSink *diags) {
         for (int k = 0; k < g->footprint_count && used + 64 < sizeof terms; k++) {
             const Footprint *f = &g->footprints[k];
             if (f->memory != x->memory) continue;
-            used +=
-                (size_t)snprintf(terms + used, sizeof terms - used, "%s%s %s", used ? " + " : "",
-                                 s->op->tensors[f->tensor].name, bytes_text(s->arena, f->bytes));
+            used += (size_t)snprintf(
+                terms + used, sizeof terms - used, "%s%s%s%s %s", used ? " + " : "",
+                s->op->tensors[f->tensor].name, f->reader >= 0 ? " as read by " : "",
+                f->reader >= 0 ? s->op->stmts[f->reader].name : "", bytes_text(s->arena, f->bytes));
         }
         char stmts[512] = "";
         size_t su = 0;

@@ -67,12 +67,12 @@ static void build_loops(Schedule *s, SchedGroup *g) {
 }
 
 static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, double bytes,
-                          double live_tiles, int live_loop, int waiter, int *cap) {
+                          double live_tiles, int live_loop, int waiter, int reader, int *cap) {
     for (int k = 0; k < g->footprint_count; k++) {
         Footprint *f = &g->footprints[k];
-        if (f->memory == memory && f->tensor == tensor) {
+        if (f->memory == memory && f->tensor == tensor && (f->reader < 0) == (reader < 0)) {
             if (bytes > f->bytes)
-                *f = (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter};
+                *f = (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter, reader};
             return;
         }
     }
@@ -83,7 +83,27 @@ static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, do
         *cap = ncap;
     }
     g->footprints[g->footprint_count++] =
-        (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter};
+        (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter, reader};
+}
+
+/* Whether a reader sees an in-group tensor otherwise than its maker left
+ * it: another index on a dimension, or another split along a cluster dim
+ * (a relayout delivers it).  It then holds its own copy beside the
+ * maker's tiles. */
+static bool reader_view_differs(const Schedule *s, int reader, int tensor) {
+    const IrTensor *tn = &s->op->tensors[tensor];
+    int maker = tn->producer;
+    for (int r = 0; r < tn->rank; r++)
+        if (sched_access_index(s, reader, tensor, r) != sched_access_index(s, maker, tensor, r))
+            return true;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        if (s->arch->dims[d].size <= 1) continue;
+        int ms = s->stmts[maker].split[d], rs = s->stmts[reader].split[d];
+        int md = ms >= 0 ? ir_stmt_tensor_dim(s->op, &s->op->stmts[maker], tensor, ms) : -1;
+        int rd = rs >= 0 ? ir_stmt_tensor_dim(s->op, &s->op->stmts[reader], tensor, rs) : -1;
+        if (md != rd) return true;
+    }
+    return false;
 }
 
 /* Position in the group's nest of the outermost loop over an index that
@@ -126,6 +146,29 @@ static int combined_after(const Schedule *s, const SchedGroup *g, int st, int fi
     return g->loop_count;
 }
 
+/* A reader that names a dimension of an in-group tensor with another
+ * index than its maker (`t2[n,k]` made, read as `t2[j,k]`) walks that
+ * dimension out of step with the maker: it may need any of its tiles, so
+ * it waits until the maker's outermost loop over that index has closed
+ * (and every tile along the dimension stays live until then).  The
+ * position of that loop, or loop_count. */
+static int renamed_dim_loop(const Schedule *s, const SchedGroup *g, int reader, int tensor) {
+    const IrTensor *tn = &s->op->tensors[tensor];
+    int maker = tn->producer;
+    int first = g->loop_count;
+    for (int r = 0; r < tn->rank; r++) {
+        int made = sched_access_index(s, maker, tensor, r);
+        if (sched_access_index(s, reader, tensor, r) == made) continue;
+        for (int q = 0; q < first; q++)
+            if (g->loops[q].index == made &&
+                s->stmts[maker].trips[sched_li(s, g->loops[q].level, made)] > 1) {
+                first = q;
+                break;
+            }
+    }
+    return first;
+}
+
 /* For each statement of the group (by position), the loop it waits for:
  * an in-group input is complete only when its producer's outermost
  * reduced loop has closed, and after whatever its producer waited for.
@@ -142,6 +185,8 @@ static void compute_waits(Schedule *s, SchedGroup *g) {
             int y = is->inputs[q];
             if (s->tensor_group[y] != g->id) continue;
             int p = s->op->tensors[y].producer;
+            int renamed = renamed_dim_loop(s, g, g->stmts[k], y);
+            if (renamed < wait) wait = renamed;
             for (int j = 0; j < k; j++) {
                 if (g->stmts[j] != p) continue;
                 if (done[j] < wait) wait = done[j];
@@ -298,9 +343,13 @@ void pass_tiles(Schedule *s) {
                     MemRole role = internal && l <= grp->level ? sched_held_role(s, st, t)
                                                                : sched_tensor_role(is, t);
                     const IrMemory *mem = ir_level_memory(s->arch, l, role);
+                    int reader =
+                        internal && !result && l == grp->level && reader_view_differs(s, st, t)
+                            ? st
+                            : -1;
                     if (mem)
                         add_footprint(s, grp, mem->id, t, bytes * live, live, live_loop, waiter,
-                                      &cap);
+                                      reader, &cap);
                 }
             }
         }
