@@ -52,7 +52,12 @@ static const char *program_text =
     "  tile SRAM: m 64, n 32;\n  order SRAM: n, m;\n  fuse C, mx, e, s, P at SRAM;\n}\n"
     "mapping rows for softmax on shared_l2 {\n"
     "  spatial n -> x;\n  tile SRAM: m 32;\n  fuse C, mx, e, s, P at SRAM;\n}\n"
-    "mapping whole for renamed on systolic {\n  fuse V1, O at SRAM;\n}\n";
+    "mapping whole for renamed on systolic {\n  fuse V1, O at SRAM;\n}\n"
+    "op rename_fused<N = 64, M = 8> {\n"
+    "  in A[N] : fp32;\n  in B[N, M] : fp32;\n  out y[M] : fp32;\n  var t2 : fp32;\n"
+    "  t2[n] = A[n] * 1;\n  y[m] = t2[j] * B[j, m];\n}\n"
+    "mapping renamed_fused for rename_fused on one_core {\n"
+    "  tile SRAM: n 16;\n  fuse t2, y at SRAM;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -143,5 +148,22 @@ int main(void) {
     s = lowered("whole");
     const SchedNode *o = node_of(s, SN_COMPUTE, "O");
     CHECK_NEAR(o ? o->latency_s : 0, 3576e-9, 1e-9, "renamed: 4 folds, 3576 ns");
+    /* y reads t2[n] as t2[j]: it waits for the maker's n loop (4 trips of
+       16), so all 4 tiles of t2 stay live, 4 x 16 x 4 B = 256 B, and y
+       holds its own copy t2[j] with j whole: 64 x 4 B = 256 B */
+    s = lowered("renamed_fused");
+    const Footprint *maker = NULL, *copy = NULL;
+    for (int k = 0; k < s->groups[0].footprint_count; k++) {
+        const Footprint *fp = &s->groups[0].footprints[k];
+        if (strcmp(s->op->tensors[fp->tensor].name, "t2") != 0) continue;
+        if (fp->reader < 0)
+            maker = fp;
+        else
+            copy = fp;
+    }
+    CHECK(maker && maker->live_tiles == 4 && maker->bytes == 256,
+          "renamed in group: the maker's 4 tiles of t2 stay live, 256 B");
+    CHECK(copy && copy->bytes == 256, "renamed in group: the reader's own copy, 256 B");
+    CHECK(s->groups[0].wait_loop[1] == 0, "renamed in group: y waits for the n loop");
     return unit_finish();
 }
