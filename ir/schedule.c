@@ -161,3 +161,39 @@ const char *sched_dims_text(Arena *a, const Schedule *s, const int *dims, int co
                                  s->arch->dims[dims[j]].name);
     return count == 1 ? arena_strdup(a, buf) : arena_printf(a, "(%s)", buf);
 }
+
+int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    for (int q = 0; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        for (int r = 0; r < is->reduced_count; r++)
+            if (is->reduced[r] == lp->index) return q;
+    }
+    return g->loop_count;
+}
+
+double sched_tiles_completed(const Schedule *s, const SchedGroup *g, int st, int tensor,
+                             int max_level, int before, int *depth) {
+    double k = 1;
+    *depth = -1;
+    for (int q = 0; q < before && q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level > max_level || !sched_access_has_index(s, st, tensor, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        k *= trips;
+        *depth = q;
+    }
+    return k;
+}
+
+int sched_next_loop(const Schedule *s, const SchedGroup *g, int st, int depth) {
+    for (int q = depth + 1; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (ir_stmt_uses_index(&s->op->stmts[st], lp->index) &&
+            s->stmts[st].trips[sched_li(s, lp->level, lp->index)] > 1)
+            return q;
+    }
+    return g->loop_count;
+}

@@ -144,6 +144,7 @@ typedef struct SchedGroup {
  * indexed [level * index_count + index] have level_count + 1 levels. */
 typedef struct SchedStmt {
     int group;
+    int position;              /* in its group's statement list */
     int split[SCHED_MAX_DIMS]; /* index id split over each dim, -1 none */
     Provenance split_prov;
     double *extent; /* per-instance extent of each index at each level */
@@ -224,6 +225,20 @@ typedef struct SchedVisits {
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level);
+
+/* Position in g's nest of the outermost loop over an index statement st
+ * reduces (with more than one trip for st); g->loop_count when none.  A
+ * tile of st's result holds partial sums until that loop closes. */
+int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st);
+/* The tiles of `tensor` that statement st completes over the loops of g
+ * at positions before `before` and levels 1 .. max_level (the product of
+ * st's trips of those over the tensor's indices as st reads them);
+ * *depth gets the innermost such loop, -1 when none. */
+double sched_tiles_completed(const Schedule *s, const SchedGroup *g, int st, int tensor,
+                             int max_level, int before, int *depth);
+/* The first loop after position `depth` that st runs more than once,
+ * g->loop_count when none. */
+int sched_next_loop(const Schedule *s, const SchedGroup *g, int st, int depth);
 
 /* True when fusion group g of the mapping was written as a `fuse` line
  * (or filled in by the optimizer), not a statement left on its own. */

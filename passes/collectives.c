@@ -63,71 +63,11 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
     return node;
 }
 
-/* Tiles of tensor t that statement st completes over the loops at levels
- * 1 .. max_level: collectives run once per such tile, inside the innermost
- * of those loops (*depth, -1 when outside every loop).  A reader in the
- * same group works tile by tile at the fusion level, so its collective
- * runs per fusion-level tile (max_level = the fusion level); a tensor
- * that only leaves the group is exchanged per outermost tile (1). */
-static double executions(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
-                         int max_level, int *depth) {
-    double k = 1;
-    *depth = -1;
-    for (int q = 0; q < g->loop_count; q++) {
-        const SchedLoop *lp = &g->loops[q];
-        if (lp->level > max_level || !sched_access_has_index(s, st, t->id, lp->index)) continue;
-        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        k *= trips;
-        *depth = q;
-    }
-    return k;
-}
-
-/* The same for the collective that combines statement st's partial
- * results: a tile of its result is complete only when every loop over a
- * reduced index has run, so the tiles counted are those of the loops
- * outside the first loop over a reduced index, and *after_inner says the
- * collective follows the loops nested inside *depth that st iterates. */
-static double reduction_executions(const Schedule *s, const SchedGroup *g, int st,
-                                   const IrTensor *t, int max_level, int *depth,
-                                   bool *after_inner) {
-    const IrStmt *is = &s->op->stmts[st];
-    int first_reduced = g->loop_count;
-    for (int q = 0; q < g->loop_count && first_reduced == g->loop_count; q++)
-        for (int r = 0; r < is->reduced_count; r++)
-            if (g->loops[q].index == is->reduced[r] &&
-                s->stmts[st].trips[sched_li(s, g->loops[q].level, g->loops[q].index)] > 1)
-                first_reduced = q;
-    double k = 1;
-    *depth = -1;
-    for (int q = 0; q < first_reduced; q++) {
-        const SchedLoop *lp = &g->loops[q];
-        if (lp->level > max_level || !sched_access_has_index(s, st, t->id, lp->index)) continue;
-        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        k *= trips;
-        *depth = q;
-    }
-    *after_inner = false;
-    for (int q = *depth + 1; q < g->loop_count; q++)
-        if (ir_stmt_uses_index(is, g->loops[q].index) &&
-            s->stmts[st].trips[sched_li(s, g->loops[q].level, g->loops[q].index)] > 1)
-            *after_inner = true;
-    return k;
-}
-
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
     double b = sched_elem_bytes(t);
     for (int r = 0; r < t->rank; r++)
         b *= s->stmts[st].extent[sched_li(s, s->levels, sched_access_index(s, st, t->id, r))];
     return b;
-}
-
-static int position_in_group(const SchedGroup *g, int st) {
-    for (int k = 0; k < g->stmt_count; k++)
-        if (g->stmts[k] == st) return k;
-    return 0;
 }
 
 /* How a consumer statement needs tensor t along dim d. */
@@ -283,10 +223,15 @@ static void reductions_and_transitions(Schedule *s) {
         double P = 1;
         for (int j = 0; j < pc; j++) P *= (double)arch->dims[pd[j]].size;
         double n = instance_bytes(s, st, y);
+        /* the combined result is complete only once every loop over a
+         * reduced index has run: one collective per tile of the result
+         * over the loops outside the first of those, at the fusion level
+         * when the group reads it, else per outermost tile; it follows
+         * the loops nested inside its own that st runs */
         int depth;
-        bool after_inner;
-        double k =
-            reduction_executions(s, g, st, y, group_reader ? g->level : 1, &depth, &after_inner);
+        double k = sched_tiles_completed(s, g, st, y->id, group_reader ? g->level : 1,
+                                         sched_first_reduced_loop(s, g, st), &depth);
+        bool after_inner = sched_next_loop(s, g, st, depth) < g->loop_count;
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
         int scatter = -1;
@@ -298,7 +243,7 @@ static void reductions_and_transitions(Schedule *s) {
             if (fmod(e, P) == 0 && (scatter < 0 || e > ss->extent[sched_li(s, s->levels, scatter)]))
                 scatter = i;
         }
-        int pos = position_in_group(g, st);
+        int pos = s->stmts[st].position;
         /* the reduced indices and dims, for the reasons only */
         char red[128] = "";
         size_t used = 0;
@@ -396,9 +341,12 @@ static void reductions_and_transitions(Schedule *s) {
                 else if (need.index != have.index)
                     shuffle[sc++] = d;
             }
-            int pos = position_in_group(g, c);
+            int pos = s->stmts[c].position;
             int depth;
-            double k = executions(s, g, c, y, same_group ? g->level : 1, &depth);
+            /* once per tile the reader takes: per fusion-level tile in
+             * the group, per outermost tile between groups */
+            double k = sched_tiles_completed(s, g, c, y->id, same_group ? g->level : 1,
+                                             g->loop_count, &depth);
             /* bytes one instance holds as the producer left it */
             double held = sched_elem_bytes(y);
             for (int r = 0; r < y->rank; r++) {

@@ -65,9 +65,7 @@ static double compute_time(const Schedule *s, int st, const char **why) {
  * arithmetic. */
 static const char *waiting_reason(const Schedule *s, const SchedGroup *g, int st,
                                   const char *arithmetic) {
-    int w = g->loop_count;
-    for (int k = 0; k < g->stmt_count; k++)
-        if (g->stmts[k] == st) w = g->wait_loop[k];
+    int w = g->wait_loop[s->stmts[st].position];
     if (w >= g->loop_count) return arithmetic;
     const SchedLoop *lp = &g->loops[w];
     return arena_printf(s->arena,

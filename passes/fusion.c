@@ -44,6 +44,7 @@ void pass_fusion(Schedule *s) {
             }
         }
         SchedGroup *grp = &s->groups[g];
+        s->stmts[st].position = grp->stmt_count;
         grp->stmts[grp->stmt_count++] = st;
         s->stmts[st].group = g;
     }

@@ -191,12 +191,6 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
 }
 
-static int position_of(const SchedGroup *g, int st) {
-    for (int k = 0; k < g->stmt_count; k++)
-        if (g->stmts[k] == st) return k;
-    return -1;
-}
-
 /* A tile is resident at this level, so the statement need not load it,
  * when another statement of the group brought it to the same memory, or
  * the group's producer of the tensor wrote it there, with the same extent
@@ -208,7 +202,7 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     const IrMemory *mem = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
-    int wait = g->wait_loop[position_of(g, st)];
+    int wait = g->wait_loop[s->stmts[st].position];
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         bool loaded = n->kind == SN_LOAD && n->to_level == level;
@@ -217,9 +211,9 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
         if (!mem || n->memory != mem->id) continue;
         /* a statement that waits for a loop runs after the others moved
          * on, unless the tile stays the same across that loop */
-        int other_pos = position_of(g, n->stmt);
+        int other_pos = s->stmts[n->stmt].position;
         int other_wait = g->wait_loop[other_pos];
-        if (other_wait != wait || g->round[other_pos] != g->round[position_of(g, st)]) {
+        if (other_wait != wait || g->round[other_pos] != g->round[s->stmts[st].position]) {
             int w = other_wait < wait ? other_wait : wait;
             if (sched_visits(s, g, st, tn, level).depth >= w ||
                 sched_visits(s, g, n->stmt, tn, level).depth >= w)

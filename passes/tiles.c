@@ -106,44 +106,20 @@ static bool reader_view_differs(const Schedule *s, int reader, int tensor) {
     return false;
 }
 
-/* Position in the group's nest of the outermost loop over an index that
- * statement st reduces (and iterates more than once); loop_count if none.
- * A tile of st's result holds partial sums until that loop closes. */
-static int first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
-    const IrStmt *is = &s->op->stmts[st];
-    for (int q = 0; q < g->loop_count; q++) {
-        const SchedLoop *lp = &g->loops[q];
-        if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
-        for (int r = 0; r < is->reduced_count; r++)
-            if (is->reduced[r] == lp->index) return q;
-    }
-    return g->loop_count;
-}
-
 /* A result whose reduced index is split over cluster dims is complete only
  * once its collective has combined the partial results: once per
  * fusion-level tile (docs/cost-model.md section 4), after the loops the
  * statement runs inside that tile.  The position of the outermost such
  * loop, or loop_count when nothing is combined or nothing runs inside. */
 static int combined_after(const Schedule *s, const SchedGroup *g, int st, int first_reduced) {
-    const SchedStmt *ss = &s->stmts[st];
-    const IrStmt *is = &s->op->stmts[st];
     bool partial = false;
     for (int d = 0; d < s->arch->dim_count; d++)
-        if (ss->out_layout[d].kind == LAY_PARTIAL && s->arch->dims[d].size > 1) partial = true;
+        if (s->stmts[st].out_layout[d].kind == LAY_PARTIAL && s->arch->dims[d].size > 1)
+            partial = true;
     if (!partial) return g->loop_count;
-    int depth = -1;
-    for (int q = 0; q < first_reduced && q < g->loop_count; q++) {
-        const SchedLoop *lp = &g->loops[q];
-        if (lp->level > g->level || ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
-        if (sched_access_has_index(s, st, is->out_tensor, lp->index)) depth = q;
-    }
-    for (int q = depth + 1; q < g->loop_count; q++) {
-        const SchedLoop *lp = &g->loops[q];
-        if (ir_stmt_uses_index(is, lp->index) && ss->trips[sched_li(s, lp->level, lp->index)] > 1)
-            return q;
-    }
-    return g->loop_count;
+    int depth;
+    sched_tiles_completed(s, g, st, s->op->stmts[st].out_tensor, g->level, first_reduced, &depth);
+    return sched_next_loop(s, g, st, depth);
 }
 
 /* A reader that names a dimension of an in-group tensor with another
@@ -184,18 +160,15 @@ static void compute_waits(Schedule *s, SchedGroup *g) {
         for (int q = 0; q < is->input_count; q++) {
             int y = is->inputs[q];
             if (s->tensor_group[y] != g->id) continue;
-            int p = s->op->tensors[y].producer;
+            int j = s->stmts[s->op->tensors[y].producer].position;
             int renamed = renamed_dim_loop(s, g, g->stmts[k], y);
             if (renamed < wait) wait = renamed;
-            for (int j = 0; j < k; j++) {
-                if (g->stmts[j] != p) continue;
-                if (done[j] < wait) wait = done[j];
-                int r = g->round[j] + (own_done[j] < g->loop_count);
-                if (r > g->round[k]) g->round[k] = r;
-            }
+            if (done[j] < wait) wait = done[j];
+            int r = g->round[j] + (own_done[j] < g->loop_count);
+            if (r > g->round[k]) g->round[k] = r;
         }
         g->wait_loop[k] = wait;
-        int own = first_reduced_loop(s, g, g->stmts[k]);
+        int own = sched_first_reduced_loop(s, g, g->stmts[k]);
         int combined = combined_after(s, g, g->stmts[k], own);
         if (combined < own) own = combined;
         own_done[k] = own;
@@ -213,7 +186,7 @@ static double live_tiles(const Schedule *s, const SchedGroup *g, int k, int *liv
                          int *waiter) {
     int st = g->stmts[k];
     int t = s->op->stmts[st].out_tensor;
-    int w = s->tensor_crosses[t] ? g->loop_count : first_reduced_loop(s, g, st);
+    int w = s->tensor_crosses[t] ? g->loop_count : sched_first_reduced_loop(s, g, st);
     *waiter = -1;
     for (int j = k + 1; j < g->stmt_count; j++) {
         const IrStmt *rs = &s->op->stmts[g->stmts[j]];
