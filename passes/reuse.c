@@ -105,14 +105,19 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, c
 }
 
 static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
-                        int level) {
+                        int level, double served) {
     const IrStmt *is = &s->op->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     MemRole role = sched_tensor_role(is, t);
-    /* a tensor of the group is read back from where its producer wrote it */
-    const IrMemory *outer = ir_level_memory(s->arch, level - 1, sched_held_role(s, st, t));
+    /* a tensor of the group is read back from where its producer wrote it
+     * at the fusion level and above; below, from the copy this statement
+     * loaded into its own memory */
+    MemRole outer_role = level - 1 <= g->level ? sched_held_role(s, st, t) : role;
+    const IrMemory *outer = ir_level_memory(s->arch, level - 1, outer_role);
     const IrMemory *inner = ir_level_memory(s->arch, level, role);
     SchedVisits v = sched_visits(s, g, st, tn, level);
+    double all_visits = v.visits;
+    v.visits -= served;
     double fp = tile_bytes(s, st, tn, level);
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
@@ -148,7 +153,15 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double t_inner = bw_time(inner, inner_read + inner_written);
     n->latency_s = t_outer > t_inner ? t_outer : t_inner;
     n->energy_j = energy;
-    if (s->want_text) n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+    if (s->want_text) {
+        n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+        if (served > 0)
+            n->reason = arena_printf(s->arena,
+                                     "%s; %.0f of its %.0f visits find the tile its producer "
+                                     "just wrote (the producer runs in the first iteration of "
+                                     "the loops it does not use)",
+                                     n->reason, served, all_visits);
+    }
 }
 
 /* The compute unit reads its operand tiles from the innermost memory and
@@ -191,18 +204,43 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
 }
 
-/* A tile is resident at this level, so the statement need not load it,
- * when another statement of the group brought it to the same memory, or
- * the group's producer of the tensor wrote it there, with the same extent
- * and the same loop position, and both run at the same point of the nest
- * (a statement that waits for a loop to close runs after the others have
+/* The visits of tensor t at `level` by statement st counted over the
+ * loops whose index `other` uses: st's visits in the first iteration of
+ * the loops only st runs. */
+static double visits_over(const Schedule *s, const SchedGroup *g, int st, int t, int level,
+                          int other) {
+    double running = 1, visits = 1;
+    for (int k = 0; k < g->loop_count; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->level > level) break;
+        if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index) ||
+            !ir_stmt_uses_index(&s->op->stmts[other], lp->index))
+            continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        running *= trips;
+        if (sched_access_has_index(s, st, t, lp->index)) visits = running;
+    }
+    return visits;
+}
+
+/* How many of the statement's visits of tensor t at this level find the
+ * tile resident, so that it need not load it.  All of them when another
+ * statement of the group brought it to the same memory, or the group's
+ * producer of the tensor wrote it there, with the same extent and the
+ * same loop position, and both run at the same point of the nest (a
+ * statement that waits for a loop to close runs after the others have
  * moved on: its tiles are loaded again).  Q, K and V reading one
- * layer-norm output; relu reading the GEMM tile it follows. */
-static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
+ * layer-norm output; relu reading the GEMM tile it follows.  Only the
+ * producer's visits when the reader also runs loops its producer does
+ * not (the producer runs in their first iteration only): there the
+ * reader follows the producer tile by tile, and loads in the others. */
+static double resident_visits(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     const IrMemory *mem = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
     int wait = g->wait_loop[s->stmts[st].position];
+    double mine = sched_visits(s, g, st, tn, level).visits, served = 0;
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         bool loaded = n->kind == SN_LOAD && n->to_level == level;
@@ -213,7 +251,8 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
          * on, unless the tile stays the same across that loop */
         int other_pos = s->stmts[n->stmt].position;
         int other_wait = g->wait_loop[other_pos];
-        if (other_wait != wait || g->round[other_pos] != g->round[s->stmts[st].position]) {
+        bool same_pass = other_wait == wait && g->round[other_pos] == g->round[s->stmts[st].position];
+        if (!same_pass) {
             int w = other_wait < wait ? other_wait : wait;
             if (sched_visits(s, g, st, tn, level).depth >= w ||
                 sched_visits(s, g, n->stmt, tn, level).depth >= w)
@@ -225,11 +264,14 @@ static bool already_loaded(const Schedule *s, const SchedGroup *g, int st, int t
             for (int l = 0; l <= level && same; l++)
                 same = other->tile[sched_li(s, l, sched_access_index(s, n->stmt, t, r))] ==
                        ss->tile[sched_li(s, l, sched_access_index(s, st, t, r))];
-        if (same && sched_visits(s, g, n->stmt, tn, level).visits ==
-                        sched_visits(s, g, st, tn, level).visits)
-            return true;
+        if (!same) continue;
+        double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
+        if (theirs == mine) return mine;
+        if (written && theirs < mine &&
+            visits_over(s, g, st, t, level, n->stmt) == theirs && theirs > served)
+            served = theirs;
     }
-    return false;
+    return served;
 }
 
 /* A statement whose in-group inputs are complete only when a loop closes
@@ -262,14 +304,17 @@ void pass_reuse(Schedule *s) {
             for (int q = 0; q < is->input_count; q++) {
                 int t = is->inputs[q];
                 bool internal = s->tensor_group[t] == gi;
-                for (int l = 1; l < s->levels; l++)
-                    if ((!internal || l > g->level) && !already_loaded(s, g, st, t, l))
-                        move_tensor(s, g, pos, st, t, false, l);
+                for (int l = 1; l < s->levels; l++) {
+                    if (internal && l <= g->level) continue;
+                    double served = resident_visits(s, g, st, t, l);
+                    if (served < sched_visits(s, g, st, &op->tensors[t], l).visits)
+                        move_tensor(s, g, pos, st, t, false, l, served);
+                }
             }
             compute_node(s, g, pos, st);
             int y = is->out_tensor;
             for (int l = s->levels - 1; l >= 1; l--)
-                if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l);
+                if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l, 0);
             defer_waiting(s, g, pos, first);
         }
     }

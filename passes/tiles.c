@@ -123,7 +123,9 @@ static int combined_after(const Schedule *s, const SchedGroup *g, int st, int fi
 }
 
 /* A reader that names a dimension of an in-group tensor with another
- * index than its maker (`t2[n,k]` made, read as `t2[j,k]`) walks that
+ * index than its maker (`t2[n,k]` made, read as `t2[j,k]`), or splits it
+ * otherwise over the cluster dims above the maker's loop over it (the
+ * maker walks all of n, each reader instance its share), walks that
  * dimension out of step with the maker: it may need any of its tiles, so
  * it waits until the maker's outermost loop over that index has closed
  * (and every tile along the dimension stays live until then).  The
@@ -134,13 +136,22 @@ static int renamed_dim_loop(const Schedule *s, const SchedGroup *g, int reader, 
     int first = g->loop_count;
     for (int r = 0; r < tn->rank; r++) {
         int made = sched_access_index(s, maker, tensor, r);
-        if (sched_access_index(s, reader, tensor, r) == made) continue;
-        for (int q = 0; q < first; q++)
-            if (g->loops[q].index == made &&
-                s->stmts[maker].trips[sched_li(s, g->loops[q].level, made)] > 1) {
-                first = q;
-                break;
-            }
+        int read = sched_access_index(s, reader, tensor, r);
+        for (int q = 0; q < first; q++) {
+            const SchedLoop *lp = &g->loops[q];
+            if (lp->index != made || s->stmts[maker].trips[sched_li(s, lp->level, made)] <= 1)
+                continue;
+            /* out of step: another index, or another split of the
+             * dimension above the loop (the reader walks its share, the
+             * maker the whole, or another share) */
+            bool differs = read != made;
+            for (int d = 0; d < s->arch->dim_count && !differs; d++)
+                if (s->arch->dims[d].size > 1 && sched_dim_between(s, d, 0, lp->level))
+                    differs = (s->stmts[maker].split[d] == made) != (s->stmts[reader].split[d] == read);
+            if (!differs) continue;
+            first = q;
+            break;
+        }
     }
     return first;
 }
@@ -164,7 +175,10 @@ static void compute_waits(Schedule *s, SchedGroup *g) {
             int renamed = renamed_dim_loop(s, g, g->stmts[k], y);
             if (renamed < wait) wait = renamed;
             if (done[j] < wait) wait = done[j];
-            int r = g->round[j] + (own_done[j] < g->loop_count);
+            /* a pass after its maker's when the maker's reduction closes
+             * a loop, or when it walks a dimension out of step with the
+             * maker (it needs the maker's whole loop, done in its pass) */
+            int r = g->round[j] + (own_done[j] < g->loop_count || renamed < g->loop_count);
             if (r > g->round[k]) g->round[k] = r;
         }
         g->wait_loop[k] = wait;

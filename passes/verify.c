@@ -221,6 +221,7 @@ typedef struct Slot {
     bool present, dirty;
     Box box;
     uint8_t *valid;
+    uint8_t *fresh; /* result slots: elements changed since the last write-back */
 } Slot;
 
 /* An intermediate at the fusion level of one instance. */
@@ -266,6 +267,7 @@ typedef struct Ctx {
     double *eb;
     uint8_t **l0_valid; /* [u0 * T + t], persists across groups */
     StmtInfo *si;       /* [stmt] */
+    bool trace;
 } Ctx;
 
 typedef struct Exec {
@@ -292,6 +294,11 @@ typedef struct GCtx {
     uint8_t **pa_prod, **pa_fetch; /* [f * T + t] */
     Exec *execs;
     int nexec, cap_exec;
+    int *wait_at;  /* [pos]: the loop the lowering runs the statement after,
+                      or -1 (the schedule's wait_loop, in this nest) */
+    double early;  /* executions due before their inputs were complete */
+    const char *early_what;
+    bool **walk_inner, **walk_pass; /* [loop]: scratch statement sets */
     /* phase B */
     Slot **slots; /* [memory][u * T + t] */
     Slot *uin;    /* [(pos * Q + q) * T + t]: a statement's operands in a unit */
@@ -660,8 +667,14 @@ static void occ_add(GCtx *g, int mem, int inst, double bytes) {
     if (bytes > 0 && *o > g->peak[mem][inst]) g->peak[mem][inst] = *o;
 }
 
-static void traffic(GCtx *g, int mem, int inst, double read, double written) {
+/* CMT_VERIFY_TRACE=1 prints every byte count as it is made (stderr): a
+ * debugging aid for reading a disagreement, never on by default. */
+static void traffic(const Ctx *c, GCtx *g, int t, int mem, int inst, double read,
+                    double written) {
     if (mem < 0) return;
+    if (c->trace)
+        fprintf(stderr, "verify: group %d exec %d %s[%d] %s: read %g written %g\n", g->g,
+                g->nexec, c->arch->memories[mem].name, inst, c->op->tensors[t].name, read, written);
     g->rd[mem][inst] += read;
     g->wr[mem][inst] += written;
 }
@@ -961,58 +974,117 @@ typedef struct Deferred {
     int64_t be;
 } Deferred;
 
+/* The deferral list: executions that were due but not ready. */
+typedef struct Pending {
+    Deferred *def;
+    int n, cap;
+} Pending;
+
+/* Runs (or defers) the executions due at the point p, then the deferred
+ * ones that became ready, oldest first. */
+static void run_point(Ctx *c, GCtx *g, const int *p, const bool *member, Pending *pd) {
+    for (int pos = 0; pos < g->ns; pos++) {
+        if (!member[pos]) continue;
+        const StmtInfo *si = g->si[pos];
+        if (!executes_at(c, g, si, p)) continue;
+        int bt;
+        int64_t be;
+        if (ready(c, g, si, p, &bt, &be)) {
+            exec_a(c, g, pos, p);
+            for (int k = 0; k < pd->n;) {
+                Deferred *d = &pd->def[k];
+                if (!g->complete[d->bt][d->be] ||
+                    !ready(c, g, g->si[d->pos], d->p, &d->bt, &d->be)) {
+                    k++;
+                    continue;
+                }
+                exec_a(c, g, d->pos, d->p);
+                memmove(&pd->def[k], &pd->def[k + 1], sizeof *pd->def * (size_t)(pd->n - k - 1));
+                pd->n--;
+                k = 0;
+            }
+            continue;
+        }
+        if (pd->n == pd->cap) {
+            int ncap = pd->cap ? pd->cap * 2 : 64;
+            pd->def = arena_realloc(c->a, pd->def, sizeof *pd->def * (size_t)pd->cap,
+                                    sizeof *pd->def * (size_t)ncap);
+            pd->cap = ncap;
+        }
+        Deferred *d = &pd->def[pd->n++];
+        d->pos = pos;
+        d->p = ARENA_ARRAY(c->a, int, g->nloops + 1);
+        memcpy(d->p, p, sizeof(int) * (size_t)g->nloops);
+        d->bt = bt;
+        d->be = be;
+        if (!g->early_what) {
+            char at[160] = "";
+            for (int k = 0, n = 0; k < g->nloops && n < (int)sizeof at - 40; k++)
+                n += snprintf(at + n, sizeof at - (size_t)n, "%s%s=%d", k ? " " : "",
+                              c->op->indices[g->loops[k].index].name, p[k]);
+            g->early_what = arena_printf(c->a, "%s at (%s) reads element %lld of %s", si->is->name,
+                                         at, (long long)be, tname(c, bt));
+        }
+        g->early++;
+    }
+}
+
+/* Walks loops q.. of the nest for the statements in member.  A statement
+ * the lowering places after a loop (it waits for that loop to close: the
+ * listing prints it there) runs in a pass of its own over that loop and
+ * the loops inside it, once the loop's iterations are done; statements of
+ * a later round (readers of a reduction completed in an earlier pass) in a
+ * later pass. */
+static void walk(Ctx *c, GCtx *g, int q, int *p, const bool *member, Pending *pd) {
+    if (q == g->nloops) {
+        run_point(c, g, p, member, pd);
+        return;
+    }
+    bool *inner = g->walk_inner[q];
+    bool any_after = false;
+    for (int pos = 0; pos < g->ns; pos++) {
+        inner[pos] = member[pos] && g->wait_at[pos] != q;
+        any_after |= member[pos] && g->wait_at[pos] == q;
+    }
+    for (p[q] = 0; p[q] < g->loops[q].trips; p[q]++) walk(c, g, q + 1, p, inner, pd);
+    if (any_after) {
+        bool *pass = g->walk_pass[q];
+        int round = -1;
+        for (;;) {
+            int next = -1;
+            for (int pos = 0; pos < g->ns; pos++)
+                if (member[pos] && g->wait_at[pos] == q && g->sg->round[pos] > round &&
+                    (next < 0 || g->sg->round[pos] < next))
+                    next = g->sg->round[pos];
+            if (next < 0) break;
+            for (int pos = 0; pos < g->ns; pos++)
+                pass[pos] = member[pos] && g->wait_at[pos] == q && g->sg->round[pos] == next;
+            for (p[q] = 0; p[q] < g->loops[q].trips; p[q]++) walk(c, g, q + 1, p, pass, pd);
+            round = next;
+        }
+    }
+    p[q] = 0;
+}
+
 static void phase_a(Ctx *c, GCtx *g) {
     int *p = ARENA_ARRAY(c->a, int, g->nloops + 1);
-    Deferred *def = NULL;
-    int ndef = 0, cap = 0;
-    for (;;) {
-        for (int pos = 0; pos < g->ns; pos++) {
-            const StmtInfo *si = g->si[pos];
-            if (!executes_at(c, g, si, p)) continue;
-            int bt;
-            int64_t be;
-            if (ready(c, g, si, p, &bt, &be)) {
-                exec_a(c, g, pos, p);
-                /* deferred executions that became ready, in deferral order */
-                for (int k = 0; k < ndef;) {
-                    Deferred *d = &def[k];
-                    if (!g->complete[d->bt][d->be] ||
-                        !ready(c, g, g->si[d->pos], d->p, &d->bt, &d->be)) {
-                        k++;
-                        continue;
-                    }
-                    exec_a(c, g, d->pos, d->p);
-                    memmove(&def[k], &def[k + 1], sizeof *def * (size_t)(ndef - k - 1));
-                    ndef--;
-                    k = 0;
-                }
-            } else {
-                if (ndef == cap) {
-                    int ncap = cap ? cap * 2 : 64;
-                    def = arena_realloc(c->a, def, sizeof *def * (size_t)cap,
-                                        sizeof *def * (size_t)ncap);
-                    cap = ncap;
-                }
-                def[ndef].pos = pos;
-                def[ndef].p = ARENA_ARRAY(c->a, int, g->nloops + 1);
-                memcpy(def[ndef].p, p, sizeof(int) * (size_t)g->nloops);
-                def[ndef].bt = bt;
-                def[ndef].be = be;
-                ndef++;
-            }
-        }
-        int k = g->nloops - 1;
-        for (; k >= 0; k--) {
-            if (++p[k] < g->loops[k].trips) break;
-            p[k] = 0;
-        }
-        if (k < 0) break;
+    bool *all = ARENA_ARRAY(c->a, bool, g->ns);
+    for (int pos = 0; pos < g->ns; pos++) all[pos] = true;
+    g->walk_inner = ARENA_ARRAY(c->a, bool *, g->nloops + 1);
+    g->walk_pass = ARENA_ARRAY(c->a, bool *, g->nloops + 1);
+    for (int q = 0; q < g->nloops; q++) {
+        g->walk_inner[q] = ARENA_ARRAY(c->a, bool, g->ns);
+        g->walk_pass[q] = ARENA_ARRAY(c->a, bool, g->ns);
     }
-    if (ndef)
+    Pending pd = {0};
+    walk(c, g, 0, p, all, &pd);
+    c->rep->groups[g->g].early = g->early;
+    c->rep->groups[g->g].early_what = g->early_what;
+    if (pd.n)
         problem(c,
                 "group %d: %d execution(s) of %s never became ready (an element of %s is never "
                 "complete)",
-                g->g, ndef, g->si[def[0].pos]->is->name, tname(c, def[0].bt));
+                g->g, pd.n, g->si[pd.def[0].pos]->is->name, tname(c, pd.def[0].bt));
 }
 
 /* ------------------------------------------------------------ phase B */
@@ -1074,14 +1146,16 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
             l0_write(c, g, pu, t, e);
         else if (kind == K_LIVE)
             live_write(c, g, pu, t, e);
-        else
+        else {
             ps->valid[e] = 1;
+            bytes_of(c, &ps->fresh, t)[e] = 1;
+        }
     }
     double bytes = (double)n * c->eb[t];
     int mem = lt == 0          ? mem_of(c, 0, ROLE_OUTPUT)
               : kind == K_LIVE ? g->live_mem
                                : mem_of(c, lt, ROLE_OUTPUT);
-    traffic(g, mem, pu, 0, bytes);
+    traffic(c, g, t, mem, pu, 0, bytes);
     return bytes;
 }
 
@@ -1107,14 +1181,22 @@ static void write_back(Ctx *c, GCtx *g, int t, int k, const int *insts, int n) {
         if (done[i]) continue;
         Slot *cs = result_slot(c, g, t, k, insts[i]);
         int pu = parent_of(c, k, insts[i]);
-        double bytes = store_into(c, g, t, k - 1, pu, &cs->box, bytes_of(c, &cs->valid, t));
+        /* only what changed since the last write-back goes up: a tile
+         * written back while it is still being filled (coherence before a
+         * read) does not write its earlier elements again */
+        double bytes = store_into(c, g, t, k - 1, pu, &cs->box, bytes_of(c, &cs->fresh, t));
         for (int j = i; j < n; j++) {
             if (done[j]) continue;
             Slot *o = result_slot(c, g, t, k, insts[j]);
             if (parent_of(c, k, insts[j]) != pu || !box_equal(&o->box, &cs->box)) continue;
             done[j] = true;
             o->dirty = false;
-            traffic(g, mem, insts[j], bytes, 0);
+            uint8_t *fresh = bytes_of(c, &o->fresh, t);
+            BoxIter it;
+            int64_t e;
+            bi_init(&it, &o->box, &c->stride[t * RANK]);
+            while (bi_next(&it, &e)) fresh[e] = 0;
+            traffic(c, g, t, mem, insts[j], bytes, 0);
         }
     }
 }
@@ -1136,7 +1218,7 @@ static void write_windows(Ctx *c, GCtx *g, int t, const int *fs, int n) {
             if (c->up[F][fs[j]] != pu || !box_equal(&o->window, &lv->window)) continue;
             done[j] = true;
             o->window_dirty = false;
-            traffic(g, g->live_mem, fs[j], bytes, 0);
+            traffic(c, g, t, g->live_mem, fs[j], bytes, 0);
         }
     }
 }
@@ -1187,6 +1269,12 @@ static void slot_free(Ctx *c, GCtx *g, Slot *sl, int mem, int inst, int t) {
         int64_t e;
         bi_init(&it, &sl->box, &c->stride[t * RANK]);
         while (bi_next(&it, &e)) sl->valid[e] = 0;
+    }
+    if (sl->fresh) {
+        BoxIter it;
+        int64_t e;
+        bi_init(&it, &sl->box, &c->stride[t * RANK]);
+        while (bi_next(&it, &e)) sl->fresh[e] = 0;
     }
     occ_add(g, mem, inst, -(double)box_volume(&sl->box) * c->eb[t]);
     sl->present = sl->dirty = false;
@@ -1339,7 +1427,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             if (ls == 0) l0_touch(c, g, pu, t, e, role);
         }
         double bytes = (double)cnt * c->eb[t];
-        traffic(g, src_mem, pu, bytes, 0);
+        traffic(c, g, t, src_mem, pu, bytes, 0);
         unsigned dims = 0;
         int members = 0;
         for (int j = i; j < n; j++) {
@@ -1356,7 +1444,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             if (g->req_replace[j] && !sl->present) slot_install(c, g, sl, mem, uj, t, b);
             uint8_t *v = bytes_of(c, &sl->valid, t);
             for (int64_t k = 0; k < nd; k++) v[g->deliver_at[k]] = 1;
-            traffic(g, mem, uj, 0, bytes);
+            traffic(c, g, t, mem, uj, 0, bytes);
         }
         if (members > 1 && dims && cnt) note_broadcast(g, t, dims, bytes);
     }
@@ -1383,7 +1471,7 @@ static void install_results(Ctx *c, GCtx *g, int t, int k, const int *insts, con
         int src_mem = lt == 0                       ? mem_of(c, 0, ROLE_OUTPUT)
                       : kind_of(g, t, lt) == K_LIVE ? g->live_mem
                                                     : mem_of(c, lt, ROLE_OUTPUT);
-        traffic(g, src_mem, pu, bytes, 0);
+        traffic(c, g, t, src_mem, pu, bytes, 0);
         for (int j = i; j < n; j++) {
             if (taken[j] || parent_of(c, k, insts[j]) != pu || !box_equal(&boxes[j], &boxes[i]))
                 continue;
@@ -1391,7 +1479,7 @@ static void install_results(Ctx *c, GCtx *g, int t, int k, const int *insts, con
             Slot *sl = result_slot(c, g, t, k, insts[j]);
             slot_install(c, g, sl, mem, insts[j], t, &boxes[j]);
             for (int64_t x = 0; x < nd; x++) sl->valid[g->deliver_at[x]] = 1;
-            traffic(g, mem, insts[j], 0, bytes);
+            traffic(c, g, t, mem, insts[j], 0, bytes);
         }
     }
 }
@@ -1445,8 +1533,8 @@ static void ensure_windows(Ctx *c, GCtx *g, const StmtInfo *si, const int *p) {
         if (cnt) {
             double bytes = (double)cnt * c->eb[Y];
             int src = F - 1 == 0 ? mem_of(c, 0, ROLE_OUTPUT) : mem_of(c, F - 1, ROLE_OUTPUT);
-            traffic(g, src, pu, bytes, 0);
-            traffic(g, g->live_mem, fs[i], 0, bytes);
+            traffic(c, g, Y, src, pu, bytes, 0);
+            traffic(c, g, Y, g->live_mem, fs[i], 0, bytes);
         }
     }
 }
@@ -1634,6 +1722,7 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
         bi_init(&it, &b, &c->stride[Y * RANK]);
         while (bi_next(&it, &e)) {
             a->valid[e] = 1;
+            bytes_of(c, &a->fresh, Y)[e] = 1;
             lv->produced[e] = 1;
             if (!contrib) continue;
             g->done[Y][e] += contrib;
@@ -1768,6 +1857,13 @@ static void run_group(Ctx *c, int gi) {
             g->loop_at[l * I + i] = g->nloops;
             g->loops[g->nloops++] = (Loop){l, i, trips};
         }
+    g->wait_at = ARENA_ARRAY(c->a, int, g->ns);
+    for (int k = 0; k < g->ns; k++) {
+        int w = sg->wait_loop[k];
+        g->wait_at[k] = w < sg->loop_count
+                            ? g->loop_at[sg->loops[w].level * I + sg->loops[w].index]
+                            : -1;
+    }
     double timeline = 1;
     for (int k = 0; k < g->nloops; k++) timeline *= g->loops[k].trips;
     c->rep->groups[gi].timeline = timeline;
@@ -1977,6 +2073,8 @@ bool verify_schedule(Arena *scratch, const Schedule *s, VerifyReport *out) {
     c.op = s->op;
     c.arch = s->arch;
     c.rep = out;
+    const char *trace = getenv("CMT_VERIFY_TRACE");
+    c.trace = trace && *trace && strcmp(trace, "0") != 0;
     setup(&c);
     out->group_count = s->group_count;
     out->groups = ARENA_ARRAY(scratch, VerifyGroup, s->group_count + 1);
@@ -2000,6 +2098,7 @@ const char *verify_class_name(VerifyClass c) {
 const char *verify_diff_kind_name(VerifyDiffKind k) {
     switch (k) {
     case VD_PROBLEM: return "execution";
+    case VD_EARLY: return "placement";
     case VD_WORK: return "work";
     case VD_FOOTPRINT: return "footprint";
     case VD_CAPACITY: return "capacity";
@@ -2140,6 +2239,12 @@ int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDif
     if (!r->ran) return 0;
     const IrArch *arch = s->arch;
     for (int k = 0; k < r->problem_count; k++) add_diff(&l, VD_PROBLEM, -1, "%s", r->problems[k]);
+    for (int g = 0; g < s->group_count; g++)
+        if (r->groups[g].early > 0)
+            add_diff(&l, VD_EARLY, g,
+                     "group %d: %.6g execution(s) are placed before their in-group inputs are "
+                     "complete (the interpreter deferred them); first: %s",
+                     g, r->groups[g].early, r->groups[g].early_what);
     for (int st = 0; st < s->op->stmt_count; st++) {
         double an = s->stmts[st].work, in = r->work[st];
         const char *unit = s->op->stmts[st].cls == SC_CONTRACTION ? "MAC" : "op";

@@ -52,6 +52,10 @@ typedef struct VerifyGroup {
     VerifyMemory *memories; /* [arch->memory_count] */
     double executions;      /* statement executions (lockstep steps) */
     double timeline;        /* points of the group's loop nest */
+    double early;           /* executions the lowering placed before their
+                               in-group inputs were complete (the
+                               interpreter deferred them until they were) */
+    const char *early_what; /* the first of them: statement, point, element */
 } VerifyGroup;
 
 typedef struct VerifyReport {
@@ -82,6 +86,7 @@ bool verify_schedule(Arena *scratch, const Schedule *s, VerifyReport *out);
 
 typedef enum VerifyDiffKind {
     VD_PROBLEM,      /* the interpreter could not execute the schedule as lowered */
+    VD_EARLY,        /* a statement is placed before its inputs are complete */
     VD_WORK,         /* work per compute instance differs */
     VD_FOOTPRINT,    /* the analytic footprint is below the interpreter's peak */
     VD_CAPACITY,     /* an accepted schedule exceeds a capacity when executed */
