@@ -64,6 +64,9 @@ typedef struct SchedNode {
     bool after_inner;   /* runs after the loops nested inside `depth` close:
                            a reduction's collective needs every tile of the
                            reduced index first */
+    bool from_owner;    /* a relayout in which every tile the reader takes
+                           lies in one instance's share: a broadcast from
+                           that owner (coll CK_BROADCAST) */
     double bytes;       /* per instance and execution */
     double count;       /* executions per instance */
     double ops;         /* MACs or element ops per instance, all executions */

@@ -12,11 +12,12 @@ static const char *bytes_text(Arena *a, double b) {
 }
 
 /* Why a tensor keeps several tiles live: its partial sums survive a
- * reduced loop, or a reader waits for a reduction to complete. */
+ * reduced loop, a reader waits for a reduction to complete, or a reader
+ * keeps the copy it received across a loop that reads it again. */
 static void note_live(const Schedule *s, Diag *d, DiagSink *diags, const SchedGroup *g,
                       const Footprint *f, const IrMemory *mem) {
     const IrTensor *tn = &s->op->tensors[f->tensor];
-    int maker = tn->producer;
+    int maker = f->reader >= 0 ? f->reader : tn->producer;
     char shape[256];
     size_t used = (size_t)snprintf(shape, sizeof shape, "%s[", tn->name);
     for (int r = 0; r < tn->rank && used + 24 < sizeof shape; r++)
@@ -27,7 +28,14 @@ static void note_live(const Schedule *s, Diag *d, DiagSink *diags, const SchedGr
     const SchedLoop *lp = &g->loops[f->live_loop];
     const char *loop = s->op->indices[lp->index].name;
     const char *where = s->arch->levels[lp->level < s->levels ? lp->level : s->levels - 1].name;
-    if (f->waiter < 0)
+    if (f->reader >= 0)
+        diag_note(d, diags,
+                  "%s as read by `%s` is live as %.0f tiles %s of %s each: it receives each tile "
+                  "once and reads them all again in every iteration of the loop over the %s "
+                  "tiles of %s",
+                  tn->name, s->op->stmts[f->reader].name, f->live_tiles, shape,
+                  bytes_text(s->arena, f->bytes / f->live_tiles), where, loop);
+    else if (f->waiter < 0)
         diag_note(d, diags,
                   "%s is live as %.0f tiles %s of %s each: its partial sums must survive the "
                   "loop over the %s tiles of %s, which runs outside loops over its indices",

@@ -13,6 +13,7 @@
  * model is chosen, and the reason says so. */
 #include "passes/passes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -182,6 +183,31 @@ static void broadcasts(Schedule *s) {
                            bytes, v.visits, node.after_inner ? node.depth : v.depth);
         }
     }
+}
+
+/* Whether every tile that consumer c takes of tensor y (at level `level`)
+ * lies in the share of one instance along the gathered dims: the tile is
+ * no wider than the producer's block along each split dimension and
+ * blocks are whole tiles.  Then each tile is broadcast by its owner and
+ * every other instance receives all of it, not the (P-1)/P of an
+ * allgather of evenly spread tiles. */
+static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, int c,
+                                 const IrTensor *y, const int *gather, int gc, int level) {
+    const IrOp *op = s->op;
+    int D = s->arch->dim_count;
+    for (int j = 0; j < gc; j++) {
+        int index = eff[p * D + gather[j]].index;
+        int r = 0;
+        while (r < y->rank && y->index[r] != index) r++;
+        if (r == y->rank) return false;
+        double block = (double)op->indices[index].extent;
+        for (int d = 0; d < D; d++)
+            if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == index)
+                block /= (double)s->arch->dims[d].size;
+        double tile = s->stmts[c].tile[sched_li(s, level, sched_access_index(s, c, y->id, r))];
+        if (!(tile > 0) || tile > block || fmod(block, tile) != 0) return false;
+    }
+    return true;
 }
 
 static void reductions_and_transitions(Schedule *s) {
@@ -375,19 +401,26 @@ static void reductions_and_transitions(Schedule *s) {
             if (gc) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
-                SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLGATHER, RO_NONE,
+                bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc,
+                                                  same_group && g->level > 1 ? g->level : 1);
+                SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
+                                                 owner ? CK_BROADCAST : CK_ALLGATHER, RO_NONE,
                                                  gather, gc, n * P, k, 0);
                 node->depth = depth;
+                node->from_owner = owner;
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena,
                         "%s leaves %s split over %s but %s needs all of it on "
-                        "every instance%s",
+                        "every instance%s%s",
                         op->stmts[p].name, y->name, sched_dims_text(s->arena, s, gather, gc),
                         cs->name,
                         same_group ? ""
                                    : arena_printf(s->arena, " (%s is not shared across them)",
-                                                  arch->levels[0].name));
+                                                  arch->levels[0].name),
+                        owner ? "; each tile it takes lies in one instance's share, which "
+                                "sends it to the others"
+                              : "");
             }
             if (sc) {
                 double P = 1;

@@ -238,6 +238,36 @@ static double live_tiles(const Schedule *s, const SchedGroup *g, int k, int *liv
     return tiles;
 }
 
+/* How many fusion-level tiles of its own copy of tensor t a reader that
+ * sees it in another layout keeps: it receives each tile once (the
+ * relayout runs once per tile it takes, docs/cost-model.md section 4), so
+ * when a loop over an index it runs but does not read t with encloses its
+ * loops over t's indices, it reads every tile again in each iteration of
+ * that loop and must keep them all. */
+static double reader_copy_tiles(const Schedule *s, const SchedGroup *g, int reader, int t,
+                                int *live_loop) {
+    const IrStmt *rs = &s->op->stmts[reader];
+    const SchedStmt *ss = &s->stmts[reader];
+    *live_loop = -1;
+    for (int q0 = 0; q0 < g->loop_count; q0++) {
+        const SchedLoop *outer = &g->loops[q0];
+        if (outer->level > g->level || !ir_stmt_uses_index(rs, outer->index) ||
+            sched_access_has_index(s, reader, t, outer->index) ||
+            ss->trips[sched_li(s, outer->level, outer->index)] <= 1)
+            continue;
+        double tiles = 1;
+        for (int q = q0 + 1; q < g->loop_count; q++) {
+            const SchedLoop *lp = &g->loops[q];
+            if (lp->level > g->level || !sched_access_has_index(s, reader, t, lp->index)) continue;
+            double trips = ss->trips[sched_li(s, lp->level, lp->index)];
+            if (trips > 1) tiles *= trips;
+        }
+        if (tiles > 1) *live_loop = q0;
+        return tiles;
+    }
+    return 1;
+}
+
 static Span capacity_span(const Schedule *s, const SchedGroup *g, int level) {
     const IrMapping *m = s->m;
     int I = s->op->index_count;
@@ -334,6 +364,10 @@ void pass_tiles(Schedule *s) {
                         internal && !result && l == grp->level && reader_view_differs(s, st, t)
                             ? st
                             : -1;
+                    if (reader >= 0) {
+                        live = reader_copy_tiles(s, grp, st, t, &live_loop);
+                        waiter = live > 1 ? st : -1;
+                    }
                     if (mem)
                         add_footprint(s, grp, mem->id, t, bytes * live, live, live_loop, waiter,
                                       reader, &cap);

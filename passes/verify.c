@@ -2144,7 +2144,7 @@ static int node_class(const SchedNode *n) {
     case CK_ALLREDUCE:
     case CK_REDUCE:
     case CK_REDUCE_SCATTER: return VC_REDUCE;
-    case CK_BROADCAST: return n->phase == 3 ? -1 : VC_BROADCAST;
+    case CK_BROADCAST: return n->phase == 3 ? -1 : n->from_owner ? VC_RELAYOUT : VC_BROADCAST;
     case CK_ALLGATHER:
     case CK_ALLTOALL: return VC_RELAYOUT;
     }
@@ -2154,7 +2154,7 @@ static int node_class(const SchedNode *n) {
 /* Bytes per rank and execution of an analytic node, as the interpreter
  * counts them (relayouts: what one rank receives). */
 static double node_rank_bytes(const Schedule *s, const SchedNode *n) {
-    if (node_class(n) != VC_RELAYOUT) return n->bytes;
+    if (node_class(n) != VC_RELAYOUT || n->from_owner) return n->bytes;
     double P = 1;
     for (int j = 0; j < n->dim_count; j++) P *= (double)s->arch->dims[n->dims[j]].size;
     return n->bytes * (P - 1) / P;
