@@ -403,9 +403,9 @@ static void reductions_and_transitions(Schedule *s) {
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc,
                                                   same_group && g->level > 1 ? g->level : 1);
-                SchedNode *node = add_collective(s, g->id, pos, 1, c, t,
-                                                 owner ? CK_BROADCAST : CK_ALLGATHER, RO_NONE,
-                                                 gather, gc, n * P, k, 0);
+                SchedNode *node =
+                    add_collective(s, g->id, pos, 1, c, t, owner ? CK_BROADCAST : CK_ALLGATHER,
+                                   RO_NONE, gather, gc, n * P, k, 0);
                 node->depth = depth;
                 node->from_owner = owner;
                 if (s->want_text)

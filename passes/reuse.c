@@ -251,7 +251,8 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
          * on, unless the tile stays the same across that loop */
         int other_pos = s->stmts[n->stmt].position;
         int other_wait = g->wait_loop[other_pos];
-        bool same_pass = other_wait == wait && g->round[other_pos] == g->round[s->stmts[st].position];
+        bool same_pass =
+            other_wait == wait && g->round[other_pos] == g->round[s->stmts[st].position];
         if (!same_pass) {
             int w = other_wait < wait ? other_wait : wait;
             if (sched_visits(s, g, st, tn, level).depth >= w ||
@@ -267,8 +268,8 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
         if (!same) continue;
         double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
         if (theirs == mine) return mine;
-        if (written && theirs < mine &&
-            visits_over(s, g, st, t, level, n->stmt) == theirs && theirs > served)
+        if (written && theirs < mine && visits_over(s, g, st, t, level, n->stmt) == theirs &&
+            theirs > served)
             served = theirs;
     }
     return served;

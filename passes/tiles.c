@@ -147,7 +147,8 @@ static int renamed_dim_loop(const Schedule *s, const SchedGroup *g, int reader, 
             bool differs = read != made;
             for (int d = 0; d < s->arch->dim_count && !differs; d++)
                 if (s->arch->dims[d].size > 1 && sched_dim_between(s, d, 0, lp->level))
-                    differs = (s->stmts[maker].split[d] == made) != (s->stmts[reader].split[d] == read);
+                    differs =
+                        (s->stmts[maker].split[d] == made) != (s->stmts[reader].split[d] == read);
             if (!differs) continue;
             first = q;
             break;

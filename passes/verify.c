@@ -294,9 +294,9 @@ typedef struct GCtx {
     uint8_t **pa_prod, **pa_fetch; /* [f * T + t] */
     Exec *execs;
     int nexec, cap_exec;
-    int *wait_at;  /* [pos]: the loop the lowering runs the statement after,
-                      or -1 (the schedule's wait_loop, in this nest) */
-    double early;  /* executions due before their inputs were complete */
+    int *wait_at; /* [pos]: the loop the lowering runs the statement after,
+                     or -1 (the schedule's wait_loop, in this nest) */
+    double early; /* executions due before their inputs were complete */
     const char *early_what;
     bool **walk_inner, **walk_pass; /* [loop]: scratch statement sets */
     /* phase B */
@@ -669,12 +669,11 @@ static void occ_add(GCtx *g, int mem, int inst, double bytes) {
 
 /* CMT_VERIFY_TRACE=1 prints every byte count as it is made (stderr): a
  * debugging aid for reading a disagreement, never on by default. */
-static void traffic(const Ctx *c, GCtx *g, int t, int mem, int inst, double read,
-                    double written) {
+static void traffic(const Ctx *c, GCtx *g, int t, int mem, int inst, double read, double written) {
     if (mem < 0) return;
     if (c->trace)
-        fprintf(stderr, "verify: group %d exec %d %s[%d] %s: read %g written %g\n", g->g,
-                g->nexec, c->arch->memories[mem].name, inst, c->op->tensors[t].name, read, written);
+        fprintf(stderr, "verify: group %d %s[%d] %s: read %g written %g\n", g->g,
+                c->arch->memories[mem].name, inst, c->op->tensors[t].name, read, written);
     g->rd[mem][inst] += read;
     g->wr[mem][inst] += written;
 }
@@ -1860,9 +1859,8 @@ static void run_group(Ctx *c, int gi) {
     g->wait_at = ARENA_ARRAY(c->a, int, g->ns);
     for (int k = 0; k < g->ns; k++) {
         int w = sg->wait_loop[k];
-        g->wait_at[k] = w < sg->loop_count
-                            ? g->loop_at[sg->loops[w].level * I + sg->loops[w].index]
-                            : -1;
+        g->wait_at[k] =
+            w < sg->loop_count ? g->loop_at[sg->loops[w].level * I + sg->loops[w].index] : -1;
     }
     double timeline = 1;
     for (int k = 0; k < g->nloops; k++) timeline *= g->loops[k].trips;

@@ -2,8 +2,10 @@
  * by hand from docs/cost-model.md: live state at the fusion level (partial
  * sums across an outer reduction loop; a reader waiting for a reduction
  * over a tiled index), collectives counted per fusion-level tile, the
- * systolic fold formula with the reader's index names, and tiles that
- * must nest with the splits below them. */
+ * systolic fold formula with the reader's index names, tiles that must
+ * nest with the splits below them, a reader's copy kept across the loop
+ * that reads it again, a relayout broadcast by the owner of each tile,
+ * and a reader finding its producer's tile in the producer's iterations. */
 #include "passes/passes.h"
 #include "tests/unit/unit.h"
 
@@ -57,7 +59,36 @@ static const char *program_text =
     "  in A[N] : fp32;\n  in B[N, M] : fp32;\n  out y[M] : fp32;\n  var t2 : fp32;\n"
     "  t2[n] = A[n] * 1;\n  y[m] = t2[j] * B[j, m];\n}\n"
     "mapping renamed_fused for rename_fused on one_core {\n"
-    "  tile SRAM: n 16;\n  fuse t2, y at SRAM;\n}\n";
+    "  tile SRAM: n 16;\n  fuse t2, y at SRAM;\n}\n"
+    "arch four_cores {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  cluster cores[x = 4] full { link_bandwidth 8 B/cycle; hop_latency 2 cycles; }\n"
+    "  memory L1 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
+    "op relaid {\n"
+    "  in A0[5, 16] : fp32;\n  in A3[16, 16] : fp32;\n  out t4[5, 16] : fp32;\n"
+    "  var t1 : fp32;\n  var t2 : fp32;\n"
+    "  t1[m] = sum(n) A0[m, n];\n  t2[m, n] = A0[m, n] / t1[m];\n"
+    "  t4[m, n] = t2[m, k] * A3[k, n];\n}\n"
+    "mapping relaid_rows for relaid on four_cores {\n"
+    "  spatial n -> x;\n  tile L1: n 1, k 4;\n  order L1: n, k;\n  fuse t1, t2, t4 at L1;\n}\n"
+    "arch three_levels {\n"
+    "  clock 1 GHz;\n"
+    "  memory L0 { bandwidth 16 B/cycle; }\n"
+    "  memory L1 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  memory L2 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
+    "op first_iteration {\n"
+    "  in t4[2, 12] : fp32;\n  in A5[4] : int8;\n  in A7[2, 2] : fp32;\n"
+    "  out t8[12, 4, 2] : fp16;\n  var t6 : fp32;\n"
+    "  t6[m, k, j] = t4[m, k] * A5[j];\n  t8[k, j, p] = A7[m, p] * t6[m, k, j];\n}\n"
+    "mapping p_outside for first_iteration on three_levels {\n"
+    "  tile L1: m 2, p 1;\n  order L1: p, m;\n  tile L2: m 1;\n  fuse t6, t8 at L1;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -165,5 +196,40 @@ int main(void) {
           "renamed in group: the maker's 4 tiles of t2 stay live, 256 B");
     CHECK(copy && copy->bytes == 256, "renamed in group: the reader's own copy, 256 B");
     CHECK(s->groups[0].wait_loop[1] == 0, "renamed in group: y waits for the n loop");
+
+    /* t2[5,16] fp32 made with n split over 4 cores (blocks of 4 columns),
+       read as t2[m,k] by t4 in k tiles of 4 inside t4's n loop (4 trips
+       of 1 per core): each k tile [5,4] = 80 B lies in one core's block,
+       so its owner broadcasts it, 4 times (one per k tile), 80 B; t4
+       keeps all 4 tiles it receives across its n loop: 320 B */
+    s = lowered("relaid_rows");
+    const SchedNode *bc = NULL;
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].kind == SN_COLLECTIVE && s->nodes[i].from_owner) bc = &s->nodes[i];
+    CHECK(bc && bc->coll == CK_BROADCAST && bc->count == 4 && bc->bytes == 80 &&
+              strcmp(s->op->tensors[bc->tensor].name, "t2") == 0,
+          "owner broadcast: t2's k tiles, 4 x 80 B from their owner");
+    copy = NULL;
+    for (int k = 0; k < s->groups[0].footprint_count; k++) {
+        const Footprint *fp = &s->groups[0].footprints[k];
+        if (fp->reader >= 0 && strcmp(s->op->tensors[fp->tensor].name, "t2") == 0) copy = fp;
+    }
+    CHECK(copy && copy->live_tiles == 4 && copy->bytes == 320,
+          "reader copy: t4 keeps 4 tiles of t2 [5,4] across its n loop, 320 B");
+
+    /* t6 (made in p's first iteration only) has L2 tiles [1,12,4] fp32 =
+       192 B, one per m: 2 visits; t8 visits them for each p and m: 4.  t8
+       finds t6's tile for t6's 2 visits and loads the other 2: 384 B into
+       L2 (not 4 x 192 = 768 B) */
+    s = lowered("p_outside");
+    const SchedNode *ld = NULL;
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind == SN_LOAD && n->to_level == 2 &&
+            strcmp(s->op->tensors[n->tensor].name, "t6") == 0)
+            ld = n;
+    }
+    CHECK(ld && ld->count == 2 && ld->bytes == 192,
+          "producer's tile: t8 loads t6 into L2 twice, 192 B each");
     return unit_finish();
 }
