@@ -401,11 +401,25 @@ static void reductions_and_transitions(Schedule *s) {
             if (gc) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
+                /* the tile one reader instance gathers: all of the tensor
+                 * along the gathered dims, its own share along the dims it
+                 * splits itself */
+                double need = sched_elem_bytes(y);
+                for (int r = 0; r < y->rank; r++) {
+                    double e = (double)op->indices[y->index[r]].extent;
+                    int ci = sched_access_index(s, c, t, r);
+                    for (int d = 0; d < D; d++)
+                        if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via) &&
+                            s->stmts[c].split[d] == ci)
+                            e /= (double)arch->dims[d].size;
+                    need *= e;
+                }
+                need /= k;
                 bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc,
                                                   same_group && g->level > 1 ? g->level : 1);
                 SchedNode *node =
                     add_collective(s, g->id, pos, 1, c, t, owner ? CK_BROADCAST : CK_ALLGATHER,
-                                   RO_NONE, gather, gc, n * P, k, 0);
+                                   RO_NONE, gather, gc, need, k, 0);
                 node->depth = depth;
                 node->from_owner = owner;
                 if (s->want_text)

@@ -124,8 +124,9 @@ static int combined_after(const Schedule *s, const SchedGroup *g, int st, int fi
 
 /* A reader that names a dimension of an in-group tensor with another
  * index than its maker (`t2[n,k]` made, read as `t2[j,k]`), or splits it
- * otherwise over the cluster dims above the maker's loop over it (the
- * maker walks all of n, each reader instance its share), walks that
+ * over a cluster dim above the maker's loop over it that the maker does
+ * not split it over (the maker walks all of n, each reader instance its
+ * share from an offset), walks that
  * dimension out of step with the maker: it may need any of its tiles, so
  * it waits until the maker's outermost loop over that index has closed
  * (and every tile along the dimension stays live until then).  The
@@ -141,14 +142,15 @@ static int renamed_dim_loop(const Schedule *s, const SchedGroup *g, int reader, 
             const SchedLoop *lp = &g->loops[q];
             if (lp->index != made || s->stmts[maker].trips[sched_li(s, lp->level, made)] <= 1)
                 continue;
-            /* out of step: another index, or another split of the
-             * dimension above the loop (the reader walks its share, the
-             * maker the whole, or another share) */
+            /* out of step: another index, or a split of the dimension
+             * above the loop that the maker does not share (each reader
+             * instance walks its share from an offset the maker reaches
+             * later; a maker walking its share for a reader that walks
+             * the whole is always ahead of it) */
             bool differs = read != made;
             for (int d = 0; d < s->arch->dim_count && !differs; d++)
-                if (s->arch->dims[d].size > 1 && sched_dim_between(s, d, 0, lp->level))
-                    differs =
-                        (s->stmts[maker].split[d] == made) != (s->stmts[reader].split[d] == read);
+                if (s->arch->dims[d].size > 1 && sched_dim_outside(s, d, lp->level))
+                    differs = s->stmts[reader].split[d] == read && s->stmts[maker].split[d] != made;
             if (!differs) continue;
             first = q;
             break;
