@@ -399,8 +399,6 @@ static void reductions_and_transitions(Schedule *s) {
             if (seen_gather) gc = 0;
             if (seen_shuffle) sc = 0;
             if (gc) {
-                double P = 1;
-                for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 /* the tile one reader instance gathers: all of the tensor
                  * along the gathered dims, its own share along the dims it
                  * splits itself */
