@@ -159,13 +159,60 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
  * that memory and the units.  A tensor the group made and every instance
  * already holds is still multicast when it is loaded again from a level
  * above the dims: it was written there once. */
+/* The reader's compute tiles inside one level-l tile of tensor t that
+ * are made in iterations of loops outside `wait` (deeper than l, over
+ * t's indices as statement st reads them), by st's trips. */
+static double pieces_per_tile(const Schedule *s, const SchedGroup *g, int st, int t, int l,
+                              int wait) {
+    double n = 1;
+    for (int q = 0; q < wait && q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (lp->level <= l || !sched_access_has_index(s, st, t, lp->index)) continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
+        if (trips > 1) n *= trips;
+    }
+    return n;
+}
+
+/* A load of a tensor made in the group fills the reader's tile while the
+ * producer is still making it, when the tile spans loops deeper than its
+ * level that make it piece by piece: all of them when the reader runs in
+ * its producer's pass, those outside the loop it waits for when it runs
+ * in a later pass: on its first visit the tile arrives piece by piece,
+ * one piece per compute tile of the reader made in those loops (fewer
+ * when the producer makes bigger pieces); later visits find it complete.
+ * Returns the transfers, and the bytes of each in *bytes. */
+static double filled_pieces(const Schedule *s, const SchedNode *node, double *bytes) {
+    const IrTensor *tn = &s->op->tensors[node->tensor];
+    const SchedGroup *g = &s->groups[node->group];
+    int maker = tn->producer;
+    *bytes = node->bytes;
+    if (maker < 0 || s->stmts[maker].group != node->group || maker == node->stmt)
+        return node->count;
+    int rp = s->stmts[node->stmt].position, mp = s->stmts[maker].position;
+    /* in the producer's own pass every deeper loop makes pieces; in a
+     * later pass only the loops outside the one it waits for */
+    bool same_pass = g->wait_loop[rp] == g->wait_loop[mp] && g->round[rp] == g->round[mp];
+    int w = same_pass ? g->loop_count : g->wait_loop[rp];
+    int l = node->to_level;
+    double per_tile = pieces_per_tile(s, g, node->stmt, tn->id, l, w);
+    double made = pieces_per_tile(s, g, maker, tn->id, l, w);
+    if (made < per_tile) per_tile = made;
+    if (!(per_tile > 1)) return node->count;
+    double first = sched_visits(s, g, node->stmt, tn, l).distinct;
+    double transfers = first * per_tile + (node->count - first);
+    *bytes = node->bytes * node->count / transfers;
+    return transfers;
+}
+
 static void broadcasts(Schedule *s) {
     int count = s->node_count;
     for (int ni = 0; ni < count; ni++) {
         SchedNode node = s->nodes[ni];
         if (node.kind == SN_LOAD) {
+            double bytes, transfers = filled_pieces(s, &node, &bytes);
             broadcast_tile(s, node.group, node.position, node.stmt, node.tensor, node.from_level,
-                           node.to_level, node.bytes, node.count, node.depth);
+                           node.to_level, bytes, transfers, node.depth);
             continue;
         }
         if (node.kind != SN_COMPUTE || node.stmt < 0) continue;

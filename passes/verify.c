@@ -1433,7 +1433,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             if (taken[j]) continue;
             int uj = g->list_req[j];
             int pj = l == V ? c->anc[V - 1][uj] : c->up[l][uj];
-            bool same = j == i || (pj == pu && g->req_replace[i] && g->req_replace[j] &&
+            bool same = j == i || (pj == pu && g->req_replace[i] == g->req_replace[j] &&
                                    box_equal(&g->req_box[j], b));
             if (!same) continue;
             taken[j] = true;

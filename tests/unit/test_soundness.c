@@ -5,7 +5,8 @@
  * systolic fold formula with the reader's index names, tiles that must
  * nest with the splits below them, a reader's copy kept across the loop
  * that reads it again, a relayout broadcast by the owner of each tile,
- * and a reader finding its producer's tile in the producer's iterations. */
+ * a reader finding its producer's tile in the producer's iterations, and
+ * a tile broadcast piece by piece while its producer fills it. */
 #include "passes/passes.h"
 #include "tests/unit/unit.h"
 
@@ -59,7 +60,10 @@ static const char *program_text =
     "  in A[N] : fp32;\n  in B[N, M] : fp32;\n  out y[M] : fp32;\n  var t2 : fp32;\n"
     "  t2[n] = A[n] * 1;\n  y[m] = t2[j] * B[j, m];\n}\n"
     "mapping renamed_fused for rename_fused on one_core {\n"
-    "  tile SRAM: n 16;\n  fuse t2, y at SRAM;\n}\n"
+    "  tile SRAM: n 16;\n  fuse t2, y at SRAM;\n}\n";
+
+/* The second half (C11 bounds one string literal at 4095 characters). */
+static const char *program_text_2 =
     "arch four_cores {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 16 B/cycle; }\n"
@@ -88,7 +92,23 @@ static const char *program_text =
     "  out t8[12, 4, 2] : fp16;\n  var t6 : fp32;\n"
     "  t6[m, k, j] = t4[m, k] * A5[j];\n  t8[k, j, p] = A7[m, p] * t6[m, k, j];\n}\n"
     "mapping p_outside for first_iteration on three_levels {\n"
-    "  tile L1: m 2, p 1;\n  order L1: p, m;\n  tile L2: m 1;\n  fuse t6, t8 at L1;\n}\n";
+    "  tile L1: m 2, p 1;\n  order L1: p, m;\n  tile L2: m 1;\n  fuse t6, t8 at L1;\n}\n"
+    "arch role_split {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  cluster c[x = 2] full { link_bandwidth 8 B/cycle; hop_latency 2 cycles; }\n"
+    "  memory L1i role input { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  memory L1w role weight { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  memory L1o role output { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  memory L2 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
+    "op scale_shift {\n"
+    "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t3 : fp32;\n"
+    "  t3[m, n] = A[m, n] * 2;\n  B[m, n] = t3[m, n] + 1;\n}\n"
+    "mapping pieces for scale_shift on role_split {\n"
+    "  tile L2: m 1;\n  fuse t3, B at DRAM;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -125,7 +145,8 @@ int main(void) {
     DiagSink diags;
     sources_init(&sm, &arena);
     diags_init(&diags, &arena);
-    SourceFile *f = sources_add(&sm, "soundness.cmt", program_text, strlen(program_text));
+    const char *text = arena_printf(&arena, "%s%s", program_text, program_text_2);
+    SourceFile *f = sources_add(&sm, "soundness.cmt", text, strlen(text));
     CheckOptions opts;
     memset(&opts, 0, sizeof opts);
     program = check_program(&arena, &sm, &diags, f, &opts);
@@ -231,5 +252,20 @@ int main(void) {
     }
     CHECK(ld && ld->count == 2 && ld->bytes == 192,
           "producer's tile: t8 loads t6 into L2 twice, 192 B each");
+
+    /* B reads t3 into L1i (its role) from DRAM, where t3 lives, as one
+       [4,8] tile of 128 B; t3 makes it one row per m iteration at L2 (4
+       trips) in the same pass, so the tile reaches both replicas in 4
+       pieces: broadcast 4 x 32 B (not 1 x 128 B) */
+    s = lowered("pieces");
+    const SchedNode *piece = NULL;
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind == SN_COLLECTIVE && n->coll == CK_BROADCAST &&
+            strcmp(s->op->tensors[n->tensor].name, "t3") == 0)
+            piece = n;
+    }
+    CHECK(piece && piece->count == 4 && piece->bytes == 32,
+          "pieces: t3 reaches B's replicas in 4 broadcasts of 32 B");
     return unit_finish();
 }
