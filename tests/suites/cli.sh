@@ -126,6 +126,37 @@ fi
 $RUN compile "$tmp/one_bad.cmt" -m bad_level >"$tmp/out" 2>"$tmp/err"; s=$?
 [ $s -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'GBL' "$tmp/err" && pass every_only_the_bad_one ||
     fail every_only_the_bad_one "exit $s: $(head -c 300 "$tmp/err")"
+# a mapping's own mistakes, while its arch and op have errors of their own
+cat >"$tmp/all_wrong.cmt" <<'CMT'
+arch tiny {
+  clock 1 GHz;
+  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 10 pJ/B; }
+  cluster grid[x = 2] ring { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }
+  memory GLB { capacity 64 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 1 ns; }
+  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }
+  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; }
+}
+op gemm_rowsum<M = 16, N = 32, K = 64> {
+  in A[M, K] : int8;
+  in B[K, N] : int8;
+  out s[M] : fp16;
+  var C : fp16;
+  C[m, n] = A[m, k] * B[k, n];
+  s[m] = sum(n) C[m, n] + D[m];
+}
+mapping wrong for gemm_rowsum on tiny {
+  spatial n -> z;
+  tile GBL: m 8;
+  fuse C, s at GLB;
+}
+CMT
+$RUN check "$tmp/all_wrong.cmt" >"$tmp/out" 2>"$tmp/err"; s=$?
+if [ $s -eq 1 ] && grep -q "no memory level \`GBL\`" "$tmp/err" && grep -q '`z`' "$tmp/err"; then
+    pass every_own_mistakes_beside_arch_and_op_errors
+else
+    fail every_own_mistakes_beside_arch_and_op_errors "exit $s: $(grep error "$tmp/err" | head -5)"
+fi
+
 # --- JSON
 if $have_python; then
     (cd "$root/tests/golden" && $RUN compile compile_worked.cmt --format json) >"$tmp/w.json"
