@@ -11,8 +11,8 @@
 #               docs/json-output.md, the loop nest; diagnostics on stdout
 #   trace_*     flow events for data dependencies, through collectives
 #   dot_*       every collective node on an edge in and an edge out
-#   lp_*        the emitted MILP names its columns after their choices
 #   stdlib_*    an installed copy reads the stdlib beside it
+# (the emitted MILP's column names: tests/unit/test_lp_names.c)
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
 RUN=${RUN_CMTC:-$CMTC}
