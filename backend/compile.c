@@ -236,7 +236,7 @@ int cmd_compile(int argc, char **argv) {
     MappingResult *all = ARENA_ARRAY(&arena, MappingResult, p->mapping_count + 1);
     bool *compiled = ARENA_ARRAY(&arena, bool, p->mapping_count + 1);
     int status = diags.error_count > 0 ? EXIT_DIAGNOSTICS : EXIT_OK;
-    out.failed = ARENA_ARRAY(&arena, FailedMapping, declared + 1);
+    out.failed = ARENA_ARRAY(&arena, FailedMapping, declared + p->mapping_count + 1);
     for (int i = 0; i < p->mapping_count; i++) {
         IrMapping *m = p->mappings[i];
         bool is_baseline = baseline_mapping && strcmp(m->name, baseline_mapping) == 0;
