@@ -154,6 +154,32 @@ static json_t *mapping_json(const MappingResult *r) {
     for (int i = 0; i < s->node_count; i++)
         json_array_append_new(nodes, node_json(s, &s->nodes[i], i));
     json_object_set_new(o, "nodes", nodes);
+    /* the data dependencies the trace's flow arrows and the dot edges draw */
+    Arena scratch = {0};
+    Flow *flows;
+    int nf = data_flows(&scratch, s, &flows);
+    json_t *deps = json_array();
+    for (int f = 0; f < nf; f++) {
+        json_t *d = json_object();
+        json_object_set_new(d, "tensor", json_string(op->tensors[flows[f].tensor].name));
+        const FlowEnd *ends[2] = {&flows[f].from, &flows[f].to};
+        for (int j = 0; j < 2; j++) {
+            json_t *e = json_object();
+            if (ends[j]->kind == FE_STMT)
+                json_object_set_new(e, "statement", json_string(op->stmts[ends[j]->id].name));
+            else if (ends[j]->kind == FE_NODE)
+                json_object_set_new(e, "node", json_integer(ends[j]->id));
+            else
+                json_object_set_new(e,
+                                    op->tensors[ends[j]->id].kind == TK_INPUT ? "input" : "output",
+                                    json_string(op->tensors[ends[j]->id].name));
+            json_object_set_new(d, j ? "to" : "from", e);
+        }
+        json_object_set_new(d, "crosses_groups", json_boolean(flows[f].crosses_groups));
+        json_array_append_new(deps, d);
+    }
+    arena_free_all(&scratch);
+    json_object_set_new(o, "dependencies", deps);
     if (r->baseline) {
         json_t *b = json_object();
         json_object_set_new(b, "name", json_string(r->baseline_name));

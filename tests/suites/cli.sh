@@ -199,6 +199,14 @@ for path in sys.argv[1:3]:
             if len(g["loops"]) == 0 and any(n["loop"] >= 0 for n in m["nodes"] if n["group"] == g["id"]):
                 bad.append("loops")
     print("FAIL: json_loop_nest: " + str(bad[:5]) if bad else "PASS: json_loop_nest")
+    # every collective is on a dependency in and one out
+    lonely = []
+    for m in d["mappings"]:
+        ins = {x["to"].get("node") for x in m["dependencies"]}
+        outs = {x["from"].get("node") for x in m["dependencies"]}
+        lonely += [(m["name"], n["id"]) for n in m["nodes"]
+                   if n["kind"] == "collective" and not (n["id"] in ins and n["id"] in outs)]
+    print("FAIL: json_dependencies: " + str(lonely[:5]) if lonely else "PASS: json_dependencies")
 PY
     cat "$tmp/out"
     $RUN compile "$tmp/one_bad.cmt" --format json --diagnostics-format json \
