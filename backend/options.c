@@ -271,7 +271,8 @@ void options_general_usage(FILE *out) {
         snprintf(head, sizeof head, "%s %s", c->name, c->operands);
         fprintf(out, "  %-20s %s\n", head, c->summary);
     }
-    fprintf(out, "\n`cmtc help COMMAND` or `cmtc COMMAND --help` prints a command's options.\n"
+    fprintf(out, "\n`cmtc help COMMAND` or `cmtc COMMAND --help` prints a command's options;\n"
+                 "`cmtc --version` the version.\n"
                  "Every command reading files takes -I DIR, --diagnostics-format text|json\n"
                  "and --diagnostics-output stderr|stdout.\n"
                  "\n"
