@@ -10,7 +10,7 @@ WARN    = -std=c11 -Wall -Wextra -Wpedantic -Werror
 CFLAGS  ?= -O2 -g
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. -I$(BUILD)/gen \
             -DCMT_STDLIB_DIR='"$(PREFIX)/share/cmtc/stdlib"' \
-            -DCMT_SOURCE_STDLIB='"$(CURDIR)/stdlib"'
+            -DCMT_SOURCE_STDLIB='"$(CURDIR)/stdlib"' -DCMT_SOURCE_ROOT='"$(CURDIR)"'
 LDLIBS  = -ljansson -llpsolve55 -lcolamd -ldl -lm
 
 SRC      = $(wildcard frontend/*.c ir/*.c passes/*.c backend/*.c)
@@ -48,11 +48,13 @@ $(BUILD)/obj/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
-# The installed stdlib path is compiled in: rebuild main.o when PREFIX changes.
+# The installed stdlib path is compiled in: rebuild stdlib_path.o when PREFIX
+# changes.  (A binary inside this tree still reads this tree's stdlib/:
+# backend/stdlib_path.c.)
 $(BUILD)/prefix.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
-$(BUILD)/obj/backend/main.o: $(BUILD)/prefix.stamp
+$(BUILD)/obj/backend/stdlib_path.o: $(BUILD)/prefix.stamp
 FORCE:
 
 $(BUILD)/libcmt.a: $(OBJ)

@@ -19,20 +19,36 @@ int cmd_lsp(int argc, char **argv);     /* backend/lsp.c */
 typedef struct CommonOptions {
     const char *include_dirs[64];
     int include_count;
-    bool json_diagnostics; /* --diagnostics-format json */
-    bool color;            /* stderr is a terminal and NO_COLOR unset */
+    bool json_diagnostics;   /* --diagnostics-format json */
+    bool diagnostics_stdout; /* --diagnostics-output stdout */
+    bool color;              /* their stream is a terminal and NO_COLOR unset */
 } CommonOptions;
 
-/* Consumes -I DIR, -IDIR, --diagnostics-format FMT at argv[*i]; returns
+/* Consumes -I DIR, -IDIR, --diagnostics-format FMT, --diagnostics-output
+ * WHERE at argv[*i] (parsed by backend/options.c); returns
  * true when it consumed something (advancing *i), false otherwise.  On a
  * malformed option prints a usage error and sets *bad. */
 bool common_option(CommonOptions *o, int argc, char **argv, int *i, bool *bad);
+/* Applies a common option options_next returned (OPT_INCLUDE,
+ * OPT_DIAG_FORMAT, OPT_DIAG_OUTPUT); false after printing why not. */
+bool common_apply(CommonOptions *o, int id, const char *value);
+/* The defaults: colour when standard error is a terminal. */
+void common_init(CommonOptions *o);
+/* Where diagnostics go: stdout or stderr. */
+FILE *common_diag_stream(const CommonOptions *o);
 /* Fills CheckOptions from CommonOptions (stdlib dir, -I, CMT_PATH). */
 void common_check_options(const CommonOptions *o, CheckOptions *out);
-/* Renders every diagnostic as the options ask, to stderr. */
+/* Renders every diagnostic as the options ask, where they ask. */
 void common_print_diags(const CommonOptions *o, const SourceManager *sm, DiagSink *d);
-/* The installed (or in-tree) standard library folder. */
+/* The standard library folder (backend/stdlib_path.c): $CMT_STDLIB; for
+ * a binary at <prefix>/bin, <prefix>/share/cmtc/stdlib; for one inside
+ * the source tree, the tree's stdlib/; else the installed folder, else
+ * the tree's. */
 const char *stdlib_dir(void);
+/* The choice behind stdlib_dir, given the binary's real path `exe`
+ * (NULL or "" when unknown); a path it builds goes to buf. */
+const char *stdlib_choose(const char *exe, const char *source_root, const char *installed,
+                          const char *source_stdlib, char *buf, size_t cap);
 /* Reads the file a command was given ("-" for standard input) under the
  * size cap; NULL after printing why (the caller exits 2). */
 SourceFile *load_root(SourceManager *sm, const char *path);

@@ -3,6 +3,7 @@
  * hands the schedules to the emitter the --format asks for. */
 #include "backend/commands.h"
 #include "backend/emit.h"
+#include "backend/options.h"
 #include "passes/verify.h"
 
 #include <errno.h>
@@ -12,12 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char compile_usage[] =
-    "usage: cmtc compile FILE [-m MAPPING] [--format text|json|trace|dot] [-o OUT]\n"
-    "       [--baseline unfused] [--objective latency|energy|edp] [--time-limit S]\n"
-    "       [--emit-lp FILE] [--exhaustive] [--verify] [--dump-ir=PASS] [-I DIR]\n"
-    "       [--diagnostics-format text|json]\n";
 
 typedef enum Format { FMT_TEXT, FMT_JSON, FMT_TRACE, FMT_DOT } Format;
 
@@ -45,6 +40,15 @@ static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
     free(t);
 }
 
+/* Do two mappings map the same op with the same parameters? */
+static bool same_op(const IrOp *a, const IrOp *b) {
+    if (a == b) return true;
+    if (strcmp(a->name, b->name) != 0 || a->param_count != b->param_count) return false;
+    for (int i = 0; i < a->param_count; i++)
+        if (a->param_values[i] != b->param_values[i]) return false;
+    return true;
+}
+
 /* Do two paths name one file?  By device and inode when both exist. */
 static bool same_file(const char *a, const char *b) {
     struct stat sa, sb;
@@ -53,51 +57,39 @@ static bool same_file(const char *a, const char *b) {
     return strcmp(a, b) == 0;
 }
 
-static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out) {
-    size_t n = strlen(flag);
-    if (strcmp(argv[*i], flag) == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "cmtc: error: %s needs a value\n", flag);
-            *out = NULL;
-            *i += 1;
-            return true;
-        }
-        *out = argv[*i + 1];
-        *i += 2;
-        return true;
-    }
-    if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') {
-        *out = argv[*i] + n + 1;
-        *i += 1;
-        return true;
-    }
-    return false;
-}
-
 int cmd_compile(int argc, char **argv) {
     CommonOptions common;
-    memset(&common, 0, sizeof common);
-    common.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
+    common_init(&common);
     CompileOptions copts;
     memset(&copts, 0, sizeof copts);
     copts.dump_out = stderr;
-    const char *file = NULL, *only = NULL, *out_path = NULL;
+    const char *file = NULL, *only = NULL, *out_path = NULL, *baseline = "unfused";
     Format format = FMT_TEXT;
     int time_runs = 0;
     bool bad = false, verify = false;
-    for (int i = 0; i < argc && !bad;) {
-        const char *v = NULL;
-        if (common_option(&common, argc, argv, &i, &bad)) continue;
-        if (take_value(argc, argv, &i, "-m", &v) || take_value(argc, argv, &i, "--mapping", &v)) {
-            if (!v) bad = true;
-            only = v;
-        } else if (take_value(argc, argv, &i, "-o", &v)) {
-            if (!v) bad = true;
-            out_path = v;
-        } else if (take_value(argc, argv, &i, "--format", &v)) {
-            if (!v)
+    const CommandSpec *spec = command_find("compile");
+    OptionParser op;
+    options_init(&op, spec, argc, argv);
+    for (int id; !bad && (id = options_next(&op)) != OPT_DONE;) {
+        const char *v = op.value;
+        switch (id) {
+        case OPT_POSITIONAL:
+            if (file) {
+                fprintf(stderr, "cmtc: error: compile takes one file, got '%s' and '%s'\n", file,
+                        v);
                 bad = true;
-            else if (strcmp(v, "text") == 0)
+            }
+            file = v;
+            break;
+        case OPT_HELP: options_help(stdout, spec); return EXIT_OK;
+        case OPT_BAD: bad = true; break;
+        case OPT_INCLUDE:
+        case OPT_DIAG_FORMAT:
+        case OPT_DIAG_OUTPUT: bad = !common_apply(&common, id, v); break;
+        case CO_MAPPING: only = v; break;
+        case CO_OUTPUT: out_path = v; break;
+        case CO_FORMAT:
+            if (strcmp(v, "text") == 0)
                 format = FMT_TEXT;
             else if (strcmp(v, "json") == 0)
                 format = FMT_JSON;
@@ -110,16 +102,17 @@ int cmd_compile(int argc, char **argv) {
                         v);
                 bad = true;
             }
-        } else if (take_value(argc, argv, &i, "--baseline", &v)) {
-            if (!v || strcmp(v, "unfused") != 0) {
-                fprintf(stderr, "cmtc: error: --baseline takes unfused, got '%s'\n", v ? v : "");
+            break;
+        case CO_BASELINE:
+            if (!*v) {
+                fprintf(stderr, "cmtc: error: --baseline takes unfused, none or a mapping name\n");
                 bad = true;
             }
-        } else if (take_value(argc, argv, &i, "--objective", &v)) {
+            baseline = v;
+            break;
+        case CO_OBJECTIVE:
             copts.objective_given = true;
-            if (!v)
-                bad = true;
-            else if (strcmp(v, "latency") == 0)
+            if (strcmp(v, "latency") == 0)
                 copts.objective = OBJ_LATENCY;
             else if (strcmp(v, "energy") == 0)
                 copts.objective = OBJ_ENERGY;
@@ -130,48 +123,36 @@ int cmd_compile(int argc, char **argv) {
                         v);
                 bad = true;
             }
-        } else if (take_value(argc, argv, &i, "--time-limit", &v)) {
-            if (!v || !parse_time_limit(v, &copts.time_limit_s)) {
+            break;
+        case CO_TIME_LIMIT:
+            if (!parse_time_limit(v, &copts.time_limit_s)) {
                 fprintf(stderr,
                         "cmtc: error: --time-limit takes a number of seconds above 0 and at most "
                         "%.0f, got '%s'\n",
-                        TIME_LIMIT_MAX_S, v ? v : "");
+                        TIME_LIMIT_MAX_S, v);
                 bad = true;
             }
-        } else if (take_value(argc, argv, &i, "--emit-lp", &v)) {
-            if (!v) bad = true;
-            copts.emit_lp_path = v;
-        } else if (take_value(argc, argv, &i, "--dump-ir", &v)) {
-            if (!v || !pass_name_known(v)) {
+            break;
+        case CO_EMIT_LP: copts.emit_lp_path = v; break;
+        case CO_DUMP_IR:
+            if (!pass_name_known(v)) {
                 fprintf(stderr, "cmtc: error: --dump-ir takes a pass name (");
                 for (int k = 0; k < pass_count; k++)
                     fprintf(stderr, "%s%s", k ? ", " : "", pass_names[k]);
-                fprintf(stderr, "), got '%s'\n", v ? v : "");
+                fprintf(stderr, "), got '%s'\n", v);
                 bad = true;
             }
             copts.dump_after = v;
-        } else if (take_value(argc, argv, &i, "--time-eval", &v)) {
-            time_runs = v ? atoi(v) : 0;
+            break;
+        case CO_TIME_EVAL:
+            time_runs = atoi(v);
             if (time_runs < 1) {
-                fprintf(stderr, "cmtc: error: --time-eval takes a number of runs, got '%s'\n",
-                        v ? v : "");
+                fprintf(stderr, "cmtc: error: --time-eval takes a number of runs, got '%s'\n", v);
                 bad = true;
             }
-        } else if (strcmp(argv[i], "--exhaustive") == 0) {
-            copts.exhaustive = true;
-            i++;
-        } else if (strcmp(argv[i], "--verify") == 0) {
-            verify = true;
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "cmtc: error: unknown option '%s' for compile\n", argv[i]);
-            bad = true;
-        } else if (file) {
-            fprintf(stderr, "cmtc: error: compile takes one file, got '%s' and '%s'\n", file,
-                    argv[i]);
-            bad = true;
-        } else {
-            file = argv[i++];
+            break;
+        case CO_EXHAUSTIVE: copts.exhaustive = true; break;
+        case CO_VERIFY: verify = true; break;
         }
     }
     if (!bad && !file) {
@@ -183,7 +164,7 @@ int cmd_compile(int argc, char **argv) {
         bad = true;
     }
     if (bad) {
-        fputs(compile_usage, stderr);
+        options_usage_hint(stderr, spec);
         return EXIT_USAGE;
     }
 
@@ -214,44 +195,67 @@ int cmd_compile(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
-    if (!p || diags.error_count > 0) {
+    if (!p) {
         common_print_diags(&common, &sm, &diags);
         arena_free_all(&arena);
         return EXIT_DIAGNOSTICS;
     }
-    if (only) {
+    /* -m and --baseline name mappings of the file, checked or not: the
+     * names come from the file's declarations */
+    const Module *rootm = p->module_count > 0 ? p->modules[0] : NULL;
+    int declared = 0;
+    const char **names = ARENA_ARRAY(&arena, const char *, (rootm ? rootm->decl_count : 0) + 1);
+    for (int i = 0; rootm && i < rootm->decl_count; i++)
+        if (rootm->decls[i]->kind == DK_MAPPING && rootm->decls[i]->name.name)
+            names[declared++] = rootm->decls[i]->name.name;
+    bool baseline_unfused = strcmp(baseline, "unfused") == 0;
+    bool baseline_none = strcmp(baseline, "none") == 0;
+    const char *baseline_mapping = baseline_unfused || baseline_none ? NULL : baseline;
+    const char *wanted[2] = {only, baseline_mapping};
+    const char *wanted_flag[2] = {"", " for --baseline"};
+    for (int w = 0; w < 2; w++) {
+        if (!wanted[w]) continue;
         bool found = false;
-        const char **names = ARENA_ARRAY(&arena, const char *, p->mapping_count + 1);
-        for (int i = 0; i < p->mapping_count; i++) {
-            names[i] = p->mappings[i]->name;
-            found |= strcmp(names[i], only) == 0;
-        }
-        if (!found) {
-            fprintf(stderr, "cmtc: error: no mapping '%s' in %s", only, file);
-            const char *near = spell_suggest(only, names, p->mapping_count);
-            if (near) fprintf(stderr, "; did you mean %s?", near);
-            fputc('\n', stderr);
-            arena_free_all(&arena);
-            return EXIT_USAGE;
-        }
+        for (int i = 0; i < declared && !found; i++) found = strcmp(names[i], wanted[w]) == 0;
+        if (found) continue;
+        common_print_diags(&common, &sm, &diags);
+        fprintf(stderr, "cmtc: error: no mapping '%s'%s in %s", wanted[w], wanted_flag[w], file);
+        const char *near = spell_suggest(wanted[w], names, declared);
+        if (near) fprintf(stderr, "; did you mean %s?", near);
+        if (w == 1) fprintf(stderr, " (--baseline takes unfused, none or a mapping name)");
+        fputc('\n', stderr);
+        arena_free_all(&arena);
+        return EXIT_USAGE;
     }
-    CompileOutput out = {file, ARENA_ARRAY(&arena, MappingResult, p->mapping_count + 1), 0, &arena};
-    int status = EXIT_OK;
+    /* Every mapping that checked is compiled, whatever errors the rest of
+     * the file has; a mapping with errors was reported with its own
+     * mistakes and is listed as not compiled. */
+    CompileOutput out = {.file = file,
+                         .items = ARENA_ARRAY(&arena, MappingResult, p->mapping_count + 1),
+                         .arena = &arena};
+    MappingResult *all = ARENA_ARRAY(&arena, MappingResult, p->mapping_count + 1);
+    bool *compiled = ARENA_ARRAY(&arena, bool, p->mapping_count + 1);
+    int status = diags.error_count > 0 ? EXIT_DIAGNOSTICS : EXIT_OK;
+    out.failed = ARENA_ARRAY(&arena, FailedMapping, declared + p->mapping_count + 1);
     for (int i = 0; i < p->mapping_count; i++) {
         IrMapping *m = p->mappings[i];
-        if (only && strcmp(m->name, only) != 0) continue;
+        bool is_baseline = baseline_mapping && strcmp(m->name, baseline_mapping) == 0;
+        if (only && strcmp(m->name, only) != 0 && !is_baseline) continue;
         if (copts.objective_given) {
             m->objective = copts.objective;
             m->objective_given = true;
         }
-        MappingResult *r = &out.items[out.count];
+        MappingResult *r = &all[i];
         if (report_unsupported(p, m)) {
             if (status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
+            out.failed[out.failed_count++] = (FailedMapping){m->name, "unsupported"};
             continue;
         }
         if (!complete_mapping(p, m, &copts, &r->solver)) {
             int code = r->solver.status == SOLVER_NOT_NEEDED ? EXIT_DIAGNOSTICS : EXIT_SOLVER;
             if (code > status) status = code;
+            out.failed[out.failed_count++] =
+                (FailedMapping){m->name, code == EXIT_SOLVER ? "solver" : "errors"};
             continue;
         }
         r->m = m;
@@ -260,19 +264,81 @@ int cmd_compile(int argc, char **argv) {
         report_capacity(r->sched, &diags);
         if (diags.error_count > before) {
             if (status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
+            out.failed[out.failed_count++] = (FailedMapping){m->name, "capacity"};
             continue;
         }
-        r->baseline = lower_mapping(&arena, unfused_mapping(&arena, m), false, NULL);
+        if (baseline_unfused) {
+            r->baseline = lower_mapping(&arena, unfused_mapping(&arena, m), false, NULL);
+            r->baseline_name = "unfused";
+        }
         r->mapping_text = mapping_to_cmt(&arena, m);
-        out.count++;
+        compiled[i] = true;
     }
+    /* the mappings of the file that did not check */
+    for (int k = 0; k < declared; k++) {
+        if (only && strcmp(names[k], only) != 0 &&
+            !(baseline_mapping && strcmp(names[k], baseline_mapping) == 0))
+            continue;
+        bool checked = false;
+        for (int i = 0; i < p->mapping_count && !checked; i++)
+            checked = strcmp(p->mappings[i]->name, names[k]) == 0;
+        bool repeated = false;
+        for (int j = 0; j < k && !repeated; j++) repeated = strcmp(names[j], names[k]) == 0;
+        if (!checked && !repeated)
+            out.failed[out.failed_count++] = (FailedMapping){names[k], "errors"};
+    }
+    /* --baseline MAPPING: compared with each mapping of the same op */
+    const MappingResult *base = NULL;
+    for (int i = 0; baseline_mapping && i < p->mapping_count; i++)
+        if (compiled[i] && strcmp(p->mappings[i]->name, baseline_mapping) == 0) base = &all[i];
+    for (int i = 0; i < p->mapping_count; i++) {
+        if (!compiled[i] || (only && strcmp(p->mappings[i]->name, only) != 0)) continue;
+        MappingResult *r = &all[i];
+        if (base && r != base) {
+            if (same_op(r->m->op, base->m->op)) {
+                r->baseline = base->sched;
+                r->baseline_name = base->m->name;
+                r->baseline_is_mapping = true;
+            } else {
+                fprintf(stderr,
+                        "cmtc: warning: mapping '%s' is not compared with '%s': they map different "
+                        "ops or parameters\n",
+                        r->m->name, base->m->name);
+            }
+        }
+        out.items[out.count++] = *r;
+    }
+    if (baseline_mapping && !base && status == EXIT_OK) status = EXIT_DIAGNOSTICS;
     /* Any error diagnostic means exit 1, even when the mapping was still
      * produced; the --emit-lp file not written (E0374) is an I/O failure,
      * 2; a solver failure (3) stays the higher code. */
     if (diags.error_count > 0 && status < EXIT_DIAGNOSTICS) status = EXIT_DIAGNOSTICS;
     for (int i = 0; i < diags.count && status < EXIT_USAGE; i++)
         if (diags.items[i]->code && strcmp(diags.items[i]->code, "E0374") == 0) status = EXIT_USAGE;
-    common_print_diags(&common, &sm, &diags);
+    /* JSON diagnostics asked for on standard output beside a JSON document
+     * there: one document, the diagnostics its "diagnostics" member */
+    bool to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    if (format == FMT_JSON && to_stdout && common.json_diagnostics && common.diagnostics_stdout &&
+        time_runs == 0) {
+        diags_sort(&diags);
+        out.diags = &diags;
+        out.sources = &sm;
+    } else {
+        common_print_diags(&common, &sm, &diags);
+    }
+    /* which mappings were left out, when some were compiled (JSON
+     * diagnostics leave it to the JSON output's "not_compiled") */
+    if (baseline_mapping && !base)
+        fprintf(stderr, "cmtc: note: no comparison: the baseline mapping '%s' was not compiled\n",
+                baseline_mapping);
+    if (out.failed_count > 0 && out.count > 0 && !common.json_diagnostics) {
+        FILE *to = common_diag_stream(&common);
+        fprintf(to, "cmtc: note: %d mapping%s compiled; not compiled:", out.count,
+                out.count == 1 ? "" : "s");
+        for (int k = 0; k < out.failed_count; k++)
+            fprintf(to, "%s %s (%s)", k ? "," : "", out.failed[k].name, out.failed[k].why);
+        fputc('\n', to);
+    }
     FILE *dest = stdout;
     OutputFile out_file;
     if (out_path && strcmp(out_path, "-") != 0) {

@@ -1,7 +1,9 @@
 /* dot.c — `cmtc compile --format dot`: Graphviz.  Each mapping is a
  * cluster, each fusion group a cluster inside it holding its statements;
- * collectives are diamond nodes after the statement that needs them; a
- * tensor crossing groups is a dashed edge through the outermost memory. */
+ * collectives are diamond nodes on the data edges they serve (from a
+ * reduction's statement on to its readers, or from a tensor's source into
+ * the reader it is brought to); inputs and outputs are boxes; a tensor
+ * crossing groups is a dashed edge through the outermost memory. */
 #include "backend/emit.h"
 
 #include <stdio.h>
@@ -67,31 +69,34 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
         }
         fprintf(out, "    }\n");
     }
-    /* edges: collectives hang off the statement they serve; tensors flow
-     * from producer to consumer */
-    for (int i = 0; i < s->node_count; i++) {
-        const SchedNode *n = &s->nodes[i];
-        if (n->kind != SN_COLLECTIVE || n->stmt < 0) continue;
-        if (n->coll == CK_BROADCAST || n->coll == CK_ALLGATHER || n->coll == CK_ALLTOALL)
-            fprintf(out, "    m%d_n%d -> m%d_s%d;\n", k, i, k, n->stmt);
+    /* edges: every data dependency, through the collectives that finish
+     * a tensor after its producer or bring it to a reader */
+    for (int t = 0; t < op->tensor_count; t++)
+        if (op->tensors[t].kind == TK_OUTPUT)
+            fprintf(out, "    m%d_t%d [shape=box, style=rounded, label=\"%s (output)\"];\n", k, t,
+                    op->tensors[t].name);
+    Flow *flows;
+    int nf = data_flows(a, s, &flows);
+    for (int f = 0; f < nf; f++) {
+        const Flow *fl = &flows[f];
+        const char *ends[2];
+        const FlowEnd *e[2] = {&fl->from, &fl->to};
+        for (int j = 0; j < 2; j++)
+            ends[j] = arena_printf(a, "m%d_%c%d", k,
+                                   e[j]->kind == FE_STMT   ? 's'
+                                   : e[j]->kind == FE_NODE ? 'n'
+                                                           : 't',
+                                   e[j]->id);
+        /* an edge between statements names its tensor; the collectives
+         * and the boxes name theirs */
+        if (fl->crosses_groups)
+            fprintf(out, "    %s -> %s [style=dashed, label=\"%s via %s\"];\n", ends[0], ends[1],
+                    op->tensors[fl->tensor].name, s->arch->levels[0].name);
+        else if (fl->from.kind == FE_STMT && fl->to.kind == FE_STMT)
+            fprintf(out, "    %s -> %s [label=\"%s\"];\n", ends[0], ends[1],
+                    op->tensors[fl->tensor].name);
         else
-            fprintf(out, "    m%d_s%d -> m%d_n%d;\n", k, n->stmt, k, i);
-    }
-    for (int st = 0; st < op->stmt_count; st++) {
-        const IrStmt *is = &op->stmts[st];
-        for (int q = 0; q < is->input_count; q++) {
-            int t = is->inputs[q];
-            int p = op->tensors[t].producer;
-            if (p < 0) {
-                fprintf(out, "    m%d_t%d -> m%d_s%d;\n", k, t, k, st);
-            } else if (s->stmts[p].group != s->stmts[st].group) {
-                fprintf(out, "    m%d_s%d -> m%d_s%d [style=dashed, label=\"%s via %s\"];\n", k, p,
-                        k, st, op->tensors[t].name, s->arch->levels[0].name);
-            } else {
-                fprintf(out, "    m%d_s%d -> m%d_s%d [label=\"%s\"];\n", k, p, k, st,
-                        op->tensors[t].name);
-            }
-        }
+            fprintf(out, "    %s -> %s;\n", ends[0], ends[1]);
     }
     fprintf(out, "  }\n");
 }

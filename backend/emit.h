@@ -8,16 +8,30 @@
 typedef struct MappingResult {
     const IrMapping *m; /* complete (holes filled when there were any) */
     Schedule *sched;
-    Schedule *baseline; /* every statement its own group */
+    Schedule *baseline;        /* what --baseline compares with, or NULL */
+    const char *baseline_name; /* "unfused" or the baseline mapping's name */
+    bool baseline_is_mapping;  /* --baseline MAPPING */
     SolverReport solver;
     const char *mapping_text; /* the complete mapping in .cmt syntax */
 } MappingResult;
+
+/* A mapping of the file that was not compiled, and why: "errors" (its
+ * own, or its op's or arch's), "capacity" (E0340 after lowering),
+ * "solver" (no feasible mapping in time). */
+typedef struct FailedMapping {
+    const char *name;
+    const char *why;
+} FailedMapping;
 
 typedef struct CompileOutput {
     const char *file; /* as given on the command line */
     MappingResult *items;
     int count;
     Arena *arena;
+    FailedMapping *failed;
+    int failed_count;
+    DiagSink *diags; /* for the JSON document to carry, or NULL */
+    const SourceManager *sources;
 } CompileOutput;
 
 /* The complete mapping as .cmt statements ("spatial n -> (x, y); ..."). */
@@ -34,6 +48,23 @@ typedef struct Text {
 
 /* Appends printf-style to t. */
 void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One data dependency: a tensor going from `from` to `to`, each end a
+ * statement (its compute), a schedule node (a collective) or a tensor of
+ * the op (an input where it starts, an output where it ends). */
+typedef enum FlowEndKind { FE_STMT, FE_NODE, FE_TENSOR } FlowEndKind;
+typedef struct FlowEnd {
+    FlowEndKind kind;
+    int id;
+} FlowEnd;
+typedef struct Flow {
+    FlowEnd from, to;
+    int tensor;
+    bool crosses_groups; /* to a reader in another group, through memory */
+} Flow;
+/* Every data dependency of the schedule (backend/flows.c), in arena `a`;
+ * returns how many. */
+int data_flows(Arena *a, const Schedule *s, Flow **out);
 
 void emit_listing(FILE *out, const CompileOutput *o); /* backend/listing.c */
 void emit_json(FILE *out, const CompileOutput *o);    /* backend/json_out.c */

@@ -18,6 +18,7 @@
  * blocks are always separated by one. */
 #include "backend/fmt.h"
 #include "backend/commands.h"
+#include "backend/options.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -1049,86 +1050,43 @@ static bool write_in_place(Arena *a, const char *path, const char *text, size_t 
     return output_commit(&out);
 }
 
-static void fmt_usage(FILE *out) {
-    fprintf(out, "usage: cmtc fmt [--check] FILE...\n"
-                 "  rewrites each FILE in canonical layout (`-` reads standard "
-                 "input and\n"
-                 "  writes standard output); --check changes nothing, names the "
-                 "files\n"
-                 "  that would change and exits 1 if there are any\n");
-}
-
-/* The options fmt shares with the other commands, parsed here so that
- * fmt.c links without backend/main.c (unit tests): -I is accepted and
- * unused (formatting reads no other file), --diagnostics-format chooses
- * how syntax errors are shown. */
-static bool fmt_common_option(bool *json, int argc, char **argv, int *i, bool *bad) {
-    const char *arg = argv[*i];
-    if (strncmp(arg, "-I", 2) == 0) {
-        if (!arg[2] && *i + 1 >= argc) {
-            fprintf(stderr, "cmtc fmt: error: -I needs a folder\n");
-            *bad = true;
-        }
-        *i += arg[2] ? 1 : 2;
-        return true;
-    }
-    const char *format = NULL;
-    if (strcmp(arg, "--diagnostics-format") == 0) {
-        format = *i + 1 < argc ? argv[*i + 1] : "";
-        *i += 2;
-    } else if (strncmp(arg, "--diagnostics-format=", 21) == 0) {
-        format = arg + 21;
-        *i += 1;
-    } else {
-        return false;
-    }
-    if (strcmp(format, "json") == 0)
-        *json = true;
-    else if (strcmp(format, "text") == 0)
-        *json = false;
-    else {
-        fprintf(stderr,
-                "cmtc fmt: error: --diagnostics-format takes text or "
-                "json, got '%s'\n",
-                format);
-        *bad = true;
-    }
-    return true;
-}
-
 int cmd_fmt(int argc, char **argv) {
     bool json = false;
     bool color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
-    bool check = false;
+    bool check = false, to_stdout = false;
     const char **files = ARENA_ARRAY(process_arena(), const char *, argc + 1);
     int nfiles = 0;
-    bool only_files = false;
-    for (int i = 0; i < argc;) {
-        bool bad = false;
-        const char *arg = argv[i];
-        if (!only_files && strcmp(arg, "--") == 0) {
-            only_files = true;
-            i++;
-        } else if (!only_files && strcmp(arg, "--check") == 0) {
-            check = true;
-            i++;
-        } else if (!only_files && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)) {
-            fmt_usage(stdout);
-            return EXIT_OK;
-        } else if (!only_files && fmt_common_option(&json, argc, argv, &i, &bad)) {
-            if (bad) return EXIT_USAGE;
-        } else if (!only_files && arg[0] == '-' && arg[1] != '\0') {
-            fprintf(stderr, "cmtc fmt: error: unknown option '%s'\n", arg);
-            fmt_usage(stderr);
-            return EXIT_USAGE;
-        } else {
-            files[nfiles++] = arg;
-            i++;
+    /* -I is accepted and unused (formatting reads no other file);
+     * --diagnostics-format chooses how syntax errors are shown */
+    const CommandSpec *spec = command_find("fmt");
+    OptionParser op;
+    options_init(&op, spec, argc, argv);
+    for (int id; (id = options_next(&op)) != OPT_DONE;) {
+        switch (id) {
+        case OPT_POSITIONAL: files[nfiles++] = op.value; break;
+        case FO_CHECK: check = true; break;
+        case OPT_HELP: options_help(stdout, spec); return EXIT_OK;
+        case OPT_INCLUDE: break;
+        case OPT_DIAG_FORMAT:
+        case OPT_DIAG_OUTPUT: {
+            bool is_format = id == OPT_DIAG_FORMAT;
+            const char *a = is_format ? "json" : "stdout", *b = is_format ? "text" : "stderr";
+            if (strcmp(op.value, a) != 0 && strcmp(op.value, b) != 0) {
+                fprintf(stderr, "cmtc fmt: error: %s takes %s or %s, got '%s'\n",
+                        is_format ? "--diagnostics-format" : "--diagnostics-output", b, a,
+                        op.value);
+                options_usage_hint(stderr, spec);
+                return EXIT_USAGE;
+            }
+            *(is_format ? &json : &to_stdout) = strcmp(op.value, a) == 0;
+            break;
+        }
+        default: options_usage_hint(stderr, spec); return EXIT_USAGE;
         }
     }
     if (nfiles == 0) {
         fprintf(stderr, "cmtc fmt: error: no input files\n");
-        fmt_usage(stderr);
+        options_usage_hint(stderr, spec);
         return EXIT_USAGE;
     }
     int status = EXIT_OK;
@@ -1153,10 +1111,11 @@ int cmd_fmt(int argc, char **argv) {
         char *out = fmt_source(&arena, &sm, f, &diags, &len);
         if (!out) {
             diags_sort(&diags);
+            FILE *to = to_stdout ? stdout : stderr;
             if (json)
-                diags_render_json(stderr, &sm, &diags);
+                diags_render_json(to, &sm, &diags);
             else
-                diags_render_text(stderr, &sm, &diags, (DiagRenderOptions){color});
+                diags_render_text(to, &sm, &diags, (DiagRenderOptions){color && !to_stdout});
             if (status == EXIT_OK) status = EXIT_DIAGNOSTICS;
             arena_free_all(&arena);
             continue;

@@ -1,9 +1,15 @@
-/* json_out.c — `cmtc compile --format json`: the object of language.md
- * section 9, keys in insertion order (jansson keeps it), reals with 6
- * significant digits so the output is stable across builds. */
+/* json_out.c — `cmtc compile --format json`: the document of
+ * docs/json-output.md (schema "cmtc.compile", version JSON_SCHEMA_VERSION),
+ * keys in insertion order (jansson keeps it), reals with 6 significant
+ * digits so the output is stable across builds.  A change to the fields
+ * is a change to that page, and a removed or renamed field a new
+ * version. */
 #include "backend/emit.h"
 
 #include <jansson.h>
+#include <stdlib.h>
+
+#define JSON_SCHEMA_VERSION 1
 
 static json_t *dims_json(const Schedule *s, const SchedNode *n) {
     json_t *a = json_array();
@@ -18,10 +24,13 @@ static const char *level_name(const Schedule *s, int l) {
     return s->arch->levels[l].name;
 }
 
-static json_t *node_json(const Schedule *s, const SchedNode *n) {
+static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
     json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(id));
     json_object_set_new(o, "kind", json_string(sched_kind_name(n->kind)));
     json_object_set_new(o, "group", json_integer(n->group));
+    json_object_set_new(o, "loop", json_integer(n->depth));
+    json_object_set_new(o, "after_inner", json_boolean(n->after_inner));
     if (n->stmt >= 0) json_object_set_new(o, "statement", json_string(s->op->stmts[n->stmt].name));
     if (n->tensor >= 0)
         json_object_set_new(o, "tensor", json_string(s->op->tensors[n->tensor].name));
@@ -46,6 +55,49 @@ static json_t *node_json(const Schedule *s, const SchedNode *n) {
     json_object_set_new(o, "energy_j", json_real(n->energy_j));
     if (n->reason) json_object_set_new(o, "reason", json_string(n->reason));
     return o;
+}
+
+static json_t *loop_json(const Schedule *s, const SchedLoop *lp) {
+    json_t *l = json_object();
+    json_object_set_new(l, "index", json_string(s->op->indices[lp->index].name));
+    json_object_set_new(l, "tiles", json_string(level_name(s, lp->level)));
+    json_object_set_new(l, "at", json_string(level_name(s, lp->level - 1)));
+    json_object_set_new(l, "extent", json_real(lp->extent));
+    json_object_set_new(l, "step", json_real(lp->step));
+    json_object_set_new(l, "trips", json_real(lp->trips));
+    json_object_set_new(l, "order", json_string(provenance_name(lp->order_prov)));
+    return l;
+}
+
+/* The body of loop `depth` of group g (-1: the group outside its loops):
+ * the nodes it repeats, the loop nested in it, then the nodes that wait
+ * for that loop to close; boundaries last at the top. */
+static json_t *nest_body(const Schedule *s, const SchedGroup *g, int depth) {
+    json_t *body = json_array();
+    int first = g->first_node, end = g->first_node + g->node_count;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = first; i >= 0 && i < end; i++) {
+            const SchedNode *n = &s->nodes[i];
+            if (n->kind == SN_BOUNDARY || n->depth != depth || n->after_inner != (pass == 1))
+                continue;
+            json_t *e = json_object();
+            json_object_set_new(e, "node", json_integer(i));
+            json_array_append_new(body, e);
+        }
+        if (pass == 0 && depth + 1 < g->loop_count) {
+            json_t *e = json_object();
+            json_object_set_new(e, "loop", json_integer(depth + 1));
+            json_object_set_new(e, "body", nest_body(s, g, depth + 1));
+            json_array_append_new(body, e);
+        }
+    }
+    for (int i = first; depth < 0 && i >= 0 && i < end; i++)
+        if (s->nodes[i].kind == SN_BOUNDARY) {
+            json_t *e = json_object();
+            json_object_set_new(e, "node", json_integer(i));
+            json_array_append_new(body, e);
+        }
+    return body;
 }
 
 static json_t *mapping_json(const MappingResult *r) {
@@ -75,6 +127,7 @@ static json_t *mapping_json(const MappingResult *r) {
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
         json_t *go = json_object();
+        json_object_set_new(go, "id", json_integer(g));
         json_t *names = json_array();
         for (int k = 0; k < grp->stmt_count; k++)
             json_array_append_new(names, json_string(op->stmts[grp->stmts[k]].name));
@@ -87,21 +140,57 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(go, "network_s", json_real(grp->network_s));
         json_object_set_new(go, "fill_drain_s", json_real(grp->fill_drain_s));
         json_object_set_new(go, "energy_j", json_real(grp->energy_j));
+        json_t *loops = json_array();
+        for (int k = 0; k < grp->loop_count; k++) {
+            const SchedLoop *lp = &grp->loops[k];
+            json_array_append_new(loops, loop_json(s, lp));
+        }
+        json_object_set_new(go, "loops", loops);
+        json_object_set_new(go, "loop_nest", nest_body(s, grp, -1));
         json_array_append_new(groups, go);
     }
     json_object_set_new(o, "groups", groups);
     json_t *nodes = json_array();
     for (int i = 0; i < s->node_count; i++)
-        json_array_append_new(nodes, node_json(s, &s->nodes[i]));
+        json_array_append_new(nodes, node_json(s, &s->nodes[i], i));
     json_object_set_new(o, "nodes", nodes);
+    /* the data dependencies the trace's flow arrows and the dot edges draw */
+    Arena scratch = {0};
+    Flow *flows;
+    int nf = data_flows(&scratch, s, &flows);
+    json_t *deps = json_array();
+    for (int f = 0; f < nf; f++) {
+        json_t *d = json_object();
+        json_object_set_new(d, "tensor", json_string(op->tensors[flows[f].tensor].name));
+        const FlowEnd *ends[2] = {&flows[f].from, &flows[f].to};
+        for (int j = 0; j < 2; j++) {
+            json_t *e = json_object();
+            if (ends[j]->kind == FE_STMT)
+                json_object_set_new(e, "statement", json_string(op->stmts[ends[j]->id].name));
+            else if (ends[j]->kind == FE_NODE)
+                json_object_set_new(e, "node", json_integer(ends[j]->id));
+            else
+                json_object_set_new(e,
+                                    op->tensors[ends[j]->id].kind == TK_INPUT ? "input" : "output",
+                                    json_string(op->tensors[ends[j]->id].name));
+            json_object_set_new(d, j ? "to" : "from", e);
+        }
+        json_object_set_new(d, "crosses_groups", json_boolean(flows[f].crosses_groups));
+        json_array_append_new(deps, d);
+    }
+    arena_free_all(&scratch);
+    json_object_set_new(o, "dependencies", deps);
     if (r->baseline) {
         json_t *b = json_object();
-        json_object_set_new(b, "name", json_string("unfused"));
+        json_object_set_new(b, "name", json_string(r->baseline_name));
+        json_object_set_new(b, "kind", json_string(r->baseline_is_mapping ? "mapping" : "unfused"));
         json_object_set_new(b, "latency_s", json_real(r->baseline->latency_s));
         json_object_set_new(b, "energy_j", json_real(r->baseline->energy_j));
         json_object_set_new(
             b, "speedup", json_real(s->latency_s > 0 ? r->baseline->latency_s / s->latency_s : 0));
         json_object_set_new(o, "baseline", b);
+    } else {
+        json_object_set_new(o, "baseline", json_null());
     }
     json_t *sol = json_object();
     json_object_set_new(sol, "status", json_string(solver_status_name(r->solver.status)));
@@ -136,12 +225,36 @@ static json_t *mapping_json(const MappingResult *r) {
     return o;
 }
 
+/* The diagnostics as diags_render_json writes them, as a JSON value. */
+static json_t *diags_json(const CompileOutput *o) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return json_array();
+    diags_render_json(mem, o->sources, o->diags);
+    fclose(mem);
+    json_t *items = json_loadb(text, len, 0, NULL);
+    free(text);
+    return json_is_array(items) ? items : (json_decref(items), json_array());
+}
+
 void emit_json(FILE *out, const CompileOutput *o) {
     json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("cmtc.compile"));
+    json_object_set_new(root, "schema_version", json_integer(JSON_SCHEMA_VERSION));
     json_object_set_new(root, "file", json_string(o->file));
     json_t *maps = json_array();
     for (int k = 0; k < o->count; k++) json_array_append_new(maps, mapping_json(&o->items[k]));
     json_object_set_new(root, "mappings", maps);
+    json_t *failed = json_array();
+    for (int k = 0; k < o->failed_count; k++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "name", json_string(o->failed[k].name));
+        json_object_set_new(f, "reason", json_string(o->failed[k].why));
+        json_array_append_new(failed, f);
+    }
+    json_object_set_new(root, "not_compiled", failed);
+    if (o->diags) json_object_set_new(root, "diagnostics", diags_json(o));
     json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     fputc('\n', out);
     json_decref(root);

@@ -294,7 +294,8 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                 fmt_energy(a, s->energy_j), bound);
         if (r->baseline && r->baseline->latency_s > 0) {
             double ratio = r->baseline->latency_s / s->latency_s;
-            fprintf(out, "   vs unfused %.2fx %s", ratio, ratio >= 1 ? "faster" : "(slower)");
+            fprintf(out, "   vs %s %.2fx %s", r->baseline_name, ratio,
+                    ratio >= 1 ? "faster" : "(slower)");
         }
         fputc('\n', out);
         fprintf(out,
@@ -304,7 +305,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                 fmt_energy(a, s->compute_energy_j), fmt_energy(a, s->memory_energy_j),
                 fmt_energy(a, s->network_energy_j));
         if (r->baseline)
-            fprintf(out, "  unfused baseline: latency %s   energy %s   (%d group%s)\n",
+            fprintf(out, "  %s baseline: latency %s   energy %s   (%d group%s)\n", r->baseline_name,
                     fmt_time(a, r->baseline->latency_s), fmt_energy(a, r->baseline->energy_j),
                     r->baseline->group_count, r->baseline->group_count == 1 ? "" : "s");
         for (int g = 0; g < s->group_count; g++) {

@@ -1,6 +1,7 @@
 /* main.c — cmtc's entry: dispatches subcommands and implements the two
  * that need nothing past the checker: `check` and `explain`. */
 #include "commands.h"
+#include "options.h"
 #include "../passes/passes.h"
 
 #include <errno.h>
@@ -17,70 +18,54 @@ typedef struct ErrorPage {
 extern const ErrorPage cmt_error_pages[];
 extern const int cmt_error_page_count;
 
-static const char usage_text[] =
-    "usage: cmtc COMMAND [OPTIONS] [FILE...]\n"
-    "\n"
-    "commands:\n"
-    "  check FILE...                diagnostics only; exit 1 on any error\n"
-    "  compile FILE [-m MAPPING]    schedule listing for each (or one) mapping\n"
-    "        [--format text|json|trace|dot] [-o OUT] [--baseline unfused]\n"
-    "        [--objective latency|energy|edp] [--time-limit S] [--emit-lp FILE]\n"
-    "        [--exhaustive] [--dump-ir=PASS]\n"
-    "  fmt [--check] FILE...        canonical layout, comments kept\n"
-    "  lsp                          language server on standard input/output\n"
-    "  explain CODE                 the long explanation of a diagnostic code\n"
-    "\n"
-    "options for every command reading files:\n"
-    "  -I DIR                       add DIR to the module search path\n"
-    "  --diagnostics-format text|json\n"
-    "\n"
-    "exit codes: 0 success, 1 errors in the input, 2 usage or I/O failure,\n"
-    "3 solver failure or time limit without a feasible mapping\n";
-
-const char *stdlib_dir(void) {
-    const char *env = getenv("CMT_STDLIB");
-    if (env && *env) return env;
-    /* An installed cmtc uses its share folder; a build tree uses its own. */
-    if (access(CMT_STDLIB_DIR "/std", R_OK) == 0) return CMT_STDLIB_DIR;
-    return CMT_SOURCE_STDLIB;
+/* Applies a common option (-I, --diagnostics-format, --diagnostics-output)
+ * that a parser returned; false after printing why it is malformed. */
+bool common_apply(CommonOptions *o, int id, const char *value) {
+    switch (id) {
+    case OPT_INCLUDE:
+        if (!*value) {
+            fprintf(stderr, "cmtc: error: -I needs a folder\n");
+            return false;
+        }
+        if (o->include_count == (int)(sizeof o->include_dirs / sizeof *o->include_dirs)) {
+            fprintf(stderr, "cmtc: error: too many -I folders (at most 64)\n");
+            return false;
+        }
+        o->include_dirs[o->include_count++] = value;
+        return true;
+    case OPT_DIAG_FORMAT:
+        if (strcmp(value, "json") == 0 || strcmp(value, "text") == 0) {
+            o->json_diagnostics = value[0] == 'j';
+            return true;
+        }
+        fprintf(stderr, "cmtc: error: --diagnostics-format takes text or json, got '%s'\n", value);
+        return false;
+    case OPT_DIAG_OUTPUT:
+        if (strcmp(value, "stdout") == 0 || strcmp(value, "stderr") == 0) {
+            o->diagnostics_stdout = strcmp(value, "stdout") == 0;
+            o->color = isatty(o->diagnostics_stdout ? STDOUT_FILENO : STDERR_FILENO) &&
+                       !getenv("NO_COLOR");
+            return true;
+        }
+        fprintf(stderr, "cmtc: error: --diagnostics-output takes stderr or stdout, got '%s'\n",
+                value);
+        return false;
+    }
+    return false;
 }
 
 bool common_option(CommonOptions *o, int argc, char **argv, int *i, bool *bad) {
-    const char *arg = argv[*i];
-    if (strcmp(arg, "-I") == 0 || strncmp(arg, "-I", 2) == 0) {
-        const char *dir = arg[2] ? arg + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
-        if (!dir) {
-            fprintf(stderr, "cmtc: error: -I needs a folder\n");
-            *bad = true;
-        } else if (o->include_count == (int)(sizeof o->include_dirs / sizeof *o->include_dirs)) {
-            fprintf(stderr, "cmtc: error: too many -I folders (at most 64)\n");
-            *bad = true;
-        } else {
-            o->include_dirs[o->include_count++] = dir;
-        }
-        ++*i;
-        return true;
-    }
-    const char *format = NULL;
-    if (strcmp(arg, "--diagnostics-format") == 0) {
-        format = *i + 1 < argc ? argv[++*i] : "";
-    } else if (strncmp(arg, "--diagnostics-format=", 21) == 0) {
-        format = arg + 21;
-    }
-    if (format) {
-        if (strcmp(format, "json") == 0)
-            o->json_diagnostics = true;
-        else if (strcmp(format, "text") == 0)
-            o->json_diagnostics = false;
-        else {
-            fprintf(stderr, "cmtc: error: --diagnostics-format takes text or json, got '%s'\n",
-                    format);
-            *bad = true;
-        }
-        ++*i;
-        return true;
-    }
-    return false;
+    static const CommandSpec common_only = {"lsp", "", "", "", NULL, true};
+    OptionParser p;
+    options_init(&p, &common_only, argc, argv);
+    p.i = *i;
+    p.unknown_ok = true;
+    int id = options_next(&p);
+    if (id != OPT_INCLUDE && id != OPT_DIAG_FORMAT && id != OPT_DIAG_OUTPUT && id != OPT_BAD)
+        return false;
+    *i = p.i;
+    if (id == OPT_BAD || !common_apply(o, id, p.value)) *bad = true;
+    return true;
 }
 
 void common_check_options(const CommonOptions *o, CheckOptions *out) {
@@ -90,15 +75,19 @@ void common_check_options(const CommonOptions *o, CheckOptions *out) {
     out->stdlib_dir = stdlib_dir();
 }
 
+FILE *common_diag_stream(const CommonOptions *o) {
+    return o->diagnostics_stdout ? stdout : stderr;
+}
+
 void common_print_diags(const CommonOptions *o, const SourceManager *sm, DiagSink *d) {
     diags_sort(d);
     if (o->json_diagnostics)
-        diags_render_json(stderr, sm, d);
+        diags_render_json(common_diag_stream(o), sm, d);
     else
-        diags_render_text(stderr, sm, d, (DiagRenderOptions){o->color});
+        diags_render_text(common_diag_stream(o), sm, d, (DiagRenderOptions){o->color});
 }
 
-static void init_common(CommonOptions *o) {
+void common_init(CommonOptions *o) {
     memset(o, 0, sizeof *o);
     o->color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
 }
@@ -159,21 +148,26 @@ static void collect_json(json_t *all, const SourceManager *sm, const DiagSink *d
 
 int cmd_check(int argc, char **argv) {
     CommonOptions common;
-    init_common(&common);
+    common_init(&common);
+    const CommandSpec *spec = command_find("check");
     const char *files[argc > 0 ? argc : 1];
     int file_count = 0;
-    bool bad = false;
-    for (int i = 0; i < argc;) {
-        if (common_option(&common, argc, argv, &i, &bad)) continue;
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "cmtc: error: unknown option '%s' for check\n", argv[i]);
+    OptionParser op;
+    options_init(&op, spec, argc, argv);
+    for (int id; (id = options_next(&op)) != OPT_DONE;) {
+        if (id == OPT_POSITIONAL) {
+            files[file_count++] = op.value;
+        } else if (id == OPT_HELP) {
+            options_help(stdout, spec);
+            return EXIT_OK;
+        } else if (id == OPT_BAD || !common_apply(&common, id, op.value)) {
+            options_usage_hint(stderr, spec);
             return EXIT_USAGE;
         }
-        files[file_count++] = argv[i++];
     }
-    if (bad) return EXIT_USAGE;
     if (file_count == 0) {
-        fprintf(stderr, "cmtc: error: check needs at least one file\n%s", usage_text);
+        fprintf(stderr, "cmtc: error: check needs at least one file\n");
+        options_usage_hint(stderr, spec);
         return EXIT_USAGE;
     }
     int status = EXIT_OK;
@@ -194,25 +188,31 @@ int cmd_check(int argc, char **argv) {
         CheckOptions opts;
         common_check_options(&common, &opts);
         Program *program = check_program(&arena, &sm, &diags, root, &opts);
-        if (program && diags.error_count == 0) check_mapping_capacity(program);
+        /* every mapping that checked, whatever errors the rest of the file has */
+        if (program) check_mapping_capacity(program);
         diags_sort(&diags);
         DiagSink shown = unseen_diags(&sm, &diags, &seen);
         if (all_json)
             collect_json(all_json, &sm, &shown);
         else
-            diags_render_text(stderr, &sm, &shown, (DiagRenderOptions){common.color});
+            diags_render_text(common_diag_stream(&common), &sm, &shown,
+                              (DiagRenderOptions){common.color});
         if (diags.error_count > 0 && status == EXIT_OK) status = EXIT_DIAGNOSTICS;
         arena_free_all(&arena);
     }
     if (all_json) {
-        json_dumpf(all_json, stderr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stderr);
+        json_dumpf(all_json, common_diag_stream(&common), JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', common_diag_stream(&common));
         json_decref(all_json);
     }
     return status;
 }
 
 int cmd_explain(int argc, char **argv) {
+    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        options_help(stdout, command_find("explain"));
+        return EXIT_OK;
+    }
     if (argc != 1) {
         fprintf(stderr, "cmtc: error: explain takes one diagnostic code, such as E0304\n");
         return EXIT_USAGE;
@@ -232,32 +232,69 @@ int cmd_explain(int argc, char **argv) {
     return EXIT_USAGE;
 }
 
+/* `cmtc help [COMMAND]`: the general usage, or one command's options. */
+static int cmd_help(int argc, char **argv) {
+    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        options_help(stdout, command_find("help"));
+        return EXIT_OK;
+    }
+    if (argc == 0) {
+        options_general_usage(stdout);
+        return EXIT_OK;
+    }
+    const CommandSpec *spec = argc == 1 ? command_find(argv[0]) : NULL;
+    if (spec) {
+        options_help(stdout, spec);
+        return EXIT_OK;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "cmtc: error: help takes one command, got %d words\n", argc);
+    } else {
+        const char *names[16];
+        int n = 0;
+        for (int i = 0; i < cmt_command_count && n < 16; i++) names[n++] = cmt_commands[i].name;
+        fprintf(stderr, "cmtc: error: no command '%s'", argv[0]);
+        const char *near = spell_suggest(argv[0], names, n);
+        if (near) fprintf(stderr, "; did you mean '%s'?", near);
+        fputc('\n', stderr);
+    }
+    options_general_usage(stderr);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        options_general_usage(stderr);
         return EXIT_USAGE;
     }
     const char *command = argv[1];
     int sub_argc = argc - 2;
     char **sub_argv = argv + 2;
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+        strcmp(command, "help") == 0)
+        return cmd_help(sub_argc, sub_argv);
+    if (strcmp(command, "--version") == 0) {
+        puts("cmtc 0.1.0 (.cmt language version 0)");
+        return EXIT_OK;
+    }
+    const CommandSpec *spec = command_find(command);
+    /* `cmtc COMMAND --help`, whatever else is on the line */
+    if (spec && options_want_help(spec, sub_argc, sub_argv)) {
+        options_help(stdout, spec);
+        return EXIT_OK;
+    }
     if (strcmp(command, "check") == 0) return cmd_check(sub_argc, sub_argv);
     if (strcmp(command, "compile") == 0) return cmd_compile(sub_argc, sub_argv);
     if (strcmp(command, "fmt") == 0) return cmd_fmt(sub_argc, sub_argv);
     if (strcmp(command, "lsp") == 0) return cmd_lsp(sub_argc, sub_argv);
     if (strcmp(command, "explain") == 0) return cmd_explain(sub_argc, sub_argv);
-    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
-        strcmp(command, "help") == 0) {
-        fputs(usage_text, stdout);
-        return EXIT_OK;
-    }
-    if (strcmp(command, "--version") == 0) {
-        puts("cmtc 0.1.0 (.cmt language version 0)");
-        return EXIT_OK;
-    }
-    static const char *const commands[] = {"check", "compile", "fmt", "lsp", "explain"};
+    const char *names[16];
+    int n = 0;
+    for (int i = 0; i < cmt_command_count && n < 16; i++) names[n++] = cmt_commands[i].name;
     fprintf(stderr, "cmtc: error: unknown command '%s'", command);
-    const char *near = spell_suggest(command, commands, 5);
+    const char *near = spell_suggest(command, names, n);
     if (near) fprintf(stderr, "; did you mean '%s'?", near);
-    fprintf(stderr, "\n%s", usage_text);
+    fputc('\n', stderr);
+    options_general_usage(stderr);
     return EXIT_USAGE;
 }

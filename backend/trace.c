@@ -4,7 +4,10 @@
  * track of the groups.  Collectives are slices on the track of every dim
  * they run over.  With `overlap full` each track of a group starts at the
  * group's start (they overlap); with `overlap none` the nodes run one
- * after another in schedule order.  Times are in microseconds. */
+ * after another in schedule order.  Data dependencies are flow arrows
+ * (Chrome's flow events, category "dependency", named after the tensor):
+ * from a producer's compute to each consumer's, through the collectives
+ * between them (backend/flows.c).  Times are in microseconds. */
 #include "backend/emit.h"
 
 #include <jansson.h>
@@ -66,9 +69,48 @@ static json_t *node_args(const Schedule *s, const SchedNode *n) {
     return a;
 }
 
-static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResult *r) {
+/* Where a node was drawn: its first slice (a collective has one on each
+ * dim's track). */
+typedef struct NodeSlice {
+    bool shown;
+    int tid;
+    double ts, dur; /* us */
+} NodeSlice;
+
+/* A flow arrow (Chrome trace flow events "s" then "f"), bound to the
+ * slices it joins at their midpoints, which no other slice of the same
+ * track encloses. */
+static void flow_arrow(json_t *events, int pid, long id, const char *name, const NodeSlice *from,
+                       const NodeSlice *to) {
+    for (int end = 0; end < 2; end++) {
+        const NodeSlice *sl = end ? to : from;
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(name));
+        json_object_set_new(e, "cat", json_string("dependency"));
+        json_object_set_new(e, "ph", json_string(end ? "f" : "s"));
+        if (end) json_object_set_new(e, "bp", json_string("e"));
+        json_object_set_new(e, "id", json_integer(id));
+        json_object_set_new(e, "ts", json_real(sl->ts + sl->dur / 2));
+        json_object_set_new(e, "pid", json_integer(pid));
+        json_object_set_new(e, "tid", json_integer(sl->tid));
+        json_array_append_new(events, e);
+    }
+}
+
+/* The first load (store) of tensor t, for statement st when st >= 0. */
+static int transfer_of(const Schedule *s, SchedKind kind, int t, int st) {
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].kind == kind && s->nodes[i].tensor == t &&
+            (st < 0 || s->nodes[i].stmt == st))
+            return i;
+    return -1;
+}
+
+static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResult *r,
+                           long *flow_id) {
     const Schedule *s = r->sched;
     Tracks tracks = {.count = 0};
+    NodeSlice *drawn = ARENA_ARRAY(ar, NodeSlice, s->node_count + 1);
     metadata(events, pid, -1, "process_name",
              arena_printf(ar, "%s: %s on %s", r->m->name, s->op->name, s->arch->name));
     int group_track = track_of(&tracks, "groups");
@@ -117,11 +159,38 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
                 if (tracks.items[t].cursor < start) tracks.items[t].cursor = start;
                 slice(events, pid, t, label, sched_kind_name(n->kind), begin * 1e6,
                       n->latency_s * 1e6, node_args(s, n));
+                if (!drawn[i].shown)
+                    drawn[i] = (NodeSlice){true, t, begin * 1e6, n->latency_s * 1e6};
                 tracks.items[t].cursor = begin + n->latency_s;
             }
             if (serial) serial_cursor = begin + n->latency_s;
         }
         start += grp->latency_s;
+    }
+    /* data dependencies: producer to consumer, through collectives */
+    int *compute_of = ARENA_ARRAY(ar, int, s->op->stmt_count + 1);
+    for (int st = 0; st < s->op->stmt_count; st++) compute_of[st] = -1;
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].kind == SN_COMPUTE && s->nodes[i].stmt >= 0 &&
+            compute_of[s->nodes[i].stmt] < 0)
+            compute_of[s->nodes[i].stmt] = i;
+    Flow *flows;
+    int nf = data_flows(ar, s, &flows);
+    for (int f = 0; f < nf; f++) {
+        int ends[2] = {-1, -1};
+        const FlowEnd *e[2] = {&flows[f].from, &flows[f].to};
+        for (int j = 0; j < 2; j++)
+            ends[j] = e[j]->kind == FE_NODE   ? e[j]->id
+                      : e[j]->kind == FE_STMT ? compute_of[e[j]->id]
+                                              : -1;
+        /* an input starts at its load for the node it goes to; an output
+         * ends at its store */
+        if (e[0]->kind == FE_TENSOR && ends[1] >= 0)
+            ends[0] = transfer_of(s, SN_LOAD, e[0]->id, s->nodes[ends[1]].stmt);
+        if (e[1]->kind == FE_TENSOR) ends[1] = transfer_of(s, SN_STORE, e[1]->id, -1);
+        if (ends[0] < 0 || ends[1] < 0 || !drawn[ends[0]].shown || !drawn[ends[1]].shown) continue;
+        flow_arrow(events, pid, ++*flow_id, s->op->tensors[flows[f].tensor].name, &drawn[ends[0]],
+                   &drawn[ends[1]]);
     }
     for (int t = 0; t < tracks.count; t++)
         metadata(events, pid, t, "thread_name", tracks.items[t].name);
@@ -130,7 +199,9 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
 void emit_trace(FILE *out, const CompileOutput *o) {
     json_t *root = json_object();
     json_t *events = json_array();
-    for (int k = 0; k < o->count; k++) mapping_events(events, o->arena, k + 1, &o->items[k]);
+    long flow_id = 0;
+    for (int k = 0; k < o->count; k++)
+        mapping_events(events, o->arena, k + 1, &o->items[k], &flow_id);
     json_object_set_new(root, "traceEvents", events);
     json_object_set_new(root, "displayTimeUnit", json_string("ns"));
     json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));

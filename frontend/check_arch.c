@@ -1022,7 +1022,6 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
             break;
         }
     for (int i = 0; i < b.unit_count; i++) b.units[i].instances = all;
-    if (!c->ok) return NULL;
     a->memories = b.memories;
     a->memory_count = b.memory_count;
     a->levels = b.levels;
@@ -1033,5 +1032,9 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
     a->dim_count = b.dim_count;
     a->units = b.units;
     a->unit_count = b.unit_count;
+    if (!c->ok) {
+        s->partial_arch = a; /* its names, for the mappings on it */
+        return NULL;
+    }
     return a;
 }

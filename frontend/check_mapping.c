@@ -902,6 +902,40 @@ static const Decl *lookup_decl(MapCtx *c, const Ident *id, DeclKind kind, const 
     return NULL;
 }
 
+/* A mapping whose op or arch has errors of their own cannot be built, but
+ * its names can still be checked against what the op and arch declare:
+ * `skeleton_op` and `skeleton_arch` hold their names (either may be NULL:
+ * not checked), and only the lookups run (E0306-E0309), so that the
+ * mapping's own mistakes show in the same run as the op's or arch's. */
+static void check_names_only(MapCtx *c) {
+    const MappingDecl *md = c->md;
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        bool has_level = it->kind == MI_TILE || it->kind == MI_ORDER || it->kind == MI_FUSE;
+        if (c->arch && has_level && !it->level.hole && it->level.name) lookup_level(c, &it->level);
+        if (c->op && (it->kind == MI_SPATIAL || it->kind == MI_FUSE))
+            for (int k = 0; k < it->stmts.count; k++)
+                if (it->stmts.items[k].name && !it->stmts.items[k].hole)
+                    lookup_stmt(c, &it->stmts.items[k]);
+        if (it->kind == MI_SPATIAL)
+            for (int a = 0; a < it->assign_count; a++) {
+                const SpatialAssign *as = &it->assigns[a];
+                if (c->op && !as->index.hole && as->index.name) lookup_index(c, &as->index);
+                for (int k = 0; c->arch && k < as->dims.count; k++)
+                    if (!as->dims.items[k].hole && as->dims.items[k].name)
+                        lookup_dim(c, &as->dims.items[k]);
+            }
+        if (it->kind == MI_TILE && c->op && !it->whole_hole)
+            for (int k = 0; k < it->tile_count; k++)
+                if (!it->tiles[k].index.hole && it->tiles[k].index.name)
+                    lookup_index(c, &it->tiles[k].index);
+        if (it->kind == MI_ORDER && c->op && !it->whole_hole)
+            for (int k = 0; k < it->order.count; k++)
+                if (!it->order.items[k].hole && it->order.items[k].name)
+                    lookup_index(c, &it->order.items[k]);
+    }
+}
+
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -920,10 +954,21 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values, &complete);
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
-    if (!bound && !complete) return NULL;
-    c->op = sema_op_for(s, op_decl, values, md->op.span);
+    c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
     c->arch = sema_arch_for(s, arch_decl);
-    if (!c->op || !c->arch) return NULL; /* reported at the op or arch */
+    if (!c->op || !c->arch) {
+        /* reported at the op, its parameters or the arch: the mapping's
+         * own names are still checked against what they declare, unless
+         * the parser dropped part of them */
+        if (!c->op)
+            c->op = span_has_syntax_errors(c->diags, op_decl->span) ? NULL : op_names(s, op_decl);
+        if (!c->arch)
+            c->arch = span_has_syntax_errors(c->diags, arch_decl->span)
+                          ? NULL
+                          : sema_arch_names(s, arch_decl);
+        check_names_only(c);
+        return NULL;
+    }
     if (!bound) c->ok = false;
 
     IrMapping *m = ARENA_NEW(s->arena, IrMapping);

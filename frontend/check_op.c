@@ -1110,6 +1110,26 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span u
     return op;
 }
 
+IrOp *op_names(Sema *s, const Decl *op_decl) {
+    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
+    b->s = s;
+    b->arena = s->arena;
+    b->diags = scratch_sink(s->arena);
+    b->decl = op_decl;
+    b->od = &op_decl->u.op;
+    build_structure(b);
+    IrOp *op = ARENA_NEW(s->arena, IrOp);
+    op->name = op_decl->name.name;
+    op->decl = op_decl;
+    op->indices = b->indices;
+    op->index_count = b->index_count;
+    op->tensors = b->tensors;
+    op->tensor_count = b->tensor_count;
+    op->stmts = b->stmts;
+    op->stmt_count = b->stmt_count;
+    return op;
+}
+
 /* Parameter values: bindings first, then defaults (a default may use the
  * parameters before it).  Reports at the binding or at use_site. */
 bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, int binding_count,

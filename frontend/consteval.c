@@ -334,6 +334,16 @@ bool span_has_errors(const DiagSink *diags, Span span) {
     return false;
 }
 
+bool span_has_syntax_errors(const DiagSink *diags, Span span) {
+    for (int i = 0; i < diags->count; i++) {
+        const Diag *d = diags->items[i];
+        if (d->severity == SEV_ERROR && d->code && strncmp(d->code, "E01", 3) == 0 &&
+            d->span.file == span.file && d->span.start >= span.start && d->span.start < span.end)
+            return true;
+    }
+    return false;
+}
+
 bool module_missing(const DiagSink *diags) {
     for (int i = 0; i < diags->count; i++)
         if (diags->items[i]->code && strcmp(diags->items[i]->code, "E0203") == 0) return true;

@@ -364,8 +364,17 @@ IrArch *sema_arch_for(Sema *s, const Decl *arch_decl) {
     ArchCacheEntry *e = ARENA_NEW(s->arena, ArchCacheEntry);
     e->decl = arch_decl;
     slot->entry = e;
+    s->partial_arch = NULL;
     e->arch = check_arch(s, arch_decl);
+    e->partial = e->arch ? e->arch : s->partial_arch;
+    s->partial_arch = NULL;
     return e->arch;
+}
+
+IrArch *sema_arch_names(Sema *s, const Decl *arch_decl) {
+    sema_arch_for(s, arch_decl);
+    ArchCacheEntry *e = decl_cache_slot(s->arena, &s->arch_cache, arch_decl)->entry;
+    return e ? e->partial : NULL;
 }
 
 static void check_module_decls(Sema *s, Module *m, bool root) {

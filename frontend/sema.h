@@ -75,6 +75,9 @@ typedef struct ConstEnv {
  * recovered from by dropping a part)?  Checks whose findings could be
  * caused by the dropped part then stay quiet. */
 bool span_has_errors(const DiagSink *diags, Span span);
+/* Is there a lexical or syntax error (E01xx) inside `span`: did the
+ * parser drop part of it? */
+bool span_has_syntax_errors(const DiagSink *diags, Span span);
 /* A `use` found no file (E0203): an unknown global name may be defined
  * there, so it is not reported again. */
 bool module_missing(const DiagSink *diags);
@@ -107,7 +110,8 @@ typedef struct OpCacheEntry {
 
 typedef struct ArchCacheEntry {
     const Decl *decl;
-    IrArch *arch; /* NULL when it had errors */
+    IrArch *arch;    /* NULL when it had errors */
+    IrArch *partial; /* its names when it had errors (or arch), else NULL */
 } ArchCacheEntry;
 
 /* Caches keyed by declaration: an open-addressing table of slots, so that
@@ -134,6 +138,7 @@ typedef struct Sema {
     DeclCache op_cache;     /* entry: OpCacheEntry*, chained by instantiation */
     DeclCache arch_cache;   /* entry: ArchCacheEntry* */
     PtrVec archs, mappings; /* what Program lists, grown by doubling */
+    IrArch *partial_arch;   /* check_arch's arch with errors, names only */
 } Sema;
 
 /* Functions the op checker knows and their argument counts. */
@@ -163,6 +168,14 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
 
 /* The IrArch built for an arch decl (NULL when it had errors). */
 IrArch *sema_arch_for(Sema *s, const Decl *arch_decl);
+/* An arch with errors as far as it was built: its memories, levels and
+ * dims by name (their values unchecked), for the names of a mapping;
+ * NULL when it could not be built at all. */
+IrArch *sema_arch_names(Sema *s, const Decl *arch_decl);
+/* The statements, tensors and indices an op declares, by name (no
+ * values), checked quietly: for the names of a mapping of an op with
+ * errors. */
+IrOp *op_names(Sema *s, const Decl *op_decl);
 /* The default instantiation of an op, or a fresh one for these values. */
 IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site);
 

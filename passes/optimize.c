@@ -98,6 +98,72 @@ static const char *arc_label(Arena *a, const OptSpace *sp, const OptArc *arc) {
     return out;
 }
 
+/* An arc's column: `fuse_C_D_at_SRAM` (a group at a level),
+ * `fuse_C_D` (at its default level), `unfused_C` (a statement in a group of its own). */
+static const char *arc_column(Arena *a, const OptSpace *sp, const OptArc *arc) {
+    return arena_printf(a, "%s_%s", arc->level == OPT_UNFUSED ? "unfused" : "fuse",
+                        arc_label(a, sp, arc));
+}
+
+/* A configuration's column: `cfg4` and the choices it makes for the
+ * holes: `_spatial_n_x_y` (index n split over x and y), `_tile_SRAM_m_64`,
+ * `_order_SRAM_k_m_n`; past 96 characters the rest is cut (the number
+ * keeps it unique). */
+#define COLUMN_MAX 96
+
+/* Appends to a column name, cut at COLUMN_MAX characters. */
+static void column_add(char *buf, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void column_add(char *buf, size_t *len, const char *fmt, ...) {
+    if (*len >= COLUMN_MAX) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, COLUMN_MAX + 1 - *len, fmt, ap);
+    va_end(ap);
+    *len = n < 0 ? *len : *len + (size_t)n > COLUMN_MAX ? COLUMN_MAX : *len + (size_t)n;
+}
+
+static const char *cfg_column(Arena *a, const OptSpace *sp, int c) {
+    char buf[COLUMN_MAX + 1];
+    size_t len = 0;
+    buf[0] = '\0';
+    column_add(buf, &len, "cfg%d", c);
+    if (sp->split_hole) {
+        const int *table = opt_split_table(sp, opt_cfg_split(sp, c));
+        bool any_hole = false, any = false;
+        for (int i = 0; i < sp->I; i++) {
+            bool named = false;
+            for (int d = 0; d < sp->D; d++) {
+                bool here = false;
+                for (int st = 0; st < sp->S && !here; st++) {
+                    any_hole |= sp->split_hole[st * sp->D + d];
+                    here = sp->split_hole[st * sp->D + d] && table[st * sp->D + d] == i;
+                }
+                if (!here) continue;
+                if (!any) column_add(buf, &len, "_spatial");
+                if (!named) column_add(buf, &len, "_%s", sp->op->indices[i].name);
+                column_add(buf, &len, "_%s", sp->arch->dims[d].name);
+                any = named = true;
+            }
+        }
+        if (any_hole && !any) column_add(buf, &len, "_spatial_none");
+    }
+    const int64_t *tiles = opt_cfg_tile(sp, c);
+    for (int h = 0; h < sp->th_count; h++) {
+        bool same_level = h > 0 && sp->th_level[h - 1] == sp->th_level[h];
+        if (!same_level) column_add(buf, &len, "_tile_%s", sp->arch->levels[sp->th_level[h]].name);
+        column_add(buf, &len, "_%s_%lld", sp->op->indices[sp->th_index[h]].name,
+                   (long long)tiles[h]);
+    }
+    const int *orders = opt_cfg_order(sp, c);
+    for (int k = 0; k < sp->oh_count; k++) {
+        column_add(buf, &len, "_order_%s", sp->arch->levels[sp->oh_level[k]].name);
+        for (int i = 0; i < sp->I; i++)
+            column_add(buf, &len, "_%s", sp->op->indices[orders[k * sp->I + i]].name);
+    }
+    return arena_strdup(a, buf);
+}
+
 static Span arc_span(const OptSpace *sp, const OptArc *arc) {
     const IrMapping *m = sp->m;
     if (arc->given_group >= 0 && m->fuse.span) return m->fuse.span[arc->given_group];
@@ -330,19 +396,20 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
     set_minim(lp);
     for (int k = 0; k < nk; k++) {
         set_binary(lp, md->xcol[k], TRUE);
-        set_col_name(lp, md->xcol[k], arena_printf(a, "x_cfg%d", kept[k].cfg));
+        /* columns named after what they choose (docs/optimizer.md) */
+        set_col_name(lp, md->xcol[k], (char *)cfg_column(a, sp, kept[k].cfg));
         for (int x = 0; x < A; x++) {
             int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
             if (!col) continue;
             set_binary(lp, col, TRUE);
-            set_col_name(
-                lp, col,
-                arena_printf(a, "z_cfg%d_%s", kept[k].cfg, arc_label(a, sp, &sp->arcs[x])));
+            set_col_name(lp, col,
+                         arena_printf(a, "%s_cfg%d", arc_column(a, sp, &sp->arcs[x]), kept[k].cfg));
         }
     }
     if (epi)
         for (int x = 0; x < A; x++)
-            set_col_name(lp, md->lcol[x], arena_printf(a, "L_%s", arc_label(a, sp, &sp->arcs[x])));
+            set_col_name(lp, md->lcol[x],
+                         arena_printf(a, "latency_of_%s", arc_column(a, sp, &sp->arcs[x])));
     /* objective */
     REAL *vals = ARENA_ARRAY(a, REAL, n + 1);
     int *cols = ARENA_ARRAY(a, int, n + 1);

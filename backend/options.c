@@ -1,0 +1,281 @@
+/* options.c — the tables of every command's options, the parser that
+ * reads argv against them and the help printed from them (options.h). */
+#include "backend/options.h"
+#include "frontend/cmt.h"
+
+#include <string.h>
+
+/* Options of every command that reads .cmt files. */
+static const OptionSpec common_options[] = {
+    {OPT_INCLUDE, "--include", "-I", "DIR",
+     "Add DIR to the module search path: after the folder of the file that says `use`, before "
+     "CMT_PATH and the standard library.  May be given up to 64 times."},
+    {OPT_DIAG_FORMAT, "--diagnostics-format", NULL, "text|json",
+     "Diagnostics as GCC-style text with carets (the default) or as one JSON array of objects "
+     "(code, severity, message, file, line, column, end, labels, notes, help)."},
+    {OPT_DIAG_OUTPUT, "--diagnostics-output", NULL, "stderr|stdout",
+     "Where diagnostics go: standard error (the default) or standard output.  With compile "
+     "--format json and --diagnostics-format json on standard output, they are the "
+     "\"diagnostics\" member of the one JSON document printed."},
+    {OPT_HELP, "--help", "-h", NULL, "Print this help and exit 0."},
+    {0, NULL, NULL, NULL, NULL},
+};
+/* Every command takes --help. */
+static const OptionSpec *const help_options = &common_options[3];
+
+static const OptionSpec compile_options[] = {
+    {CO_MAPPING, "--mapping", "-m", "MAPPING",
+     "Compile only MAPPING (every mapping of the file is still checked)."},
+    {CO_OUTPUT, "--output", "-o", "OUT",
+     "Write the output to OUT instead of standard output: to a temporary file renamed over OUT "
+     "once whole, so OUT is replaced only by a compile that exits 0.  OUT may not be a file that "
+     "was read."},
+    {CO_FORMAT, "--format", NULL, "text|json|trace|dot",
+     "text: the schedule listing (the default); json: one document of schema "
+     "docs/json-output.md; trace: Chrome trace events for Perfetto or chrome://tracing, with "
+     "flow arrows from each producer to its consumers; dot: a Graphviz graph of the statements, "
+     "groups and collectives."},
+    {CO_BASELINE, "--baseline", NULL, "unfused|none|MAPPING",
+     "What each mapping is compared with.  unfused (the default): the same mapping with every "
+     "statement in a group of its own; none: no comparison (nothing else is lowered); MAPPING: "
+     "another mapping of the file for the same op and parameters, compiled for the comparison "
+     "even when -m leaves it out."},
+    {CO_OBJECTIVE, "--objective", NULL, "latency|energy|edp",
+     "What the optimizer minimises, overriding each mapping's `objective` line."},
+    {CO_TIME_LIMIT, "--time-limit", NULL, "SECONDS",
+     "Bound the optimizer's search (above 0, at most 1000000): the best mapping found by then is "
+     "printed with its remaining gap; without it the search has no limit."},
+    {CO_EMIT_LP, "--emit-lp", NULL, "FILE",
+     "Write the optimizer's MILP in lp_solve's LP format, written like -o; columns and rows are "
+     "named after the decisions and source lines they stand for (docs/optimizer.md).  A write "
+     "failure is E0374, exit 2."},
+    {CO_EXHAUSTIVE, "--exhaustive", NULL, NULL,
+     "Evaluate every mapping of the space instead of solving the MILP (small spaces; the JSON "
+     "output lists each one)."},
+    {CO_VERIFY, "--verify", NULL, NULL,
+     "Execute each compiled schedule with the reference interpreter and print its footprints, "
+     "traffic, work and collectives beside the cost model's; exit 1 on a disagreement."},
+    {CO_DUMP_IR, "--dump-ir", NULL, "PASS",
+     "Print the schedule after pass PASS to standard error (the pass names are listed when PASS "
+     "is wrong)."},
+    {CO_TIME_EVAL, "--time-eval", NULL, "N",
+     "Instead of the listing, time N evaluations of each mapping by the cost model and print "
+     "the median and fastest (for benchmarks)."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static const OptionSpec fmt_options[] = {
+    {FO_CHECK, "--check", NULL, NULL,
+     "Change nothing: print the files that would change and exit 1 if there are any."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static const OptionSpec lsp_options[] = {
+    {LO_STDIO, "--stdio", NULL, NULL,
+     "Talk over standard input and output (the default and only transport; accepted for "
+     "editors that pass it)."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+const CommandSpec cmt_commands[] = {
+    {"check", "FILE...", "diagnostics only; exit 1 on any error",
+     "Checks each FILE (`-` is standard input) and the files it uses, and prints every "
+     "diagnostic once.",
+     NULL, true},
+    {"compile", "FILE", "schedule listing for each (or one) mapping",
+     "Checks FILE, fills the holes of each mapping with the optimizer, lowers every mapping that "
+     "checks to a schedule and prints it.  A mapping with errors is reported with all of its "
+     "own mistakes and the others are still compiled; the exit status is then 1.",
+     compile_options, true},
+    {"fmt", "FILE...", "canonical layout, comments kept",
+     "Rewrites each FILE in the canonical layout (`-` reads standard input and writes standard "
+     "output).",
+     fmt_options, true},
+    {"lsp", "", "language server on standard input/output",
+     "Serves the Language Server Protocol on standard input and output (docs/editors.md).",
+     lsp_options, true},
+    {"explain", "CODE", "the long explanation of a diagnostic code",
+     "Prints the page of docs/errors for CODE, such as E0304.", NULL, false},
+    {"help", "[COMMAND]", "this usage, or one command's options",
+     "Prints the general usage, or the usage and every option of COMMAND.", NULL, false},
+};
+const int cmt_command_count = (int)(sizeof cmt_commands / sizeof cmt_commands[0]);
+
+const CommandSpec *command_find(const char *name) {
+    for (int i = 0; i < cmt_command_count; i++)
+        if (strcmp(cmt_commands[i].name, name) == 0) return &cmt_commands[i];
+    return NULL;
+}
+
+void options_init(OptionParser *p, const CommandSpec *cmd, int argc, char **argv) {
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd;
+    p->argc = argc;
+    p->argv = argv;
+}
+
+/* The option spelt `arg` (up to an `=`), its value attached after `=` or
+ * after a one-letter alias (`-Idir`), or NULL. */
+static const OptionSpec *match_in(const OptionSpec *table, const char *arg, const char **attached) {
+    *attached = NULL;
+    for (const OptionSpec *o = table; o && o->id; o++) {
+        size_t n = strlen(o->name);
+        if (strncmp(arg, o->name, n) == 0 && (arg[n] == '\0' || (arg[n] == '=' && o->arg))) {
+            if (arg[n] == '=') *attached = arg + n + 1;
+            return o;
+        }
+        if (o->alias) {
+            size_t k = strlen(o->alias);
+            if (strncmp(arg, o->alias, k) == 0 && (arg[k] == '\0' || (o->arg && k == 2))) {
+                if (arg[k]) *attached = arg + k;
+                return o;
+            }
+        }
+    }
+    return NULL;
+}
+
+static const OptionSpec *match(const CommandSpec *cmd, const char *arg, const char **attached) {
+    const OptionSpec *o = match_in(cmd->options, arg, attached);
+    if (!o && cmd->reads_files) o = match_in(common_options, arg, attached);
+    if (!o) o = match_in(help_options, arg, attached);
+    return o;
+}
+
+int options_next(OptionParser *p) {
+    p->value = NULL;
+    p->arg = NULL;
+    if (p->i >= p->argc) return OPT_DONE;
+    const char *arg = p->argv[p->i++];
+    p->arg = arg;
+    if (!p->operands_only && strcmp(arg, "--") == 0) {
+        p->operands_only = true;
+        return options_next(p);
+    }
+    if (p->operands_only || arg[0] != '-' || arg[1] == '\0') {
+        p->value = arg;
+        return OPT_POSITIONAL;
+    }
+    const char *attached;
+    const OptionSpec *o = match(p->cmd, arg, &attached);
+    if (!o && p->unknown_ok) {
+        p->i--;
+        return OPT_UNKNOWN;
+    }
+    if (!o) {
+        const char *names[64];
+        int n = 0;
+        for (const OptionSpec *q = p->cmd->options; q && q->id && n < 60; q++) names[n++] = q->name;
+        for (const OptionSpec *q = common_options; q->id && n < 64; q++)
+            if (p->cmd->reads_files || q->id == OPT_HELP) names[n++] = q->name;
+        fprintf(stderr, "cmtc: error: unknown option '%s' for %s", arg, p->cmd->name);
+        const char *near = spell_suggest(arg, names, n);
+        if (near) fprintf(stderr, "; did you mean '%s'?", near);
+        fputc('\n', stderr);
+        return OPT_BAD;
+    }
+    if (o->arg) {
+        if (attached) {
+            p->value = attached;
+        } else if (p->i < p->argc) {
+            p->value = p->argv[p->i++];
+        } else {
+            fprintf(stderr, "cmtc: error: %s needs a value (%s)\n", o->alias ? o->alias : o->name,
+                    o->arg);
+            return OPT_BAD;
+        }
+    } else if (attached) {
+        fprintf(stderr, "cmtc: error: %s takes no value\n", o->name);
+        return OPT_BAD;
+    }
+    return o->id;
+}
+
+bool options_want_help(const CommandSpec *cmd, int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) return false;
+        if (arg[0] != '-' || arg[1] == '\0') continue;
+        const char *attached;
+        const OptionSpec *o = match(cmd, arg, &attached);
+        if (!o) continue;
+        if (o->id == OPT_HELP) return true;
+        if (o->arg && !attached) i++; /* its value, whatever it says */
+    }
+    return false;
+}
+
+/* Prints `text` from column `indent`, wrapped before column 80. */
+static void wrap(FILE *out, const char *text, int indent) {
+    int col = 0;
+    const char *w = text;
+    while (*w) {
+        while (*w == ' ') w++;
+        if (!*w) break;
+        const char *e = w;
+        while (*e && *e != ' ') e++;
+        int len = (int)(e - w);
+        if (col > indent && col + 1 + len > 79) {
+            fputc('\n', out);
+            col = 0;
+        }
+        if (col == 0) {
+            fprintf(out, "%*s", indent, "");
+            col = indent;
+        } else {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(w, 1, (size_t)len, out);
+        col += len;
+        w = e;
+    }
+    if (col) fputc('\n', out);
+}
+
+static void option_lines(FILE *out, const OptionSpec *table) {
+    for (const OptionSpec *o = table; o && o->id; o++) {
+        fprintf(out, "  %s%s%s%s%s\n", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                o->arg ? " " : "", o->arg ? o->arg : "");
+        wrap(out, o->help, 8);
+    }
+}
+
+void options_help(FILE *out, const CommandSpec *cmd) {
+    fprintf(out, "usage: cmtc %s%s%s%s\n\n", cmd->name, *cmd->operands ? " " : "", cmd->operands,
+            cmd->options || cmd->reads_files ? " [OPTIONS]" : "");
+    wrap(out, cmd->about, 0);
+    if (cmd->options) {
+        fprintf(out, "\noptions:\n");
+        option_lines(out, cmd->options);
+    }
+    fprintf(out, "\n%s:\n",
+            cmd->reads_files ? "options of every command reading files" : "options");
+    option_lines(out, cmd->reads_files ? common_options : help_options);
+    fprintf(out, "\nexit status: 0 success, 1 errors in the input, 2 usage or I/O failure,\n"
+                 "3 solver failure or time limit without a feasible mapping.\n"
+                 "The manual page is cmtc(1).\n");
+}
+
+void options_usage_hint(FILE *out, const CommandSpec *cmd) {
+    fprintf(out, "usage: cmtc %s%s%s%s\n(`cmtc help %s` lists every option)\n", cmd->name,
+            *cmd->operands ? " " : "", cmd->operands,
+            cmd->options || cmd->reads_files ? " [OPTIONS]" : "", cmd->name);
+}
+
+void options_general_usage(FILE *out) {
+    fprintf(out, "usage: cmtc COMMAND [OPTIONS] [FILE...]\n\ncommands:\n");
+    for (int i = 0; i < cmt_command_count; i++) {
+        const CommandSpec *c = &cmt_commands[i];
+        char head[64];
+        snprintf(head, sizeof head, "%s %s", c->name, c->operands);
+        fprintf(out, "  %-20s %s\n", head, c->summary);
+    }
+    fprintf(out, "\n`cmtc help COMMAND` or `cmtc COMMAND --help` prints a command's options;\n"
+                 "`cmtc --version` the version.\n"
+                 "Every command reading files takes -I DIR, --diagnostics-format text|json\n"
+                 "and --diagnostics-output stderr|stdout.\n"
+                 "\n"
+                 "exit codes: 0 success, 1 errors in the input, 2 usage or I/O failure,\n"
+                 "3 solver failure or time limit without a feasible mapping\n");
+}
