@@ -64,6 +64,9 @@ typedef struct SchedNode {
     bool after_inner;   /* runs after the loops nested inside `depth` close:
                            a reduction's collective needs every tile of the
                            reduced index first */
+    double received;    /* relayouts: bytes the busiest rank receives per
+                           execution, when the exchange is uneven (0: as
+                           the collective's formula spreads them) */
     bool from_owner;    /* a relayout in which every tile the reader takes
                            lies in one instance's share: a broadcast from
                            that owner (coll CK_BROADCAST) */

@@ -257,6 +257,79 @@ static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, in
     return true;
 }
 
+/* Bytes the busiest instance receives per tile when reader c needs tensor
+ * y laid out otherwise than its producer p left it along several dims at
+ * once (`dims`, every instance exchanging): for each tile the reader
+ * takes (at `level`), each instance receives the part of its tile it does
+ * not hold itself; the largest such part, averaged over the tiles.  Only
+ * the dims outside `via` lay the tensor out.  -1 when there are too many
+ * instances and tiles to count. */
+static double relayout_received(const Schedule *s, const Layout *eff, int p, int c,
+                                const IrTensor *y, const int *dims, int dc, int via, int level) {
+    const IrOp *op = s->op;
+    const IrArch *arch = s->arch;
+    int D = arch->dim_count, R = y->rank;
+    double tile[IR_MAX_RANK], share[IR_MAX_RANK];
+    long ntiles[IR_MAX_RANK], tiles = 1, ranks = 1;
+    for (int j = 0; j < dc; j++) ranks *= arch->dims[dims[j]].size;
+    double tile_bytes = sched_elem_bytes(y);
+    for (int r = 0; r < R; r++) {
+        int ci = sched_access_index(s, c, y->id, r);
+        share[r] = (double)op->indices[y->index[r]].extent;
+        for (int d = 0; d < D; d++)
+            if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via) &&
+                s->stmts[c].split[d] == ci)
+                share[r] /= (double)arch->dims[d].size;
+        tile[r] = s->stmts[c].tile[sched_li(s, level, ci)];
+        if (!(tile[r] > 0) || tile[r] > share[r]) tile[r] = share[r];
+        ntiles[r] = (long)(share[r] / tile[r] + 0.5);
+        if (ntiles[r] < 1) ntiles[r] = 1;
+        tiles *= ntiles[r];
+        tile_bytes *= tile[r];
+        if (tiles > 1000000) return -1;
+    }
+    if ((double)tiles * (double)ranks > 1e6) return -1;
+    int coord[SCHED_MAX_DIMS] = {0};
+    long tv[IR_MAX_RANK] = {0};
+    double sum = 0;
+    for (long ti = 0; ti < tiles; ti++) {
+        long rest = ti;
+        for (int r = R - 1; r >= 0; r--) {
+            tv[r] = rest % ntiles[r];
+            rest /= ntiles[r];
+        }
+        double most = 0;
+        for (long ri = 0; ri < ranks; ri++) {
+            long left = ri;
+            for (int j = dc - 1; j >= 0; j--) {
+                coord[dims[j]] = (int)(left % arch->dims[dims[j]].size);
+                left /= arch->dims[dims[j]].size;
+            }
+            double held = 1;
+            for (int r = 0; r < R && held > 0; r++) {
+                int made = y->index[r], ci = sched_access_index(s, c, y->id, r);
+                double extent = (double)op->indices[made].extent;
+                double block = extent, bi = 0, ni = 0;
+                for (int d = 0; d < D; d++) {
+                    if (arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
+                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == made) {
+                        block /= (double)arch->dims[d].size;
+                        bi = bi * (double)arch->dims[d].size + coord[d];
+                    }
+                    if (s->stmts[c].split[d] == ci) ni = ni * (double)arch->dims[d].size + coord[d];
+                }
+                double olo = bi * block, ohi = olo + block;
+                double nlo = ni * share[r] + (double)tv[r] * tile[r], nhi = nlo + tile[r];
+                double lo = olo > nlo ? olo : nlo, hi = ohi < nhi ? ohi : nhi;
+                held *= hi > lo ? (hi - lo) / tile[r] : 0;
+            }
+            if (1 - held > most) most = 1 - held;
+        }
+        sum += most;
+    }
+    return tile_bytes * sum / (double)tiles;
+}
+
 static void reductions_and_transitions(Schedule *s) {
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
@@ -445,6 +518,42 @@ static void reductions_and_transitions(Schedule *s) {
             }
             if (seen_gather) gc = 0;
             if (seen_shuffle) sc = 0;
+            if (gc && sc) {
+                /* gathered over some dims and reshuffled over others: one
+                 * exchange over all of them (each instance receives from
+                 * instances that differ in both) */
+                int both[SCHED_MAX_DIMS], bc = 0;
+                double P = 1;
+                for (int d = 0; d < D; d++) {
+                    bool in = false;
+                    for (int j = 0; j < gc; j++) in |= gather[j] == d;
+                    for (int j = 0; j < sc; j++) in |= shuffle[j] == d;
+                    if (!in) continue;
+                    both[bc++] = d;
+                    P *= (double)arch->dims[d].size;
+                }
+                double recv = relayout_received(s, eff, p, c, y, both, bc, via,
+                                                same_group && g->level > 1 ? g->level : 1);
+                if (recv >= 0) {
+                    SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLTOALL, RO_NONE,
+                                                     both, bc, recv * P / (P - 1), k, 0);
+                    node->depth = depth;
+                    node->received = recv;
+                    if (s->want_text)
+                        node->reason = arena_printf(
+                            s->arena,
+                            "%s leaves %s split along %s but %s needs it split along %s over %s: "
+                            "one exchange over all of them; the busiest instance receives %.6g B "
+                            "per tile",
+                            op->stmts[p].name, y->name,
+                            op->indices[eff[p * D + both[0]].index].name, cs->name,
+                            s->stmts[c].split[shuffle[0]] >= 0
+                                ? op->indices[s->stmts[c].split[shuffle[0]]].name
+                                : "nothing",
+                            sched_dims_text(s->arena, s, both, bc), recv);
+                    gc = sc = 0;
+                }
+            }
             if (gc) {
                 /* the tile one reader instance gathers: all of the tensor
                  * along the gathered dims, its own share along the dims it

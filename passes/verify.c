@@ -2152,6 +2152,7 @@ static int node_class(const SchedNode *n) {
 /* Bytes per rank and execution of an analytic node, as the interpreter
  * counts them (relayouts: what one rank receives). */
 static double node_rank_bytes(const Schedule *s, const SchedNode *n) {
+    if (node_class(n) == VC_RELAYOUT && n->received > 0) return n->received;
     if (node_class(n) != VC_RELAYOUT || n->from_owner) return n->bytes;
     double P = 1;
     for (int j = 0; j < n->dim_count; j++) P *= (double)s->arch->dims[n->dims[j]].size;
