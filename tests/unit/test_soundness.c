@@ -5,8 +5,9 @@
  * systolic fold formula with the reader's index names, tiles that must
  * nest with the splits below them, a reader's copy kept across the loop
  * that reads it again, a relayout broadcast by the owner of each tile,
- * a reader finding its producer's tile in the producer's iterations, and
- * a tile broadcast piece by piece while its producer fills it. */
+ * a reader finding its producer's tile in the producer's iterations, a
+ * tile broadcast piece by piece while its producer fills it, and a
+ * relayout over two cluster dims at once. */
 #include "passes/passes.h"
 #include "tests/unit/unit.h"
 
@@ -108,7 +109,20 @@ static const char *program_text_2 =
     "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t3 : fp32;\n"
     "  t3[m, n] = A[m, n] * 2;\n  B[m, n] = t3[m, n] + 1;\n}\n"
     "mapping pieces for scale_shift on role_split {\n"
-    "  tile L2: m 1;\n  fuse t3, B at DRAM;\n}\n";
+    "  tile L2: m 1;\n  fuse t3, B at DRAM;\n}\n"
+    "arch grid {\n"
+    "  clock 1 GHz;\n"
+    "  cluster c[xa = 2, ya = 2] full { link_bandwidth 8 B/cycle; hop_latency 2 cycles; }\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  memory L1 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
+    "op col_sums {\n"
+    "  in A[4, 8] : fp32;\n  out s[8] : fp32;\n  var t2 : fp32;\n"
+    "  t2[m, n] = A[m, n] * 2;\n  s[n] = sum(m) t2[m, n];\n}\n"
+    "mapping transposed for col_sums on grid {\n"
+    "  spatial m -> xa, n -> ya;\n  spatial for s: n -> xa;\n  fuse t2, s at L1;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -267,5 +281,17 @@ int main(void) {
     }
     CHECK(piece && piece->count == 4 && piece->bytes == 32,
           "pieces: t3 reaches B's replicas in 4 broadcasts of 32 B");
+
+    /* t2[4,8] fp32 made with rows over xa and columns over ya (2 x 4 per
+       instance), read by s with columns over xa: instance (a,b) needs all
+       4 rows of column block a (64 B) and holds rows block a of column
+       block b: half of its need when a = b, nothing otherwise.  One
+       exchange over (xa,ya); the busiest instance receives 64 B, which an
+       alltoall spreading (P-1)/P of its bytes over P = 4 moves as 85.3 B */
+    s = lowered("transposed");
+    const SchedNode *x = node_of(s, SN_COLLECTIVE, "t2");
+    CHECK(x && x->coll == CK_ALLTOALL && x->dim_count == 2 && x->count == 1 && x->received == 64,
+          "two dims at once: one alltoall of t2 over (xa,ya), 64 B to the busiest instance");
+    CHECK_NEAR(x ? x->bytes : 0, 64.0 * 4 / 3, 1e-9, "two dims at once: 85.3 B in the formula");
     return unit_finish();
 }
