@@ -6,7 +6,11 @@
 # request on the same document, and as a baseline the round trip of a
 # request the server answers without work (an unknown method).  Last, the
 # first inlay-hint request of a version of examples/tutorial.cmt, which runs
-# the optimizer on its `searched` mapping.
+# the optimizer on its `searched` mapping.  Then a busy editor's traffic
+# (tests/bench/lsp_busy.py): a didChange and an inlay-hint request per
+# keystroke on an example with holes and on a 2 000-line file with 40
+# mappings with holes, with hovers and completions in between: diagnostics
+# p50 and p99, hover, completion and inlay-hint latency.
 set -eu
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
@@ -148,3 +152,5 @@ print("goal: diagnostics within 10 ms of a change: %s (wall median %.2f ms, p99 
       "server CPU %.2f ms per change)" % ("met" if p99 <= 10 else "NOT met", med, p99,
                                            cpu["changes"]))
 PY
+echo
+python3 "$(dirname "$0")/lsp_busy.py" "$CMTC" "${LSP_BUSY_KEYS:-40}" "${LSP_BUSY_INTERVAL_MS:-50}"
