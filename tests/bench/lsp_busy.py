@@ -144,10 +144,12 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
         if m is None or m.get("id") == 1:
             break
     s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-    diag_sent[1] = s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+    s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": uri, "languageId": "cmt", "version": 1, "text": text}}})
     inlay_id = request("textDocument/inlayHint", {"textDocument": doc, "range": whole}, "inlay")
     pump(time.perf_counter() + interval)
+    # the open (the first check, the standard library read) is not timed
+    lat["inlay"].clear()
     start = time.perf_counter()
     for k, t_edit in enumerate(edits):
         v = k + 2
@@ -190,6 +192,9 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
         xs = lat[kind]
         print("  %-34s %5d %9.2f %9.2f %9.2f" % (label, len(xs), pct(xs, 0.5), pct(xs, 0.99),
                                                  max(xs) if xs else float("nan")))
+    if os.environ.get("LSP_BUSY_VERBOSE"):
+        for kind in lat:
+            print("  %s: %s" % (kind, " ".join("%.1f" % x for x in lat[kind])))
     print("  inlay hints: %d cancelled (-32800), %d content modified (-32801), %d refreshes, "
           "%d other errors; the last answer has %d hints, %.2f s after the last keystroke" % (
               counts["cancelled"], counts["modified"], counts["refresh"], counts["errors"],
