@@ -101,7 +101,7 @@ typedef struct LspServer {
     /* inlay hints and the optimizer worker (backend/lsp_worker.c) */
     bool refresh_support; /* workspace.inlayHint.refreshSupport */
     bool refresh_owed;    /* an answer lacked hints the worker will bring */
-    double last_refresh;  /* when the last refresh request went out */
+    int answers_since_refresh;
     int64_t next_request; /* ids of the server's own requests */
     LspPending *pending;  /* inlay-hint requests waiting for the worker */
     LspWork *work;

@@ -21,7 +21,8 @@ Transcript lines:
                    that they are there, not their value)
   #!wait REGEX     stop sending until the server has written a message
                    whose canonical JSON (as printed, before masking)
-                   matches REGEX, e.g. `"id":3,` or
+                   matches REGEX (one more than had matched before the
+                   lines since the previous #!wait were sent), e.g. `"id":3,` or
                    `"method":"workspace/inlayHint/refresh"`: for answers
                    that come from the optimizer's worker, whose timing is
                    not the transcript's (120 s at most, then `timeout:`)
@@ -200,12 +201,15 @@ def converse(proc, segments):
         t.start()
     try:
         for data, wait in segments:
+            # a wait is for a new match: one more than before this segment
+            seen = 0 if wait is None else sum(
+                1 for t in complete_bodies(bytes(out)) if wait.search(t))
             proc.stdin.write(data)
             proc.stdin.flush()
             if wait is None:
                 continue
             deadline = time.monotonic() + 120
-            while not any(wait.search(t) for t in complete_bodies(bytes(out))):
+            while sum(1 for t in complete_bodies(bytes(out)) if wait.search(t)) <= seen:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     notes.append("timeout: no message matched %s" % wait.pattern)
                     break
