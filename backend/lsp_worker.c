@@ -612,15 +612,17 @@ int lsp_worker_main(LspServer *s) {
     }
     Arena a = {0};
     size_t len = 0;
-    const char *in = read_stdin(&a, &len), *end = in + len, *p = in;
-    LspKey key;
+    const char *in = read_stdin(&a, &len);
+    if (!in) in = "";
+    const char *end = in + len, *p = in;
+    LspKey key = {0, 0};
     unsigned long long ka, kb;
     size_t n, m;
     Snapshot sn = {ARENA_ARRAY(&a, SnapFile, 64), 0};
     int cap = 64;
     const char *uri = NULL;
-    bool ok = in && len > strlen(SNAPSHOT_MAGIC) &&
-              memcmp(in, SNAPSHOT_MAGIC, strlen(SNAPSHOT_MAGIC)) == 0;
+    bool ok =
+        len > strlen(SNAPSHOT_MAGIC) && memcmp(in, SNAPSHOT_MAGIC, strlen(SNAPSHOT_MAGIC)) == 0;
     if (ok) {
         p += strlen(SNAPSHOT_MAGIC);
         ok = sscanf(p, "key %16llx %16llx\n", &ka, &kb) == 2;
