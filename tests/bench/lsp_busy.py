@@ -61,11 +61,13 @@ class Server:
             self.q.put((time.perf_counter(), msg))
 
     def send(self, msg):
+        """Sends msg; returns the time just before it was written."""
         body = json.dumps(msg).encode()
         with self.lock:
+            t = time.perf_counter()
             self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
             self.p.stdin.flush()
-        return time.perf_counter()
+        return t
 
     def get(self, timeout):
         try:
@@ -195,10 +197,12 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
     if os.environ.get("LSP_BUSY_VERBOSE"):
         for kind in lat:
             print("  %s: %s" % (kind, " ".join("%.1f" % x for x in lat[kind])))
+    when = ("%.2f s after the last keystroke" % complete_s if complete_s > 0 else
+            "complete before the last keystroke")
     print("  inlay hints: %d cancelled (-32800), %d content modified (-32801), %d refreshes, "
-          "%d other errors; the last answer has %d hints, %.2f s after the last keystroke" % (
+          "%d other errors; the last answer has %d hints, %s" % (
               counts["cancelled"], counts["modified"], counts["refresh"], counts["errors"],
-              nhints, complete_s))
+              nhints, when))
     d = lat["diagnostics"]
     h = lat["hover"]
     print("  goal p99 < 20 ms for diagnostics and hover: diagnostics %s (%.2f ms), hover %s "
