@@ -499,10 +499,34 @@ bool lsp_work_step(LspServer *s, int fd) {
     }
 }
 
+/* Ends an idle worker the gentle way: the end of its input lets it free
+ * what it holds and exit (so that a leak checker sees it exit), within a
+ * second, else it is killed. */
+static void worker_end(LspWork *w) {
+    close_fd(&w->in_fd);
+    for (int i = 0; w->pid > 0 && i < 1000; i++) {
+        int status = 0;
+        pid_t r = waitpid(w->pid, &status, WNOHANG);
+        if (r == w->pid) {
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fprintf(stderr, "cmtc lsp: the optimizer's worker ended with status %d\n", status);
+            w->pid = 0;
+            break;
+        }
+        if (r < 0 && errno != EINTR) break;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    worker_kill(w);
+}
+
 void lsp_work_stop(LspServer *s) {
     LspWork *w = s->work;
     if (!w) return;
-    worker_kill(w);
+    if (w->jobs && w->jobs->running)
+        worker_kill(w);
+    else
+        worker_end(w);
     while (w->jobs) {
         Job *j = w->jobs;
         w->jobs = j->next;

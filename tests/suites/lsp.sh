@@ -67,6 +67,16 @@ else
     echo "FAIL: lsp_worker_unknown_key: status $st, output '$(echo "$out" | head -c 200)'"
     status=1
 fi
+# The worker says nothing on standard error when all goes well (under
+# ASan, a leak or an error in it would: it ends with the server, freeing
+# everything, and its exit status is reported).
+if LSP_STDERR=1 python3 tests/lsp/client.py "$CMTC" tests/lsp/inlay.in >"$tmp/out" 2>"$tmp/err" &&
+    cmp -s "$tmp/out" tests/lsp/inlay.expected && ! grep -q . "$tmp/err"; then
+    echo "PASS: lsp_worker_quiet"
+else
+    echo "FAIL: lsp_worker_quiet: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
+    status=1
+fi
 # Inlay hint values against cmtc compile's complete mappings.
 python3 tests/lsp/check_inlay.py "$CMTC" || status=1
 # The editor set-up files (VS Code extension, Neovim snippet).
