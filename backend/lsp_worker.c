@@ -270,7 +270,16 @@ static bool set_flags(int fd, int fd_flags, int fl_flags) {
 /* Spawns `cmtc lsp --worker -I ...` unless one is alive. */
 static bool worker_start(LspServer *s) {
     LspWork *w = s->work;
-    if (w->pid > 0) return true;
+    if (w->pid > 0) {
+        pid_t r;
+        while ((r = waitpid(w->pid, NULL, WNOHANG)) < 0 && errno == EINTR) {
+        }
+        if (r == 0) return true; /* alive and idle */
+        /* it ended while idle: reaped, replaced */
+        w->pid = 0;
+        close_fd(&w->in_fd);
+        close_fd(&w->out_fd);
+    }
     if (!w->exe[0]) {
         errno = ENOENT;
         return false;
