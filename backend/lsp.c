@@ -1,8 +1,9 @@
 /* lsp.c — `cmtc lsp`: a Language Server Protocol 3.17 server on standard
  * input and output.  This file holds the server loop: the channel, the
  * lifecycle, document synchronisation and the diagnostics pushed after
- * every change.  The framing, URIs and positions are in lsp_proto.c, the
- * features in lsp_features.c.
+ * every change, and the requests that wait for the optimizer's worker.
+ * The framing, URIs and positions are in lsp_proto.c, the features in
+ * lsp_features.c, the worker in lsp_worker.c.
  *
  * Memory: each document version owns one arena (text, AST, IR,
  * diagnostics), freed whole when the next version replaces it or the
@@ -12,6 +13,7 @@
 #include "passes/passes.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,20 @@ enum {
     RPC_INVALID_REQUEST = -32600,
     RPC_METHOD_NOT_FOUND = -32601,
     RPC_INVALID_PARAMS = -32602,
-    RPC_SERVER_NOT_INITIALIZED = -32002
+    RPC_SERVER_NOT_INITIALIZED = -32002,
+    RPC_REQUEST_FAILED = -32803,
+    RPC_CONTENT_MODIFIED = -32801,
+    RPC_REQUEST_CANCELLED = -32800
+};
+
+/* An inlay-hint request of a client without refresh support, waiting for
+ * the worker's answers for its document (malloc'd: it lives until
+ * answered, whatever happens to document versions meanwhile). */
+struct LspPending {
+    LspPending *next;
+    json_t *id;
+    char *uri;
+    Span range;
 };
 
 /* ========================================================= the channel */
@@ -69,6 +84,86 @@ static void send_notification(LspServer *s, const char *method, json_t *params) 
     send_json(s, json_pack("{s:s,s:s,s:o}", "jsonrpc", "2.0", "method", method, "params", params));
 }
 
+/* A request of the server's own (its answer is ignored). */
+static void send_request(LspServer *s, const char *method) {
+    send_json(s, json_pack("{s:s,s:I,s:s}", "jsonrpc", "2.0", "id", (json_int_t)++s->next_request,
+                           "method", method));
+}
+
+/* ============================================ waiting for the optimizer */
+
+#define REFRESH_EVERY 8
+
+static void pending_free(LspPending *p) {
+    json_decref(p->id);
+    free(p->uri);
+    free(p);
+}
+
+/* Answers the pending requests of uri with an error (the document
+ * changed or closed: their positions no longer apply). */
+static void pending_fail(LspServer *s, const char *uri, int code, const char *why) {
+    for (LspPending **pp = &s->pending; *pp;) {
+        LspPending *p = *pp;
+        if (uri && strcmp(p->uri, uri) != 0) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        send_error(s, p->id, code, why);
+        pending_free(p);
+    }
+}
+
+static LspDoc *doc_find(LspServer *s, const char *uri);
+
+void lsp_answer_arrived(LspServer *s, const char *uri) {
+    /* requests that waited: answered once no work for their document is
+     * left (the worker brought everything it could) */
+    if (!lsp_work_busy(s, uri)) {
+        for (LspPending **pp = &s->pending; *pp;) {
+            LspPending *p = *pp;
+            if (strcmp(p->uri, uri) != 0) {
+                pp = &p->next;
+                continue;
+            }
+            *pp = p->next;
+            LspDoc *d = doc_find(s, uri);
+            if (d) {
+                int missing;
+                send_result(s, p->id, lsp_inlay_hints(s, d, p->range, false, &missing));
+            } else {
+                send_error(s, p->id, RPC_CONTENT_MODIFIED, "the document was closed");
+            }
+            pending_free(p);
+        }
+    }
+    /* clients that support it re-ask when told: when the worker has no
+     * more work, and every REFRESH_EVERY answers while it works through a
+     * long queue (by count, not time, so that a test sees the same
+     * refreshes on any machine) */
+    s->answers_since_refresh++;
+    if (s->refresh_support && s->refresh_owed && !s->shutdown &&
+        (!lsp_work_busy(s, NULL) || s->answers_since_refresh >= REFRESH_EVERY)) {
+        s->refresh_owed = false;
+        s->answers_since_refresh = 0;
+        send_request(s, "workspace/inlayHint/refresh");
+    }
+}
+
+/* A document has a new version (or was closed): requests waiting for the
+ * old one are answered ContentModified, work for mappings it no longer
+ * has is dropped. */
+static void doc_version_changed(LspServer *s, LspDoc *d) {
+    pending_fail(s, d->uri, RPC_CONTENT_MODIFIED,
+                 d->open ? "the document changed; ask again" : "the document was closed");
+    lsp_work_doc_changed(s, d);
+}
+
+static bool reader_wait(void *ctx, int fd) {
+    return lsp_work_step(ctx, fd);
+}
+
 /* ========================================================= documents */
 
 static const char *overlay_cb(void *ctx, const char *path, size_t *len) {
@@ -92,7 +187,7 @@ static LspDoc *doc_find(LspServer *s, const char *uri) {
  * fresh arena receives copies of uri, path and text, check_program runs in
  * it, and the previous version's arena is freed whole.  text may point
  * into the previous version (a re-check after a used file changed). */
-static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text, size_t len) {
+bool lsp_doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text, size_t len) {
     Arena fresh = {0};
     char *u = arena_strdup(&fresh, uri);
     char *path = lsp_uri_to_path(&fresh, uri);
@@ -120,6 +215,10 @@ static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text,
     if (d->prog && d->diags.error_count == 0) check_mapping_capacity(d->prog);
     d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0] : NULL;
     return true;
+}
+
+static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text, size_t len) {
+    return lsp_doc_load(s, d, uri, text, len);
 }
 
 static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
@@ -202,10 +301,12 @@ static bool doc_uses_path(const LspDoc *d, const char *path) {
  * document that uses d's file (its unsaved text changed what they see). */
 static void doc_changed(LspServer *s, LspDoc *d) {
     publish(s, d);
+    doc_version_changed(s, d);
     for (LspDoc *o = s->docs; o; o = o->next) {
         if (o == d || !o->open || !doc_uses_path(o, d->path)) continue;
         doc_load(s, o, o->uri, o->file->text, o->file->len);
         publish(s, o);
+        doc_version_changed(s, o);
     }
 }
 
@@ -232,6 +333,12 @@ static json_t *initialize_result(LspServer *s, json_t *params) {
     json_array_foreach(encs, i, e) {
         if (json_is_string(e) && strcmp(json_string_value(e), "utf-8") == 0) s->utf16 = false;
     }
+    /* workspace/inlayHint/refresh is sent only to clients that say they
+     * support it; the others wait for their answer */
+    s->refresh_support = json_is_true(json_object_get(
+        json_object_get(json_object_get(json_object_get(params, "capabilities"), "workspace"),
+                        "inlayHint"),
+        "refreshSupport"));
     json_t *caps =
         json_pack("{s:s,s:{s:b,s:i},s:b,s:b,s:b,s:b,s:{s:[s,s,s,s,s]},s:b}", "positionEncoding",
                   s->utf16 ? "utf-16" : "utf-8", "textDocumentSync", "openClose", 1, "change", 1,
@@ -338,11 +445,13 @@ static void did_close(LspServer *s, json_t *params) {
     d->open = false;
     d->version = -1;
     publish(s, d); /* an empty array clears the client's list */
+    doc_version_changed(s, d);
     /* documents that used its unsaved text now read the file on disk */
     for (LspDoc *o = s->docs; o; o = o->next) {
         if (!o->open || !doc_uses_path(o, path)) continue;
         doc_load(s, o, o->uri, o->file->text, o->file->len);
         publish(s, o);
+        doc_version_changed(s, o);
     }
     arena_free_all(&d->arena);
     d->file = NULL;
@@ -368,7 +477,12 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
         return;
     }
     if (strcmp(method, "shutdown") == 0) {
+        /* requests waiting for the worker get their answers first; work
+         * nobody waits for is stopped */
+        while (s->pending && lsp_work_busy(s, NULL)) lsp_work_step(s, -1);
+        pending_fail(s, NULL, RPC_REQUEST_CANCELLED, "the server is shutting down");
         s->shutdown = true;
+        lsp_work_stop(s);
         send_result(s, id, json_null());
         return;
     }
@@ -412,7 +526,15 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
     case 0: result = lsp_hover(s, d, offset); break;
     case 1: result = lsp_definition(s, d, offset); break;
     case 2: result = lsp_document_symbols(s, d); break;
-    case 3: result = lsp_formatting(s, d); break;
+    case 3: {
+        const char *why = NULL;
+        result = lsp_formatting(s, d, &why);
+        if (!result) {
+            send_error(s, id, RPC_REQUEST_FAILED, why ? why : "cannot format the document");
+            return;
+        }
+        break;
+    }
     case 4: result = lsp_completion(s, d, offset); break;
     case 6: result = lsp_code_actions(s, d, params); break;
     default: {
@@ -423,11 +545,42 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
             send_error(s, id, RPC_INVALID_PARAMS, "range must be {start, end} positions");
             return;
         }
-        result = lsp_inlay_hints(s, d, (Span){d->file->id, a, b});
+        Span sp = {d->file->id, a, b};
+        int missing = 0;
+        result = lsp_inlay_hints(s, d, sp, true, &missing);
+        if (missing > 0 && !s->refresh_support && lsp_work_busy(s, d->uri)) {
+            /* no refresh to announce hints later: this request waits
+             * (without holding up any other) for the worker */
+            LspPending *p = calloc(1, sizeof *p);
+            char *uri = strdup(d->uri);
+            if (p && uri) {
+                json_decref(result);
+                *p = (LspPending){s->pending, json_incref(id), uri, sp};
+                s->pending = p;
+                return;
+            }
+            free(p);
+            free(uri);
+        }
+        if (missing > 0) s->refresh_owed = true;
         break;
     }
     }
     send_result(s, id, result ? result : json_null());
+}
+
+/* Only requests that wait for the worker can still be cancelled (every
+ * other request is answered before the next message is read). */
+static void cancel_request(LspServer *s, json_t *id) {
+    if (!id) return;
+    for (LspPending **pp = &s->pending; *pp; pp = &(*pp)->next) {
+        LspPending *p = *pp;
+        if (!json_equal(p->id, id)) continue;
+        *pp = p->next;
+        send_error(s, p->id, RPC_REQUEST_CANCELLED, "the request was cancelled");
+        pending_free(p);
+        return;
+    }
 }
 
 static void handle_notification(LspServer *s, const char *method, json_t *params) {
@@ -443,8 +596,10 @@ static void handle_notification(LspServer *s, const char *method, json_t *params
         did_change(s, params);
     else if (strcmp(method, "textDocument/didClose") == 0)
         did_close(s, params);
-    /* initialized, didSave, $/cancelRequest, $/setTrace and any other
-     * notification need nothing from this server */
+    else if (strcmp(method, "$/cancelRequest") == 0)
+        cancel_request(s, json_object_get(params, "id"));
+    /* initialized, didSave, $/setTrace and any other notification need
+     * nothing from this server */
 }
 
 static void handle_message(LspServer *s, json_t *msg) {
@@ -457,7 +612,7 @@ static void handle_message(LspServer *s, json_t *msg) {
     bool id_ok = id && (json_is_integer(id) || json_is_string(id) || json_is_null(id));
     if (!method) {
         if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
-            return; /* a response to a request we never send */
+            return; /* a response (to workspace/inlayHint/refresh): nothing to do */
         send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST, "a message needs a method");
         return;
     }
@@ -485,11 +640,17 @@ int cmd_lsp(int argc, char **argv) {
     LspServer *s = ARENA_NEW(process_arena(), LspServer);
     s->utf16 = true;
     s->exit_code = 1;
+    bool worker = false;
     for (int i = 0; i < argc;) {
         bool bad = false;
         if (common_option(&s->common, argc, argv, &i, &bad)) continue;
         if (bad) return EXIT_USAGE;
         if (strcmp(argv[i], "--stdio") == 0) {
+            i++;
+            continue;
+        }
+        if (strcmp(argv[i], "--worker") == 0) { /* the server's own (lsp_worker.c) */
+            worker = true;
             i++;
             continue;
         }
@@ -502,6 +663,7 @@ int cmd_lsp(int argc, char **argv) {
         return EXIT_USAGE;
     }
     common_check_options(&s->common, &s->check);
+    if (worker) return lsp_worker_main(s);
     s->check.overlay = overlay_cb;
     s->check.overlay_ctx = s;
 
@@ -509,15 +671,18 @@ int cmd_lsp(int argc, char **argv) {
      * as out_fd and point file descriptor 1 at standard error, so a stray
      * printf anywhere (lp_solve, a debug line) cannot corrupt a frame. */
     fflush(stdout);
-    s->out_fd = dup(STDOUT_FILENO);
+    s->out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3); /* workers do not inherit it */
     if (s->out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         fprintf(stderr, "cmtc lsp: cannot set up standard output: %s\n", strerror(errno));
         return EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN);
 
+    lsp_work_init(s);
     LspReader r;
     lsp_reader_init(&r, STDIN_FILENO);
+    r.wait = reader_wait;
+    r.wait_ctx = s;
     char err[256];
     while (!s->exiting) {
         const char *body;
@@ -539,6 +704,12 @@ int cmd_lsp(int argc, char **argv) {
         json_decref(msg);
     }
     lsp_reader_close(&r);
+    lsp_work_free(s);
+    while (s->pending) {
+        LspPending *p = s->pending;
+        s->pending = p->next;
+        pending_free(p);
+    }
     int code = s->exiting ? s->exit_code : (s->shutdown ? 0 : 1);
     for (LspDoc *d = s->docs; d; d = d->next) arena_free_all(&d->arena);
     close(s->out_fd);

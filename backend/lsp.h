@@ -23,6 +23,11 @@ typedef struct LspReader {
     char *buf;
     size_t start, end, cap;
     bool eof;
+    /* Optional: called before each read of fd, returns once fd is
+     * readable (false: stop reading, as at end of input).  The server
+     * waits here for its optimizer worker too (backend/lsp_worker.c). */
+    bool (*wait)(void *ctx, int fd);
+    void *wait_ctx;
 } LspReader;
 
 typedef enum LspReadStatus {
@@ -82,6 +87,9 @@ struct LspDoc {
     void *cache;    /* lsp_features.c: per-version lookups */
 };
 
+typedef struct LspWork LspWork;
+typedef struct LspPending LspPending;
+
 typedef struct LspServer {
     bool initialized, shutdown, exiting;
     int exit_code;
@@ -90,6 +98,13 @@ typedef struct LspServer {
     LspDoc *docs; /* open and closed (reusable) documents */
     CommonOptions common;
     CheckOptions check;
+    /* inlay hints and the optimizer worker (backend/lsp_worker.c) */
+    bool refresh_support; /* workspace.inlayHint.refreshSupport */
+    bool refresh_owed;    /* an answer lacked hints the worker will bring */
+    int answers_since_refresh;
+    int64_t next_request; /* ids of the server's own requests */
+    LspPending *pending;  /* inlay-hint requests waiting for the worker */
+    LspWork *work;
 } LspServer;
 
 /* Range / Location JSON for a span of a file of doc's program. */
@@ -108,8 +123,12 @@ json_t *lsp_hover(LspServer *s, LspDoc *doc, uint32_t offset);
 json_t *lsp_definition(LspServer *s, LspDoc *doc, uint32_t offset);
 json_t *lsp_document_symbols(LspServer *s, LspDoc *doc);
 json_t *lsp_completion(LspServer *s, LspDoc *doc, uint32_t offset);
-json_t *lsp_inlay_hints(LspServer *s, LspDoc *doc, Span range);
-json_t *lsp_formatting(LspServer *s, LspDoc *doc);
+/* Inlay hints from the optimizer's cached answers (never runs it): the
+ * mappings in range that check clean and have holes.  Each one without an
+ * answer yet counts in *missing and, when `ask`, is handed to the worker. */
+json_t *lsp_inlay_hints(LspServer *s, LspDoc *doc, Span range, bool ask, int *missing);
+/* NULL with *why set (in doc's arena) when the file cannot be formatted. */
+json_t *lsp_formatting(LspServer *s, LspDoc *doc, const char **why);
 /* Quick fixes for the diagnostics of a codeAction request (its params):
  * each "did you mean `X`?" becomes an edit replacing the misspelt word. */
 json_t *lsp_code_actions(LspServer *s, LspDoc *doc, json_t *params);
@@ -117,5 +136,57 @@ json_t *lsp_code_actions(LspServer *s, LspDoc *doc, json_t *params);
  * the `use` that brings that file in (directly, or the first `use` when
  * it comes in through another file); the start of doc without any. */
 Span lsp_use_site(LspDoc *doc, int file_id);
+
+/* ------------------------------------------- the optimizer, off the path */
+
+/* What determines the optimizer's answer for a mapping: a 128-bit hash of
+ * the text of the mapping, its op, its arch (and the archs it extends)
+ * and every const of the program, comments left out and blanks reduced,
+ * so an edit in a comment or in another mapping keeps the key. */
+typedef struct LspKey {
+    uint64_t a, b;
+} LspKey;
+
+/* The keys of doc's mappings that check clean and have holes (what the
+ * worker may usefully run); *out lives in doc's arena. */
+int lsp_wanted_keys(LspDoc *doc, const LspKey **out);
+/* The mapping of doc's current version with that key, or NULL. */
+IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);
+/* In the worker process: runs the optimizer on m (in place: the worker's
+ * own IR) and returns its answer as the server caches it: the
+ * hints by hole, the tooltip, and the costs hover shows. */
+json_t *lsp_optimize_answer(LspDoc *doc, IrMapping *m);
+/* Seconds the optimizer may spend on one mapping (2, or
+ * CMT_LSP_OPTIMIZE_SECONDS). */
+double lsp_optimize_budget_s(void);
+
+/* backend/lsp_worker.c: one worker process at a time runs the optimizer
+ * for one mapping (on its own check of a snapshot of the document);
+ * answers are cached by key for the life of the server. */
+void lsp_work_init(LspServer *s);
+/* The cached answer for key, or NULL. */
+json_t *lsp_work_answer(LspServer *s, LspKey key);
+/* Asks the worker for key (doc's mapping), unless cached or under way. */
+void lsp_work_want(LspServer *s, LspDoc *doc, LspKey key);
+/* Whether work for doc's uri is queued or running. */
+bool lsp_work_busy(LspServer *s, const char *uri);
+/* doc has a new version (or closed: doc->open false): work for keys it no
+ * longer has is dropped, a worker running one is stopped. */
+void lsp_work_doc_changed(LspServer *s, LspDoc *doc);
+/* Waits until fd is readable (fd < 0: until one worker event), handling
+ * the worker's answers meanwhile; returns whether fd is readable. */
+bool lsp_work_step(LspServer *s, int fd);
+/* Stops every worker and drops all queued work (answers are kept). */
+void lsp_work_stop(LspServer *s);
+/* lsp_work_stop, then frees the cache (at exit). */
+void lsp_work_free(LspServer *s);
+/* The worker process, `cmtc lsp --worker`: reads a snapshot on standard
+ * input, writes the answer on standard output; returns the exit code. */
+int lsp_worker_main(LspServer *s);
+/* backend/lsp.c: (uri, text) becomes doc's current version, checked. */
+bool lsp_doc_load(LspServer *s, LspDoc *doc, const char *uri, const char *text, size_t len);
+/* backend/lsp.c: called when an answer for work of uri arrived (or the
+ * work failed): pending requests are answered, a refresh sent. */
+void lsp_answer_arrived(LspServer *s, const char *uri);
 
 #endif

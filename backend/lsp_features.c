@@ -31,6 +31,8 @@ typedef struct MapInfo {
     bool evaluated;
     EvalStatus status;
     EvalResult result;
+    int key_state; /* 0: not computed; 1: key valid (clean, holes); 2: none */
+    LspKey key;
 } MapInfo;
 
 typedef struct Cache {
@@ -38,9 +40,11 @@ typedef struct Cache {
     int op_count, op_cap;
     MapInfo *maps;
     int map_count;
-    struct HintSet **hints; /* inlay hints: mappings the optimizer filled */
-    int hint_count, hint_cap;
-    bool optimized; /* some mapping's holes were filled */
+    bool consts_done;
+    LspKey consts; /* every const of the program, part of each key */
+    bool wanted_done;
+    LspKey *wanted;
+    int wanted_count;
 } Cache;
 
 static Cache *cache_of(LspDoc *d) {
@@ -98,11 +102,11 @@ static IrOp *op_ir(LspDoc *d, const Decl *decl, bool *from_mapping) {
     return op;
 }
 
+/* The cost of a complete mapping (NULL while it has holes). */
 static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
     Cache *c = cache_of(d);
     for (int i = 0; i < c->map_count; i++) {
         if (c->maps[i].m != m) continue;
-        /* a mapping with holes is evaluated once inlay hints filled them */
         if (!c->maps[i].evaluated && m->hole_count == 0 && m->op && m->arch) {
             c->maps[i].evaluated = true;
             c->maps[i].status = evaluate_mapping(m, NULL, &c->maps[i].result);
@@ -112,9 +116,6 @@ static const EvalResult *map_eval(LspDoc *d, const IrMapping *m) {
     }
     return NULL;
 }
-
-/* Whether inlay hints had the optimizer fill this mapping's holes. */
-static bool was_optimized(LspDoc *d, const IrMapping *m);
 
 /* The lowered schedule of a complete mapping (NULL while it has holes). */
 static const Schedule *map_schedule(LspDoc *d, const IrMapping *m) {
@@ -126,6 +127,189 @@ static const Schedule *map_schedule(LspDoc *d, const IrMapping *m) {
             c->maps[i].sched = lower_mapping(&d->arena, m, false, NULL);
         }
         return c->maps[i].sched;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------ the optimizer's keys */
+
+/* Two independent 64-bit hashes of the same bytes (FNV-1a and a
+ * multiply-xorshift): 128 bits make a collision between two versions of
+ * a mapping negligible. */
+static void key_byte(LspKey *k, unsigned char c) {
+    k->a = (k->a ^ c) * 0x100000001b3ull;
+    k->b = (k->b + c + 1) * 0x9E3779B97F4A7C15ull;
+    k->b ^= k->b >> 29;
+}
+
+static void key_str(LspKey *k, const char *s) {
+    for (; s && *s; s++) key_byte(k, (unsigned char)*s);
+    key_byte(k, 0);
+}
+
+static bool tight_char(char c) {
+    return c && strchr(",;:()[]{}", c) != NULL;
+}
+
+/* Walks the code of text[start, end): comments are skipped, blanks
+ * reduced to one space where they separate two words or operators (none
+ * next to punctuation), strings kept as they are.  The code goes into *k
+ * (when given) and the end offset of each `?` token into holes[0, max)
+ * (when given); returns the number of `?` tokens. */
+static int scan_code(const char *t, uint32_t start, uint32_t end, LspKey *k, uint32_t *holes,
+                     int max) {
+    int n = 0;
+    char prev = 0;
+    bool gap = false;
+    uint32_t i = start;
+    while (i < end) {
+        char c = t[i];
+        if (c == '/' && i + 1 < end && t[i + 1] == '/') {
+            while (i < end && t[i] != '\n') i++;
+            gap = true;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && t[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < end && !(t[i] == '*' && t[i + 1] == '/')) i++;
+            i = i + 2 <= end ? i + 2 : end;
+            gap = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            gap = true;
+            i++;
+            continue;
+        }
+        if (k && gap && prev && !tight_char(prev) && !tight_char(c)) key_byte(k, ' ');
+        gap = false;
+        if (c == '"') {
+            uint32_t j = i + 1;
+            while (j < end && t[j] != '"' && t[j] != '\n') j++;
+            if (j < end && t[j] == '"') j++;
+            for (; i < j; i++)
+                if (k) key_byte(k, (unsigned char)t[i]);
+            prev = '"';
+            continue;
+        }
+        if (c == '?') {
+            if (holes && n < max) holes[n] = i + 1;
+            n++;
+        }
+        if (k) key_byte(k, (unsigned char)c);
+        prev = c;
+        i++;
+    }
+    return n;
+}
+
+/* Adds the code of a declaration (in whichever file of d's program). */
+static void key_decl(LspDoc *d, LspKey *k, const char *tag, const Decl *x) {
+    key_str(k, tag);
+    SourceFile *f = x ? sources_get(&d->sm, x->span.file) : NULL;
+    if (!f || x->span.end > f->len || x->span.end < x->span.start) {
+        key_str(k, "?missing");
+        return;
+    }
+    scan_code(f->text, x->span.start, x->span.end, k, NULL, 0);
+    key_byte(k, 0);
+}
+
+/* Whether an error of d's check lies in x (or has no place at all). */
+static bool errors_in(LspDoc *d, const Decl *x) {
+    for (int i = 0; i < d->diags.count; i++) {
+        const Diag *g = d->diags.items[i];
+        if (g->severity != SEV_ERROR) continue;
+        if (g->span.file < 0) return true;
+        if (x && g->span.file == x->span.file && g->span.start >= x->span.start &&
+            g->span.start < x->span.end)
+            return true;
+    }
+    return false;
+}
+
+static const Decl *find_global(LspDoc *d, Name name, int kind);
+
+/* Computes the key of mapping i when it checks clean and has holes: no
+ * error in the mapping, its op, its arch (and the archs it extends) or
+ * any const.  False when it does not qualify. */
+static bool map_key(LspDoc *d, int i, LspKey *out) {
+    Cache *c = cache_of(d);
+    if (i < 0 || i >= c->map_count) return false;
+    MapInfo *mi = &c->maps[i];
+    if (mi->key_state == 0) {
+        mi->key_state = 2;
+        const IrMapping *m = mi->m;
+        if (!m || !m->decl || m->hole_count <= 0 || !m->op || !m->op->decl || !m->arch ||
+            !m->arch->decl || m->decl->span.file != d->file->id)
+            return false;
+        if (!c->consts_done) {
+            c->consts_done = true;
+            c->consts = (LspKey){0xcbf29ce484222325ull, 0x243F6A8885A308D3ull};
+            bool bad = false;
+            for (int mi2 = 0; d->prog && mi2 < d->prog->module_count; mi2++) {
+                const Module *mod = d->prog->modules[mi2];
+                for (int k = 0; mod && k < mod->decl_count; k++) {
+                    const Decl *x = mod->decls[k];
+                    if (x->kind != DK_CONST) continue;
+                    key_decl(d, &c->consts, "const", x);
+                    if (errors_in(d, x)) bad = true;
+                }
+            }
+            if (bad) c->consts.a = c->consts.b = 0; /* 0: a const has an error */
+        }
+        if (c->consts.a == 0 && c->consts.b == 0) return false;
+        if (errors_in(d, m->decl) || errors_in(d, m->op->decl)) return false;
+        LspKey k = c->consts;
+        key_decl(d, &k, "mapping", m->decl);
+        key_decl(d, &k, "op", m->op->decl);
+        const Decl *arch = m->arch->decl;
+        for (int depth = 0; arch && depth < 16; depth++) {
+            if (errors_in(d, arch)) return false;
+            key_decl(d, &k, "arch", arch);
+            arch =
+                arch->u.arch.parent.name ? find_global(d, arch->u.arch.parent.name, DK_ARCH) : NULL;
+        }
+        mi->key = k;
+        mi->key_state = 1;
+    }
+    if (mi->key_state != 1) return false;
+    *out = mi->key;
+    return true;
+}
+
+static int mapping_index(LspDoc *d, const IrMapping *m) {
+    for (int i = 0; d->prog && i < d->prog->mapping_count; i++)
+        if (d->prog->mappings[i] == m) return i;
+    return -1;
+}
+
+/* The worker's answer for a mapping with holes of d, when there is one
+ * and it found a complete mapping. */
+static json_t *map_answer(LspServer *s, LspDoc *d, const IrMapping *m) {
+    LspKey k;
+    if (!s || !map_key(d, mapping_index(d, m), &k)) return NULL;
+    json_t *ans = lsp_work_answer(s, k);
+    return json_is_true(json_object_get(ans, "ok")) ? ans : NULL;
+}
+
+int lsp_wanted_keys(LspDoc *d, const LspKey **out) {
+    Cache *c = cache_of(d);
+    if (!c->wanted_done) {
+        c->wanted_done = true;
+        c->wanted = ARENA_ARRAY(&d->arena, LspKey, c->map_count + 1);
+        for (int i = 0; i < c->map_count; i++)
+            if (map_key(d, i, &c->wanted[c->wanted_count])) c->wanted_count++;
+    }
+    *out = c->wanted;
+    return c->wanted_count;
+}
+
+IrMapping *lsp_mapping_by_key(LspDoc *d, LspKey key) {
+    Cache *c = cache_of(d);
+    for (int i = 0; i < c->map_count; i++) {
+        LspKey k;
+        if (map_key(d, i, &k) && k.a == key.a && k.b == key.b) return d->prog->mappings[i];
     }
     return NULL;
 }
@@ -621,7 +805,56 @@ static const char *si_text(Arena *a, double v, UnitDim dim) {
     return arena_printf(a, "%.15g%s%s", v, unit[0] ? " " : "", unit);
 }
 
-static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
+/* How many mappings a statement's hover shows when the cursor is in the
+ * op rather than in one mapping (a large file may have dozens). */
+#define HOVER_MAPPINGS 3
+
+/* A statement's cost in a lowered mapping, one paragraph. */
+static void stmt_cost_text(Text *b, const IrMapping *m, const Schedule *sc, int ms,
+                           bool optimized) {
+    Arena *a = b->a;
+    bool mac = m->op->stmts[ms].cls == SC_CONTRACTION;
+    const SchedStmt *ss = &sc->stmts[ms];
+    double energy = 0;
+    for (int k = 0; k < sc->node_count; k++)
+        if (sc->nodes[k].stmt == ms) energy += sc->nodes[k].energy_j;
+    text_add(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
+             optimized ? " (holes filled by the optimizer)" : "", group_digits(a, ss->work),
+             mac ? "MAC" : "op");
+    if (ss->unit)
+        text_add(b, ", compute %s on `%s`",
+                 unit_format(a, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}), ss->unit->name);
+    text_add(b, ", energy %s (its compute, loads, stores and collectives)",
+             unit_format(a, energy, (UnitDim){BU_JOULE, BU_NONE}));
+    if (ss->group >= 0 && ss->group < sc->group_count) {
+        const SchedGroup *g = &sc->groups[ss->group];
+        text_add(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id, g->stmt_count,
+                 g->stmt_count == 1 ? "" : "s",
+                 g->level >= 0 && g->level < m->arch->level_count ? m->arch->levels[g->level].name
+                                                                  : "?",
+                 unit_format(a, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}), bound_name(g->bound));
+    }
+    text_add(b, "; the mapping takes %s and %s\n",
+             unit_format(a, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+}
+
+/* A mapping's cost, for its hover. */
+static void mapping_cost_text(Text *b, const EvalResult *r, bool optimized) {
+    Arena *a = b->a;
+    text_add(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
+             unit_format(a, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
+             unit_format(a, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
+             r->feasible ? "" : "; a tile exceeds its level's capacity");
+    text_add(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
+             optimized ? "; holes filled by the optimizer" : "");
+}
+
+static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name name,
+                         const Decl *in_mapping) {
     const TensorDecl *td = find_tensor_decl(op, name);
     const Stmt *st = find_stmt(op, name);
     if (td) {
@@ -665,56 +898,48 @@ static void hover_tensor(LspDoc *d, Text *b, const Decl *op, Name name) {
     if (!st || !ir) return;
     int si = ir_find_stmt(ir, name);
     if (si < 0) return;
-    const IrStmt *s = &ir->stmts[si];
+    const IrStmt *is = &ir->stmts[si];
     int64_t *ext = ARENA_ARRAY(&d->arena, int64_t, ir->index_count + 1);
     for (int i = 0; i < ir->index_count; i++) ext[i] = ir->indices[i].extent;
-    double work = ir_stmt_work(ir, s, ext, NULL);
-    bool mac = s->cls == SC_CONTRACTION;
+    double work = ir_stmt_work(ir, is, ext, NULL);
+    bool mac = is->cls == SC_CONTRACTION;
     text_add(b, "\nstatement `%s`: %s, work %s %s", name, mac ? "contraction" : "vector statement",
              group_digits(&d->arena, work), mac ? "MAC" : "op");
-    if (s->reduce_op != RO_NONE) text_add(b, ", reduction %s", reduce_op_name(s->reduce_op));
+    if (is->reduce_op != RO_NONE) text_add(b, ", reduction %s", reduce_op_name(is->reduce_op));
     text_add(b, "\n");
-    /* its cost in each mapping of this op in the file: from the lowered
-     * schedule when the mapping is complete */
+    /* its cost in the mapping under the cursor, else in the first few
+     * mappings of this op in the file: from the lowered schedule when the
+     * mapping is complete, from the worker's answer when it has holes */
+    int shown = 0, more = 0;
     for (int i = 0; d->prog && i < d->prog->mapping_count; i++) {
         const IrMapping *m = d->prog->mappings[i];
         if (!m || !m->op || m->op->decl != op || !m->arch) continue;
+        if (in_mapping && m->decl != in_mapping) continue;
         int ms = ir_find_stmt(m->op, name);
         if (ms < 0) continue;
-        bool mac = m->op->stmts[ms].cls == SC_CONTRACTION;
-        const Schedule *sc = map_schedule(d, m);
-        if (!sc) {
-            text_add(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name, m->hole_count,
-                     m->hole_count == 1 ? "" : "s");
+        if (shown == HOVER_MAPPINGS) {
+            more++;
             continue;
         }
-        const SchedStmt *ss = &sc->stmts[ms];
-        double energy = 0;
-        for (int k = 0; k < sc->node_count; k++)
-            if (sc->nodes[k].stmt == ms) energy += sc->nodes[k].energy_j;
-        text_add(b, "\nin mapping `%s` on `%s`%s: %s %s per instance", m->name, m->arch->name,
-                 was_optimized(d, m) ? " (holes filled by the optimizer)" : "",
-                 group_digits(&d->arena, ss->work), mac ? "MAC" : "op");
-        if (ss->unit)
-            text_add(b, ", compute %s on `%s`",
-                     unit_format(&d->arena, ss->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     ss->unit->name);
-        text_add(b, ", energy %s (its compute, loads, stores and collectives)",
-                 unit_format(&d->arena, energy, (UnitDim){BU_JOULE, BU_NONE}));
-        if (ss->group >= 0 && ss->group < sc->group_count) {
-            const SchedGroup *g = &sc->groups[ss->group];
-            text_add(b, "; group %d (%d statement%s at %s) takes %s, %s-bound", g->id,
-                     g->stmt_count, g->stmt_count == 1 ? "" : "s",
-                     g->level >= 0 && g->level < m->arch->level_count
-                         ? m->arch->levels[g->level].name
-                         : "?",
-                     unit_format(&d->arena, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     bound_name(g->bound));
+        shown++;
+        const Schedule *sc = map_schedule(d, m);
+        if (sc) {
+            stmt_cost_text(b, m, sc, ms, false);
+            continue;
         }
-        text_add(b, "; the mapping takes %s and %s\n",
-                 unit_format(&d->arena, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                 unit_format(&d->arena, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+        json_t *ans = map_answer(s, d, m);
+        const char *t = json_string_value(json_object_get(json_object_get(ans, "stmts"), name));
+        if (t)
+            text_add(b, "%s", t);
+        else
+            text_add(b, "\nin mapping `%s`: %d hole%s for the optimizer\n", m->name, m->hole_count,
+                     m->hole_count == 1 ? "" : "s");
     }
+    if (more > 0)
+        text_add(b,
+                 "\nand %d more mapping%s of `%s` (hover the statement where a mapping names it "
+                 "for its cost there)\n",
+                 more, more == 1 ? "" : "s", op->name.name);
 }
 
 static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
@@ -779,7 +1004,7 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
     }
 }
 
-static void hover_global(LspDoc *d, Text *b, const Decl *g) {
+static void hover_global(LspServer *s, LspDoc *d, Text *b, const Decl *g) {
     switch (g->kind) {
     case DK_CONST: {
         text_add(b, "```cmt\nconst %s = %s\n```\n", g->name.name,
@@ -849,16 +1074,12 @@ static void hover_global(LspDoc *d, Text *b, const Decl *g) {
         const IrMapping *ir = mapping_ir(d, g);
         if (!ir) break;
         const EvalResult *r = map_eval(d, ir);
+        json_t *ans = r ? NULL : map_answer(s, d, ir);
+        const char *cost = json_string_value(json_object_get(ans, "hover"));
         if (r) {
-            text_add(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
-                     unit_format(&d->arena, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     unit_format(&d->arena, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
-                     unit_format(&d->arena, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     unit_format(&d->arena, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     unit_format(&d->arena, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
-                     r->feasible ? "" : "; a tile exceeds its level's capacity");
-            text_add(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
-                     was_optimized(d, ir) ? "; holes filled by the optimizer" : "");
+            mapping_cost_text(b, r, false);
+        } else if (cost) {
+            text_add(b, "%s", cost);
         } else if (ir->hole_count > 0) {
             text_add(b, "\n%d hole%s for the optimizer (`cmtc compile` fills them)\n",
                      ir->hole_count, ir->hole_count == 1 ? "" : "s");
@@ -925,7 +1146,7 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         }
         break;
     }
-    case H_GLOBAL: hover_global(d, &b, h.target); break;
+    case H_GLOBAL: hover_global(s, d, &b, h.target); break;
     case H_PARAM: {
         const Param *p = find_param(h.decl, h.name);
         text_add(&b, "```cmt\n%s", h.name);
@@ -933,7 +1154,7 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         text_add(&b, "\n```\nparameter of `%s`\n", h.decl->name.name);
         break;
     }
-    case H_TENSOR: hover_tensor(d, &b, h.decl, h.name); break;
+    case H_TENSOR: hover_tensor(s, d, &b, h.decl, h.name, h.mapping); break;
     case H_INDEX: {
         text_add(&b, "```cmt\nindex %s\n```\n", h.name);
         bool fm;
@@ -1748,7 +1969,7 @@ json_t *lsp_code_actions(LspServer *s, LspDoc *d, json_t *params) {
 
 /* ------------------------------------------------------------ formatting */
 
-json_t *lsp_formatting(LspServer *s, LspDoc *d) {
+json_t *lsp_formatting(LspServer *s, LspDoc *d, const char **why) {
     Arena scratch = {0};
     SourceManager sm;
     sources_init(&sm, &scratch);
@@ -1757,9 +1978,29 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
     SourceFile *f = sources_add(&sm, d->path, d->file->text, d->file->len);
     size_t len = 0;
     char *out = f ? fmt_source(&scratch, &sm, f, &diags, &len) : NULL;
-    json_t *result;
+    json_t *result = NULL;
+    *why = NULL;
     if (!out) {
-        result = json_null(); /* syntax errors: nothing to format */
+        /* say why, with the first error: the editor shows the message
+         * (a null result would leave the file as it is, silently) */
+        diags_sort(&diags);
+        const Diag *first = NULL;
+        for (int i = 0; i < diags.count && !first; i++)
+            if (diags.items[i]->severity == SEV_ERROR) first = diags.items[i];
+        if (!f) {
+            *why = "cannot format: the document is too large";
+        } else if (first && first->span.file == f->id) {
+            uint32_t line, col;
+            source_line_col(f, first->span.start, &line, &col);
+            bool syntax = first->code && strncmp(first->code, "E01", 3) == 0;
+            *why =
+                arena_printf(&d->arena, "cannot format: %s at line %u, column %u: %s%s%s%s",
+                             syntax ? "the file has a syntax error" : "the formatter refused", line,
+                             col, first->message ? first->message : "", first->code ? " [" : "",
+                             first->code ? first->code : "", first->code ? "]" : "");
+        } else {
+            *why = "cannot format: the file has syntax errors";
+        }
     } else if (len == d->file->len && memcmp(out, d->file->text, len) == 0) {
         result = json_array();
     } else {
@@ -1776,16 +2017,16 @@ json_t *lsp_formatting(LspServer *s, LspDoc *d) {
 
 /* ----------------------------------------------------------- inlay hints */
 
-/* The optimizer fills a mapping's holes in place; the server runs it once
- * per document version and mapping (when inlay hints are first asked for),
- * within a time budget per request, and shows each `?` followed by the
- * value chosen. */
+/* The optimizer fills a mapping's holes in place, in a worker process
+ * that has its own copy of the document (backend/lsp_worker.c), within a
+ * time budget per mapping; the server caches its answer by the mapping's
+ * key and shows each `?` followed by the value chosen. */
 #define LSP_OPTIMIZE_SECONDS 2.0
 
 /* The budget, which CMT_LSP_OPTIMIZE_SECONDS may raise for slow runs
  * (the test suite under valgrind runs about fifty times slower); a value
  * --time-limit would refuse (inf, nan, 0) keeps the default. */
-static double optimize_budget_s(void) {
+double lsp_optimize_budget_s(void) {
     const char *env = getenv("CMT_LSP_OPTIMIZE_SECONDS");
     double v;
     return env && parse_time_limit(env, &v) ? v : LSP_OPTIMIZE_SECONDS;
@@ -1957,83 +2198,108 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
     }
 }
 
-static HintSet *hints_for(LspDoc *d, IrMapping *m, double seconds) {
-    Cache *c = cache_of(d);
-    for (int i = 0; i < c->hint_count; i++)
-        if (c->hints[i]->m == m) return c->hints[i];
-    HintSet *h = ARENA_NEW(&d->arena, HintSet);
-    h->m = m;
-    if (c->hint_count == c->hint_cap) {
-        int cap = c->hint_cap ? 2 * c->hint_cap : 4;
-        c->hints = arena_realloc(&d->arena, c->hints, sizeof(HintSet *) * (size_t)c->hint_cap,
-                                 sizeof(HintSet *) * (size_t)cap);
-        c->hint_cap = cap;
-    }
-    c->hints[c->hint_count++] = h;
+/* In the worker: the optimizer fills m (the worker's copy) and the
+ * answer records what the server shows of it.  Hints go by hole: the
+ * ordinal of the `?` they follow in the mapping's code, so that the
+ * answer stays right when comments or blank lines around them change. */
+json_t *lsp_optimize_answer(LspDoc *d, IrMapping *m) {
+    Arena *a = &d->arena;
     /* the optimizer's own diagnostics (no feasible mapping, ...) are for
      * `cmtc compile`; the editor keeps showing the check's */
-    DiagSink quiet, *saved = d->prog->diags;
-    diags_init(&quiet, &d->arena);
+    DiagSink quiet;
+    diags_init(&quiet, a);
     d->prog->diags = &quiet;
     CompileOptions opts;
     memset(&opts, 0, sizeof opts);
-    opts.time_limit_s = seconds;
+    opts.time_limit_s = lsp_optimize_budget_s();
     SolverReport report;
     memset(&report, 0, sizeof report);
-    bool ok = optimize_mapping(d->prog, m, &opts, &report);
-    d->prog->diags = saved;
-    if (!ok || m->hole_count > 0) return h;
-    const char *text = mapping_to_cmt(&d->arena, m);
-    collect_hints(d, h, m, text);
-    h->tooltip = arena_printf(&d->arena, "chosen by the optimizer (%s, %s): %s",
-                              solver_status_name(report.status),
-                              m->objective == OBJ_ENERGY ? "energy"
-                              : m->objective == OBJ_EDP  ? "edp"
-                                                         : "latency",
-                              text);
-    c->optimized = true;
-    return h;
+    bool ok = optimize_mapping(d->prog, m, &opts, &report) && m->hole_count == 0;
+    json_t *ans = json_object();
+    json_object_set_new(ans, "ok", json_boolean(ok));
+    json_object_set_new(ans, "status", json_string(solver_status_name(report.status)));
+    if (!ok) return ans;
+    const char *text = mapping_to_cmt(a, m);
+    HintSet h = {.m = m};
+    collect_hints(d, &h, m, text);
+    const Decl *x = m->decl;
+    int nh = scan_code(d->file->text, x->span.start, x->span.end, NULL, NULL, 0);
+    uint32_t *ends = ARENA_ARRAY(a, uint32_t, nh + 1);
+    scan_code(d->file->text, x->span.start, x->span.end, NULL, ends, nh);
+    json_t *hints = json_array();
+    for (int k = 0; k < h.count; k++) {
+        int ord = -1;
+        for (int j = 0; j < nh; j++)
+            if (ends[j] <= h.hints[k].at) ord = j; /* the `?` it follows */
+        if (ord >= 0)
+            json_array_append_new(hints, json_pack("[i,o]", ord, lsp_jstr(h.hints[k].label)));
+    }
+    json_object_set_new(ans, "hints", hints);
+    json_object_set_new(ans, "tooltip",
+                        lsp_jstr(arena_printf(a, "chosen by the optimizer (%s, %s): %s",
+                                              solver_status_name(report.status),
+                                              m->objective == OBJ_ENERGY ? "energy"
+                                              : m->objective == OBJ_EDP  ? "edp"
+                                                                         : "latency",
+                                              text)));
+    /* what hover shows of the complete mapping */
+    EvalResult r;
+    if (evaluate_mapping(m, a, &r) == EVAL_OK) {
+        Text b = {.a = a};
+        mapping_cost_text(&b, &r, true);
+        json_object_set_new(ans, "hover", lsp_jstr(b.buf));
+    }
+    const Schedule *sc = lower_mapping(a, m, false, NULL);
+    if (sc) {
+        json_t *stmts = json_object();
+        for (int i = 0; i < m->op->stmt_count; i++) {
+            Text b = {.a = a};
+            stmt_cost_text(&b, m, sc, i, true);
+            json_object_set_new(stmts, m->op->stmts[i].name, lsp_jstr(b.buf));
+        }
+        json_object_set_new(ans, "stmts", stmts);
+    }
+    return ans;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range) {
+json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range, bool ask, int *missing) {
     json_t *out = json_array();
-    if (!d->prog || d->diags.error_count > 0) return out;
-    /* one request spends at most optimize_budget_s() in the optimizer;
-     * mappings it does not reach get their hints on a later request */
-    double start = now_s();
+    *missing = 0;
+    if (!d->prog) return out;
     for (int i = 0; i < d->prog->mapping_count; i++) {
-        IrMapping *m = d->prog->mappings[i];
-        if (!m || !m->decl || !m->op || !m->arch || m->decl->span.file != d->file->id) continue;
+        const IrMapping *m = d->prog->mappings[i];
+        if (!m || !m->decl || m->decl->span.file != d->file->id) continue;
         if (m->decl->span.end < range.start || m->decl->span.start > range.end) continue;
-        Cache *c = cache_of(d);
-        bool known = false;
-        for (int k = 0; k < c->hint_count; k++) known |= c->hints[k]->m == m;
-        if (!known && m->hole_count == 0) continue;
-        double left = optimize_budget_s() - (now_s() - start);
-        if (!known && left < 0.05) continue;
-        HintSet *h = hints_for(d, m, left);
-        for (int k = 0; k < h->count; k++) {
+        /* only mappings that check clean, whatever the rest of the file */
+        LspKey key;
+        if (!map_key(d, i, &key)) continue;
+        json_t *ans = lsp_work_answer(s, key);
+        if (!ans) {
+            (*missing)++;
+            if (ask) lsp_work_want(s, d, key);
+            continue;
+        }
+        json_t *hints = json_object_get(ans, "hints");
+        if (!json_is_true(json_object_get(ans, "ok")) || !json_is_array(hints)) continue;
+        const Decl *x = m->decl;
+        int nh = scan_code(d->file->text, x->span.start, x->span.end, NULL, NULL, 0);
+        uint32_t *ends = ARENA_ARRAY(&d->arena, uint32_t, nh + 1);
+        scan_code(d->file->text, x->span.start, x->span.end, NULL, ends, nh);
+        json_t *tooltip = json_object_get(ans, "tooltip");
+        size_t k;
+        json_t *hint;
+        json_array_foreach(hints, k, hint) {
+            json_int_t ord = json_integer_value(json_array_get(hint, 0));
+            const char *label = json_string_value(json_array_get(hint, 1));
+            if (ord < 0 || ord >= nh || !label) continue;
             uint32_t line, col;
-            lsp_position_of(d->file, h->hints[k].at, s->utf16, &line, &col);
+            lsp_position_of(d->file, ends[ord], s->utf16, &line, &col);
             json_array_append_new(
                 out, json_pack("{s:{s:I,s:I},s:o,s:b,s:o}", "position", "line", (json_int_t)line,
                                "character", (json_int_t)col, "label",
-                               lsp_jstr(arena_printf(&d->arena, "= %s", h->hints[k].label)),
-                               "paddingLeft", 1, "tooltip", lsp_jstr(h->tooltip)));
+                               lsp_jstr(arena_printf(&d->arena, "= %s", label)), "paddingLeft", 1,
+                               "tooltip", tooltip ? json_incref(tooltip) : json_string("")));
         }
     }
     return out;
-}
-
-static bool was_optimized(LspDoc *d, const IrMapping *m) {
-    Cache *c = cache_of(d);
-    for (int i = 0; i < c->hint_count; i++)
-        if (c->hints[i]->m == m) return m->hole_count == 0;
-    return false;
 }

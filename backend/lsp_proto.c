@@ -41,6 +41,10 @@ static bool reader_fill(LspReader *r) {
         r->buf = nb;
         r->cap = cap;
     }
+    if (r->wait && !r->wait(r->wait_ctx, r->fd)) {
+        r->eof = true;
+        return false;
+    }
     for (;;) {
         ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
         if (got > 0) {

@@ -19,6 +19,13 @@ Transcript lines:
   #!mask REGEX     in the output, text matching REGEX is printed as <masked>
                    (numbers the cost model computes: the transcript checks
                    that they are there, not their value)
+  #!wait REGEX     stop sending until the server has written a message
+                   whose canonical JSON (as printed, before masking)
+                   matches REGEX (one more than had matched before the
+                   lines since the previous #!wait were sent), e.g. `"id":3,` or
+                   `"method":"workspace/inlayHint/refresh"`: for answers
+                   that come from the optimizer's worker, whose timing is
+                   not the transcript's (120 s at most, then `timeout:`)
 
 In JSON messages and raw lines, $ROOT is replaced by the repository root
 and $FILES by tests/lsp/files (absolute; percent-encoded where it appears
@@ -35,6 +42,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 import urllib.parse
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -93,10 +102,16 @@ ENV = {}
 
 
 def build_input(path):
+    """The bytes to send, as segments: [(bytes, wait REGEX or None)]."""
+    segments = []
     data = bytearray()
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
+            if line.startswith("#!wait "):
+                segments.append((bytes(data), re.compile(line[7:].strip())))
+                data = bytearray()
+                continue
             if line.startswith("#!env "):
                 name, _, value = line[6:].strip().partition("=")
                 ENV[name] = substitute(value)
@@ -117,7 +132,8 @@ def build_input(path):
             # ids must reach the server exactly as written (64-bit ints)
             body = json.dumps(msg, ensure_ascii=False).encode("utf-8")
             data += frame(body)
-    return bytes(data)
+    segments.append((bytes(data), None))
+    return segments
 
 
 def check_code_descriptions(msg, problems):
@@ -137,6 +153,79 @@ def check_code_descriptions(msg, problems):
     elif isinstance(msg, list):
         for v in msg:
             check_code_descriptions(v, problems)
+
+
+def canonical(msg):
+    text = json.dumps(msg, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace(urllib.parse.quote(ROOT), "$ROOT")
+    return text.replace(ROOT, "$ROOT")
+
+
+def complete_bodies(out):
+    """The canonical JSON of each complete frame in out (so far)."""
+    texts = []
+    i = 0
+    while True:
+        end = out.find(b"\r\n\r\n", i)
+        if end < 0:
+            return texts
+        length = None
+        for h in out[i:end].decode("latin-1").split("\r\n"):
+            name, _, value = h.partition(":")
+            if name.strip().lower() == "content-length" and value.strip().isdigit():
+                length = int(value.strip())
+        if length is None or len(out) < end + 4 + length:
+            return texts
+        try:
+            texts.append(canonical(json.loads(out[end + 4:end + 4 + length].decode("utf-8"))))
+        except (ValueError, UnicodeDecodeError):
+            pass
+        i = end + 4 + length
+
+
+def converse(proc, segments):
+    """Sends the segments, waiting where a transcript says #!wait; returns
+    (stdout, stderr, notes)."""
+    out, err, notes = bytearray(), bytearray(), []
+
+    def pump(src, dst):
+        while True:
+            chunk = src.read1(65536) if hasattr(src, "read1") else src.read(65536)
+            if not chunk:
+                return
+            dst += chunk
+
+    readers = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
+               threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+    for t in readers:
+        t.start()
+    try:
+        for data, wait in segments:
+            # a wait is for a new match: one more than before this segment
+            seen = 0 if wait is None else sum(
+                1 for t in complete_bodies(bytes(out)) if wait.search(t))
+            proc.stdin.write(data)
+            proc.stdin.flush()
+            if wait is None:
+                continue
+            deadline = time.monotonic() + 120
+            while sum(1 for t in complete_bodies(bytes(out)) if wait.search(t)) <= seen:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    notes.append("timeout: no message matched %s" % wait.pattern)
+                    break
+                time.sleep(0.01)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        proc.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        notes.append("timeout: the server did not finish within 300 s")
+    for t in readers:
+        t.join()
+    return bytes(out), bytes(err), notes
 
 
 def parse_frames(out):
@@ -175,10 +264,7 @@ def parse_frames(out):
         problems = []
         check_code_descriptions(msg, problems)
         lines.extend(problems)
-        text = json.dumps(msg, sort_keys=True, ensure_ascii=False,
-                          separators=(",", ":"))
-        text = text.replace(urllib.parse.quote(ROOT), "$ROOT")
-        text = text.replace(ROOT, "$ROOT")
+        text = canonical(msg)
         for m in MASKS:
             text = m.sub("<masked>", text)
         lines.append(text)
@@ -190,7 +276,7 @@ def main():
         sys.stderr.write("usage: client.py CMTC TRANSCRIPT.in\n")
         return 2
     cmtc, transcript = sys.argv[1], sys.argv[2]
-    data = build_input(transcript)
+    segments = build_input(transcript)
     cmd = [cmtc, "lsp"]
     wrapper = os.environ.get("LSP_WRAPPER")
     if wrapper:
@@ -201,20 +287,23 @@ def main():
     env.update(ENV)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=ROOT, env=env)
-    timed_out = False
-    try:
-        out, err = proc.communicate(input=data, timeout=300)
-    except BrokenPipeError:
-        out, err = proc.stdout.read(), proc.stderr.read()
-        proc.wait()
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        timed_out = True
+    if len(segments) == 1:
+        notes = []
+        try:
+            out, err = proc.communicate(input=segments[0][0], timeout=300)
+        except BrokenPipeError:
+            out, err = proc.stdout.read(), proc.stderr.read()
+            proc.wait()
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            notes.append("timeout: the server did not finish within 300 s")
+    else:
+        out, err, notes = converse(proc, segments)
     for line in parse_frames(out):
         print(line)
-    if timed_out:
-        print("timeout: the server did not finish within 300 s")
+    for note in notes:
+        print(note)
     print("exit: %d" % proc.returncode)
     if os.environ.get("LSP_STDERR"):
         sys.stderr.write(err.decode("utf-8", "replace"))

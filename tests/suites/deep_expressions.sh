@@ -133,7 +133,8 @@ for name in huge at_cap; do
     python3 tests/lsp/client.py "$CMTC" "$tmp/$name.in" >"$tmp/lsp.out" 2>"$tmp/lsp.err"
     answered=0
     for id in 1 2 3 4 5 6 7 8 99; do
-        grep -q "^{\"id\":$id," "$tmp/lsp.out" && answered=$((answered + 1))
+        # a result or an error (formatting the huge file is refused)
+        grep -q "\"id\":$id,\"jsonrpc\"" "$tmp/lsp.out" && answered=$((answered + 1))
     done
     if ! grep -q '^exit: 0$' "$tmp/lsp.out"; then
         fail "deep_lsp_$name" "server: $(grep '^exit' "$tmp/lsp.out") $(head -c 300 "$tmp/lsp.err")"

@@ -39,6 +39,44 @@ for in in tests/lsp/*.in; do
         status=1
     fi
 done
+# The optimizer's worker (`cmtc lsp --worker`, backend/lsp_worker.c): a
+# malformed snapshot is refused (status 2, nothing on standard output); a
+# snapshot whose key names no mapping of the document is answered as such.
+out=$(printf 'not a snapshot' | "$CMTC" lsp --worker 2>/dev/null)
+st=$?
+if [ $st -eq 2 ] && [ -z "$out" ]; then
+    echo "PASS: lsp_worker_malformed"
+else
+    echo "FAIL: lsp_worker_malformed: status $st, output '$(echo "$out" | head -c 200)'"
+    status=1
+fi
+out=$(python3 - "$(pwd)/tests/lsp/files/holes.cmt" <<'PY' | CMT_STDLIB=tests/lsp/files/lib "$CMTC" lsp --worker 2>/dev/null
+import sys
+path = sys.argv[1]
+text = open(path, "rb").read()
+uri = ("file://" + path).encode()
+sys.stdout.buffer.write(b"cmtc-lsp-worker 1\nkey 0000000000000001 0000000000000002\n"
+                        b"uri %d\n%s\nfile %d %d\n%s%s\nend\n"
+                        % (len(uri), uri, len(path.encode()), len(text), path.encode(), text))
+PY
+)
+st=$?
+if [ $st -eq 0 ] && [ "$out" = '{"ok":false,"status":"changed"}' ]; then
+    echo "PASS: lsp_worker_unknown_key"
+else
+    echo "FAIL: lsp_worker_unknown_key: status $st, output '$(echo "$out" | head -c 200)'"
+    status=1
+fi
+# The worker says nothing on standard error when all goes well (under
+# ASan, a leak or an error in it would: it ends with the server, freeing
+# everything, and its exit status is reported).
+if LSP_STDERR=1 python3 tests/lsp/client.py "$CMTC" tests/lsp/inlay.in >"$tmp/out" 2>"$tmp/err" &&
+    cmp -s "$tmp/out" tests/lsp/inlay.expected && ! grep -q . "$tmp/err"; then
+    echo "PASS: lsp_worker_quiet"
+else
+    echo "FAIL: lsp_worker_quiet: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
+    status=1
+fi
 # Inlay hint values against cmtc compile's complete mappings.
 python3 tests/lsp/check_inlay.py "$CMTC" || status=1
 # The editor set-up files (VS Code extension, Neovim snippet).
