@@ -104,6 +104,23 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, c
     return arena_printf(s->arena, "%s%s", why, extra);
 }
 
+/* Whether the partial sums of st's result t stay at the fusion level
+ * across its reduced loop: t leaves the group (so its tiles are written
+ * back), but a reader in the group waits for a loop at or outside that
+ * one, so every tile is live there anyway (section 2) and the partial
+ * sums are never read back into it. */
+static bool partials_live(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
+    if (level != g->level) return false;
+    int reduced = sched_first_reduced_loop(s, g, st);
+    for (int k = 0; k < g->footprint_count; k++) {
+        const Footprint *f = &g->footprints[k];
+        if (f->tensor == t && f->reader < 0 && f->live_loop >= 0 && f->live_loop <= reduced &&
+            s->arch->memories[f->memory].level == level)
+            return true;
+    }
+    return false;
+}
+
 static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
                         int level, double served) {
     const IrStmt *is = &s->op->stmts[st];
@@ -122,7 +139,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
     double per_outer = fp * children / replicas; /* per outer instance */
-    double partial = is_output ? v.visits - v.distinct : 0;
+    double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
     if (is_output) {
