@@ -999,8 +999,9 @@ static bool check_sizes(OpBuild *b, DiagSink *diags) {
     return ok;
 }
 
-static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *structural,
-                         DiagSink *value_diags) {
+/* The structure of an op declaration (indices, tensors, statements), its
+ * structural errors into `structural`. */
+static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural) {
     OpBuild *b = ARENA_NEW(s->arena, OpBuild);
     b->s = s;
     b->arena = s->arena;
@@ -1008,6 +1009,26 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagS
     b->decl = decl;
     b->od = &decl->u.op;
     build_structure(b);
+    return b;
+}
+
+/* An op holding the builder's indices, tensors and statements. */
+static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
+    IrOp *op = ARENA_NEW(s->arena, IrOp);
+    op->name = decl->name.name;
+    op->decl = decl;
+    op->indices = b->indices;
+    op->index_count = b->index_count;
+    op->tensors = b->tensors;
+    op->tensor_count = b->tensor_count;
+    op->stmts = b->stmts;
+    op->stmt_count = b->stmt_count;
+    return op;
+}
+
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *structural,
+                         DiagSink *value_diags) {
+    OpBuild *b = built_structure(s, decl, structural);
     if (!b->ok || !values) return NULL;
     ConstEnv env = s->env;
     env.diags = value_diags;
@@ -1027,19 +1048,11 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagS
     }
     if (!check_sizes(b, value_diags)) return NULL;
     if (b->incomplete) return NULL; /* its structural error was reported */
-    IrOp *op = ARENA_NEW(s->arena, IrOp);
-    op->name = decl->name.name;
-    op->decl = decl;
+    IrOp *op = op_of(s, decl, b);
     op->param_count = b->od->param_count;
     op->param_names = names;
     op->param_values = ARENA_ARRAY(s->arena, int64_t, op->param_count + 1);
     memcpy(op->param_values, values, sizeof(int64_t) * (size_t)op->param_count);
-    op->indices = b->indices;
-    op->index_count = b->index_count;
-    op->tensors = b->tensors;
-    op->tensor_count = b->tensor_count;
-    op->stmts = b->stmts;
-    op->stmt_count = b->stmt_count;
     return op;
 }
 
@@ -1111,23 +1124,7 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span u
 }
 
 IrOp *op_names(Sema *s, const Decl *op_decl) {
-    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
-    b->s = s;
-    b->arena = s->arena;
-    b->diags = scratch_sink(s->arena);
-    b->decl = op_decl;
-    b->od = &op_decl->u.op;
-    build_structure(b);
-    IrOp *op = ARENA_NEW(s->arena, IrOp);
-    op->name = op_decl->name.name;
-    op->decl = op_decl;
-    op->indices = b->indices;
-    op->index_count = b->index_count;
-    op->tensors = b->tensors;
-    op->tensor_count = b->tensor_count;
-    op->stmts = b->stmts;
-    op->stmt_count = b->stmt_count;
-    return op;
+    return op_of(s, op_decl, built_structure(s, op_decl, scratch_sink(s->arena)));
 }
 
 /* Parameter values: bindings first, then defaults (a default may use the

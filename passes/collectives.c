@@ -232,6 +232,30 @@ static void broadcasts(Schedule *s) {
     }
 }
 
+/* The extent of index `index` one instance of producer p holds as it left
+ * the tensor (eff), over the cluster dims outside level `via`. */
+static double producer_block(const Schedule *s, const Layout *eff, int p, int index, int via) {
+    int D = s->arch->dim_count;
+    double block = (double)s->op->indices[index].extent;
+    for (int d = 0; d < D; d++)
+        if (s->arch->dims[d].size > 1 && sched_dim_outside(s, d, via) &&
+            eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == index)
+            block /= (double)s->arch->dims[d].size;
+    return block;
+}
+
+/* The extent of dimension r of tensor y that one instance of reader c
+ * needs: its share along the cluster dims outside level `via` that split
+ * the index it reads the dimension with. */
+static double reader_share(const Schedule *s, int c, const IrTensor *y, int r, int via) {
+    int ci = sched_access_index(s, c, y->id, r);
+    double e = (double)s->op->indices[y->index[r]].extent;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (s->arch->dims[d].size > 1 && sched_dim_outside(s, d, via) && s->stmts[c].split[d] == ci)
+            e /= (double)s->arch->dims[d].size;
+    return e;
+}
+
 /* Whether every tile that consumer c takes of tensor y (at level `level`)
  * lies in the share of one instance along the gathered dims: the tile is
  * no wider than the producer's block along each split dimension and
@@ -239,18 +263,14 @@ static void broadcasts(Schedule *s) {
  * every other instance receives all of it, not the (P-1)/P of an
  * allgather of evenly spread tiles. */
 static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, int c,
-                                 const IrTensor *y, const int *gather, int gc, int level) {
-    const IrOp *op = s->op;
+                                 const IrTensor *y, const int *gather, int gc, int via, int level) {
     int D = s->arch->dim_count;
     for (int j = 0; j < gc; j++) {
         int index = eff[p * D + gather[j]].index;
         int r = 0;
         while (r < y->rank && y->index[r] != index) r++;
         if (r == y->rank) return false;
-        double block = (double)op->indices[index].extent;
-        for (int d = 0; d < D; d++)
-            if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == index)
-                block /= (double)s->arch->dims[d].size;
+        double block = producer_block(s, eff, p, index, via);
         double tile = s->stmts[c].tile[sched_li(s, level, sched_access_index(s, c, y->id, r))];
         if (!(tile > 0) || tile > block || fmod(block, tile) != 0) return false;
     }
@@ -266,7 +286,6 @@ static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, in
  * instances and tiles to count. */
 static double relayout_received(const Schedule *s, const Layout *eff, int p, int c,
                                 const IrTensor *y, const int *dims, int dc, int via, int level) {
-    const IrOp *op = s->op;
     const IrArch *arch = s->arch;
     int D = arch->dim_count, R = y->rank;
     double tile[IR_MAX_RANK], share[IR_MAX_RANK];
@@ -274,13 +293,8 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
     for (int j = 0; j < dc; j++) ranks *= arch->dims[dims[j]].size;
     double tile_bytes = sched_elem_bytes(y);
     for (int r = 0; r < R; r++) {
-        int ci = sched_access_index(s, c, y->id, r);
-        share[r] = (double)op->indices[y->index[r]].extent;
-        for (int d = 0; d < D; d++)
-            if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via) &&
-                s->stmts[c].split[d] == ci)
-                share[r] /= (double)arch->dims[d].size;
-        tile[r] = s->stmts[c].tile[sched_li(s, level, ci)];
+        share[r] = reader_share(s, c, y, r, via);
+        tile[r] = s->stmts[c].tile[sched_li(s, level, sched_access_index(s, c, y->id, r))];
         if (!(tile[r] > 0) || tile[r] > share[r]) tile[r] = share[r];
         ntiles[r] = (long)(share[r] / tile[r] + 0.5);
         if (ntiles[r] < 1) ntiles[r] = 1;
@@ -308,14 +322,12 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
             double held = 1;
             for (int r = 0; r < R && held > 0; r++) {
                 int made = y->index[r], ci = sched_access_index(s, c, y->id, r);
-                double extent = (double)op->indices[made].extent;
-                double block = extent, bi = 0, ni = 0;
+                double block = producer_block(s, eff, p, made, via), bi = 0, ni = 0;
+                /* block numbers, outer dims first */
                 for (int d = 0; d < D; d++) {
                     if (arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
-                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == made) {
-                        block /= (double)arch->dims[d].size;
+                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == made)
                         bi = bi * (double)arch->dims[d].size + coord[d];
-                    }
                     if (s->stmts[c].split[d] == ci) ni = ni * (double)arch->dims[d].size + coord[d];
                 }
                 double olo = bi * block, ohi = olo + block;
@@ -475,6 +487,9 @@ static void reductions_and_transitions(Schedule *s) {
              * reader simply loads the part it needs) */
             bool same_group = s->stmts[p].group == s->stmts[c].group;
             int via = same_group ? g->level : 0;
+            /* the reader's tiles a relayout delivers: at the fusion level
+             * inside a group (at least level 1), per outermost tile between */
+            int tile_level = same_group && g->level > 1 ? g->level : 1;
             const IrTensor *y = &op->tensors[t];
             int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;
             for (int d = 0; d < D; d++) {
@@ -532,8 +547,7 @@ static void reductions_and_transitions(Schedule *s) {
                     both[bc++] = d;
                     P *= (double)arch->dims[d].size;
                 }
-                double recv = relayout_received(s, eff, p, c, y, both, bc, via,
-                                                same_group && g->level > 1 ? g->level : 1);
+                double recv = relayout_received(s, eff, p, c, y, both, bc, via, tile_level);
                 if (recv >= 0) {
                     SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLTOALL, RO_NONE,
                                                      both, bc, recv * P / (P - 1), k, 0);
@@ -559,18 +573,9 @@ static void reductions_and_transitions(Schedule *s) {
                  * along the gathered dims, its own share along the dims it
                  * splits itself */
                 double need = sched_elem_bytes(y);
-                for (int r = 0; r < y->rank; r++) {
-                    double e = (double)op->indices[y->index[r]].extent;
-                    int ci = sched_access_index(s, c, t, r);
-                    for (int d = 0; d < D; d++)
-                        if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via) &&
-                            s->stmts[c].split[d] == ci)
-                            e /= (double)arch->dims[d].size;
-                    need *= e;
-                }
+                for (int r = 0; r < y->rank; r++) need *= reader_share(s, c, y, r, via);
                 need /= k;
-                bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc,
-                                                  same_group && g->level > 1 ? g->level : 1);
+                bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc, via, tile_level);
                 SchedNode *node =
                     add_collective(s, g->id, pos, 1, c, t, owner ? CK_BROADCAST : CK_ALLGATHER,
                                    RO_NONE, gather, gc, need, k, 0);

@@ -33,27 +33,26 @@ int main(void) {
 
     /* ring reduce-scatter, unidirectional: (p-1)a + (p-1)/p n b
        = 75 + 960 = 1035; all-gather of a 64 KiB result the same */
-    CHECK_NEAR(collective_cost(CK_REDUCE_SCATTER, &uni, 1, n).time_s, 1035,
-               1e-12, "reduce_scatter unidirectional ring of 16");
+    CHECK_NEAR(collective_cost(CK_REDUCE_SCATTER, &uni, 1, n).time_s, 1035, 1e-12,
+               "reduce_scatter unidirectional ring of 16");
     CHECK_NEAR(collective_cost(CK_ALLGATHER, &uni, 1, n).time_s, 1035, 1e-12,
                "allgather unidirectional ring of 16");
 
     /* byte-hops of the ring all-reduce: 2 (p-1) n = 2*15*65536 = 1966080 */
-    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &uni, 1, n).byte_hops, 1966080,
-               1e-12, "allreduce ring byte-hops are 2(p-1)n");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &uni, 1, n).byte_hops, 1966080, 1e-12,
+               "allreduce ring byte-hops are 2(p-1)n");
 
     /* torus byte-hops: RS on x runs in 4 lines of 4: 4*3*65536 = 786432;
        AR on y of 16384 B in 4 lines: 4*2*3*16384 = 393216; AG on x 786432:
        total 1966080 (the same volume as a flat ring, shorter time) */
-    CHECK_NEAR(collective_cost(CK_ALLREDUCE, torus, 2, n).byte_hops, 1966080,
-               1e-12, "allreduce torus byte-hops");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, torus, 2, n).byte_hops, 1966080, 1e-12,
+               "allreduce torus byte-hops");
 
     /* 2x2 mesh (lines, no wrap: one unidirectional ring embedded):
        RS on x: 1*5 + 1/2*65536/64 = 5 + 512 = 517; AR on y of 32768 B:
        2*(5 + 1/2*32768/64) = 2*(5 + 256) = 522; AG on x 517: 1556 */
     NetDim mesh[2] = {dim(2, TOPO_MESH, false), dim(2, TOPO_MESH, false)};
-    CHECK_NEAR(collective_cost(CK_ALLREDUCE, mesh, 2, n).time_s, 1556, 1e-12,
-               "allreduce 2x2 mesh");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, mesh, 2, n).time_s, 1556, 1e-12, "allreduce 2x2 mesh");
 
     /* switch of 8: recursive halving, log2 8 = 3 steps each way:
        2*(3*5 + 7/8*65536/64) = 2*(15 + 896) = 1822 */
@@ -70,8 +69,8 @@ int main(void) {
        8*5 + 65536/64 = 40 + 1024 = 1064; byte-hops 15*65536 */
     CHECK_NEAR(collective_cost(CK_BROADCAST, &bi, 1, n).time_s, 1064, 1e-12,
                "broadcast bidirectional ring uses the diameter");
-    CHECK_NEAR(collective_cost(CK_BROADCAST, &bi, 1, n).byte_hops, 983040,
-               1e-12, "broadcast byte-hops are (p-1)n");
+    CHECK_NEAR(collective_cost(CK_BROADCAST, &bi, 1, n).byte_hops, 983040, 1e-12,
+               "broadcast byte-hops are (p-1)n");
     /* broadcast on a mesh line of 4: diameter 3: 15 + 1024 = 1039 */
     NetDim line = dim(4, TOPO_MESH, false);
     CHECK_NEAR(collective_cost(CK_BROADCAST, &line, 1, n).time_s, 1039, 1e-12,

@@ -12,8 +12,10 @@ static const char *arch_text =
     "arch tiny {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 10 pJ/B; }\n"
-    "  cluster grid[x = 2] ring { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }\n"
-    "  memory GLB { capacity 64 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 1 pJ/B; }\n"
+    "  cluster grid[x = 2] ring { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 "
+    "pJ/B; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 1 "
+    "pJ/B; }\n"
     "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
     "  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; }\n"
     "}\n"
@@ -60,7 +62,8 @@ static IrMapping *mapping_of(const char *mappings, const char *name) {
     return NULL;
 }
 
-static const SchedNode *find_node(const Schedule *s, SchedKind kind, CollKind coll, const char *tensor) {
+static const SchedNode *find_node(const Schedule *s, SchedKind kind, CollKind coll,
+                                  const char *tensor) {
     for (int i = 0; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         if (n->kind == kind && (kind != SN_COLLECTIVE || n->coll == coll) && n->tensor >= 0 &&
@@ -73,15 +76,16 @@ static const SchedNode *find_node(const Schedule *s, SchedKind kind, CollKind co
 int main(void) {
     sources_init(&sources, &arena);
     diags_init(&diags, &arena);
-    IrMapping *m = mapping_of("mapping worked for gemm_rowsum on tiny {\n"
-                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
-                              "mapping worked_none for gemm_rowsum on tiny {\n"
-                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
-                              "mapping worked_repeat for gemm_rowsum on tiny {\n"
-                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
-                              "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
-                              "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n",
-                              "worked");
+    IrMapping *m =
+        mapping_of("mapping worked for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping worked_none for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
+                   "mapping worked_repeat for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
+                   "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n",
+                   "worked");
     CHECK(m != NULL, "worked example checks");
     if (!m) return unit_finish();
     Schedule *s = lower_mapping(&arena, m, true, NULL);

@@ -16,8 +16,10 @@ static const char *base_text =
     "arch grid {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 12 pJ/B; }\n"
-    "  cluster g[x = 2, y = 2] mesh { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }\n"
-    "  memory GLB { capacity 1 MiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; }\n"
+    "  cluster g[x = 2, y = 2] mesh { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy "
+    "1 pJ/B; }\n"
+    "  memory GLB { capacity 1 MiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; "
+    "}\n"
     "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
     "  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; }\n"
     "}\n"
@@ -33,7 +35,8 @@ static double outer_bytes(const Schedule *s) {
     double b = 0;
     const IrLevel *lv = &s->arch->levels[0];
     for (int g = 0; g < s->group_count; g++)
-        for (int k = 0; k < lv->memory_count; k++) b += s->groups[g].mem_bytes[lv->first_memory + k];
+        for (int k = 0; k < lv->memory_count; k++)
+            b += s->groups[g].mem_bytes[lv->first_memory + k];
     return b;
 }
 
@@ -41,7 +44,8 @@ static double level_bytes(const Schedule *s, int level) {
     double b = 0;
     const IrLevel *lv = &s->arch->levels[level];
     for (int g = 0; g < s->group_count; g++)
-        for (int k = 0; k < lv->memory_count; k++) b += s->groups[g].mem_bytes[lv->first_memory + k];
+        for (int k = 0; k < lv->memory_count; k++)
+            b += s->groups[g].mem_bytes[lv->first_memory + k];
     return b;
 }
 
@@ -64,8 +68,8 @@ int main(void) {
                     if (sx && sy && sx == sy)
                         snprintf(spatial, sizeof spatial, "spatial %s -> (x, y);", idx_names[sx]);
                     else if (sx && sy)
-                        snprintf(spatial, sizeof spatial, "spatial %s -> x, %s -> y;", idx_names[sx],
-                                 idx_names[sy]);
+                        snprintf(spatial, sizeof spatial, "spatial %s -> x, %s -> y;",
+                                 idx_names[sx], idx_names[sy]);
                     else if (sx)
                         snprintf(spatial, sizeof spatial, "spatial %s -> x;", idx_names[sx]);
                     else if (sy)
@@ -74,11 +78,11 @@ int main(void) {
                         text = arena_realloc(&arena, text, cap, cap * 2);
                         cap *= 2;
                     }
-                    len += (size_t)snprintf(text + len, cap - len,
-                                            "mapping g%d_%d_%d_%d for gemm_rowsum on grid { %s tile GLB: "
-                                            "m %d, k %d; %s }\n",
-                                            sx, sy, tile, fused, spatial, tile, tile,
-                                            fused ? "fuse C, s at GLB;" : "");
+                    len += (size_t)snprintf(
+                        text + len, cap - len,
+                        "mapping g%d_%d_%d_%d for gemm_rowsum on grid { %s tile GLB: "
+                        "m %d, k %d; %s }\n",
+                        sx, sy, tile, fused, spatial, tile, tile, fused ? "fuse C, s at GLB;" : "");
                     count++;
                 }
     SourceFile *f = sources_add(&sm, "gen.cmt", text, len);
@@ -92,7 +96,8 @@ int main(void) {
     const char *reduction_bad = NULL, *fusion_bad = NULL, *energy_bad = NULL;
     int reduced_cases = 0, energy_cases = 0;
     Schedule **sched = ARENA_ARRAY(&arena, Schedule *, count);
-    for (int i = 0; i < p->mapping_count; i++) sched[i] = lower_mapping(&arena, p->mappings[i], false, NULL);
+    for (int i = 0; i < p->mapping_count; i++)
+        sched[i] = lower_mapping(&arena, p->mappings[i], false, NULL);
     for (int i = 0; i < p->mapping_count; i++) {
         const Schedule *s = sched[i];
         /* property 1 */
@@ -106,12 +111,14 @@ int main(void) {
             for (int n = 0; n < s->node_count; n++) {
                 const SchedNode *nd = &s->nodes[n];
                 if (nd->kind == SN_COLLECTIVE && nd->stmt == st &&
-                    (nd->coll == CK_ALLREDUCE || nd->coll == CK_REDUCE || nd->coll == CK_REDUCE_SCATTER) &&
+                    (nd->coll == CK_ALLREDUCE || nd->coll == CK_REDUCE ||
+                     nd->coll == CK_REDUCE_SCATTER) &&
                     nd->reduce_op == is->reduce_op)
                     has_reduction = true;
             }
             if (split_reduced) reduced_cases++;
-            if (split_reduced && !has_reduction && !reduction_bad) reduction_bad = p->mappings[i]->name;
+            if (split_reduced && !has_reduction && !reduction_bad)
+                reduction_bad = p->mappings[i]->name;
         }
     }
     /* property 2: mappings come in (unfused, fused) pairs */
@@ -128,20 +135,24 @@ int main(void) {
                 less_everywhere &= level_bytes(a, l) <= level_bytes(b, l);
             }
             energy_cases += more_everywhere || less_everywhere;
-            if (more_everywhere && a->memory_energy_j < b->memory_energy_j * (1 - 1e-12) && !energy_bad)
+            if (more_everywhere && a->memory_energy_j < b->memory_energy_j * (1 - 1e-12) &&
+                !energy_bad)
                 energy_bad = p->mappings[i + f2]->name;
-            if (less_everywhere && b->memory_energy_j < a->memory_energy_j * (1 - 1e-12) && !energy_bad)
+            if (less_everywhere && b->memory_energy_j < a->memory_energy_j * (1 - 1e-12) &&
+                !energy_bad)
                 energy_bad = p->mappings[i + 2 + f2]->name;
         }
     /* the properties must have had cases to hold on */
     CHECK(reduced_cases > 10, "many mappings split a reduced index");
     CHECK(energy_cases > 10, "many pairs order their bytes level by level");
-    printf("%s: splitting a reduced index adds a reduction collective%s%s\n", reduction_bad ? "FAIL" : "PASS",
-           reduction_bad ? ": not in " : "", reduction_bad ? reduction_bad : "");
+    printf("%s: splitting a reduced index adds a reduction collective%s%s\n",
+           reduction_bad ? "FAIL" : "PASS", reduction_bad ? ": not in " : "",
+           reduction_bad ? reduction_bad : "");
     printf("%s: fusing never adds outermost-level traffic%s%s\n", fusion_bad ? "FAIL" : "PASS",
            fusion_bad ? ": more in " : "", fusion_bad ? fusion_bad : "");
-    printf("%s: more bytes at every level never cost less energy%s%s\n", energy_bad ? "FAIL" : "PASS",
-           energy_bad ? ": cheaper " : "", energy_bad ? energy_bad : "");
+    printf("%s: more bytes at every level never cost less energy%s%s\n",
+           energy_bad ? "FAIL" : "PASS", energy_bad ? ": cheaper " : "",
+           energy_bad ? energy_bad : "");
     if (reduction_bad || fusion_bad || energy_bad) unit_failures++;
     arena_free_all(&arena);
     return unit_finish();

@@ -15,8 +15,7 @@ static Arena arena;
  *   5 "}"                  43,   '\n' 44   len 45 */
 static const char sample[] = "op mm {\n  tile GLB: m 96;\n\tx = y;\na\0b = c;\n}\n";
 
-static const char *render(const SourceManager *sm, const DiagSink *d, bool color,
-                          bool json) {
+static const char *render(const SourceManager *sm, const DiagSink *d, bool color, bool json) {
     FILE *out = tmpfile();
     if (json)
         diags_render_json(out, sm, d);
@@ -48,8 +47,7 @@ static Fixture *fixture(void) {
 static void test_single_line(void) {
     Fixture *fx = fixture();
     Diag *g = diag_error(&fx->d, (Span){0, 22, 24}, "E0304",
-                         "tile m %d does not divide the per-instance extent %d",
-                         96, 256);
+                         "tile m %d does not divide the per-instance extent %d", 96, 256);
     diag_help(g, &fx->d, "divisors near 96: 64, 128");
     /* "96" starts at byte 22, line 2 starts at 8: column 15, so 14 spaces
      * before the caret; gutter: line numbers in 4 columns after one space */
@@ -253,8 +251,7 @@ static void test_cap(void) {
     CHECK(json_is_array(root) && json_array_size(root) == 52,
           "JSON: 51 diagnostics and the cap note");
     json_t *last = json_array_get(root, 51);
-    CHECK_STR(json_string_value(json_object_get(last, "severity")), "note",
-              "JSON cap severity");
+    CHECK_STR(json_string_value(json_object_get(last, "severity")), "note", "JSON cap severity");
     CHECK_STR(json_string_value(json_object_get(last, "code")), "E0199", "JSON cap code");
     CHECK(json_is_null(json_object_get(last, "file")), "JSON cap has no file");
     json_decref(root);
@@ -282,10 +279,8 @@ static void test_json(void) {
     CHECK(json_integer_value(json_object_get(first, "line")) == 2, "JSON line");
     CHECK(json_integer_value(json_object_get(first, "column")) == 15, "JSON column");
     CHECK(json_integer_value(json_object_get(first, "end_line")) == 2, "JSON end line");
-    CHECK(json_integer_value(json_object_get(first, "end_column")) == 17,
-          "JSON end column");
-    CHECK_STR(json_string_value(json_object_get(first, "severity")), "error",
-              "JSON severity");
+    CHECK(json_integer_value(json_object_get(first, "end_column")) == 17, "JSON end column");
+    CHECK_STR(json_string_value(json_object_get(first, "severity")), "error", "JSON severity");
     CHECK_STR(json_string_value(json_object_get(first, "code")), "E0304", "JSON code");
     CHECK_STR(json_string_value(json_object_get(first, "message")), "tile m 96 ?",
               "JSON replaces invalid UTF-8");
@@ -298,11 +293,10 @@ static void test_json(void) {
           "JSON label span");
     CHECK_STR(json_string_value(json_object_get(label, "message")), "tile here",
               "JSON label message");
-    CHECK_STR(json_string_value(json_array_get(json_object_get(first, "notes"), 0)),
-              "note one", "JSON note");
+    CHECK_STR(json_string_value(json_array_get(json_object_get(first, "notes"), 0)), "note one",
+              "JSON note");
     CHECK(json_array_size(json_object_get(first, "helps")) == 2 &&
-              strcmp(json_string_value(
-                         json_array_get(json_object_get(first, "helps"), 1)),
+              strcmp(json_string_value(json_array_get(json_object_get(first, "helps"), 1)),
                      "help two") == 0,
           "JSON helps");
     json_t *second = json_array_get(root, 1);

@@ -10,6 +10,7 @@
  *  - the bit sets past one word;
  *  - `fuse ?` over 300 statements under a budget of 1 MiB: E0380. */
 #include "passes/optimize.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <math.h>
@@ -49,12 +50,7 @@ static char *fix_first(char *t) {
 }
 
 static Program *load(Arena *arena, SourceManager *sm, DiagSink *diags, const char *text) {
-    sources_init(sm, arena);
-    diags_init(diags, arena);
-    SourceFile *f = sources_add(sm, "gen.cmt", text, strlen(text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    return check_program(arena, sm, diags, f, &opts);
+    return unit_load_named(arena, sm, diags, "gen.cmt", text);
 }
 
 static bool has_code(const DiagSink *d, const char *code, const char *text) {

@@ -6,6 +6,7 @@
  * nodes between groups, capacity excess at the tile line, holes. */
 #include "backend/emit.h"
 #include "passes/passes.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <stdlib.h>
@@ -15,9 +16,11 @@ static const char *program_text =
     "arch chip {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 32 B/cycle; energy 10 pJ/B; }\n"
-    "  cluster chips[x = 2, y = 2] mesh { link_bandwidth 16 B/cycle; hop_latency 5 cycles; link_energy 1 pJ/B; }\n"
+    "  cluster chips[x = 2, y = 2] mesh { link_bandwidth 16 B/cycle; hop_latency 5 cycles; "
+    "link_energy 1 pJ/B; }\n"
     "  memory GLB { capacity 256 KiB; bandwidth 256 B/cycle; energy 1 pJ/B; }\n"
-    "  cluster cores[c = 4] ring { link_bandwidth 32 B/cycle; hop_latency 2 cycles; link_energy 0.5 pJ/B; }\n"
+    "  cluster cores[c = 4] ring { link_bandwidth 32 B/cycle; hop_latency 2 cycles; link_energy "
+    "0.5 pJ/B; }\n"
     "  memory BUF { capacity 64 KiB; bandwidth 512 B/cycle; energy 0.1 pJ/B; }\n"
     "  compute mac matrix { throughput 256 MAC/cycle; energy 0.2 pJ/MAC; }\n"
     "  compute simd vector { throughput 16 op/cycle; energy 0.5 pJ/op; cost exp 4; }\n"
@@ -57,10 +60,7 @@ static Program *program;
 static Arena arena;
 
 static const Schedule *lowered(const char *name) {
-    for (int i = 0; i < program->mapping_count; i++)
-        if (strcmp(program->mappings[i]->name, name) == 0)
-            return lower_mapping(&arena, program->mappings[i], true, NULL);
-    return NULL;
+    return unit_lowered(&arena, program, name);
 }
 
 /* The first collective of `kind` on `tensor` (any kind when kind < 0). */
@@ -90,12 +90,8 @@ static bool dims_are(const Schedule *s, const SchedNode *n, const char *a, const
 int main(void) {
     SourceManager sm;
     DiagSink diags;
-    sources_init(&sm, &arena);
-    diags_init(&diags, &arena);
-    SourceFile *f = sources_add(&sm, "lowering.cmt", program_text, strlen(program_text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    program = check_program(&arena, &sm, &diags, f, &opts);
+    program = unit_load_named(&arena, &sm, &diags, "lowering.cmt", program_text);
+    const SourceFile *f = sm.count > 0 ? sm.files[0] : NULL;
     if (diags.error_count) diags_render_text(stdout, &sm, &diags, (DiagRenderOptions){false});
     CHECK(program && diags.error_count == 0, "lowering program checks");
     if (!program || diags.error_count) return unit_finish();
@@ -106,13 +102,15 @@ int main(void) {
     const SchedNode *ar_max = coll(s, CK_ALLREDUCE, "mx");
     CHECK(ar_max && ar_max->reduce_op == RO_MAX, "fused: allreduce(max) of mx");
     CHECK(dims_are(s, ar_max, "x", "y"), "fused: allreduce of mx over (x, y)");
-    CHECK(ar_max && ar_max->reason && strstr(ar_max->reason, "n is split over (x,y) and mx reduces n"),
+    CHECK(ar_max && ar_max->reason &&
+              strstr(ar_max->reason, "n is split over (x,y) and mx reduces n"),
           "fused: the allreduce says why");
     const SchedNode *ar_sum = coll(s, CK_ALLREDUCE, "s");
     CHECK(ar_sum && ar_sum->reduce_op == RO_SUM, "fused: allreduce(sum) of s");
     /* mx has no `var` line: the widest input type, int8.  mx[16] per m
        tile: 16 B, 64 / 16 = 4 m tiles */
-    CHECK(ar_max && ar_max->bytes == 16 && ar_max->count == 4, "fused: allreduce 16 B per m tile, 4 tiles");
+    CHECK(ar_max && ar_max->bytes == 16 && ar_max->count == 4,
+          "fused: allreduce 16 B per m tile, 4 tiles");
     /* A does not depend on n: broadcast over (x, y) as it enters GLB */
     const SchedNode *bc = coll(s, CK_BROADCAST, "A");
     CHECK(dims_are(s, bc, "x", "y"), "fused: A broadcast over (x, y)");
@@ -149,10 +147,14 @@ int main(void) {
        and s on every core, so they need no broadcast over c afterwards;
        A (an input, independent of n) still does. */
     const Schedule *ng = lowered("nested_glb");
-    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "mx"), "x", "c"), "nested_glb: allreduce of mx over (x, c)");
-    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "s"), "x", "c"), "nested_glb: allreduce of s over (x, c)");
-    CHECK(ng && coll(ng, CK_BROADCAST, "mx") == NULL, "nested_glb: no broadcast of the all-reduced mx");
-    CHECK(ng && coll(ng, CK_BROADCAST, "s") == NULL, "nested_glb: no broadcast of the all-reduced s");
+    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "mx"), "x", "c"),
+          "nested_glb: allreduce of mx over (x, c)");
+    CHECK(dims_are(ng, coll(ng, CK_ALLREDUCE, "s"), "x", "c"),
+          "nested_glb: allreduce of s over (x, c)");
+    CHECK(ng && coll(ng, CK_BROADCAST, "mx") == NULL,
+          "nested_glb: no broadcast of the all-reduced mx");
+    CHECK(ng && coll(ng, CK_BROADCAST, "s") == NULL,
+          "nested_glb: no broadcast of the all-reduced s");
     bool a_over_c = false;
     for (int i = 0; ng && i < ng->node_count; i++)
         a_over_c |= ng->nodes[i].kind == SN_COLLECTIVE && ng->nodes[i].coll == CK_BROADCAST &&
@@ -188,7 +190,8 @@ int main(void) {
     diags_init(&cap, &arena);
     if (big) report_capacity(big, &cap);
     CHECK(cap.count > 0 && strcmp(cap.items[0]->code, "E0350") == 0, "too_big: E0350");
-    CHECK(cap.count > 0 && strstr(cap.items[0]->message, " over") && strstr(cap.items[0]->message, "C "),
+    CHECK(cap.count > 0 && strstr(cap.items[0]->message, " over") &&
+              strstr(cap.items[0]->message, "C "),
           "too_big: message has footprint by tensor and excess");
     CHECK(cap.count > 0 && cap.items[0]->span.file == f->id, "too_big: points into the file");
     if (cap.count > 0) {
@@ -241,7 +244,8 @@ int main(void) {
     const IrMapping *hm = NULL;
     for (int i = 0; i < program->mapping_count; i++)
         if (strcmp(program->mappings[i]->name, "holes") == 0) hm = program->mappings[i];
-    CHECK(hm && evaluate_mapping(hm, NULL, &eh) == EVAL_INCOMPLETE, "holes: evaluate says incomplete");
+    CHECK(hm && evaluate_mapping(hm, NULL, &eh) == EVAL_INCOMPLETE,
+          "holes: evaluate says incomplete");
 
     /* the complete mapping printed back in .cmt syntax means the same:
        checking it again gives the same latency and energy */
@@ -252,17 +256,15 @@ int main(void) {
             if (strcmp(program->mappings[i]->name, round_trip[k]) == 0) orig = program->mappings[i];
         if (!orig) continue;
         const char *body = mapping_to_cmt(&arena, orig);
-        char *text = arena_printf(&arena, "%smapping again for gemm_softmax on chip { %s }\n", program_text, body);
+        char *text = arena_printf(&arena, "%smapping again for gemm_softmax on chip { %s }\n",
+                                  program_text, body);
         char *cut = strstr(text, "mapping fused for");
         /* keep the arch and op, drop the original mappings */
         char *again = strstr(text, "mapping again");
         memmove(cut, again, strlen(again) + 1);
         SourceManager sm2;
         DiagSink d2;
-        sources_init(&sm2, &arena);
-        diags_init(&d2, &arena);
-        SourceFile *f2 = sources_add(&sm2, "again.cmt", text, strlen(text));
-        Program *p2 = check_program(&arena, &sm2, &d2, f2, &opts);
+        Program *p2 = unit_load_named(&arena, &sm2, &d2, "again.cmt", text);
         bool ok = p2 && d2.error_count == 0 && p2->mapping_count == 1;
         EvalResult e1, e2;
         if (ok) {
@@ -272,7 +274,8 @@ int main(void) {
                  fabs(e1.energy_j - e2.energy_j) <= 1e-12 * e1.energy_j;
         }
         if (!ok) printf("  mapping text: %s\n", body);
-        CHECK(ok, arena_printf(&arena, "round trip of the complete mapping text: %s", round_trip[k]));
+        CHECK(ok,
+              arena_printf(&arena, "round trip of the complete mapping text: %s", round_trip[k]));
     }
 
     /* dump after a pass names it and is stable text */

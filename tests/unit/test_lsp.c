@@ -49,7 +49,8 @@ static void test_positions(void) {
     sources_init(&sm, &A);
     /* line 0: "a\xc3\xa9b" (é: 2 bytes, 1 unit); line 1: emoji (4 bytes,
      * 2 units) then x; line 2 ends with \r\n; line 3 empty at the end */
-    SourceFile *f = file_of(&sm, "a\xc3\xa9" "b\n\xf0\x9f\x98\x80x\nab\r\n");
+    SourceFile *f = file_of(&sm, "a\xc3\xa9"
+                                 "b\n\xf0\x9f\x98\x80x\nab\r\n");
     uint32_t line, col;
     lsp_position_of(f, 3, true, &line, &col);
     CHECK(line == 0 && col == 2, "pos_after_e_acute_utf16");
@@ -91,17 +92,25 @@ static void test_positions(void) {
     CHECK(lsp_offset_of(h, 0, 3, false) == 3, "off_lone_cr_is_text");
 
     /* invalid UTF-8 counts one unit per byte */
-    SourceFile *g = file_of(&sm, "\xff\xfe" "ab");
+    SourceFile *g = file_of(&sm, "\xff\xfe"
+                                 "ab");
     lsp_position_of(g, 3, true, &line, &col);
     CHECK(col == 3, "pos_invalid_utf8_one_unit_per_byte");
 }
 
 static void test_utf8_clean(void) {
     CHECK_STR(lsp_utf8_clean(&A, "ok \xc3\xa9", 5), "ok \xc3\xa9", "clean_valid_kept");
-    CHECK_STR(lsp_utf8_clean(&A, "a\xff" "b", 3), "a\xef\xbf\xbd" "b", "clean_invalid_replaced");
+    CHECK_STR(lsp_utf8_clean(&A,
+                             "a\xff"
+                             "b",
+                             3),
+              "a\xef\xbf\xbd"
+              "b",
+              "clean_invalid_replaced");
     CHECK_STR(lsp_utf8_clean(&A, "\xed\xa0\x80", 3), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
               "clean_surrogate_replaced");
-    CHECK_STR(lsp_utf8_clean(&A, "\xc0\xaf", 2), "\xef\xbf\xbd\xef\xbf\xbd", "clean_overlong_replaced");
+    CHECK_STR(lsp_utf8_clean(&A, "\xc0\xaf", 2), "\xef\xbf\xbd\xef\xbf\xbd",
+              "clean_overlong_replaced");
 }
 
 static void test_find_header(void) {

@@ -73,7 +73,8 @@ static void test_layouts(void) {
     CHECK_STR(fmt("op o {\n\n  in A[4] : fp16;\n\n}\n"), "op o {\n  in A[4] : fp16;\n}\n",
               "fmt_no_blank_at_block_edges");
     CHECK_STR(fmt("arch a { cost exp 4, // e\n rsqrt 2; }"),
-              "arch a {\n  cost exp 4, // e\n      rsqrt 2;\n}\n", "fmt_line_comment_inside_statement");
+              "arch a {\n  cost exp 4, // e\n      rsqrt 2;\n}\n",
+              "fmt_line_comment_inside_statement");
     CHECK_STR(fmt(""), "", "fmt_empty_file");
     CHECK_STR(fmt("const A = ;"), "<error>", "fmt_syntax_error_refused");
     /* idempotence on a file with every construct */

@@ -21,8 +21,7 @@ int main(void) {
     CHECK(int_of("1_000_000", &v) && v == 1000000, "int with separators");
     CHECK(int_of("1_0", &v) && v == 10, "int with one separator");
     CHECK(int_of("9223372036854775807", &v) && v == INT64_MAX, "int64 max");
-    CHECK(int_of("9_223_372_036_854_775_807", &v) && v == INT64_MAX,
-          "int64 max with separators");
+    CHECK(int_of("9_223_372_036_854_775_807", &v) && v == INT64_MAX, "int64 max with separators");
     v = 42;
     CHECK(!int_of("9223372036854775808", &v), "int64 max + 1 overflows");
     CHECK(v == 42, "overflow leaves the output alone");
@@ -86,8 +85,7 @@ int main(void) {
     CHECK(!checked_sub(0, INT64_MIN, &r), "negating min overflows");
     CHECK(checked_mul(4096, 4096, &r) && r == 16777216, "mul 4096^2 = 2^24");
     CHECK(checked_mul(-3, 7, &r) && r == -21, "mul negative");
-    CHECK(checked_mul(3037000499LL, 3037000499LL, &r) &&
-              r == 9223372030926249001LL,
+    CHECK(checked_mul(3037000499LL, 3037000499LL, &r) && r == 9223372030926249001LL,
           "mul just below max"); /* 3037000499^2 = 9223372030926249001 */
     CHECK(!checked_mul(3037000500LL, 3037000500LL, &r),
           "mul just above max"); /* 3037000500^2 = 9223372037000250000 > max */

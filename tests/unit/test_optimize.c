@@ -11,6 +11,7 @@
  *  - an infeasible space fails with E0370, naming the conflicting tile;
  *  - the solver record is filled (rows, columns, method, status). */
 #include "passes/passes.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <stdlib.h>
@@ -20,8 +21,10 @@ static const char *base_text =
     "arch grid {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 12 pJ/B; }\n"
-    "  cluster g[x = 2, y = 2] mesh { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy 1 pJ/B; }\n"
-    "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; }\n"
+    "  cluster g[x = 2, y = 2] mesh { link_bandwidth 8 B/cycle; hop_latency 4 cycles; link_energy "
+    "1 pJ/B; }\n"
+    "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; "
+    "}\n"
     "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
     "  compute simd vector { throughput 8 op/cycle; energy 0.25 pJ/op; cost exp 4; }\n"
     "}\n"
@@ -41,12 +44,7 @@ static const char *base_text =
 static const char *objectives[] = {"latency", "energy", "edp"};
 
 static Program *load(Arena *arena, SourceManager *sm, DiagSink *diags, const char *text) {
-    sources_init(sm, arena);
-    diags_init(diags, arena);
-    SourceFile *f = sources_add(sm, "gen.cmt", text, strlen(text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    return check_program(arena, sm, diags, f, &opts);
+    return unit_load_named(arena, sm, diags, "gen.cmt", text);
 }
 
 static double objective(const char *obj, double lat, double en) {
@@ -113,8 +111,10 @@ int main(void) {
         if (ev1 && ev2) {
             double v1 = objective(objs[i], e1.latency_s, e1.energy_j);
             double v2 = objective(objs[i], e2.latency_s, e2.energy_j);
-            if (fabs(v1 - v2) <= 1e-9 * fabs(v2)) exact++;
-            else if (!first_bad) first_bad = names[i];
+            if (fabs(v1 - v2) <= 1e-9 * fabs(v2))
+                exact++;
+            else if (!first_bad)
+                first_bad = names[i];
             if (fabs(r1.objective - v1) <= 1e-9 * fabs(v1)) model_exact++;
             double lat = 0, en = 0;
             for (int g = 0; g < e1.group_count; g++) {
@@ -147,7 +147,8 @@ int main(void) {
         "arch grid {\n"
         "  clock 1 GHz;\n"
         "  memory DRAM { bandwidth 16 B/cycle; read_energy 10 pJ/B; write_energy 12 pJ/B; }\n"
-        "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 pJ/B; }\n"
+        "  memory GLB { capacity 2 KiB; bandwidth 64 B/cycle; read_energy 1 pJ/B; write_energy 2 "
+        "pJ/B; }\n"
         "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
         "}\n"
         "op mm<M = 64, N = 64, K = 64> {\n"

@@ -40,9 +40,11 @@ static void test_quantities(void) {
     CHECK_NEAR(m->decls[2]->u.const_value->u.quantity.value, 0.25e-12, 1e-9, "pJ/MAC");
     CHECK(m->decls[3]->u.const_value->u.quantity.dim.num == BU_CYCLE, "cycles keep their own base");
     CHECK(m->decls[4]->u.const_value->kind == EX_INT &&
-          m->decls[4]->u.const_value->u.int_value == 1048576, "underscored integer");
+              m->decls[4]->u.const_value->u.int_value == 1048576,
+          "underscored integer");
     CHECK(m->decls[5]->u.const_value->kind == EX_REAL &&
-          m->decls[5]->u.const_value->u.real_value == 2.5e9, "real with exponent");
+              m->decls[5]->u.const_value->u.real_value == 2.5e9,
+          "real with exponent");
 }
 
 static void test_not_a_unit(void) {
@@ -52,24 +54,26 @@ static void test_not_a_unit(void) {
     ArchItem *it = m->decls[0]->u.arch.items[0];
     Attr *at = it->body.items[0];
     CHECK(at->value_count == 2 && at->values[0]->u.int_value == 32 &&
-          at->values[1]->u.int_value == 32, "array rows and columns");
+              at->values[1]->u.int_value == 32,
+          "array rows and columns");
 }
 
 static void test_op(void) {
-    Module *m = parse(
-        "op gs<M = 256, N> {\n"
-        "  in A[M, K] : int8;\n"
-        "  var C : fp16;\n"
-        "  C[m, n] = A[m, k] * B[k, n];\n"
-        "  s[m] = sum(n) e[m, n] * 2;\n"
-        "  mx[m] = max(C[m, n], 0) - 1;\n"
-        "}\n");
+    Module *m = parse("op gs<M = 256, N> {\n"
+                      "  in A[M, K] : int8;\n"
+                      "  var C : fp16;\n"
+                      "  C[m, n] = A[m, k] * B[k, n];\n"
+                      "  s[m] = sum(n) e[m, n] * 2;\n"
+                      "  mx[m] = max(C[m, n], 0) - 1;\n"
+                      "}\n");
     CHECK(diags.error_count == 0, "op parses");
     OpDecl *op = &m->decls[0]->u.op;
     CHECK(op->param_count == 2 && op->params[0].default_value &&
-          op->params[1].default_value == NULL, "params with and without default");
+              op->params[1].default_value == NULL,
+          "params with and without default");
     CHECK(op->tensor_count == 2 && op->tensors[1]->role == TR_VAR &&
-          op->tensors[1]->type == ET_FP16, "in and var declarations");
+              op->tensors[1]->type == ET_FP16,
+          "in and var declarations");
     CHECK(op->stmt_count == 3, "three statements");
     Stmt *c = op->stmts[0];
     CHECK(c->indices.count == 2 && c->rhs->kind == EX_BINARY && c->rhs->u.binary.op == '*',
@@ -77,31 +81,33 @@ static void test_op(void) {
     /* the prefix covers the whole right side: sum(n) (e[m, n] * 2) */
     Expr *s = op->stmts[1]->rhs;
     CHECK(s->kind == EX_REDUCE && s->u.reduce.indices.count == 1 &&
-          s->u.reduce.body->kind == EX_BINARY, "reduction hoisted over the product");
+              s->u.reduce.body->kind == EX_BINARY,
+          "reduction hoisted over the product");
     CHECK_STR(span_text(s->span), "sum(n) e[m, n] * 2", "hoisted span covers the side");
     /* two-argument max is a call, not a reduction */
     Expr *mx = op->stmts[2]->rhs;
     CHECK(mx->kind == EX_BINARY && mx->u.binary.lhs->kind == EX_CALL &&
-          mx->u.binary.lhs->u.call.arg_count == 2, "max(a, b) - x is the function");
+              mx->u.binary.lhs->u.call.arg_count == 2,
+          "max(a, b) - x is the function");
 }
 
 static void test_mapping(void) {
-    Module *m = parse(
-        "mapping f for gs<M = 512> on edge {\n"
-        "  spatial n -> (x, y), ? -> z;\n"
-        "  spatial for C, mx: n -> ?;\n"
-        "  tile GLB: m 64, n ?, ? 8;\n"
-        "  order GLB: ?;\n"
-        "  fuse C, mx at GLB;\n"
-        "  fuse ?;\n"
-        "  overlap none; objective edp; repeat 96;\n"
-        "}\n");
+    Module *m = parse("mapping f for gs<M = 512> on edge {\n"
+                      "  spatial n -> (x, y), ? -> z;\n"
+                      "  spatial for C, mx: n -> ?;\n"
+                      "  tile GLB: m 64, n ?, ? 8;\n"
+                      "  order GLB: ?;\n"
+                      "  fuse C, mx at GLB;\n"
+                      "  fuse ?;\n"
+                      "  overlap none; objective edp; repeat 96;\n"
+                      "}\n");
     CHECK(diags.error_count == 0, "mapping parses");
     MappingDecl *md = &m->decls[0]->u.mapping;
     CHECK(md->binding_count == 1 && md->item_count == 9, "bindings and items");
     MapItem *sp = md->items[0];
-    CHECK(sp->kind == MI_SPATIAL && sp->assign_count == 2 &&
-          sp->assigns[0].dims.count == 2 && sp->assigns[1].index.hole, "spatial assigns");
+    CHECK(sp->kind == MI_SPATIAL && sp->assign_count == 2 && sp->assigns[0].dims.count == 2 &&
+              sp->assigns[1].index.hole,
+          "spatial assigns");
     CHECK(md->items[1]->stmts.count == 2 && md->items[1]->assigns[0].dims.items[0].hole,
           "per-statement spatial with a dim hole");
     MapItem *t = md->items[2];

@@ -9,6 +9,7 @@
  * tile broadcast piece by piece while its producer fills it, and a
  * relayout over two cluster dims at once. */
 #include "passes/passes.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <string.h>
@@ -128,10 +129,7 @@ static Program *program;
 static Arena arena;
 
 static const Schedule *lowered(const char *name) {
-    for (int i = 0; i < program->mapping_count; i++)
-        if (strcmp(program->mappings[i]->name, name) == 0)
-            return lower_mapping(&arena, program->mappings[i], true, NULL);
-    return NULL;
+    return unit_lowered(&arena, program, name);
 }
 
 /* The footprint of a tensor in a memory of group 0, or NULL. */
@@ -157,13 +155,8 @@ static const SchedNode *node_of(const Schedule *s, SchedKind kind, const char *t
 int main(void) {
     SourceManager sm;
     DiagSink diags;
-    sources_init(&sm, &arena);
-    diags_init(&diags, &arena);
     const char *text = arena_printf(&arena, "%s%s", program_text, program_text_2);
-    SourceFile *f = sources_add(&sm, "soundness.cmt", text, strlen(text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    program = check_program(&arena, &sm, &diags, f, &opts);
+    program = unit_load_named(&arena, &sm, &diags, "soundness.cmt", text);
     CHECK(program && diags.error_count == 0, "soundness program checks");
     if (!program || diags.error_count) return unit_finish();
 

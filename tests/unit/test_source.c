@@ -19,8 +19,7 @@
  *   18 e  19 n  20 d            len 21 */
 static const char sample[] = "ab\r\nc\xC3\xA9\xF0\x9F\x98\x80x\n\xFF\xFE z\nend";
 
-static void expect_line_col(const SourceFile *f, uint32_t offset, uint32_t line,
-                            uint32_t col) {
+static void expect_line_col(const SourceFile *f, uint32_t offset, uint32_t line, uint32_t col) {
     uint32_t got_line = 0, got_col = 0;
     source_line_col(f, offset, &got_line, &got_col);
     char name[96];
@@ -35,19 +34,18 @@ static void test_lines(void) {
     SourceFile *f = sources_add(&sm, "sample.cmt", sample, sizeof sample - 1);
     CHECK(f && f->len == 21, "sample length 21");
     CHECK(f->line_count == 4, "sample has 4 lines");
-    CHECK(f->line_starts[0] == 0 && f->line_starts[1] == 4 &&
-              f->line_starts[2] == 13 && f->line_starts[3] == 18,
+    CHECK(f->line_starts[0] == 0 && f->line_starts[1] == 4 && f->line_starts[2] == 13 &&
+              f->line_starts[3] == 18,
           "line starts 0 4 13 18");
     CHECK(f->text[21] == '\0', "copy is NUL-terminated");
     CHECK(f->id == 0 && sources_get(&sm, 0) == f, "first file has id 0");
-    CHECK(sources_get(&sm, 1) == NULL && sources_get(&sm, -1) == NULL,
-          "unknown ids give NULL");
+    CHECK(sources_get(&sm, 1) == NULL && sources_get(&sm, -1) == NULL, "unknown ids give NULL");
     CHECK_STR(f->path, "sample.cmt", "path kept");
 
     expect_line_col(f, 0, 1, 1);
     expect_line_col(f, 1, 1, 2);
-    expect_line_col(f, 2, 1, 3);  /* the \r */
-    expect_line_col(f, 3, 1, 4);  /* the \n belongs to line 1 */
+    expect_line_col(f, 2, 1, 3); /* the \r */
+    expect_line_col(f, 3, 1, 4); /* the \n belongs to line 1 */
     expect_line_col(f, 4, 2, 1);
     expect_line_col(f, 11, 2, 8); /* x after 1 + 2 + 4 bytes */
     expect_line_col(f, 13, 3, 1);
@@ -104,8 +102,8 @@ static void test_lines(void) {
         static const uint32_t boundaries[] = {4, 5, 7, 11, 12};
         bool all = true;
         for (size_t i = 0; i < sizeof boundaries / sizeof boundaries[0]; i++)
-            all = all && source_offset_of(f, 1, source_utf16_col(f, boundaries[i]),
-                                          true) == boundaries[i];
+            all = all &&
+                  source_offset_of(f, 1, source_utf16_col(f, boundaries[i]), true) == boundaries[i];
         CHECK(all, "utf16 round trip on line 2");
     }
     arena_free_all(&a);
@@ -123,8 +121,7 @@ static void test_edge_files(void) {
 
     SourceFile *nul = sources_add(&sm, "nul", "a\0b\nc", 5);
     CHECK(nul->id == 1, "second file has id 1");
-    CHECK(nul->len == 5 && nul->text[1] == '\0' && nul->text[2] == 'b',
-          "NUL byte kept");
+    CHECK(nul->len == 5 && nul->text[1] == '\0' && nul->text[2] == 'b', "NUL byte kept");
     CHECK(nul->line_count == 2 && nul->line_starts[1] == 4, "NUL is not a line end");
     expect_line_col(nul, 2, 1, 3);
 
@@ -142,8 +139,7 @@ static void test_edge_files(void) {
     CHECK(crlf_only->line_count == 3 && len == 0, "empty CRLF lines");
 
     for (int i = 0; i < 20; i++) sources_add(&sm, "many", "m", 1);
-    CHECK(sm.count == 25 && sources_get(&sm, 24)->id == 24,
-          "the file table grows");
+    CHECK(sm.count == 25 && sources_get(&sm, 24)->id == 24, "the file table grows");
     arena_free_all(&a);
 }
 
@@ -166,8 +162,7 @@ static void test_load(void) {
     SourceManager sm;
     sources_init(&sm, &a);
     SourceFile *f = sources_load(&sm, path);
-    CHECK(f && f->len == N && memcmp(f->text, data, N) == 0,
-          "loaded bytes are exact");
+    CHECK(f && f->len == N && memcmp(f->text, data, N) == 0, "loaded bytes are exact");
     CHECK(f && f->text[N] == '\0', "loaded text NUL-terminated");
     /* a '\n' at every multiple of 7 in [0, N): ceil(200000 / 7) = 28572,
      * plus the first line */

@@ -7,8 +7,7 @@ int main(void) {
     CHECK(edit_distance("", "abc") == 3, "empty to abc: 3 inserts");
     CHECK(edit_distance("abc", "") == 3, "abc to empty: 3 deletes");
     CHECK(edit_distance("GLB", "GLB") == 0, "equal");
-    CHECK(edit_distance("kitten", "sitting") == 3,
-          "kitten/sitting: k->s, e->i, +g");
+    CHECK(edit_distance("kitten", "sitting") == 3, "kitten/sitting: k->s, e->i, +g");
     CHECK(edit_distance("flaw", "lawn") == 2, "flaw/lawn: -f, +n");
     CHECK(edit_distance("DRAM", "dram") == 4, "case-sensitive: 4 substitutions");
     CHECK(edit_distance("tile", "tiel") == 2, "transposition costs 2");
@@ -40,8 +39,7 @@ int main(void) {
     /* an exact match is ignored, not suggested */
     CHECK(spell_suggest("GLB", levels, 5) == NULL, "exact name ignored");
 
-    static const char *const keys[] = {"bandwidth", "capacity", "read_energy",
-                                       "write_energy"};
+    static const char *const keys[] = {"bandwidth", "capacity", "read_energy", "write_energy"};
     /* "bandwdth": 1 insert -> bandwidth (len 8, cutoff 3) */
     CHECK_STR(spell_suggest("bandwdth", keys, 4), "bandwidth", "long name, one edit");
     /* "capaciti": 1 substitution */

@@ -8,8 +8,7 @@ static bool parse(const char *text, UnitDim *dim, double *scale) {
 }
 
 /* Checks that `text` parses to num/den with the given scale. */
-static void expect_unit(const char *text, BaseUnit num, BaseUnit den,
-                        double scale) {
+static void expect_unit(const char *text, BaseUnit num, BaseUnit den, double scale) {
     UnitDim dim = {0, 0};
     double got = 0;
     char name[96];
@@ -29,8 +28,7 @@ static void expect_reject(const char *text) {
     CHECK(!parse(text, &dim, &scale), name);
 }
 
-static void expect_format(double value, BaseUnit num, BaseUnit den,
-                          const char *expected) {
+static void expect_format(double value, BaseUnit num, BaseUnit den, const char *expected) {
     Arena a = {0};
     char name[96];
     snprintf(name, sizeof name, "format %g as %s", value, expected);
@@ -48,15 +46,15 @@ int main(void) {
     expect_unit("TB", BU_BYTE, BU_NONE, 1e12);
     expect_unit("PB", BU_BYTE, BU_NONE, 1e15);
     expect_unit("KiB", BU_BYTE, BU_NONE, 1024);
-    expect_unit("MiB", BU_BYTE, BU_NONE, 1048576);          /* 2^20 */
-    expect_unit("GiB", BU_BYTE, BU_NONE, 1073741824);       /* 2^30 */
-    expect_unit("TiB", BU_BYTE, BU_NONE, 1099511627776.0);  /* 2^40 */
+    expect_unit("MiB", BU_BYTE, BU_NONE, 1048576);            /* 2^20 */
+    expect_unit("GiB", BU_BYTE, BU_NONE, 1073741824);         /* 2^30 */
+    expect_unit("TiB", BU_BYTE, BU_NONE, 1099511627776.0);    /* 2^40 */
     expect_unit("PiB", BU_BYTE, BU_NONE, 1125899906842624.0); /* 2^50 */
     expect_unit("bit", BU_BYTE, BU_NONE, 0.125);
-    expect_unit("kbit", BU_BYTE, BU_NONE, 125);       /* 1000 / 8 */
-    expect_unit("Mbit", BU_BYTE, BU_NONE, 125000);    /* 10^6 / 8 */
-    expect_unit("Gbit", BU_BYTE, BU_NONE, 1.25e8);    /* 10^9 / 8 */
-    expect_unit("Tbit", BU_BYTE, BU_NONE, 1.25e11);   /* 10^12 / 8 */
+    expect_unit("kbit", BU_BYTE, BU_NONE, 125);     /* 1000 / 8 */
+    expect_unit("Mbit", BU_BYTE, BU_NONE, 125000);  /* 10^6 / 8 */
+    expect_unit("Gbit", BU_BYTE, BU_NONE, 1.25e8);  /* 10^9 / 8 */
+    expect_unit("Tbit", BU_BYTE, BU_NONE, 1.25e11); /* 10^12 / 8 */
     /* time */
     expect_unit("s", BU_SECOND, BU_NONE, 1);
     expect_unit("ms", BU_SECOND, BU_NONE, 1e-3);
@@ -98,10 +96,10 @@ int main(void) {
     expect_unit("GiB/s", BU_BYTE, BU_SECOND, 1073741824);
     expect_unit("B/cycle", BU_BYTE, BU_CYCLE, 1);
     expect_unit("KiB/cycle", BU_BYTE, BU_CYCLE, 1024);
-    expect_unit("kB/ns", BU_BYTE, BU_SECOND, 1e12);     /* 1e3 / 1e-9 */
-    expect_unit("Mbit/s", BU_BYTE, BU_SECOND, 125000);  /* 1e6/8 / 1 */
+    expect_unit("kB/ns", BU_BYTE, BU_SECOND, 1e12);    /* 1e3 / 1e-9 */
+    expect_unit("Mbit/s", BU_BYTE, BU_SECOND, 125000); /* 1e6/8 / 1 */
     expect_unit("pJ/B", BU_JOULE, BU_BYTE, 1e-12);
-    expect_unit("pJ/bit", BU_JOULE, BU_BYTE, 8e-12);    /* 1e-12 / (1/8) */
+    expect_unit("pJ/bit", BU_JOULE, BU_BYTE, 8e-12); /* 1e-12 / (1/8) */
     expect_unit("nJ/KiB", BU_JOULE, BU_BYTE, 1e-9 / 1024);
     expect_unit("pJ/MAC", BU_JOULE, BU_MAC, 1e-12);
     expect_unit("pJ/op", BU_JOULE, BU_OP, 1e-12);
@@ -111,7 +109,7 @@ int main(void) {
     expect_unit("FLOPs/cycle", BU_FLOP, BU_CYCLE, 1);
     expect_unit("TFLOP/s", BU_FLOP, BU_SECOND, 1e12);
     expect_unit("GMAC/s", BU_MAC, BU_SECOND, 1e9);
-    expect_unit("Gop/ns", BU_OP, BU_SECOND, 1e18);      /* 1e9 / 1e-9 */
+    expect_unit("Gop/ns", BU_OP, BU_SECOND, 1e18); /* 1e9 / 1e-9 */
 
     /* rejections: unknown words, wrong case, bad compositions, spaces */
     expect_reject("");
@@ -144,8 +142,7 @@ int main(void) {
         double scale = 0;
         CHECK(unit_parse("KiBx", 3, &dim, &scale) && scale == 1024,
               "unit_parse uses the given length");
-        CHECK(!unit_parse("KiB\0", 4, &dim, &scale),
-              "unit_parse rejects an embedded NUL");
+        CHECK(!unit_parse("KiB\0", 4, &dim, &scale), "unit_parse rejects an embedded NUL");
         CHECK(!unit_parse("KiB", 0, &dim, &scale), "unit_parse rejects length 0");
     }
 
@@ -159,20 +156,29 @@ int main(void) {
     CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_NONE}), "MAC count", "describe MAC count");
     CHECK_STR(unit_dim_describe((UnitDim){BU_OP, BU_NONE}), "op count", "describe op count");
     CHECK_STR(unit_dim_describe((UnitDim){BU_BYTE, BU_SECOND}), "bandwidth", "describe bandwidth");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_BYTE, BU_CYCLE}), "bandwidth", "describe bandwidth per cycle");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_BYTE}), "energy per byte", "describe energy per byte");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_MAC}), "energy per MAC", "describe energy per MAC");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_OP}), "energy per op", "describe energy per op");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_FLOP}), "energy per FLOP", "describe energy per FLOP");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_CYCLE}), "MAC throughput", "describe MAC throughput");
-    CHECK_STR(unit_dim_describe((UnitDim){BU_FLOP, BU_SECOND}), "FLOP throughput", "describe FLOP throughput");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_BYTE, BU_CYCLE}), "bandwidth",
+              "describe bandwidth per cycle");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_BYTE}), "energy per byte",
+              "describe energy per byte");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_MAC}), "energy per MAC",
+              "describe energy per MAC");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_OP}), "energy per op",
+              "describe energy per op");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_JOULE, BU_FLOP}), "energy per FLOP",
+              "describe energy per FLOP");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_MAC, BU_CYCLE}), "MAC throughput",
+              "describe MAC throughput");
+    CHECK_STR(unit_dim_describe((UnitDim){BU_FLOP, BU_SECOND}), "FLOP throughput",
+              "describe FLOP throughput");
     {
         /* the units E0219 names a value's range in */
         Arena si = {0};
         CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_BYTE, BU_SECOND}), "B/s", "SI name B/s");
-        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_BYTE, BU_CYCLE}), "B/cycle", "SI name B/cycle");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_BYTE, BU_CYCLE}), "B/cycle",
+                  "SI name B/cycle");
         CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_JOULE, BU_BYTE}), "J/B", "SI name J/B");
-        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_MAC, BU_CYCLE}), "MAC/cycle", "SI name MAC/cycle");
+        CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_MAC, BU_CYCLE}), "MAC/cycle",
+                  "SI name MAC/cycle");
         CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_SECOND, BU_NONE}), "s", "SI name s");
         CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_CYCLE, BU_NONE}), "cycles", "SI name cycles");
         CHECK_STR(unit_dim_si_name(&si, (UnitDim){BU_HERTZ, BU_NONE}), "Hz", "SI name Hz");
@@ -186,19 +192,19 @@ int main(void) {
     CHECK_STR(unit_dim_example((UnitDim){BU_JOULE, BU_NONE}), "5 pJ", "example energy");
     CHECK_STR(unit_dim_example((UnitDim){BU_BYTE, BU_SECOND}), "64 GB/s", "example bandwidth");
     CHECK_STR(unit_dim_example((UnitDim){BU_JOULE, BU_BYTE}), "20 pJ/B", "example energy per byte");
-    CHECK_STR(unit_dim_example((UnitDim){BU_JOULE, BU_MAC}), "0.25 pJ/MAC", "example energy per MAC");
+    CHECK_STR(unit_dim_example((UnitDim){BU_JOULE, BU_MAC}), "0.25 pJ/MAC",
+              "example energy per MAC");
     CHECK_STR(unit_dim_example((UnitDim){BU_JOULE, BU_OP}), "0.8 pJ/op", "example energy per op");
-    CHECK_STR(unit_dim_example((UnitDim){BU_MAC, BU_CYCLE}), "4096 MAC/cycle", "example MAC throughput");
+    CHECK_STR(unit_dim_example((UnitDim){BU_MAC, BU_CYCLE}), "4096 MAC/cycle",
+              "example MAC throughput");
     {
         /* every example must itself parse to the dimension it illustrates */
         static const UnitDim dims[] = {
-            {BU_BYTE, BU_NONE},   {BU_SECOND, BU_NONE}, {BU_CYCLE, BU_NONE},
-            {BU_HERTZ, BU_NONE},  {BU_JOULE, BU_NONE},  {BU_MAC, BU_NONE},
-            {BU_OP, BU_NONE},     {BU_FLOP, BU_NONE},   {BU_BYTE, BU_SECOND},
-            {BU_BYTE, BU_CYCLE},  {BU_JOULE, BU_BYTE},  {BU_JOULE, BU_MAC},
-            {BU_JOULE, BU_OP},    {BU_JOULE, BU_FLOP},  {BU_MAC, BU_CYCLE},
-            {BU_OP, BU_CYCLE},    {BU_FLOP, BU_CYCLE},  {BU_MAC, BU_SECOND},
-            {BU_OP, BU_SECOND},   {BU_FLOP, BU_SECOND}};
+            {BU_BYTE, BU_NONE},   {BU_SECOND, BU_NONE}, {BU_CYCLE, BU_NONE}, {BU_HERTZ, BU_NONE},
+            {BU_JOULE, BU_NONE},  {BU_MAC, BU_NONE},    {BU_OP, BU_NONE},    {BU_FLOP, BU_NONE},
+            {BU_BYTE, BU_SECOND}, {BU_BYTE, BU_CYCLE},  {BU_JOULE, BU_BYTE}, {BU_JOULE, BU_MAC},
+            {BU_JOULE, BU_OP},    {BU_JOULE, BU_FLOP},  {BU_MAC, BU_CYCLE},  {BU_OP, BU_CYCLE},
+            {BU_FLOP, BU_CYCLE},  {BU_MAC, BU_SECOND},  {BU_OP, BU_SECOND},  {BU_FLOP, BU_SECOND}};
         for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
             const char *example = unit_dim_example(dims[i]);
             const char *unit = strchr(example, ' ');
@@ -206,9 +212,7 @@ int main(void) {
             double scale;
             char name[96];
             snprintf(name, sizeof name, "example \"%s\" parses back", example);
-            CHECK(unit && parse(unit + 1, &got, &scale) &&
-                      unit_dim_eq(got, dims[i]),
-                  name);
+            CHECK(unit && parse(unit + 1, &got, &scale) && unit_dim_eq(got, dims[i]), name);
         }
     }
     CHECK(unit_dim_eq((UnitDim){BU_BYTE, BU_SECOND}, (UnitDim){BU_BYTE, BU_SECOND}),

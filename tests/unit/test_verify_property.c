@@ -34,6 +34,7 @@
  * its completed mapping) followed by the disagreement lines. */
 #include "backend/emit.h"
 #include "passes/verify.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <stdint.h>
@@ -563,12 +564,7 @@ typedef struct Stats {
 } Stats;
 
 static Program *load(Arena *arena, SourceManager *sm, DiagSink *diags, const char *text) {
-    sources_init(sm, arena);
-    diags_init(diags, arena);
-    SourceFile *f = sources_add(sm, "case.cmt", text, strlen(text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    return check_program(arena, sm, diags, f, &opts);
+    return unit_load_named(arena, sm, diags, "case.cmt", text);
 }
 
 static double time_limit(void) {

@@ -1,0 +1,29 @@
+/* program.h — loading a .cmt text and lowering its mappings, for the unit
+ * tests that check programs written inline. */
+#ifndef CMT_UNIT_PROGRAM_H
+#define CMT_UNIT_PROGRAM_H
+
+#include "passes/passes.h"
+
+#include <string.h>
+
+/* Checks `text` as a file named `name`, everything in `arena`. */
+static inline Program *unit_load_named(Arena *arena, SourceManager *sm, DiagSink *diags,
+                                       const char *name, const char *text) {
+    sources_init(sm, arena);
+    diags_init(diags, arena);
+    SourceFile *f = sources_add(sm, name, text, strlen(text));
+    CheckOptions opts;
+    memset(&opts, 0, sizeof opts);
+    return check_program(arena, sm, diags, f, &opts);
+}
+
+/* The schedule (with listing text) of the mapping called `name`, or NULL. */
+static inline const Schedule *unit_lowered(Arena *arena, const Program *p, const char *name) {
+    for (int i = 0; i < p->mapping_count; i++)
+        if (strcmp(p->mappings[i]->name, name) == 0)
+            return lower_mapping(arena, p->mappings[i], true, NULL);
+    return NULL;
+}
+
+#endif
