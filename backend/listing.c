@@ -5,6 +5,7 @@
  * collective under the loop that repeats it: bytes, time, energy, reason. */
 #include "backend/emit.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *fmt_bytes(Arena *a, double v) {
@@ -294,8 +295,11 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                 fmt_energy(a, s->energy_j), bound);
         if (r->baseline && r->baseline->latency_s > 0) {
             double ratio = r->baseline->latency_s / s->latency_s;
+            /* the word follows the printed ratio: a tie to two decimals
+             * is neither faster nor slower */
+            bool tie = fabs(ratio - 1) < 0.005;
             fprintf(out, "   vs %s %.2fx %s", r->baseline_name, ratio,
-                    ratio >= 1 ? "faster" : "(slower)");
+                    tie ? "(as fast)" : ratio > 1 ? "faster" : "(slower)");
         }
         fputc('\n', out);
         fprintf(out,

@@ -81,22 +81,29 @@ static Layout need_of(const Schedule *s, int consumer, const IrTensor *t, int d)
     return (Layout){LAY_REPLICATED, -1};
 }
 
-/* Whether a later statement of st's group reads st's result and needs it
- * whole on every instance along one of the dims dims[0..count): then the
- * partial results over those dims are combined with an allreduce (or a
- * reduce + broadcast pair), which leaves the result on every instance. */
-static bool group_needs_everywhere(const Schedule *s, int st, const int *dims, int count) {
+/* Whether a later statement reads st's result and needs it whole on every
+ * instance along one of the dims dims[0..count): then the partial results
+ * over those dims are combined with an allreduce (or a reduce + broadcast
+ * pair), which leaves the result on every instance.  A reader of st's own
+ * group counts along every dim; a reader of a later group only along the
+ * dims outside the outermost memory: there each instance keeps its own copy
+ * of the boundary tensor, and a reduce_scatter would leave every copy short
+ * of the part the reader needs (inside it, the instances write their parts
+ * into one shared memory and the reader loads what it needs). */
+static bool needs_everywhere(const Schedule *s, int st, const int *dims, int count) {
     const IrOp *op = s->op;
     const IrTensor *y = &op->tensors[op->stmts[st].out_tensor];
     for (int c = st + 1; c < op->stmt_count; c++) {
-        if (s->stmts[c].group != s->stmts[st].group) continue;
+        bool same_group = s->stmts[c].group == s->stmts[st].group;
         const IrStmt *cs = &op->stmts[c];
         bool reads = false;
         for (int q = 0; q < cs->input_count; q++)
             if (cs->inputs[q] == y->id) reads = true;
         if (!reads) continue;
         for (int j = 0; j < count; j++)
-            if (need_of(s, c, y, dims[j]).kind == LAY_REPLICATED) return true;
+            if ((same_group || sched_dim_outside(s, dims[j], 0)) &&
+                need_of(s, c, y, dims[j]).kind == LAY_REPLICATED)
+                return true;
     }
     return false;
 }
@@ -362,7 +369,7 @@ static void reductions_and_transitions(Schedule *s) {
                 eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
         if (!pc) continue;
         /* what the readers in the group need along the partial dims */
-        bool need_all = group_needs_everywhere(s, st, pd, pc);
+        bool need_all = needs_everywhere(s, st, pd, pc);
         int want_index = -1;
         bool group_reader = false;
         for (int c = st + 1; c < op->stmt_count; c++) {
@@ -432,7 +439,7 @@ static void reductions_and_transitions(Schedule *s) {
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
-                    "%s is split over %s and %s reduces %s; the group needs %s on every "
+                    "%s is split over %s and %s reduces %s; its readers need %s on every "
                     "instance (allreduce %.3g us, reduce + broadcast %.3g us)",
                     red, dl, is->name, red, y->name, ar.time_s * 1e6,
                     (rd.time_s + bc.time_s) * 1e6);
