@@ -299,7 +299,9 @@ void emit_listing(FILE *out, const CompileOutput *o) {
              * is neither faster nor slower */
             bool tie = fabs(ratio - 1) < 0.005;
             fprintf(out, "   vs %s %.2fx %s", r->baseline_name, ratio,
-                    tie ? "(as fast)" : ratio > 1 ? "faster" : "(slower)");
+                    tie         ? "(as fast)"
+                    : ratio > 1 ? "faster"
+                                : "(slower)");
         }
         fputc('\n', out);
         fprintf(out,

@@ -297,7 +297,21 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
     int D = arch->dim_count, R = y->rank;
     double tile[IR_MAX_RANK], share[IR_MAX_RANK];
     long ntiles[IR_MAX_RANK], tiles = 1, ranks = 1;
-    for (int j = 0; j < dc; j++) ranks *= arch->dims[dims[j]].size;
+    /* the busiest instance over every dim that places y's elements, not
+     * only the exchanging ones: an instance's position along a dim that
+     * splits y for one side only shifts what it holds or needs */
+    int over[SCHED_MAX_DIMS], oc = 0;
+    for (int d = 0; d < D; d++) {
+        bool places = false;
+        for (int j = 0; j < dc; j++) places |= dims[j] == d;
+        if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via))
+            for (int r = 0; r < R && !places; r++)
+                places =
+                    (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == y->index[r]) ||
+                    s->stmts[c].split[d] == sched_access_index(s, c, y->id, r);
+        if (places) over[oc++] = d;
+    }
+    for (int j = 0; j < oc; j++) ranks *= arch->dims[over[j]].size;
     double tile_bytes = sched_elem_bytes(y);
     for (int r = 0; r < R; r++) {
         share[r] = reader_share(s, c, y, r, via);
@@ -322,9 +336,9 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         double most = 0;
         for (long ri = 0; ri < ranks; ri++) {
             long left = ri;
-            for (int j = dc - 1; j >= 0; j--) {
-                coord[dims[j]] = (int)(left % arch->dims[dims[j]].size);
-                left /= arch->dims[dims[j]].size;
+            for (int j = oc - 1; j >= 0; j--) {
+                coord[over[j]] = (int)(left % arch->dims[over[j]].size);
+                left /= arch->dims[over[j]].size;
             }
             double held = 1;
             for (int r = 0; r < R && held > 0; r++) {
@@ -347,6 +361,78 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         sum += most;
     }
     return tile_bytes * sum / (double)tiles;
+}
+
+/* Whether reader c splits tensor y's dimension made along `index` over
+ * the same cluster dims outside `via` as producer p left it: then every
+ * instance's block of it coincides with the one it holds.  A reader that
+ * splits it over more dims (or fewer) takes other blocks: along a dim
+ * both split by this index, what one instance needs lies partly with
+ * another. */
+static bool same_blocks(const Schedule *s, const Layout *eff, int p, int c, const IrTensor *y,
+                        int index, int via) {
+    int D = s->arch->dim_count, r = 0;
+    while (r < y->rank && y->index[r] != index) r++;
+    if (r == y->rank) return true;
+    int ci = sched_access_index(s, c, y->id, r);
+    for (int d = 0; d < D; d++) {
+        if (s->arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
+        bool made = eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == index;
+        if (made != (s->stmts[c].split[d] == ci)) return false;
+    }
+    return true;
+}
+
+/* Whether, where reader c splits tensor y's dimension made along the
+ * index producer p split over cluster dim d into other blocks, some
+ * element an instance needs is held only by instances at another position
+ * along d: then the exchange runs along d.  (Its position along the
+ * producer's other dims may change too; those dims answer for
+ * themselves.)  Conservatively true when there are too many positions to
+ * walk. */
+static bool moves_along(const Schedule *s, const Layout *eff, int p, int c, const IrTensor *y,
+                        int d, int via) {
+    const IrArch *arch = s->arch;
+    int D = arch->dim_count, index = eff[p * D + d].index, r = 0;
+    while (r < y->rank && y->index[r] != index) r++;
+    if (r == y->rank) return true;
+    int ci = sched_access_index(s, c, y->id, r);
+    double block = producer_block(s, eff, p, index, via), share = reader_share(s, c, y, r, via);
+    /* the dims that place this dimension of y, for either side */
+    int over[SCHED_MAX_DIMS], oc = 0;
+    long positions = 1;
+    for (int e = 0; e < D; e++) {
+        if (arch->dims[e].size <= 1 || !sched_dim_outside(s, e, via)) continue;
+        bool made = eff[p * D + e].kind == LAY_SPLIT && eff[p * D + e].index == index;
+        if (made || s->stmts[c].split[e] == ci) {
+            over[oc++] = e;
+            positions *= arch->dims[e].size;
+        }
+    }
+    if (positions > 100000) return true;
+    int coord[SCHED_MAX_DIMS] = {0};
+    for (long pi = 0; pi < positions; pi++) {
+        long left = pi;
+        for (int j = oc - 1; j >= 0; j--) {
+            coord[over[j]] = (int)(left % arch->dims[over[j]].size);
+            left /= arch->dims[over[j]].size;
+        }
+        double ni = 0;
+        for (int j = 0; j < oc; j++)
+            if (s->stmts[c].split[over[j]] == ci)
+                ni = ni * (double)arch->dims[over[j]].size + coord[over[j]];
+        long first = (long)floor(ni * share / block), last = (long)ceil((ni + 1) * share / block);
+        for (long b = first; b < last; b++) {
+            /* the digit of block b for dim d: blocks are numbered over
+             * the producer's split dims, outer dims first */
+            long below = 1;
+            for (int j = oc - 1; j >= 0 && over[j] != d; j--)
+                if (eff[p * D + over[j]].kind == LAY_SPLIT && eff[p * D + over[j]].index == index)
+                    below *= arch->dims[over[j]].size;
+            if ((b / below) % arch->dims[d].size != coord[d]) return true;
+        }
+    }
+    return false;
 }
 
 static void reductions_and_transitions(Schedule *s) {
@@ -499,6 +585,7 @@ static void reductions_and_transitions(Schedule *s) {
             int tile_level = same_group && g->level > 1 ? g->level : 1;
             const IrTensor *y = &op->tensors[t];
             int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;
+            bool shifted = false;
             for (int d = 0; d < D; d++) {
                 if (arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
                 Layout have = eff[p * D + d];
@@ -508,6 +595,12 @@ static void reductions_and_transitions(Schedule *s) {
                     gather[gc++] = d;
                 else if (need.index != have.index)
                     shuffle[sc++] = d;
+                else if (!same_blocks(s, eff, p, c, y, have.index, via) &&
+                         moves_along(s, eff, p, c, y, d, via)) {
+                    /* split along the same index, but into other blocks */
+                    shuffle[sc++] = d;
+                    shifted = true;
+                }
             }
             int pos = s->stmts[c].position;
             int depth;
@@ -515,15 +608,11 @@ static void reductions_and_transitions(Schedule *s) {
              * the group, per outermost tile between groups */
             double k = sched_tiles_completed(s, g, c, y->id, same_group ? g->level : 1,
                                              g->loop_count, &depth);
-            /* bytes one instance holds as the producer left it */
+            /* bytes one instance of the memory the tensor passes through
+             * holds as the producer left it (the dims inside that memory
+             * split it further, but its instance holds all their parts) */
             double held = sched_elem_bytes(y);
-            for (int r = 0; r < y->rank; r++) {
-                double e = (double)op->indices[y->index[r]].extent;
-                for (int d = 0; d < D; d++)
-                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == y->index[r])
-                        e /= (double)arch->dims[d].size;
-                held *= e;
-            }
+            for (int r = 0; r < y->rank; r++) held *= producer_block(s, eff, p, y->index[r], via);
             double n = held / k;
             /* a tensor already regathered or reshuffled for an earlier reader
              * of the group in the same way is resident there */
@@ -540,10 +629,12 @@ static void reductions_and_transitions(Schedule *s) {
             }
             if (seen_gather) gc = 0;
             if (seen_shuffle) sc = 0;
-            if (gc && sc) {
-                /* gathered over some dims and reshuffled over others: one
-                 * exchange over all of them (each instance receives from
-                 * instances that differ in both) */
+            if (sc) {
+                /* reshuffled (into another index's blocks, or other blocks
+                 * of the same index), perhaps gathered over other dims as
+                 * well: one exchange over all of them (each instance
+                 * receives from instances that differ in any), sized by
+                 * what the busiest instance lacks of each tile */
                 int both[SCHED_MAX_DIMS], bc = 0;
                 double P = 1;
                 for (int d = 0; d < D; d++) {
@@ -555,23 +646,36 @@ static void reductions_and_transitions(Schedule *s) {
                     P *= (double)arch->dims[d].size;
                 }
                 double recv = relayout_received(s, eff, p, c, y, both, bc, via, tile_level);
-                if (recv >= 0) {
+                if (recv == 0) {
+                    /* the other blocks still lie in each instance's own */
+                    gc = sc = 0;
+                } else if (recv > 0) {
                     SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLTOALL, RO_NONE,
                                                      both, bc, recv * P / (P - 1), k, 0);
                     node->depth = depth;
                     node->received = recv;
-                    if (s->want_text)
+                    if (s->want_text && shifted && !gc)
                         node->reason = arena_printf(
                             s->arena,
-                            "%s leaves %s split along %s but %s needs it split along %s over %s: "
-                            "one exchange over all of them; the busiest instance receives %.6g B "
-                            "per tile",
+                            "%s leaves %s split along %s over %s in blocks that %s, splitting it "
+                            "over other dims as well, does not take: one exchange; the busiest "
+                            "instance receives %.6g B per tile",
+                            op->stmts[p].name, y->name,
+                            op->indices[eff[p * D + both[0]].index].name,
+                            sched_dims_text(s->arena, s, both, bc), cs->name, recv);
+                    else if (s->want_text)
+                        node->reason = arena_printf(
+                            s->arena,
+                            "%s leaves %s split along %s but %s needs it split along %s over "
+                            "%s%s; the busiest instance receives %.6g B per tile",
                             op->stmts[p].name, y->name,
                             op->indices[eff[p * D + both[0]].index].name, cs->name,
                             s->stmts[c].split[shuffle[0]] >= 0
                                 ? op->indices[s->stmts[c].split[shuffle[0]]].name
                                 : "nothing",
-                            sched_dims_text(s->arena, s, both, bc), recv);
+                            sched_dims_text(s->arena, s, both, bc),
+                            gc ? " and whole over the others: one exchange over all of them" : "",
+                            recv);
                     gc = sc = 0;
                 }
             }

@@ -123,7 +123,12 @@ static const char *program_text_2 =
     "  in A[4, 8] : fp32;\n  out s[8] : fp32;\n  var t2 : fp32;\n"
     "  t2[m, n] = A[m, n] * 2;\n  s[n] = sum(m) t2[m, n];\n}\n"
     "mapping transposed for col_sums on grid {\n"
-    "  spatial m -> xa, n -> ya;\n  spatial for s: n -> xa;\n  fuse t2, s at L1;\n}\n";
+    "  spatial m -> xa, n -> ya;\n  spatial for s: n -> xa;\n  fuse t2, s at L1;\n}\n"
+    "op shift_blocks {\n"
+    "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t2 : fp32;\n"
+    "  t2[m, n] = A[m, n] * 2;\n  B[m, n] = t2[m, n] + 1;\n}\n"
+    "mapping shifted for shift_blocks on grid {\n"
+    "  spatial n -> ya;\n  spatial for B: n -> (xa, ya);\n  fuse t2, B at L1;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -286,5 +291,20 @@ int main(void) {
     CHECK(x && x->coll == CK_ALLTOALL && x->dim_count == 2 && x->count == 1 && x->received == 64,
           "two dims at once: one alltoall of t2 over (xa,ya), 64 B to the busiest instance");
     CHECK_NEAR(x ? x->bytes : 0, 64.0 * 4 / 3, 1e-9, "two dims at once: 85.3 B in the formula");
+
+    /* t2[4,8] fp32 made with n over ya (blocks of 4 columns, the same on
+       both xa), read by B with n over (xa,ya) (blocks of 2, numbered
+       2*xa + ya): (0,0) needs columns 0-1 and holds 0-3, (1,1) needs 6-7
+       and holds 4-7, but (0,1) needs 2-3 and (1,0) needs 4-5, which the
+       other ya holds: 4 rows x 2 columns x 4 B = 32 B each.  Along the
+       same index, yet an exchange over ya (not xa: t2 is the same on both
+       xa); one tile; 32 B x 2/1 = 64 B in the formula */
+    s = lowered("shifted");
+    x = node_of(s, SN_COLLECTIVE, "t2");
+    CHECK(x && x->coll == CK_ALLTOALL && x->dim_count == 1 &&
+              strcmp(s->arch->dims[x->dims[0]].name, "ya") == 0 && x->count == 1 &&
+              x->received == 32,
+          "other blocks of the same index: one alltoall of t2 over ya, 32 B to the busiest");
+    CHECK_NEAR(x ? x->bytes : 0, 64.0, 1e-9, "other blocks of the same index: 64 B in the formula");
     return unit_finish();
 }
