@@ -606,7 +606,7 @@ static void reductions_and_transitions(Schedule *s) {
             int depth;
             /* once per tile the reader takes: per fusion-level tile in
              * the group, per outermost tile between groups */
-            double k = sched_tiles_completed(s, g, c, y->id, same_group ? g->level : 1,
+            double k = sched_tiles_completed(s, g, c, y->id, tile_level,
                                              g->loop_count, &depth);
             /* bytes one instance of the memory the tensor passes through
              * holds as the producer left it (the dims inside that memory
