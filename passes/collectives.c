@@ -263,12 +263,150 @@ static double reader_share(const Schedule *s, int c, const IrTensor *y, int r, i
     return e;
 }
 
+/* Where the elements of one index of a tensor lie across the cluster dims
+ * outside the memory it passes through.  A dim that splits the index below
+ * memory level l splits each of l's tiles of it (with the other dims below
+ * l in turn, outer dims first): the element at x is at position
+ * floor((x mod period) / block) mod size.  Above every memory, or for the
+ * result of a reduce_scatter (which splits each combined tile evenly), the
+ * period is the whole extent: contiguous blocks. */
+typedef struct Placement {
+    int count;
+    int dims[SCHED_MAX_DIMS];
+    double period[SCHED_MAX_DIMS], block[SCHED_MAX_DIMS];
+} Placement;
+
+/* The innermost memory level whose instances each hold all of cluster dim
+ * d's instances; -1 when d lies above every memory. */
+static int level_above(const Schedule *s, int d) {
+    int l = -1;
+    for (int k = 0; k < s->levels; k++)
+        if (!sched_dim_outside(s, d, k)) l = k;
+    return l;
+}
+
+/* The placement of index `ix` of statement st over the dims outside `via`
+ * where splits[d]; whole[d]: that dim splits the whole extent. */
+static Placement placement(const Schedule *s, int st, int ix, const bool *splits, const bool *whole,
+                           int via) {
+    const IrArch *arch = s->arch;
+    Placement pl = {0};
+    double extent = (double)s->op->indices[ix].extent;
+    for (int d = 0; d < arch->dim_count; d++) {
+        if (!splits[d] || arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
+        int l = whole[d] ? -1 : level_above(s, d);
+        double period = l < 0 ? extent : s->stmts[st].tile[sched_li(s, l, ix)];
+        if (!(period > 0) || period > extent) period = extent;
+        double parts = 1;
+        for (int e = 0; e <= d; e++)
+            if (splits[e] && arch->dims[e].size > 1 && sched_dim_outside(s, e, via) &&
+                (whole[d] ? whole[e] : !whole[e] && level_above(s, e) == l))
+                parts *= (double)arch->dims[e].size;
+        pl.dims[pl.count] = d;
+        pl.period[pl.count] = period;
+        pl.block[pl.count] = period / parts;
+        pl.count++;
+    }
+    return pl;
+}
+
+static int placed_at(const Schedule *s, const Placement *pl, int j, double x) {
+    double size = (double)s->arch->dims[pl->dims[j]].size;
+    return (int)fmod(floor(fmod(x, pl->period[j]) / pl->block[j]), size);
+}
+
+/* Whether the instance at coord holds (or takes) element x. */
+static bool placed_here(const Schedule *s, const Placement *pl, double x, const int *coord) {
+    for (int j = 0; j < pl->count; j++)
+        if (placed_at(s, pl, j, x) != coord[pl->dims[j]]) return false;
+    return true;
+}
+
+/* The step a walk over an index can take without crossing a block or
+ * tile boundary: the greatest common divisor of the blocks, periods and
+ * `tile` (none when 0) when all are whole numbers, else 1. */
+static double walk_step(const Placement *a, const Placement *b, double tile) {
+    long g = 0;
+    double v[4 * SCHED_MAX_DIMS + 1];
+    int n = 0;
+    for (int j = 0; j < a->count; j++) {
+        v[n++] = a->period[j];
+        v[n++] = a->block[j];
+    }
+    for (int j = 0; j < b->count; j++) {
+        v[n++] = b->period[j];
+        v[n++] = b->block[j];
+    }
+    if (tile > 0) v[n++] = tile;
+    for (int k = 0; k < n; k++) {
+        if (v[k] != floor(v[k]) || v[k] < 1) return 1;
+        long x = (long)v[k];
+        while (x) {
+            long t = g % x;
+            g = x;
+            x = t;
+        }
+    }
+    return g > 0 ? (double)g : 1;
+}
+
+static bool same_placement(const Placement *a, const Placement *b) {
+    if (a->count != b->count) return false;
+    for (int j = 0; j < a->count; j++)
+        if (a->dims[j] != b->dims[j] || a->period[j] != b->period[j] || a->block[j] != b->block[j])
+            return false;
+    return true;
+}
+
+/* How producer p left dimension r of its result y (eff). */
+static Placement made_placement(const Schedule *s, const Layout *eff, int p, const IrTensor *y,
+                                int r, int via) {
+    int D = s->arch->dim_count;
+    bool splits[SCHED_MAX_DIMS] = {false}, whole[SCHED_MAX_DIMS] = {false};
+    for (int d = 0; d < D; d++) {
+        splits[d] = eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == y->index[r];
+        whole[d] = s->stmts[p].out_layout[d].kind != LAY_SPLIT;
+    }
+    return placement(s, p, y->index[r], splits, whole, via);
+}
+
+/* How reader c takes dimension r of y. */
+static Placement taken_placement(const Schedule *s, int c, const IrTensor *y, int r, int via) {
+    int ci = sched_access_index(s, c, y->id, r);
+    bool splits[SCHED_MAX_DIMS] = {false}, whole[SCHED_MAX_DIMS] = {false};
+    for (int d = 0; d < s->arch->dim_count; d++) splits[d] = s->stmts[c].split[d] == ci;
+    return placement(s, c, ci, splits, whole, via);
+}
+
+/* The part of dimension r of y one instance of reader c takes per tile at
+ * `level`: the level's tile, split further by the reader's dims below it,
+ * at most its share. */
+static double reader_tile(const Schedule *s, int c, const IrTensor *y, int r, int via, int level) {
+    int ci = sched_access_index(s, c, y->id, r);
+    double share = reader_share(s, c, y, r, via);
+    double tile = s->stmts[c].tile[sched_li(s, level, ci)];
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (s->stmts[c].split[d] == ci && s->arch->dims[d].size > 1 &&
+            sched_dim_outside(s, d, via) && level_above(s, d) >= level)
+            tile /= (double)s->arch->dims[d].size;
+    return tile > 0 && tile < share ? tile : share;
+}
+
+/* Positions walked times elements, beyond which the walks below give up. */
+#define PLACEMENT_WALK_LIMIT 4e6
+
+/* Fills coord[] for position `pos` over the dims over[0..oc). */
+static void position_coords(const Schedule *s, const int *over, int oc, long pos, int *coord) {
+    for (int j = oc - 1; j >= 0; j--) {
+        coord[over[j]] = (int)(pos % s->arch->dims[over[j]].size);
+        pos /= s->arch->dims[over[j]].size;
+    }
+}
+
 /* Whether every tile that consumer c takes of tensor y (at level `level`)
- * lies in the share of one instance along the gathered dims: the tile is
- * no wider than the producer's block along each split dimension and
- * blocks are whole tiles.  Then each tile is broadcast by its owner and
- * every other instance receives all of it, not the (P-1)/P of an
- * allgather of evenly spread tiles. */
+ * lies with one instance along each gathered dim: then each tile is
+ * broadcast by its owner and every other instance receives all of it.
+ * False when there is too much to walk. */
 static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, int c,
                                  const IrTensor *y, const int *gather, int gc, int via, int level) {
     int D = s->arch->dim_count;
@@ -277,160 +415,156 @@ static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, in
         int r = 0;
         while (r < y->rank && y->index[r] != index) r++;
         if (r == y->rank) return false;
-        double block = producer_block(s, eff, p, index, via);
-        double tile = s->stmts[c].tile[sched_li(s, level, sched_access_index(s, c, y->id, r))];
-        if (!(tile > 0) || tile > block || fmod(block, tile) != 0) return false;
+        Placement made = made_placement(s, eff, p, y, r, via);
+        Placement taken = taken_placement(s, c, y, r, via);
+        int mj = 0;
+        while (mj < made.count && made.dims[mj] != gather[j]) mj++;
+        if (mj == made.count) return false;
+        double tile = reader_tile(s, c, y, r, via, level);
+        double extent = (double)s->op->indices[index].extent;
+        double step = walk_step(&made, &taken, tile);
+        long positions = 1;
+        for (int k = 0; k < taken.count; k++) positions *= s->arch->dims[taken.dims[k]].size;
+        if ((double)positions * extent / step > PLACEMENT_WALK_LIMIT) return false;
+        int coord[SCHED_MAX_DIMS] = {0};
+        for (long pos = 0; pos < positions; pos++) {
+            position_coords(s, taken.dims, taken.count, pos, coord);
+            double taken_so_far = 0;
+            long chunk = -1;
+            int owner = -1;
+            for (double x = 0; x < extent; x += step) {
+                if (!placed_here(s, &taken, x, coord)) continue;
+                long this_chunk = (long)floor(taken_so_far / tile);
+                taken_so_far += step;
+                int at = placed_at(s, &made, mj, x);
+                if (this_chunk != chunk) {
+                    chunk = this_chunk;
+                    owner = at;
+                } else if (at != owner) {
+                    return false;
+                }
+            }
+        }
     }
     return true;
 }
 
 /* Bytes the busiest instance receives per tile when reader c needs tensor
- * y laid out otherwise than its producer p left it along several dims at
- * once (`dims`, every instance exchanging): for each tile the reader
- * takes (at `level`), each instance receives the part of its tile it does
- * not hold itself; the largest such part, averaged over the tiles.  Only
- * the dims outside `via` lay the tensor out.  -1 when there are too many
- * instances and tiles to count. */
+ * y laid out otherwise than its producer p left it (`dims`: the dims the
+ * exchange runs over): for each tile the reader takes (at `level`), each
+ * instance receives the part of its tile it does not hold itself; the
+ * largest such part, averaged over the tiles.  Only the dims outside `via`
+ * lay the tensor out.  -1 when there is too much to walk. */
 static double relayout_received(const Schedule *s, const Layout *eff, int p, int c,
                                 const IrTensor *y, const int *dims, int dc, int via, int level) {
     const IrArch *arch = s->arch;
     int D = arch->dim_count, R = y->rank;
-    double tile[IR_MAX_RANK], share[IR_MAX_RANK];
+    double tile[IR_MAX_RANK], extent[IR_MAX_RANK], step[IR_MAX_RANK], walked = 0;
     long ntiles[IR_MAX_RANK], tiles = 1, ranks = 1;
+    Placement made[IR_MAX_RANK], taken[IR_MAX_RANK];
     /* the busiest instance over every dim that places y's elements, not
      * only the exchanging ones: an instance's position along a dim that
      * splits y for one side only shifts what it holds or needs */
-    int over[SCHED_MAX_DIMS], oc = 0;
-    for (int d = 0; d < D; d++) {
-        bool places = false;
-        for (int j = 0; j < dc; j++) places |= dims[j] == d;
-        if (arch->dims[d].size > 1 && sched_dim_outside(s, d, via))
-            for (int r = 0; r < R && !places; r++)
-                places =
-                    (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == y->index[r]) ||
-                    s->stmts[c].split[d] == sched_access_index(s, c, y->id, r);
-        if (places) over[oc++] = d;
-    }
-    for (int j = 0; j < oc; j++) ranks *= arch->dims[over[j]].size;
+    bool places[SCHED_MAX_DIMS] = {false};
+    for (int j = 0; j < dc; j++) places[dims[j]] = true;
     double tile_bytes = sched_elem_bytes(y);
     for (int r = 0; r < R; r++) {
-        share[r] = reader_share(s, c, y, r, via);
-        tile[r] = s->stmts[c].tile[sched_li(s, level, sched_access_index(s, c, y->id, r))];
-        if (!(tile[r] > 0) || tile[r] > share[r]) tile[r] = share[r];
-        ntiles[r] = (long)(share[r] / tile[r] + 0.5);
+        made[r] = made_placement(s, eff, p, y, r, via);
+        taken[r] = taken_placement(s, c, y, r, via);
+        for (int j = 0; j < made[r].count; j++) places[made[r].dims[j]] = true;
+        for (int j = 0; j < taken[r].count; j++) places[taken[r].dims[j]] = true;
+        extent[r] = (double)s->op->indices[y->index[r]].extent;
+        tile[r] = reader_tile(s, c, y, r, via, level);
+        step[r] = walk_step(&made[r], &taken[r], tile[r]);
+        walked += extent[r] / step[r];
+        ntiles[r] = (long)(reader_share(s, c, y, r, via) / tile[r] + 0.5);
         if (ntiles[r] < 1) ntiles[r] = 1;
         tiles *= ntiles[r];
         tile_bytes *= tile[r];
         if (tiles > 1000000) return -1;
     }
-    if ((double)tiles * (double)ranks > 1e6) return -1;
+    int over[SCHED_MAX_DIMS], oc = 0;
+    for (int d = 0; d < D; d++)
+        if (places[d]) {
+            over[oc++] = d;
+            ranks *= arch->dims[d].size;
+        }
+    if ((double)tiles * (double)ranks > 1e6 || (double)ranks * walked > PLACEMENT_WALK_LIMIT)
+        return -1;
+    double *most = ARENA_ARRAY(s->arena, double, tiles);
+    double *held[IR_MAX_RANK];
+    for (int r = 0; r < R; r++) held[r] = ARENA_ARRAY(s->arena, double, ntiles[r]);
     int coord[SCHED_MAX_DIMS] = {0};
     long tv[IR_MAX_RANK] = {0};
-    double sum = 0;
-    for (long ti = 0; ti < tiles; ti++) {
-        long rest = ti;
-        for (int r = R - 1; r >= 0; r--) {
-            tv[r] = rest % ntiles[r];
-            rest /= ntiles[r];
-        }
-        double most = 0;
-        for (long ri = 0; ri < ranks; ri++) {
-            long left = ri;
-            for (int j = oc - 1; j >= 0; j--) {
-                coord[over[j]] = (int)(left % arch->dims[over[j]].size);
-                left /= arch->dims[over[j]].size;
+    for (long ri = 0; ri < ranks; ri++) {
+        position_coords(s, over, oc, ri, coord);
+        /* the share of each of its tiles this instance holds, per dim */
+        for (int r = 0; r < R; r++) {
+            double taken_so_far = 0;
+            for (long t = 0; t < ntiles[r]; t++) held[r][t] = 0;
+            for (double x = 0; x < extent[r]; x += step[r]) {
+                if (!placed_here(s, &taken[r], x, coord)) continue;
+                long t = (long)floor(taken_so_far / tile[r]);
+                taken_so_far += step[r];
+                if (t < ntiles[r] && placed_here(s, &made[r], x, coord))
+                    held[r][t] += step[r] / tile[r];
             }
-            double held = 1;
-            for (int r = 0; r < R && held > 0; r++) {
-                int made = y->index[r], ci = sched_access_index(s, c, y->id, r);
-                double block = producer_block(s, eff, p, made, via), bi = 0, ni = 0;
-                /* block numbers, outer dims first */
-                for (int d = 0; d < D; d++) {
-                    if (arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
-                    if (eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == made)
-                        bi = bi * (double)arch->dims[d].size + coord[d];
-                    if (s->stmts[c].split[d] == ci) ni = ni * (double)arch->dims[d].size + coord[d];
-                }
-                double olo = bi * block, ohi = olo + block;
-                double nlo = ni * share[r] + (double)tv[r] * tile[r], nhi = nlo + tile[r];
-                double lo = olo > nlo ? olo : nlo, hi = ohi < nhi ? ohi : nhi;
-                held *= hi > lo ? (hi - lo) / tile[r] : 0;
-            }
-            if (1 - held > most) most = 1 - held;
         }
-        sum += most;
+        for (long ti = 0; ti < tiles; ti++) {
+            long rest = ti;
+            double part = 1;
+            for (int r = R - 1; r >= 0; r--) {
+                tv[r] = rest % ntiles[r];
+                rest /= ntiles[r];
+                part *= held[r][tv[r]];
+            }
+            if (1 - part > most[ti]) most[ti] = 1 - part;
+        }
     }
+    double sum = 0;
+    for (long ti = 0; ti < tiles; ti++) sum += most[ti];
     return tile_bytes * sum / (double)tiles;
 }
 
-/* Whether reader c splits tensor y's dimension made along `index` over
- * the same cluster dims outside `via` as producer p left it: then every
- * instance's block of it coincides with the one it holds.  A reader that
- * splits it over more dims (or fewer) takes other blocks: along a dim
- * both split by this index, what one instance needs lies partly with
- * another. */
-static bool same_blocks(const Schedule *s, const Layout *eff, int p, int c, const IrTensor *y,
-                        int index, int via) {
-    int D = s->arch->dim_count, r = 0;
-    while (r < y->rank && y->index[r] != index) r++;
-    if (r == y->rank) return true;
-    int ci = sched_access_index(s, c, y->id, r);
-    for (int d = 0; d < D; d++) {
-        if (s->arch->dims[d].size <= 1 || !sched_dim_outside(s, d, via)) continue;
-        bool made = eff[p * D + d].kind == LAY_SPLIT && eff[p * D + d].index == index;
-        if (made != (s->stmts[c].split[d] == ci)) return false;
-    }
-    return true;
-}
-
-/* Whether, where reader c splits tensor y's dimension made along the
- * index producer p split over cluster dim d into other blocks, some
+/* Whether, where reader c takes tensor y's dimension made along the index
+ * producer p split over cluster dim d otherwise than p left it, some
  * element an instance needs is held only by instances at another position
  * along d: then the exchange runs along d.  (Its position along the
  * producer's other dims may change too; those dims answer for
- * themselves.)  Conservatively true when there are too many positions to
- * walk. */
+ * themselves.)  Conservatively true when there is too much to walk. */
 static bool moves_along(const Schedule *s, const Layout *eff, int p, int c, const IrTensor *y,
                         int d, int via) {
-    const IrArch *arch = s->arch;
-    int D = arch->dim_count, index = eff[p * D + d].index, r = 0;
+    int D = s->arch->dim_count, index = eff[p * D + d].index, r = 0;
+    /* a reduce_scatter along the index the reader splits scatters each
+     * tile in the blocks the reader takes */
+    if (s->stmts[p].out_layout[d].kind != LAY_SPLIT) return false;
     while (r < y->rank && y->index[r] != index) r++;
     if (r == y->rank) return true;
-    int ci = sched_access_index(s, c, y->id, r);
-    double block = producer_block(s, eff, p, index, via), share = reader_share(s, c, y, r, via);
-    /* the dims that place this dimension of y, for either side */
+    Placement made = made_placement(s, eff, p, y, r, via);
+    Placement taken = taken_placement(s, c, y, r, via);
+    if (same_placement(&made, &taken)) return false;
+    int mj = 0;
+    while (mj < made.count && made.dims[mj] != d) mj++;
+    if (mj == made.count) return true;
     int over[SCHED_MAX_DIMS], oc = 0;
     long positions = 1;
     for (int e = 0; e < D; e++) {
-        if (arch->dims[e].size <= 1 || !sched_dim_outside(s, e, via)) continue;
-        bool made = eff[p * D + e].kind == LAY_SPLIT && eff[p * D + e].index == index;
-        if (made || s->stmts[c].split[e] == ci) {
+        bool in = e == d;
+        for (int j = 0; j < taken.count; j++) in |= taken.dims[j] == e;
+        if (in) {
             over[oc++] = e;
-            positions *= arch->dims[e].size;
+            positions *= s->arch->dims[e].size;
         }
     }
-    if (positions > 100000) return true;
+    double extent = (double)s->op->indices[index].extent;
+    double step = walk_step(&made, &taken, 0);
+    if ((double)positions * extent / step > PLACEMENT_WALK_LIMIT) return true;
     int coord[SCHED_MAX_DIMS] = {0};
-    for (long pi = 0; pi < positions; pi++) {
-        long left = pi;
-        for (int j = oc - 1; j >= 0; j--) {
-            coord[over[j]] = (int)(left % arch->dims[over[j]].size);
-            left /= arch->dims[over[j]].size;
-        }
-        double ni = 0;
-        for (int j = 0; j < oc; j++)
-            if (s->stmts[c].split[over[j]] == ci)
-                ni = ni * (double)arch->dims[over[j]].size + coord[over[j]];
-        long first = (long)floor(ni * share / block), last = (long)ceil((ni + 1) * share / block);
-        for (long b = first; b < last; b++) {
-            /* the digit of block b for dim d: blocks are numbered over
-             * the producer's split dims, outer dims first */
-            long below = 1;
-            for (int j = oc - 1; j >= 0 && over[j] != d; j--)
-                if (eff[p * D + over[j]].kind == LAY_SPLIT && eff[p * D + over[j]].index == index)
-                    below *= arch->dims[over[j]].size;
-            if ((b / below) % arch->dims[d].size != coord[d]) return true;
-        }
+    for (long pos = 0; pos < positions; pos++) {
+        position_coords(s, over, oc, pos, coord);
+        for (double x = 0; x < extent; x += step)
+            if (placed_here(s, &taken, x, coord) && placed_at(s, &made, mj, x) != coord[d])
+                return true;
     }
     return false;
 }
@@ -595,8 +729,7 @@ static void reductions_and_transitions(Schedule *s) {
                     gather[gc++] = d;
                 else if (need.index != have.index)
                     shuffle[sc++] = d;
-                else if (!same_blocks(s, eff, p, c, y, have.index, via) &&
-                         moves_along(s, eff, p, c, y, d, via)) {
+                else if (moves_along(s, eff, p, c, y, d, via)) {
                     /* split along the same index, but into other blocks */
                     shuffle[sc++] = d;
                     shifted = true;
@@ -606,8 +739,7 @@ static void reductions_and_transitions(Schedule *s) {
             int depth;
             /* once per tile the reader takes: per fusion-level tile in
              * the group, per outermost tile between groups */
-            double k = sched_tiles_completed(s, g, c, y->id, tile_level,
-                                             g->loop_count, &depth);
+            double k = sched_tiles_completed(s, g, c, y->id, tile_level, g->loop_count, &depth);
             /* bytes one instance of the memory the tensor passes through
              * holds as the producer left it (the dims inside that memory
              * split it further, but its instance holds all their parts) */
@@ -687,11 +819,19 @@ static void reductions_and_transitions(Schedule *s) {
                 for (int r = 0; r < y->rank; r++) need *= reader_share(s, c, y, r, via);
                 need /= k;
                 bool owner = tiles_from_one_owner(s, eff, p, c, y, gather, gc, via, tile_level);
+                /* tiles that straddle the blocks: an instance that holds
+                 * none of one receives all of it, not the (P-1)/P of an
+                 * allgather of evenly spread tiles */
+                double recv =
+                    owner ? -1 : relayout_received(s, eff, p, c, y, gather, gc, via, tile_level);
+                double P = 1;
+                for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 SchedNode *node =
                     add_collective(s, g->id, pos, 1, c, t, owner ? CK_BROADCAST : CK_ALLGATHER,
-                                   RO_NONE, gather, gc, need, k, 0);
+                                   RO_NONE, gather, gc, recv > 0 ? recv * P / (P - 1) : need, k, 0);
                 node->depth = depth;
                 node->from_owner = owner;
+                if (recv > 0) node->received = recv;
                 if (s->want_text)
                     node->reason = arena_printf(
                         s->arena,

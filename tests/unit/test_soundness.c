@@ -128,7 +128,18 @@ static const char *program_text_2 =
     "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t2 : fp32;\n"
     "  t2[m, n] = A[m, n] * 2;\n  B[m, n] = t2[m, n] + 1;\n}\n"
     "mapping shifted for shift_blocks on grid {\n"
-    "  spatial n -> ya;\n  spatial for B: n -> (xa, ya);\n  fuse t2, B at L1;\n}\n";
+    "  spatial n -> ya;\n  spatial for B: n -> (xa, ya);\n  fuse t2, B at L1;\n}\n"
+    "arch interleave {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  memory L1 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  cluster c[x = 2] full { link_bandwidth 8 B/cycle; hop_latency 2 cycles; }\n"
+    "  memory L2 { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
+    "mapping interleaved for shift_blocks on interleave {\n"
+    "  spatial for t2: n -> x;\n  tile L1: n 4;\n  fuse t2, B at L2;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -306,5 +317,17 @@ int main(void) {
               x->received == 32,
           "other blocks of the same index: one alltoall of t2 over ya, 32 B to the busiest");
     CHECK_NEAR(x ? x->bytes : 0, 64.0, 1e-9, "other blocks of the same index: 64 B in the formula");
+
+    /* x splits n below L1, whose tile of n is 4: each L1 tile splits in
+       two, x = 0 holding columns 0-1 and 4-5, x = 1 columns 2-3 and 6-7.
+       B (not split) takes t2 [4,4] per L1 tile, 2 tiles: each instance
+       holds 2 of the 4 columns, so it lacks 4 x 2 x 4 B = 32 B per tile,
+       and no one instance owns a whole tile (an allgather, not an owner's
+       broadcast); 32 B x 2/1 = 64 B in the formula */
+    s = lowered("interleaved");
+    x = node_of(s, SN_COLLECTIVE, "t2");
+    CHECK(x && x->coll == CK_ALLGATHER && !x->from_owner && x->count == 2 && x->received == 32,
+          "interleaved blocks: an allgather of t2 twice, 32 B to the busiest instance");
+    CHECK_NEAR(x ? x->bytes : 0, 64.0, 1e-9, "interleaved blocks: 64 B in the formula");
     return unit_finish();
 }
