@@ -47,11 +47,8 @@ struct LspPending {
 
 /* ========================================================= the channel */
 
-static void send_json(LspServer *s, json_t *msg) {
-    char *body = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!body) return;
-    size_t n = strlen(body);
+/* Writes one frame holding body. */
+static void send_body(LspServer *s, const char *body, size_t n) {
     char head[64];
     int hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", n);
     const char *parts[2] = {head, body};
@@ -64,13 +61,34 @@ static void send_json(LspServer *s, json_t *msg) {
             if (w <= 0) { /* the client is gone */
                 s->exiting = true;
                 if (!s->shutdown) s->exit_code = 1;
-                free(body);
                 return;
             }
             off += (size_t)w;
         }
     }
+}
+
+static void send_json(LspServer *s, json_t *msg) {
+    char *body = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!body) return;
+    send_body(s, body, strlen(body));
     free(body);
+}
+
+/* A response whose result is JSON text the handler wrote itself (large
+ * arrays of numbers, which as jansson values cost a malloc each). */
+static void send_raw_result(LspServer *s, json_t *id, const char *result) {
+    char *jid = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT);
+    size_t n = strlen(result) + (jid ? strlen(jid) : 4) + 64;
+    char *body = malloc(n);
+    if (body) {
+        int len = snprintf(body, n, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}",
+                           jid ? jid : "null", result);
+        send_body(s, body, (size_t)len);
+    }
+    free(body);
+    free(jid);
 }
 
 static void send_result(LspServer *s, json_t *id, json_t *result) {
@@ -503,6 +521,7 @@ typedef struct Request {
     int error_code;
     const char *error;
     bool deferred; /* the handler keeps the request to answer it later */
+    char *raw;     /* the result as JSON text (malloc'd), when not a json_t */
 } Request;
 
 static json_t *fail(Request *r, int code, const char *why) {
@@ -541,7 +560,8 @@ static json_t *on_highlight(Request *r) {
     return lsp_document_highlight(r->s, r->d, r->offset);
 }
 static json_t *on_semantic_tokens(Request *r) {
-    return lsp_semantic_tokens(r->s, r->d);
+    r->raw = lsp_semantic_tokens(r->s, r->d);
+    return r->raw ? NULL : fail(r, RPC_REQUEST_FAILED, "out of memory");
 }
 static json_t *on_folding(Request *r) {
     return lsp_folding_ranges(r->s, r->d);
@@ -764,6 +784,11 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
     }
     json_t *result = dr->handle(&r);
     if (r.deferred) return;
+    if (r.raw) {
+        send_raw_result(s, id, r.raw);
+        free(r.raw);
+        return;
+    }
     if (r.error) {
         json_decref(result);
         send_error(s, id, r.error_code, r.error);

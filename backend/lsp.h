@@ -211,7 +211,8 @@ bool lsp_occurrence_at(LspScope sc, const Module *m, uint32_t offset, LspOccur *
 /* Whether w[0, n) is a word the scanner reserves (lang/cmt.re): `tile`,
  * `mapping`; no name can be one. */
 bool lsp_reserved_word(const char *w, size_t n);
-/* The path of the file holding span.file among sc's modules, or NULL. */
+/* The file (its path) of a file id among sc's modules, or NULL. */
+const SourceFile *lsp_scope_file(LspScope sc, int file_id);
 const char *lsp_scope_path(LspScope sc, int file_id);
 
 /* ------------------------------------------------------ the workspace */
@@ -247,9 +248,11 @@ json_t *lsp_prepare_rename(LspServer *s, LspDoc *doc, uint32_t offset, const cha
 json_t *lsp_rename(LspServer *s, LspDoc *doc, uint32_t offset, const char *new_name,
                    const char **why);
 
-/* Semantic tokens of the whole document (lsp_tokens.c); the legend
- * initialize announces. */
-json_t *lsp_semantic_tokens(LspServer *s, LspDoc *doc);
+/* Semantic tokens of the whole document (lsp_tokens.c), as the JSON text
+ * of the result (malloc'd; NULL when out of memory: tens of thousands of
+ * numbers for a large file, too many to build as jansson values within a
+ * keystroke); the legend initialize announces. */
+char *lsp_semantic_tokens(LspServer *s, LspDoc *doc);
 json_t *lsp_semantic_tokens_legend(void);
 /* Folding ranges: blocks, runs of comments and of `use` lines
  * (lsp_folding.c). */

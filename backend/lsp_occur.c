@@ -65,20 +65,32 @@ const ClusterDimDecl *lsp_find_cluster_dim(LspScope sc, const Decl *arch, Name n
     return NULL;
 }
 
-const char *lsp_scope_path(LspScope sc, int file_id) {
+const SourceFile *lsp_scope_file(LspScope sc, int file_id) {
     for (int i = 0; i < sc.count; i++)
         if (sc.mods[i] && sc.mods[i]->file && sc.mods[i]->file->id == file_id)
-            return sc.mods[i]->file->path;
+            return sc.mods[i]->file;
     return NULL;
 }
 
+const char *lsp_scope_path(LspScope sc, int file_id) {
+    const SourceFile *f = lsp_scope_file(sc, file_id);
+    return f ? f->path : NULL;
+}
+
 bool lsp_reserved_word(const char *w, size_t n) {
-    static const char *const words[] = {
-        "use",     "const",   "op",    "in",   "out",   "var",     "arch",      "memory",
-        "cluster", "compute", "role",  "cost", "array", "mapping", "for",       "on",
-        "spatial", "tile",    "order", "fuse", "at",    "overlap", "objective", "repeat"};
+#define WORD(x)                                                                                    \
+    { x, sizeof x - 1 }
+    static const struct {
+        const char *text;
+        size_t len;
+    } words[] = {WORD("use"),  WORD("const"),   WORD("op"),        WORD("in"),      WORD("out"),
+                 WORD("var"),  WORD("arch"),    WORD("memory"),    WORD("cluster"), WORD("compute"),
+                 WORD("role"), WORD("cost"),    WORD("array"),     WORD("mapping"), WORD("for"),
+                 WORD("on"),   WORD("spatial"), WORD("tile"),      WORD("order"),   WORD("fuse"),
+                 WORD("at"),   WORD("overlap"), WORD("objective"), WORD("repeat")};
+#undef WORD
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0) return true;
+        if (words[i].len == n && memcmp(words[i].text, w, n) == 0) return true;
     return false;
 }
 

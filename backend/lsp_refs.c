@@ -258,11 +258,7 @@ static void clash_one(void *ctx, const LspOccur *o) {
  * to one of its own parameters, tensors and indices, or levels, units,
  * clusters and dimensions. */
 static bool declares(LspScope sc, const Decl *x, Name name, bool arch_items, LspSym *what) {
-    const SourceFile *f = NULL;
-    for (int i = 0; i < sc.count && !f; i++)
-        if (sc.mods[i] && sc.mods[i]->file && sc.mods[i]->file->id == x->span.file)
-            f = sc.mods[i]->file;
-    Module one = {(SourceFile *)f, (Decl **)&x, 1, NULL, 0};
+    Module one = {(SourceFile *)lsp_scope_file(sc, x->span.file), (Decl **)&x, 1, NULL, 0};
     Clash c = {name, x, arch_items, LSYM_CONST, false};
     lsp_occurrences(sc, &one, clash_one, &c);
     *what = c.found_sym;

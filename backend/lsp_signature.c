@@ -92,11 +92,7 @@ json_t *lsp_signature_help(LspServer *s, LspDoc *d, uint32_t offset) {
         text_add(&label, "%s", p->name.name);
         const char *doc;
         if (p->default_value) {
-            const SourceFile *f = NULL;
-            LspScope sc = lsp_doc_scope(d);
-            for (int i = 0; i < sc.count && !f; i++)
-                if (sc.mods[i] && sc.mods[i]->file->id == p->default_value->span.file)
-                    f = sc.mods[i]->file;
+            const SourceFile *f = lsp_scope_file(lsp_doc_scope(d), p->default_value->span.file);
             Span v = p->default_value->span;
             const char *text = f && v.end <= f->len
                                    ? arena_strndup(&d->arena, f->text + v.start, v.end - v.start)

@@ -143,33 +143,102 @@ static int by_start(const void *x, const void *y) {
     return (a->type != TT_KEYWORD) - (b->type != TT_KEYWORD);
 }
 
-json_t *lsp_semantic_tokens(LspServer *s, LspDoc *d) {
+/* The result text, grown by doubling (malloc'd: it outlives the request's
+ * arena until it is written out). */
+typedef struct Out {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+} Out;
+
+static void out_add(Out *o, const char *text, size_t n) {
+    if (o->failed) return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (o->len + n + 1 > cap) cap *= 2;
+        char *buf = realloc(o->buf, cap);
+        if (!buf) {
+            o->failed = true;
+            return;
+        }
+        o->buf = buf;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, text, n);
+    o->len += n;
+    o->buf[o->len] = '\0';
+}
+
+static void out_number(Out *o, uint32_t v, bool comma) {
+    char digits[16];
+    int n = 0;
+    do {
+        digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (comma) out_add(o, ",", 1);
+    out_add(o, digits + sizeof digits - n, (size_t)n);
+}
+
+char *lsp_semantic_tokens(LspServer *s, LspDoc *d) {
     Arena scratch = {0};
+    /* about one token per 5 bytes of code: room for them at once */
     Tokens t = {&scratch, d->file, NULL, 0, 0};
+    t.cap = (int)(d->file->len / 5) + 64;
+    t.items = ARENA_ARRAY(&scratch, Token, t.cap);
     keyword_tokens(&t);
     if (d->module) lsp_occurrences(lsp_doc_scope(d), d->module, occurrence_token, &t);
     if (t.count > 1) qsort(t.items, (size_t)t.count, sizeof(Token), by_start);
     /* relative encoding: each token as (line delta, start delta, length,
      * type, modifiers); tokens that overlap the previous one are left
      * out, as are tokens spanning lines (none should) */
-    json_t *data = json_array();
+    Out o = {0};
+    out_add(&o, "{\"data\":[", 9);
     uint32_t prev_line = 0, prev_col = 0, covered = 0;
+    bool first = true;
+    const SourceFile *f = d->file;
+    /* tokens come in order: the line and column follow the text from one
+     * token to the next (a byte is a column while the text is ASCII) */
+    uint32_t line = 0, at = 0, at_col = 0;
     for (int i = 0; i < t.count; i++) {
         const Token *k = &t.items[i];
         if (i > 0 && k->start < covered) continue;
-        uint32_t line, col, end_line, end_col;
-        lsp_position_of(d->file, k->start, s->utf16, &line, &col);
-        lsp_position_of(d->file, k->end, s->utf16, &end_line, &end_col);
+        while (line + 1 < f->line_count && f->line_starts[line + 1] <= k->start) {
+            line++;
+            at = f->line_starts[line];
+            at_col = 0;
+        }
+        bool ascii = true;
+        for (uint32_t b = at; b < k->end && ascii; b++)
+            ascii = (unsigned char)f->text[b] < 0x80 && (b < k->start || f->text[b] != '\n');
+        uint32_t col, end_line, end_col;
+        if (ascii) {
+            col = at_col + (k->start - at);
+            end_line = line;
+            end_col = col + (k->end - k->start);
+        } else {
+            uint32_t start_line;
+            lsp_position_of(f, k->start, s->utf16, &start_line, &col);
+            lsp_position_of(f, k->end, s->utf16, &end_line, &end_col);
+        }
+        at = k->start;
+        at_col = col;
         if (end_line != line) continue;
-        json_array_append_new(data, json_integer(line - prev_line));
-        json_array_append_new(data, json_integer(line == prev_line ? col - prev_col : col));
-        json_array_append_new(data, json_integer(end_col - col));
-        json_array_append_new(data, json_integer(k->type));
-        json_array_append_new(data, json_integer(k->mods));
+        out_number(&o, line - prev_line, !first);
+        out_number(&o, line == prev_line ? col - prev_col : col, true);
+        out_number(&o, end_col - col, true);
+        out_number(&o, (uint32_t)k->type, true);
+        out_number(&o, (uint32_t)k->mods, true);
+        first = false;
         prev_line = line;
         prev_col = col;
         covered = k->end;
     }
+    out_add(&o, "]}", 2);
     arena_free_all(&scratch);
-    return json_pack("{s:o}", "data", data);
+    if (o.failed) {
+        free(o.buf);
+        return NULL;
+    }
+    return o.buf;
 }
