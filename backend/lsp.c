@@ -1,9 +1,11 @@
 /* lsp.c — `cmtc lsp`: a Language Server Protocol 3.17 server on standard
  * input and output.  This file holds the server loop: the channel, the
  * lifecycle, document synchronisation and the diagnostics pushed after
- * every change, and the requests that wait for the optimizer's worker.
+ * every change (and after a save or a change on disk of a used file), the
+ * table of requests and the requests that wait for the optimizer's worker.
  * The framing, URIs and positions are in lsp_proto.c, the features in
- * lsp_features.c, the worker in lsp_worker.c.
+ * lsp_features.c and the lsp_*.c files lsp.h lists, the worker in
+ * lsp_worker.c.
  *
  * Memory: each document version owns one arena (text, AST, IR,
  * diagnostics), freed whole when the next version replaces it or the

@@ -1,6 +1,12 @@
 /* lsp.h — the language server (`cmtc lsp`): JSON-RPC framing, URIs and
- * positions (backend/lsp.c), and the editor features over one checked
- * document (backend/lsp_features.c).  The helpers are declared here so that
+ * positions (backend/lsp_proto.c), the server loop (backend/lsp.c), and the
+ * editor features over checked documents: hover, definition, symbols,
+ * completion, formatting, inlay hints (lsp_features.c); what each word
+ * names (lsp_occur.c), references and rename (lsp_refs.c), the workspace's
+ * files (lsp_workspace.c), semantic tokens (lsp_tokens.c), folding
+ * (lsp_folding.c), signature help (lsp_signature.c), workspace symbols
+ * (lsp_wsymbols.c), code lenses (lsp_lens.c); the optimizer's worker
+ * (lsp_worker.c).  The helpers are declared here so that
  * tests/unit/test_lsp*.c can exercise them directly. */
 #ifndef CMT_LSP_H
 #define CMT_LSP_H
