@@ -75,6 +75,18 @@ uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col, bool ut
  * invalid strings; files read from disk may contain any bytes). */
 char *lsp_utf8_clean(Arena *a, const char *s, size_t len);
 
+/* ------------------------------------------------------------ buffers */
+
+/* Bytes for the channel (a worker's snapshot, a large result written as
+ * text): malloc'd, grown by doubling, NUL-terminated; `failed` once an
+ * allocation failed (later adds do nothing).  The owner frees p. */
+typedef struct LspBuf {
+    char *p;
+    size_t len, cap;
+    bool failed;
+} LspBuf;
+void lsp_buf_add(LspBuf *b, const void *data, size_t n);
+
 /* ------------------------------------------------------------ server */
 
 typedef struct LspDoc LspDoc;

@@ -143,41 +143,15 @@ static int by_start(const void *x, const void *y) {
     return (a->type != TT_KEYWORD) - (b->type != TT_KEYWORD);
 }
 
-/* The result text, grown by doubling (malloc'd: it outlives the request's
- * arena until it is written out). */
-typedef struct Out {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-} Out;
-
-static void out_add(Out *o, const char *text, size_t n) {
-    if (o->failed) return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (o->len + n + 1 > cap) cap *= 2;
-        char *buf = realloc(o->buf, cap);
-        if (!buf) {
-            o->failed = true;
-            return;
-        }
-        o->buf = buf;
-        o->cap = cap;
-    }
-    memcpy(o->buf + o->len, text, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
-
-static void out_number(Out *o, uint32_t v, bool comma) {
+static void out_number(LspBuf *o, uint32_t v, bool comma) {
     char digits[16];
     int n = 0;
     do {
         digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    if (comma) out_add(o, ",", 1);
-    out_add(o, digits + sizeof digits - n, (size_t)n);
+    if (comma) lsp_buf_add(o, ",", 1);
+    lsp_buf_add(o, digits + sizeof digits - n, (size_t)n);
 }
 
 char *lsp_semantic_tokens(LspServer *s, LspDoc *d) {
@@ -192,8 +166,8 @@ char *lsp_semantic_tokens(LspServer *s, LspDoc *d) {
     /* relative encoding: each token as (line delta, start delta, length,
      * type, modifiers); tokens that overlap the previous one are left
      * out, as are tokens spanning lines (none should) */
-    Out o = {0};
-    out_add(&o, "{\"data\":[", 9);
+    LspBuf o = {0};
+    lsp_buf_add(&o, "{\"data\":[", 9);
     uint32_t prev_line = 0, prev_col = 0, covered = 0;
     bool first = true;
     const SourceFile *f = d->file;
@@ -234,11 +208,11 @@ char *lsp_semantic_tokens(LspServer *s, LspDoc *d) {
         prev_col = col;
         covered = k->end;
     }
-    out_add(&o, "]}", 2);
+    lsp_buf_add(&o, "]}", 2);
     arena_free_all(&scratch);
     if (o.failed) {
-        free(o.buf);
+        free(o.p);
         return NULL;
     }
-    return o.buf;
+    return o.p;
 }
