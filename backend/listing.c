@@ -288,9 +288,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                     r->solver.candidates, r->solver.rows, r->solver.columns,
                     r->solver.method ? r->solver.method : "", r->mapping_text);
         print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
-        const char *bound = "compute";
-        if (s->memory_s > s->compute_s) bound = "memory";
-        if (s->network_s > s->compute_s && s->network_s > s->memory_s) bound = "network";
+        const char *bound = bound_name(dominant_bound(s->compute_s, s->memory_s, s->network_s));
         fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
                 fmt_energy(a, s->energy_j), bound);
         if (r->baseline && r->baseline->latency_s > 0) {

@@ -1,9 +1,11 @@
 /* lsp.c — `cmtc lsp`: a Language Server Protocol 3.17 server on standard
  * input and output.  This file holds the server loop: the channel, the
  * lifecycle, document synchronisation and the diagnostics pushed after
- * every change, and the requests that wait for the optimizer's worker.
+ * every change (and after a save or a change on disk of a used file), the
+ * table of requests and the requests that wait for the optimizer's worker.
  * The framing, URIs and positions are in lsp_proto.c, the features in
- * lsp_features.c, the worker in lsp_worker.c.
+ * lsp_features.c and the lsp_*.c files lsp.h lists, the worker in
+ * lsp_worker.c.
  *
  * Memory: each document version owns one arena (text, AST, IR,
  * diagnostics), freed whole when the next version replaces it or the
@@ -35,20 +37,20 @@ enum {
 /* An inlay-hint request of a client without refresh support, waiting for
  * the worker's answers for its document (malloc'd: it lives until
  * answered, whatever happens to document versions meanwhile). */
+typedef enum PendingKind { PENDING_INLAY, PENDING_LENS } PendingKind;
+
 struct LspPending {
     LspPending *next;
     json_t *id;
     char *uri;
     Span range;
+    PendingKind kind;
 };
 
 /* ========================================================= the channel */
 
-static void send_json(LspServer *s, json_t *msg) {
-    char *body = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!body) return;
-    size_t n = strlen(body);
+/* Writes one frame holding body. */
+static void send_body(LspServer *s, const char *body, size_t n) {
     char head[64];
     int hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", n);
     const char *parts[2] = {head, body};
@@ -61,13 +63,34 @@ static void send_json(LspServer *s, json_t *msg) {
             if (w <= 0) { /* the client is gone */
                 s->exiting = true;
                 if (!s->shutdown) s->exit_code = 1;
-                free(body);
                 return;
             }
             off += (size_t)w;
         }
     }
+}
+
+static void send_json(LspServer *s, json_t *msg) {
+    char *body = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!body) return;
+    send_body(s, body, strlen(body));
     free(body);
+}
+
+/* A response whose result is JSON text the handler wrote itself (large
+ * arrays of numbers, which as jansson values cost a malloc each). */
+static void send_raw_result(LspServer *s, json_t *id, const char *result) {
+    char *jid = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT);
+    size_t n = strlen(result) + (jid ? strlen(jid) : 4) + 64;
+    char *body = malloc(n);
+    if (body) {
+        int len = snprintf(body, n, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}",
+                           jid ? jid : "null", result);
+        send_body(s, body, (size_t)len);
+    }
+    free(body);
+    free(jid);
 }
 
 static void send_result(LspServer *s, json_t *id, json_t *result) {
@@ -84,10 +107,13 @@ static void send_notification(LspServer *s, const char *method, json_t *params) 
     send_json(s, json_pack("{s:s,s:s,s:o}", "jsonrpc", "2.0", "method", method, "params", params));
 }
 
-/* A request of the server's own (its answer is ignored). */
-static void send_request(LspServer *s, const char *method) {
-    send_json(s, json_pack("{s:s,s:I,s:s}", "jsonrpc", "2.0", "id", (json_int_t)++s->next_request,
-                           "method", method));
+/* A request of the server's own (its answer is ignored); params may be
+ * NULL. */
+static void send_request(LspServer *s, const char *method, json_t *params) {
+    json_t *msg = json_pack("{s:s,s:I,s:s}", "jsonrpc", "2.0", "id", (json_int_t)++s->next_request,
+                            "method", method);
+    if (params) json_object_set_new(msg, "params", params);
+    send_json(s, msg);
 }
 
 /* ============================================ waiting for the optimizer */
@@ -131,7 +157,10 @@ void lsp_answer_arrived(LspServer *s, const char *uri) {
             LspDoc *d = doc_find(s, uri);
             if (d) {
                 int missing;
-                send_result(s, p->id, lsp_inlay_hints(s, d, p->range, false, &missing));
+                send_result(s, p->id,
+                            p->kind == PENDING_LENS
+                                ? lsp_code_lenses(s, d, false, &missing)
+                                : lsp_inlay_hints(s, d, p->range, false, &missing));
             } else {
                 send_error(s, p->id, RPC_CONTENT_MODIFIED, "the document was closed");
             }
@@ -143,11 +172,17 @@ void lsp_answer_arrived(LspServer *s, const char *uri) {
      * long queue (by count, not time, so that a test sees the same
      * refreshes on any machine) */
     s->answers_since_refresh++;
-    if (s->refresh_support && s->refresh_owed && !s->shutdown &&
-        (!lsp_work_busy(s, NULL) || s->answers_since_refresh >= REFRESH_EVERY)) {
+    bool due =
+        !s->shutdown && (!lsp_work_busy(s, NULL) || s->answers_since_refresh >= REFRESH_EVERY);
+    if (due && s->refresh_support && s->refresh_owed) {
         s->refresh_owed = false;
         s->answers_since_refresh = 0;
-        send_request(s, "workspace/inlayHint/refresh");
+        send_request(s, "workspace/inlayHint/refresh", NULL);
+    }
+    if (due && s->lens_refresh_support && s->lens_refresh_owed) {
+        s->lens_refresh_owed = false;
+        s->answers_since_refresh = 0;
+        send_request(s, "workspace/codeLens/refresh", NULL);
     }
 }
 
@@ -211,8 +246,9 @@ bool lsp_doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text, si
     d->cache = NULL;
     diags_init(&d->diags, &d->arena);
     d->prog = check_program(&d->arena, &d->sm, &d->diags, root, &s->check);
-    /* the same diagnostics as `cmtc check`: capacity excesses too */
-    if (d->prog && d->diags.error_count == 0) check_mapping_capacity(d->prog);
+    /* the same diagnostics as `cmtc check`: capacity excesses of every
+     * mapping that checked, whatever errors the rest of the file has */
+    if (d->prog) check_mapping_capacity(d->prog);
     d->module = d->prog && d->prog->module_count > 0 ? d->prog->modules[0] : NULL;
     return true;
 }
@@ -223,9 +259,8 @@ static bool doc_load(LspServer *s, LspDoc *d, const char *uri, const char *text,
 
 static json_t *diag_json(LspServer *s, LspDoc *d, const Diag *g) {
     SourceFile *f = d->file;
-    Span sp = g->span;
     /* a mistake in a used file shows at the `use` that brings it in */
-    if (sp.file != f->id) sp = lsp_use_site(d, sp.file);
+    Span sp = lsp_diag_span(d, g);
     int sev = g->severity == SEV_ERROR ? 1 : g->severity == SEV_WARNING ? 2 : 3;
     Arena scratch = {0};
     char *msg = arena_strdup(&scratch, g->message ? g->message : "");
@@ -339,14 +374,30 @@ static json_t *initialize_result(LspServer *s, json_t *params) {
         json_object_get(json_object_get(json_object_get(params, "capabilities"), "workspace"),
                         "inlayHint"),
         "refreshSupport"));
-    json_t *caps =
-        json_pack("{s:s,s:{s:b,s:i},s:b,s:b,s:b,s:b,s:{s:[s,s,s,s,s]},s:b}", "positionEncoding",
-                  s->utf16 ? "utf-16" : "utf-8", "textDocumentSync", "openClose", 1, "change", 1,
-                  "hoverProvider", 1, "definitionProvider", 1, "documentSymbolProvider", 1,
-                  "documentFormattingProvider", 1, "completionProvider", "triggerCharacters", ":",
-                  ".", "<", "[", ">", "inlayHintProvider", 1);
+    json_t *client_ws = json_object_get(json_object_get(params, "capabilities"), "workspace");
+    s->lens_refresh_support =
+        json_is_true(json_object_get(json_object_get(client_ws, "codeLens"), "refreshSupport"));
+    s->watch_registration = json_is_true(json_object_get(
+        json_object_get(client_ws, "didChangeWatchedFiles"), "dynamicRegistration"));
+    lsp_workspace_set_roots(s, params);
+    json_t *caps = json_pack("{s:s,s:{s:b,s:i,s:{s:b}},s:b,s:b,s:b,s:b,s:{s:[s,s,s,s,s]},s:b}",
+                             "positionEncoding", s->utf16 ? "utf-16" : "utf-8", "textDocumentSync",
+                             "openClose", 1, "change", 1, "save", "includeText", 0, "hoverProvider",
+                             1, "definitionProvider", 1, "documentSymbolProvider", 1,
+                             "documentFormattingProvider", 1, "completionProvider",
+                             "triggerCharacters", ":", ".", "<", "[", ">", "inlayHintProvider", 1);
     json_object_set_new(caps, "codeActionProvider",
                         json_pack("{s:[s]}", "codeActionKinds", "quickfix"));
+    json_object_set_new(caps, "referencesProvider", json_true());
+    json_object_set_new(caps, "documentHighlightProvider", json_true());
+    json_object_set_new(caps, "renameProvider", json_pack("{s:b}", "prepareProvider", 1));
+    json_object_set_new(caps, "semanticTokensProvider",
+                        json_pack("{s:o,s:b}", "legend", lsp_semantic_tokens_legend(), "full", 1));
+    json_object_set_new(caps, "workspaceSymbolProvider", json_true());
+    json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "foldingRangeProvider", json_true());
+    json_object_set_new(caps, "signatureHelpProvider",
+                        json_pack("{s:[s,s]}", "triggerCharacters", "<", ","));
     return json_pack("{s:o,s:{s:s,s:s}}", "capabilities", caps, "serverInfo", "name", "cmtc",
                      "version", "0.1");
 }
@@ -461,6 +512,215 @@ static void did_close(LspServer *s, json_t *params) {
     d->uri = d->path = "";
 }
 
+/* One request about an open document, as its handler sees it. */
+typedef struct Request {
+    LspServer *s;
+    LspDoc *d;
+    json_t *id;
+    json_t *params;
+    uint32_t offset; /* of params.position, for requests that have one */
+    /* set by a handler that refuses: the error response to send */
+    int error_code;
+    const char *error;
+    bool deferred; /* the handler keeps the request to answer it later */
+    char *raw;     /* the result as JSON text (malloc'd), when not a json_t */
+} Request;
+
+static json_t *fail(Request *r, int code, const char *why) {
+    r->error_code = code;
+    r->error = why;
+    return NULL;
+}
+
+/* A range of params (the whole document when absent) as a span. */
+static bool param_range(Request *r, Span *out) {
+    json_t *range = json_object_get(r->params, "range");
+    uint32_t a = 0, b = (uint32_t)r->d->file->len;
+    if (range && (!param_offset(r->s, r->d, json_object_get(range, "start"), &a) ||
+                  !param_offset(r->s, r->d, json_object_get(range, "end"), &b)))
+        return false;
+    *out = (Span){r->d->file->id, a, b};
+    return true;
+}
+
+static json_t *on_hover(Request *r) {
+    return lsp_hover(r->s, r->d, r->offset);
+}
+static json_t *on_definition(Request *r) {
+    return lsp_definition(r->s, r->d, r->offset);
+}
+static json_t *on_document_symbol(Request *r) {
+    return lsp_document_symbols(r->s, r->d);
+}
+static json_t *on_completion(Request *r) {
+    return lsp_completion(r->s, r->d, r->offset);
+}
+static json_t *on_code_action(Request *r) {
+    return lsp_code_actions(r->s, r->d, r->params);
+}
+static json_t *on_highlight(Request *r) {
+    return lsp_document_highlight(r->s, r->d, r->offset);
+}
+static json_t *on_semantic_tokens(Request *r) {
+    r->raw = lsp_semantic_tokens(r->s, r->d);
+    return r->raw ? NULL : fail(r, RPC_REQUEST_FAILED, "out of memory");
+}
+static json_t *on_folding(Request *r) {
+    return lsp_folding_ranges(r->s, r->d);
+}
+static json_t *on_signature(Request *r) {
+    return lsp_signature_help(r->s, r->d, r->offset);
+}
+
+static json_t *on_formatting(Request *r) {
+    const char *why = NULL;
+    json_t *result = lsp_formatting(r->s, r->d, &why);
+    return result ? result : fail(r, RPC_REQUEST_FAILED, why ? why : "cannot format the document");
+}
+
+static json_t *on_references(Request *r) {
+    json_t *with = json_object_get(json_object_get(r->params, "context"), "includeDeclaration");
+    return lsp_references(r->s, r->d, r->offset, !json_is_false(with));
+}
+
+static json_t *on_prepare_rename(Request *r) {
+    const char *why = NULL;
+    json_t *result = lsp_prepare_rename(r->s, r->d, r->offset, &why);
+    return result ? result : fail(r, RPC_REQUEST_FAILED, why);
+}
+
+static json_t *on_rename(Request *r) {
+    json_t *name = json_object_get(r->params, "newName");
+    if (!json_is_string(name)) return fail(r, RPC_INVALID_PARAMS, "newName must be a string");
+    const char *why = NULL;
+    json_t *result = lsp_rename(r->s, r->d, r->offset, json_string_value(name), &why);
+    return result ? result : fail(r, RPC_REQUEST_FAILED, why);
+}
+
+/* Keeps the request, to be answered when the worker has brought what the
+ * document's answer lacks (a client that cannot be told to ask again). */
+static bool defer(Request *r, PendingKind kind, Span range) {
+    LspPending *p = calloc(1, sizeof *p);
+    char *uri = strdup(r->d->uri);
+    if (!p || !uri) {
+        free(p);
+        free(uri);
+        return false;
+    }
+    *p = (LspPending){r->s->pending, json_incref(r->id), uri, range, kind};
+    r->s->pending = p;
+    r->deferred = true;
+    return true;
+}
+
+static json_t *on_inlay_hint(Request *r) {
+    Span sp;
+    if (!param_range(r, &sp))
+        return fail(r, RPC_INVALID_PARAMS, "range must be {start, end} positions");
+    int missing = 0;
+    json_t *result = lsp_inlay_hints(r->s, r->d, sp, true, &missing);
+    if (missing > 0 && !r->s->refresh_support && lsp_work_busy(r->s, r->d->uri) &&
+        defer(r, PENDING_INLAY, sp)) {
+        json_decref(result);
+        return NULL;
+    }
+    if (missing > 0) r->s->refresh_owed = true;
+    return result;
+}
+
+static json_t *on_code_lens(Request *r) {
+    int missing = 0;
+    json_t *result = lsp_code_lenses(r->s, r->d, true, &missing);
+    Span whole = {r->d->file->id, 0, (uint32_t)r->d->file->len};
+    if (missing > 0 && !r->s->lens_refresh_support && lsp_work_busy(r->s, r->d->uri) &&
+        defer(r, PENDING_LENS, whole)) {
+        json_decref(result);
+        return NULL;
+    }
+    if (missing > 0) r->s->lens_refresh_owed = true;
+    return result;
+}
+
+typedef struct DocRequest {
+    const char *method;
+    bool position; /* params.position is required */
+    json_t *(*handle)(Request *r);
+} DocRequest;
+
+static const DocRequest doc_requests[] = {
+    {"textDocument/hover", true, on_hover},
+    {"textDocument/definition", true, on_definition},
+    {"textDocument/documentSymbol", false, on_document_symbol},
+    {"textDocument/formatting", false, on_formatting},
+    {"textDocument/completion", true, on_completion},
+    {"textDocument/inlayHint", false, on_inlay_hint},
+    {"textDocument/codeAction", false, on_code_action},
+    {"textDocument/references", true, on_references},
+    {"textDocument/documentHighlight", true, on_highlight},
+    {"textDocument/prepareRename", true, on_prepare_rename},
+    {"textDocument/rename", true, on_rename},
+    {"textDocument/semanticTokens/full", false, on_semantic_tokens},
+    {"textDocument/codeLens", false, on_code_lens},
+    {"textDocument/foldingRange", false, on_folding},
+    {"textDocument/signatureHelp", true, on_signature},
+};
+
+/* A client that can register for watched files dynamically is asked to
+ * report changes of `.cmt` files: a used file that changes on disk
+ * changes what the documents using it see. */
+static void register_watchers(LspServer *s) {
+    if (!s->watch_registration) return;
+    send_request(s, "client/registerCapability",
+                 json_pack("{s:[{s:s,s:s,s:{s:[{s:s}]}}]}", "registrations", "id", "cmtc-watch-cmt",
+                           "method", "workspace/didChangeWatchedFiles", "registerOptions",
+                           "watchers", "globPattern", "**/*.cmt"));
+}
+
+/* Re-checks every open document that uses path (or, when `all`, every
+ * open document: a file that appeared may be one a `use` could not find)
+ * and publishes its diagnostics. */
+static void recheck_users(LspServer *s, const char *path, bool all) {
+    for (LspDoc *o = s->docs; o; o = o->next) {
+        if (!o->open || strcmp(o->path, path) == 0 || (!all && !doc_uses_path(o, path))) continue;
+        doc_load(s, o, o->uri, o->file->text, o->file->len);
+        publish(s, o);
+        doc_version_changed(s, o);
+    }
+}
+
+/* A saved document: what is on disk now is its text, which documents
+ * that use it read when it closes; it and they are checked again (a used
+ * file may have changed on disk meanwhile too). */
+static void did_save(LspServer *s, json_t *params) {
+    LspDoc *d = param_doc(s, params);
+    if (!d) return;
+    doc_load(s, d, d->uri, d->file->text, d->file->len);
+    publish(s, d);
+    doc_version_changed(s, d);
+    recheck_users(s, d->path, false);
+}
+
+enum { WATCH_CREATED = 1, WATCH_CHANGED = 2, WATCH_DELETED = 3 };
+
+static void watched_files_changed(LspServer *s, json_t *params) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(params, "changes"), i, c) {
+        const char *uri = jget_str(c, "uri");
+        json_t *type = json_object_get(c, "type");
+        if (!uri || !json_is_integer(type)) continue;
+        Arena scratch = {0};
+        char *path = lsp_uri_to_path(&scratch, uri);
+        if (path) {
+            path = lsp_normalize_path(&scratch, path);
+            /* an open file's text is the editor's, whatever is on disk */
+            if (!lsp_doc_by_path(s, path))
+                recheck_users(s, path, json_integer_value(type) == WATCH_CREATED);
+        }
+        arena_free_all(&scratch);
+    }
+}
+
 static void handle_request(LspServer *s, const char *method, json_t *id, json_t *params) {
     if (strcmp(method, "initialize") == 0) {
         if (s->initialized) {
@@ -490,14 +750,19 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
         send_error(s, id, RPC_INVALID_REQUEST, "the server is shut down: only exit is accepted");
         return;
     }
-    static const char *const doc_methods[] = {
-        "textDocument/hover",      "textDocument/definition", "textDocument/documentSymbol",
-        "textDocument/formatting", "textDocument/completion", "textDocument/inlayHint",
-        "textDocument/codeAction"};
-    int which = -1;
-    for (int i = 0; i < (int)(sizeof doc_methods / sizeof *doc_methods); i++)
-        if (strcmp(method, doc_methods[i]) == 0) which = i;
-    if (which < 0) {
+    if (strcmp(method, "workspace/symbol") == 0) {
+        json_t *query = json_object_get(params, "query");
+        if (!json_is_object(params) || !json_is_string(query)) {
+            send_error(s, id, RPC_INVALID_PARAMS, "params must be {query: string}");
+            return;
+        }
+        send_result(s, id, lsp_workspace_symbols(s, json_string_value(query)));
+        return;
+    }
+    const DocRequest *dr = NULL;
+    for (size_t i = 0; i < sizeof doc_requests / sizeof *doc_requests; i++)
+        if (strcmp(method, doc_requests[i].method) == 0) dr = &doc_requests[i];
+    if (!dr) {
         char msg[256];
         snprintf(msg, sizeof msg, "unknown method %.200s", method);
         send_error(s, id, RPC_METHOD_NOT_FOUND, msg);
@@ -507,64 +772,29 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
         send_error(s, id, RPC_INVALID_PARAMS, "params must be an object");
         return;
     }
-    LspDoc *d = param_doc(s, params);
-    if (!d) {
+    Request r = {.s = s, .id = id, .params = params};
+    r.d = param_doc(s, params);
+    if (!r.d) {
         send_error(s, id, RPC_INVALID_PARAMS, "textDocument.uri does not name an open document");
         return;
     }
-    uint32_t offset = 0;
-    if (which <= 1 || which == 4) {
-        if (!param_offset(s, d, json_object_get(params, "position"), &offset)) {
-            send_error(s, id, RPC_INVALID_PARAMS,
-                       "position must be {line, character} with "
-                       "non-negative integers");
-            return;
-        }
+    if (dr->position && !param_offset(s, r.d, json_object_get(params, "position"), &r.offset)) {
+        send_error(s, id, RPC_INVALID_PARAMS,
+                   "position must be {line, character} with "
+                   "non-negative integers");
+        return;
     }
-    json_t *result = NULL;
-    switch (which) {
-    case 0: result = lsp_hover(s, d, offset); break;
-    case 1: result = lsp_definition(s, d, offset); break;
-    case 2: result = lsp_document_symbols(s, d); break;
-    case 3: {
-        const char *why = NULL;
-        result = lsp_formatting(s, d, &why);
-        if (!result) {
-            send_error(s, id, RPC_REQUEST_FAILED, why ? why : "cannot format the document");
-            return;
-        }
-        break;
+    json_t *result = dr->handle(&r);
+    if (r.deferred) return;
+    if (r.raw) {
+        send_raw_result(s, id, r.raw);
+        free(r.raw);
+        return;
     }
-    case 4: result = lsp_completion(s, d, offset); break;
-    case 6: result = lsp_code_actions(s, d, params); break;
-    default: {
-        json_t *range = json_object_get(params, "range");
-        uint32_t a = 0, b = (uint32_t)d->file->len;
-        if (range && (!param_offset(s, d, json_object_get(range, "start"), &a) ||
-                      !param_offset(s, d, json_object_get(range, "end"), &b))) {
-            send_error(s, id, RPC_INVALID_PARAMS, "range must be {start, end} positions");
-            return;
-        }
-        Span sp = {d->file->id, a, b};
-        int missing = 0;
-        result = lsp_inlay_hints(s, d, sp, true, &missing);
-        if (missing > 0 && !s->refresh_support && lsp_work_busy(s, d->uri)) {
-            /* no refresh to announce hints later: this request waits
-             * (without holding up any other) for the worker */
-            LspPending *p = calloc(1, sizeof *p);
-            char *uri = strdup(d->uri);
-            if (p && uri) {
-                json_decref(result);
-                *p = (LspPending){s->pending, json_incref(id), uri, sp};
-                s->pending = p;
-                return;
-            }
-            free(p);
-            free(uri);
-        }
-        if (missing > 0) s->refresh_owed = true;
-        break;
-    }
+    if (r.error) {
+        json_decref(result);
+        send_error(s, id, r.error_code, r.error);
+        return;
     }
     send_result(s, id, result ? result : json_null());
 }
@@ -590,16 +820,22 @@ static void handle_notification(LspServer *s, const char *method, json_t *params
         return;
     }
     if (!s->initialized || s->shutdown) return; /* dropped, as specified */
-    if (strcmp(method, "textDocument/didOpen") == 0)
+    if (strcmp(method, "initialized") == 0)
+        register_watchers(s);
+    else if (strcmp(method, "textDocument/didOpen") == 0)
         did_open(s, params);
+    else if (strcmp(method, "textDocument/didSave") == 0)
+        did_save(s, params);
+    else if (strcmp(method, "workspace/didChangeWatchedFiles") == 0)
+        watched_files_changed(s, params);
     else if (strcmp(method, "textDocument/didChange") == 0)
         did_change(s, params);
     else if (strcmp(method, "textDocument/didClose") == 0)
         did_close(s, params);
     else if (strcmp(method, "$/cancelRequest") == 0)
         cancel_request(s, json_object_get(params, "id"));
-    /* initialized, didSave, $/setTrace and any other notification need
-     * nothing from this server */
+    /* $/setTrace and any other notification need nothing from this
+     * server */
 }
 
 static void handle_message(LspServer *s, json_t *msg) {

@@ -1,6 +1,12 @@
 /* lsp.h — the language server (`cmtc lsp`): JSON-RPC framing, URIs and
- * positions (backend/lsp.c), and the editor features over one checked
- * document (backend/lsp_features.c).  The helpers are declared here so that
+ * positions (backend/lsp_proto.c), the server loop (backend/lsp.c), and the
+ * editor features over checked documents: hover, definition, symbols,
+ * completion, formatting, inlay hints (lsp_features.c); what each word
+ * names (lsp_occur.c), references and rename (lsp_refs.c), the workspace's
+ * files (lsp_workspace.c), semantic tokens (lsp_tokens.c), folding
+ * (lsp_folding.c), signature help (lsp_signature.c), workspace symbols
+ * (lsp_wsymbols.c), code lenses (lsp_lens.c); the optimizer's worker
+ * (lsp_worker.c).  The helpers are declared here so that
  * tests/unit/test_lsp*.c can exercise them directly. */
 #ifndef CMT_LSP_H
 #define CMT_LSP_H
@@ -69,6 +75,18 @@ uint32_t lsp_offset_of(const SourceFile *f, uint32_t line, uint32_t col, bool ut
  * invalid strings; files read from disk may contain any bytes). */
 char *lsp_utf8_clean(Arena *a, const char *s, size_t len);
 
+/* ------------------------------------------------------------ buffers */
+
+/* Bytes for the channel (a worker's snapshot, a large result written as
+ * text): malloc'd, grown by doubling, NUL-terminated; `failed` once an
+ * allocation failed (later adds do nothing).  The owner frees p. */
+typedef struct LspBuf {
+    char *p;
+    size_t len, cap;
+    bool failed;
+} LspBuf;
+void lsp_buf_add(LspBuf *b, const void *data, size_t n);
+
 /* ------------------------------------------------------------ server */
 
 typedef struct LspDoc LspDoc;
@@ -105,6 +123,12 @@ typedef struct LspServer {
     int64_t next_request; /* ids of the server's own requests */
     LspPending *pending;  /* inlay-hint requests waiting for the worker */
     LspWork *work;
+    bool lens_refresh_support; /* workspace.codeLens.refreshSupport */
+    bool lens_refresh_owed;    /* a code-lens answer lacked costs the worker will bring */
+    bool watch_registration;   /* the client registers watched files dynamically */
+    /* the workspace folders (absolute paths; lsp_workspace.c) */
+    const char **roots;
+    int root_count;
 } LspServer;
 
 /* Range / Location JSON for a span of a file of doc's program. */
@@ -136,6 +160,132 @@ json_t *lsp_code_actions(LspServer *s, LspDoc *doc, json_t *params);
  * the `use` that brings that file in (directly, or the first `use` when
  * it comes in through another file); the start of doc without any. */
 Span lsp_use_site(LspDoc *doc, int file_id);
+/* Where a diagnostic of doc's check is shown in doc. */
+Span lsp_diag_span(LspDoc *doc, const Diag *g);
+
+/* ------------------------------------------------ names and what they are */
+
+/* The modules in which global names are looked up: a program's (the root
+ * first, then every file it uses). */
+typedef struct LspScope {
+    Module *const *mods;
+    int count;
+} LspScope;
+
+/* The scope of doc's check: its program's modules, or its own module alone
+ * when there is no program. */
+LspScope lsp_doc_scope(const LspDoc *doc);
+/* The first const, op, arch or mapping named `name` (of that DeclKind, any
+ * when kind < 0). */
+const Decl *lsp_find_global(LspScope sc, Name name, int kind);
+/* A memory, compute unit or cluster by name in arch or the archs it
+ * extends; *owner (when given) is the arch that declares it. */
+const ArchItem *lsp_find_arch_item(LspScope sc, const Decl *arch, Name name, const Decl **owner);
+/* A cluster dimension by name, likewise; *item is its cluster. */
+const ClusterDimDecl *lsp_find_cluster_dim(LspScope sc, const Decl *arch, Name name,
+                                           const ArchItem **item, const Decl **owner);
+
+/* What a word of the source is. */
+typedef enum LspSym {
+    LSYM_CONST,
+    LSYM_OP,
+    LSYM_ARCH,
+    LSYM_MAPPING,
+    LSYM_PARAM,    /* of an op */
+    LSYM_TENSOR,   /* of an op: declared, a statement's target, or named in fuse */
+    LSYM_INDEX,    /* of an op: in its statements and its mappings */
+    LSYM_LEVEL,    /* a memory of an arch */
+    LSYM_UNIT,     /* a compute unit of an arch */
+    LSYM_CLUSTER,  /* a cluster of an arch */
+    LSYM_DIM,      /* a cluster dimension of an arch */
+    LSYM_FUNCTION, /* exp, max, sum (built in) */
+    LSYM_ATTR,     /* an attribute's key: clock, capacity */
+    LSYM_VALUE,    /* a word of the language that is not reserved: fp16, ring, full */
+    LSYM_NUMBER,   /* a number or a quantity with its unit */
+    LSYM_HOLE,     /* ? */
+    LSYM_USE       /* the module a `use` names */
+} LspSym;
+
+/* One word of a module and what it names. */
+typedef struct LspOccur {
+    LspSym sym;
+    Name name; /* NULL for numbers, holes and uses */
+    Span span;
+    /* The declaration the name belongs to: a global itself; the op of a
+     * parameter, tensor or index; the arch that declares a level, unit,
+     * cluster or dimension.  NULL when the name resolves to nothing. */
+    const Decl *owner;
+    const Decl *in_decl; /* the top-level declaration the word is in */
+    bool decl;           /* the place it is declared */
+    bool write;          /* a statement's target */
+} LspOccur;
+
+typedef void (*LspOccurFn)(void *ctx, const LspOccur *o);
+/* Calls fn for every word of m that names something, in source order
+ * within each declaration; names resolve in sc. */
+void lsp_occurrences(LspScope sc, const Module *m, LspOccurFn fn, void *ctx);
+/* The occurrence at offset in m (a word touching it), false when none. */
+bool lsp_occurrence_at(LspScope sc, const Module *m, uint32_t offset, LspOccur *out);
+/* Whether w[0, n) is a word the scanner reserves (lang/cmt.re): `tile`,
+ * `mapping`; no name can be one. */
+bool lsp_reserved_word(const char *w, size_t n);
+/* The file (its path) of a file id among sc's modules, or NULL. */
+const SourceFile *lsp_scope_file(LspScope sc, int file_id);
+const char *lsp_scope_path(LspScope sc, int file_id);
+
+/* ------------------------------------------------------ the workspace */
+
+/* Whether a file name is a module `use` can name: a word then `.cmt`
+ * (dotted: only letters, digits and `_`, as `use a.b` needs; otherwise `-`
+ * and `.` too, as `use "my-ops.cmt"` allows).  Editor lock and backup
+ * files (`.#x.cmt`, `#x.cmt#`, `x.cmt~`) are not. */
+bool lsp_module_file_name(const char *name, bool dotted);
+/* Whether word occurs in text as a whole word. */
+bool lsp_text_has_word(const char *text, size_t len, const char *word);
+/* The workspace folders of initialize's params (workspaceFolders, else
+ * rootUri, else rootPath). */
+void lsp_workspace_set_roots(LspServer *s, json_t *params);
+/* Whether a (normalised) path lies in the standard library's folder. */
+bool lsp_in_stdlib(const LspServer *s, const char *path);
+typedef void (*LspFileFn)(void *ctx, const char *path);
+/* Calls fn with each module file on disk under the workspace folders (the
+ * open documents' folders when there are none) that is not open. */
+void lsp_workspace_files(LspServer *s, Arena *a, LspFileFn fn, void *ctx);
+typedef void (*LspProgramFn)(void *ctx, LspScope sc, bool open);
+/* Calls fn with each program a name may occur in: every open document's,
+ * then every workspace file on disk that is not open and has `word` as a
+ * word (every one when word is NULL), parsed with its uses resolved in a
+ * (no check). */
+void lsp_workspace_programs(LspServer *s, Arena *a, Name word, LspProgramFn fn, void *ctx);
+
+/* References, document highlight and rename (lsp_refs.c).  Rename and
+ * prepareRename answer NULL with *why set when they refuse. */
+json_t *lsp_references(LspServer *s, LspDoc *doc, uint32_t offset, bool with_declaration);
+json_t *lsp_document_highlight(LspServer *s, LspDoc *doc, uint32_t offset);
+json_t *lsp_prepare_rename(LspServer *s, LspDoc *doc, uint32_t offset, const char **why);
+json_t *lsp_rename(LspServer *s, LspDoc *doc, uint32_t offset, const char *new_name,
+                   const char **why);
+
+/* Semantic tokens of the whole document (lsp_tokens.c), as the JSON text
+ * of the result (malloc'd; NULL when out of memory: tens of thousands of
+ * numbers for a large file, too many to build as jansson values within a
+ * keystroke); the legend initialize announces. */
+char *lsp_semantic_tokens(LspServer *s, LspDoc *doc);
+json_t *lsp_semantic_tokens_legend(void);
+/* Folding ranges: blocks, runs of comments and of `use` lines
+ * (lsp_folding.c). */
+json_t *lsp_folding_ranges(LspServer *s, LspDoc *doc);
+/* Signature help for the parameters of the op a mapping header binds
+ * (lsp_signature.c). */
+json_t *lsp_signature_help(LspServer *s, LspDoc *doc, uint32_t offset);
+/* Ops, archs, mappings, consts, levels and tensors of the open documents
+ * and the workspace whose names match query (lsp_wsymbols.c). */
+json_t *lsp_workspace_symbols(LspServer *s, const char *query);
+/* Code lenses (lsp_lens.c): above each mapping that checks clean, its
+ * latency and bound, from the worker's cached answers (never computed in
+ * the request).  Mappings without an answer yet count in *missing and,
+ * when `ask`, are handed to the worker. */
+json_t *lsp_code_lenses(LspServer *s, LspDoc *doc, bool ask, int *missing);
 
 /* ------------------------------------------- the optimizer, off the path */
 
@@ -147,8 +297,10 @@ typedef struct LspKey {
     uint64_t a, b;
 } LspKey;
 
-/* The keys of doc's mappings that check clean and have holes (what the
- * worker may usefully run); *out lives in doc's arena. */
+/* The key of doc's mapping i (prog->mappings[i]) when it checks clean. */
+bool lsp_mapping_key(LspDoc *doc, int i, LspKey *out);
+/* The keys of doc's mappings that check clean (what the worker may
+ * usefully run); *out lives in doc's arena. */
 int lsp_wanted_keys(LspDoc *doc, const LspKey **out);
 /* The mapping of doc's current version with that key, or NULL. */
 IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);

@@ -230,9 +230,9 @@ static bool errors_in(LspDoc *d, const Decl *x) {
 
 static const Decl *find_global(LspDoc *d, Name name, int kind);
 
-/* Computes the key of mapping i when it checks clean and has holes: no
- * error in the mapping, its op, its arch (and the archs it extends) or
- * any const.  False when it does not qualify. */
+/* Computes the key of mapping i when it checks clean: no error in the
+ * mapping, its op, its arch (and the archs it extends) or any const.
+ * False when it does not qualify. */
 static bool map_key(LspDoc *d, int i, LspKey *out) {
     Cache *c = cache_of(d);
     if (i < 0 || i >= c->map_count) return false;
@@ -240,8 +240,8 @@ static bool map_key(LspDoc *d, int i, LspKey *out) {
     if (mi->key_state == 0) {
         mi->key_state = 2;
         const IrMapping *m = mi->m;
-        if (!m || !m->decl || m->hole_count <= 0 || !m->op || !m->op->decl || !m->arch ||
-            !m->arch->decl || m->decl->span.file != d->file->id)
+        if (!m || !m->decl || !m->op || !m->op->decl || !m->arch || !m->arch->decl ||
+            m->decl->span.file != d->file->id)
             return false;
         if (!c->consts_done) {
             c->consts_done = true;
@@ -293,6 +293,10 @@ static json_t *map_answer(LspServer *s, LspDoc *d, const IrMapping *m) {
     return json_is_true(json_object_get(ans, "ok")) ? ans : NULL;
 }
 
+bool lsp_mapping_key(LspDoc *d, int i, LspKey *out) {
+    return map_key(d, i, out);
+}
+
 int lsp_wanted_keys(LspDoc *d, const LspKey **out) {
     Cache *c = cache_of(d);
     if (!c->wanted_done) {
@@ -323,32 +327,8 @@ static bool on_ident(Ident id, uint32_t off) {
     return id.name && in_span(id.span, off);
 }
 
-/* Every module of the program (the document's own first); just the
- * document's when it has no program. */
-static int module_list(LspDoc *d, Module ***out) {
-    if (d->prog && d->prog->module_count > 0) {
-        *out = d->prog->modules;
-        return d->prog->module_count;
-    }
-    if (d->module) {
-        *out = &d->module;
-        return 1;
-    }
-    *out = NULL;
-    return 0;
-}
-
 static const Decl *find_global(LspDoc *d, Name name, int kind) {
-    Module **mods;
-    int n = module_list(d, &mods);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; mods[i] && k < mods[i]->decl_count; k++) {
-            const Decl *x = mods[i]->decls[k];
-            if (x->kind != DK_USE && x->kind != DK_ERROR && x->name.name == name &&
-                (kind < 0 || (int)x->kind == kind))
-                return x;
-        }
-    return NULL;
+    return lsp_find_global(lsp_doc_scope(d), name, kind);
 }
 
 static const IrArch *arch_ir(LspDoc *d, const Decl *decl) {
@@ -366,36 +346,13 @@ static const IrMapping *mapping_ir(LspDoc *d, const Decl *decl) {
 }
 
 /* An arch item by name in the arch or the archs it extends. */
-static const ArchItem *find_arch_item(LspDoc *d, const Decl *arch, Name name, int depth) {
-    if (!arch || arch->kind != DK_ARCH || depth > 16) return NULL;
-    for (int i = 0; i < arch->u.arch.item_count; i++) {
-        const ArchItem *it = arch->u.arch.items[i];
-        if ((it->kind == AI_MEMORY || it->kind == AI_COMPUTE || it->kind == AI_CLUSTER) &&
-            it->name.name == name)
-            return it;
-    }
-    if (arch->u.arch.parent.name)
-        return find_arch_item(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name,
-                              depth + 1);
-    return NULL;
+static const ArchItem *find_arch_item(LspDoc *d, const Decl *arch, Name name) {
+    return lsp_find_arch_item(lsp_doc_scope(d), arch, name, NULL);
 }
 
 static const ClusterDimDecl *find_cluster_dim(LspDoc *d, const Decl *arch, Name name,
-                                              const ArchItem **owner, int depth) {
-    if (!arch || arch->kind != DK_ARCH || depth > 16) return NULL;
-    for (int i = 0; i < arch->u.arch.item_count; i++) {
-        const ArchItem *it = arch->u.arch.items[i];
-        if (it->kind != AI_CLUSTER) continue;
-        for (int k = 0; k < it->dim_count; k++)
-            if (it->dims[k].name.name == name) {
-                *owner = it;
-                return &it->dims[k];
-            }
-    }
-    if (arch->u.arch.parent.name)
-        return find_cluster_dim(d, find_global(d, arch->u.arch.parent.name, DK_ARCH), name, owner,
-                                depth + 1);
-    return NULL;
+                                              const ArchItem **owner) {
+    return lsp_find_cluster_dim(lsp_doc_scope(d), arch, name, owner, NULL);
 }
 
 static const TensorDecl *find_tensor_decl(const Decl *op, Name name) {
@@ -725,14 +682,14 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
             for (int k = 0; k < nw && !found; k++) {
                 Ident w = words[k];
                 if (!on_ident(w, off)) continue;
-                const ArchItem *ai = arch ? find_arch_item(d, arch, w.name, 0) : NULL;
+                const ArchItem *ai = arch ? find_arch_item(d, arch, w.name) : NULL;
                 const ArchItem *owner = NULL;
                 if (op && find_stmt(op, w.name) &&
                     (it->kind == MI_FUSE || it->kind == MI_SPATIAL) && k < it->stmts.count) {
                     *h = (Hit){.kind = H_TENSOR, .decl = op, .name = w.name, .span = w.span};
                 } else if (ai && ai->kind == AI_MEMORY) {
                     *h = (Hit){.kind = H_ARCH_ITEM, .decl = arch, .name = w.name, .span = w.span};
-                } else if (arch && find_cluster_dim(d, arch, w.name, &owner, 0)) {
+                } else if (arch && find_cluster_dim(d, arch, w.name, &owner)) {
                     *h = (Hit){.kind = H_CLUSTER_DIM, .decl = arch, .name = w.name, .span = w.span};
                 } else if (op && op_has_index(op, w.name)) {
                     *h = (Hit){.kind = H_INDEX, .decl = op, .name = w.name, .span = w.span};
@@ -943,7 +900,7 @@ static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name 
 }
 
 static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
-    const ArchItem *it = find_arch_item(d, arch, name, 0);
+    const ArchItem *it = find_arch_item(d, arch, name);
     const IrArch *a = arch_ir(d, arch);
     if (it) {
         const char *kw = it->kind == AI_MEMORY    ? "memory"
@@ -1198,7 +1155,7 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
     case H_ARCH_ITEM: hover_arch_item(d, &b, h.decl, h.name); break;
     case H_CLUSTER_DIM: {
         const ArchItem *owner = NULL;
-        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
+        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner);
         text_add(&b, "```cmt\n%s = %s%s%s\n```\n", h.name, cd ? span_src(d, cd->size->span) : "?",
                  cd && cd->kind.name ? " " : "", cd && cd->kind.name ? cd->kind.name : "");
         const IrArch *a = arch_ir(d, h.decl);
@@ -1263,6 +1220,10 @@ static const Module *used_module(LspDoc *d, const Decl *use) {
     return NULL;
 }
 
+Span lsp_diag_span(LspDoc *d, const Diag *g) {
+    return g->span.file == d->file->id ? g->span : lsp_use_site(d, g->span.file);
+}
+
 Span lsp_use_site(LspDoc *d, int file_id) {
     Span first = {d->file->id, 0, 0};
     bool have = false;
@@ -1305,13 +1266,13 @@ json_t *lsp_definition(LspServer *s, LspDoc *d, uint32_t offset) {
     }
     case H_INDEX: find_index_use(h.decl, h.name, &target); break;
     case H_ARCH_ITEM: {
-        const ArchItem *it = find_arch_item(d, h.decl, h.name, 0);
+        const ArchItem *it = find_arch_item(d, h.decl, h.name);
         if (it) target = it->name.span;
         break;
     }
     case H_CLUSTER_DIM: {
         const ArchItem *owner;
-        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner, 0);
+        const ClusterDimDecl *cd = find_cluster_dim(d, h.decl, h.name, &owner);
         if (cd) target = cd->name.span;
         break;
     }
@@ -1523,11 +1484,10 @@ static void keywords(Items *it, const char *const *kw) {
 }
 
 static void globals_of_kind(Items *it, LspDoc *d, int kind) {
-    Module **mods;
-    int n = module_list(d, &mods);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; mods[i] && k < mods[i]->decl_count; k++) {
-            const Decl *x = mods[i]->decls[k];
+    LspScope sc = lsp_doc_scope(d);
+    for (int i = 0; i < sc.count; i++)
+        for (int k = 0; sc.mods[i] && k < sc.mods[i]->decl_count; k++) {
+            const Decl *x = sc.mods[i]->decls[k];
             if (x->kind == DK_USE || x->kind == DK_ERROR || !x->name.name) continue;
             if (kind >= 0 && (int)x->kind != kind) continue;
             int ck = x->kind == DK_OP        ? CK_FUNCTION
@@ -1697,14 +1657,12 @@ static void module_paths(Items *it, const char *root, const char *prefix, int de
         const char *full = arena_printf(it->a, "%s/%s", root, n);
         struct stat st;
         if (stat(full, &st) != 0) continue;
-        bool word = true;
+        bool word = true; /* a folder is a component of a dotted path */
         for (size_t i = 0; i < len; i++)
-            if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
-                  (n[i] >= '0' && n[i] <= '9') || n[i] == '_' || (n[i] == '.' && i + 4 == len)))
-                word = false;
+            if (!word_char_c(n[i])) word = false;
         if (S_ISDIR(st.st_mode) && word) {
             module_paths(it, full, arena_printf(it->a, "%s%s.", prefix, n), depth + 1);
-        } else if (S_ISREG(st.st_mode) && word && len > 4 && strcmp(n + len - 4, ".cmt") == 0) {
+        } else if (S_ISREG(st.st_mode) && lsp_module_file_name(n, true)) {
             item(it, arena_printf(it->a, "%s%.*s", prefix, (int)(len - 4), n), CK_MODULE, "module");
         }
     }
@@ -1712,8 +1670,10 @@ static void module_paths(Items *it, const char *root, const char *prefix, int de
 }
 
 /* After `use` on the current line: module paths of the standard library
- * and the -I folders, and the .cmt files beside the document as strings. */
-static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) {
+ * and the -I folders, and the .cmt files beside the document as strings.
+ * *from is where the path written so far starts (each item replaces it:
+ * `use std.` completed is `use std.ops.gemm`, not `use std.std.ops.gemm`). */
+static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it, uint32_t *from) {
     const char *t = d->file->text;
     uint32_t ls = offset < d->file->len ? offset : (uint32_t)d->file->len;
     while (ls > 0 && t[ls - 1] != '\n') ls--;
@@ -1721,6 +1681,8 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) 
     if (offset < ls + 4 || strncmp(t + ls, "use", 3) != 0 ||
         (t[ls + 3] != ' ' && t[ls + 3] != '\t'))
         return false;
+    *from = ls + 3;
+    while (*from < offset && (t[*from] == ' ' || t[*from] == '\t')) (*from)++;
     if (s->check.stdlib_dir) module_paths(it, s->check.stdlib_dir, "", 0);
     for (int i = 0; i < s->check.include_count; i++)
         module_paths(it, s->check.include_dirs[i], "", 0);
@@ -1730,10 +1692,15 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it) 
     if (dd) {
         struct dirent *e;
         while ((e = readdir(dd)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (len > 4 && strcmp(e->d_name + len - 4, ".cmt") == 0 &&
-                !(slash && strcmp(e->d_name, slash + 1) == 0))
-                item(it, arena_printf(it->a, "\"%s\"", e->d_name), CK_FILE, "file");
+            /* modules only: not editor lock files (`.#x.cmt`, a dangling
+             * link) nor backups */
+            struct stat st;
+            if (!lsp_module_file_name(e->d_name, false) ||
+                (slash && strcmp(e->d_name, slash + 1) == 0) ||
+                stat(arena_printf(it->a, "%s/%s", dir[0] ? dir : "", e->d_name), &st) != 0 ||
+                !S_ISREG(st.st_mode))
+                continue;
+            item(it, arena_printf(it->a, "\"%s\"", e->d_name), CK_FILE, "file");
         }
         closedir(dd);
     }
@@ -1845,14 +1812,25 @@ static int by_label(const void *a, const void *b) {
 
 json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
     Items it = {.arr = json_array(), .a = &d->arena};
-    if (use_completion(s, d, offset, &it)) {
+    uint32_t from;
+    if (use_completion(s, d, offset, &it, &from)) {
         /* folders list their files in any order: sort by label */
         size_t n = json_array_size(it.arr);
         json_t **v = ARENA_ARRAY(&d->arena, json_t *, n + 1);
         for (size_t i = 0; i < n; i++) v[i] = json_incref(json_array_get(it.arr, i));
         qsort(v, n, sizeof *v, by_label);
         json_t *sorted = json_array();
-        for (size_t i = 0; i < n; i++) json_array_append_new(sorted, v[i]);
+        json_t *range = lsp_range_json(s, d->file, (Span){d->file->id, from, offset});
+        for (size_t i = 0; i < n; i++) {
+            /* each replaces the path written so far: clients differ in
+             * what they take a word to be (`std.` is one in Emacs) */
+            json_t *label = json_object_get(v[i], "label");
+            json_object_set_new(v[i], "textEdit",
+                                json_pack("{s:O,s:O}", "range", range, "newText", label));
+            json_object_set(v[i], "filterText", label);
+            json_array_append_new(sorted, v[i]);
+        }
+        json_decref(range);
         json_decref(it.arr);
         return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
     }
@@ -1923,6 +1901,38 @@ static const char *suggestion(Arena *a, const char *msg) {
     return arena_strndup(a, p, (size_t)(q - p));
 }
 
+/* A Position of a client's diagnostic as a byte offset (false when it is
+ * not one). */
+static bool client_offset(LspServer *s, LspDoc *d, json_t *pos, uint32_t *out) {
+    json_t *l = json_object_get(pos, "line"), *c = json_object_get(pos, "character");
+    if (!json_is_integer(l) || !json_is_integer(c)) return false;
+    json_int_t li = json_integer_value(l), ci = json_integer_value(c);
+    if (li < 0 || ci < 0 || li > UINT32_MAX || ci > UINT32_MAX) return false;
+    *out = lsp_offset_of(d->file, (uint32_t)li, (uint32_t)ci, s->utf16);
+    return true;
+}
+
+/* The server's own diagnostic a client's stands for: the same range and,
+ * when the client gives one, the same code.  Nothing else of it is
+ * trusted (ALE sends no `source`, clients may rewrap the message). */
+static const Diag *own_diag(LspServer *s, LspDoc *d, json_t *g) {
+    json_t *range = json_object_get(g, "range");
+    uint32_t from, to;
+    if (!client_offset(s, d, json_object_get(range, "start"), &from) ||
+        !client_offset(s, d, json_object_get(range, "end"), &to))
+        return NULL;
+    json_t *jcode = json_object_get(g, "code");
+    const char *code = json_string_value(jcode);
+    for (int i = 0; i < d->diags.count; i++) {
+        const Diag *own = d->diags.items[i];
+        Span sp = lsp_diag_span(d, own);
+        if (sp.start != from || sp.end != to) continue;
+        if (jcode && (!code || !own->code || strcmp(code, own->code) != 0)) continue;
+        return own;
+    }
+    return NULL;
+}
+
 json_t *lsp_code_actions(LspServer *s, LspDoc *d, json_t *params) {
     json_t *out = json_array();
     json_t *diags = json_object_get(json_object_get(params, "context"), "diagnostics");
@@ -1930,34 +1940,25 @@ json_t *lsp_code_actions(LspServer *s, LspDoc *d, json_t *params) {
     json_t *g;
     json_array_foreach(diags, i, g) {
         const char *src = json_string_value(json_object_get(g, "source"));
-        if (!src || strcmp(src, "cmtc") != 0) continue;
-        const char *fix = suggestion(&d->arena, json_string_value(json_object_get(g, "message")));
-        json_t *range = json_object_get(g, "range");
-        json_t *a = json_object_get(range, "start"), *b = json_object_get(range, "end");
-        if (!fix || !json_is_integer(json_object_get(a, "line")) ||
-            !json_is_integer(json_object_get(a, "character")) ||
-            !json_is_integer(json_object_get(b, "line")) ||
-            !json_is_integer(json_object_get(b, "character")))
-            continue;
-        json_int_t al = json_integer_value(json_object_get(a, "line"));
-        json_int_t ac = json_integer_value(json_object_get(a, "character"));
-        json_int_t bl = json_integer_value(json_object_get(b, "line"));
-        json_int_t bc = json_integer_value(json_object_get(b, "character"));
-        if (al < 0 || ac < 0 || bl < 0 || bc < 0 || al > UINT32_MAX || ac > UINT32_MAX ||
-            bl > UINT32_MAX || bc > UINT32_MAX)
-            continue;
+        if (src && strcmp(src, "cmtc") != 0) continue; /* another tool's */
+        const Diag *own = own_diag(s, d, g);
+        /* a mistake of a used file is shown at the `use`: not a word to
+         * replace here */
+        if (!own || own->span.file != d->file->id) continue;
+        const char *fix = NULL;
+        for (int k = 0; k < own->help_count && !fix; k++)
+            fix = suggestion(&d->arena, own->helps[k]);
+        uint32_t from = own->span.start, to = own->span.end;
+        if (!fix || to <= from || to > d->file->len) continue;
         /* only where the range is one word in the current text */
-        uint32_t from = lsp_offset_of(d->file, (uint32_t)al, (uint32_t)ac, s->utf16);
-        uint32_t to = lsp_offset_of(d->file, (uint32_t)bl, (uint32_t)bc, s->utf16);
-        if (to <= from) continue;
         bool word = true;
         for (uint32_t k = from; k < to; k++)
             if (!word_char_c(d->file->text[k])) word = false;
         if (!word ||
             (to - from == strlen(fix) && memcmp(d->file->text + from, fix, to - from) == 0))
             continue;
-        json_t *edit = json_pack("{s:{s:[{s:O,s:o}]}}", "changes", d->uri, "range", range,
-                                 "newText", lsp_jstr(fix));
+        json_t *edit = json_pack("{s:{s:[{s:o,s:o}]}}", "changes", d->uri, "range",
+                                 lsp_range_json(s, d->file, own->span), "newText", lsp_jstr(fix));
         json_t *action =
             json_pack("{s:o,s:s,s:[O],s:b,s:o}", "title",
                       lsp_jstr(arena_printf(&d->arena, "Replace with `%s`", fix)), "kind",
@@ -2214,7 +2215,8 @@ json_t *lsp_optimize_answer(LspDoc *d, IrMapping *m) {
     opts.time_limit_s = lsp_optimize_budget_s();
     SolverReport report;
     memset(&report, 0, sizeof report);
-    bool ok = optimize_mapping(d->prog, m, &opts, &report) && m->hole_count == 0;
+    /* a complete mapping is costed as it is (for its code lens) */
+    bool ok = complete_mapping(d->prog, m, &opts, &report) && m->hole_count == 0;
     json_t *ans = json_object();
     json_object_set_new(ans, "ok", json_boolean(ok));
     json_object_set_new(ans, "status", json_string(solver_status_name(report.status)));
@@ -2248,6 +2250,12 @@ json_t *lsp_optimize_answer(LspDoc *d, IrMapping *m) {
         Text b = {.a = a};
         mapping_cost_text(&b, &r, true);
         json_object_set_new(ans, "hover", lsp_jstr(b.buf));
+        /* and what its code lens shows */
+        json_object_set_new(
+            ans, "lens",
+            json_pack("{s:f,s:f,s:s,s:b,s:b}", "latency_s", r.latency_s, "energy_j", r.energy_j,
+                      "bound", bound_name(dominant_bound(r.compute_s, r.memory_s, r.network_s)),
+                      "feasible", r.feasible, "optimized", report.status != SOLVER_NOT_NEEDED));
     }
     const Schedule *sc = lower_mapping(a, m, false, NULL);
     if (sc) {
@@ -2270,9 +2278,10 @@ json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range, bool ask, int *miss
         const IrMapping *m = d->prog->mappings[i];
         if (!m || !m->decl || m->decl->span.file != d->file->id) continue;
         if (m->decl->span.end < range.start || m->decl->span.start > range.end) continue;
-        /* only mappings that check clean, whatever the rest of the file */
+        /* only mappings with holes that check clean, whatever the rest of
+         * the file */
         LspKey key;
-        if (!map_key(d, i, &key)) continue;
+        if (m->hole_count == 0 || !map_key(d, i, &key)) continue;
         json_t *ans = lsp_work_answer(s, key);
         if (!ans) {
             (*missing)++;

@@ -492,3 +492,23 @@ json_t *lsp_location_json(const LspServer *s, const LspDoc *doc, Span sp) {
     arena_free_all(&scratch);
     return loc;
 }
+
+/* ========================================================= buffers */
+
+void lsp_buf_add(LspBuf *b, const void *data, size_t n) {
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->failed = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}

@@ -156,56 +156,33 @@ static json_t *failure(const char *status) {
 
 /* ------------------------------------------------------------ snapshots */
 
-typedef struct Buf {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} Buf;
-
-static void buf_add(Buf *b, const void *data, size_t n) {
-    if (b->failed) return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n) cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-static void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(Buf *b, const char *fmt, ...) {
+static void buf_printf(LspBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(LspBuf *b, const char *fmt, ...) {
     char line[128];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n > 0) buf_add(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    if (n > 0) lsp_buf_add(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 /* What a worker reads: the key, the document's uri, then every file its
  * check read (the document first), each as a header line with the byte
  * lengths followed by the raw bytes (any bytes: no escaping). */
 static char *snapshot(const LspDoc *d, LspKey key, size_t *len) {
-    Buf b = {0};
-    buf_add(&b, SNAPSHOT_MAGIC, strlen(SNAPSHOT_MAGIC));
+    LspBuf b = {0};
+    lsp_buf_add(&b, SNAPSHOT_MAGIC, strlen(SNAPSHOT_MAGIC));
     buf_printf(&b, "key %016llx %016llx\n", (unsigned long long)key.a, (unsigned long long)key.b);
     buf_printf(&b, "uri %zu\n", strlen(d->uri));
-    buf_add(&b, d->uri, strlen(d->uri));
+    lsp_buf_add(&b, d->uri, strlen(d->uri));
     for (int i = 0; i < d->sm.count; i++) {
         const SourceFile *f = d->sm.files[i];
         if (!f || !f->path) continue;
         buf_printf(&b, "\nfile %zu %zu\n", strlen(f->path), f->len);
-        buf_add(&b, f->path, strlen(f->path));
-        buf_add(&b, f->text, f->len);
+        lsp_buf_add(&b, f->path, strlen(f->path));
+        lsp_buf_add(&b, f->text, f->len);
     }
-    buf_add(&b, "\nend\n", 5);
+    lsp_buf_add(&b, "\nend\n", 5);
     if (b.failed) {
         free(b.p);
         return NULL;

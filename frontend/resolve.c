@@ -446,23 +446,40 @@ static void drop_repeated_diags(DiagSink *d, int from) {
     d->count = kept;
 }
 
-Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
-                       const CheckOptions *opts) {
+/* Parses root and every file it uses into p's modules; the loader keeps
+ * the order definitions are checked in. */
+static Loader *load_modules(Program *p, SourceFile *root, const CheckOptions *opts) {
+    Loader *ld = ARENA_NEW(p->arena, Loader);
+    ld->arena = p->arena;
+    ld->sm = p->sources;
+    ld->diags = p->diags;
+    ld->opts = opts;
+    load_all(ld, root, path_key(p->arena, root->path));
+    p->module_count = ld->modules.count;
+    p->modules = (Module **)ld->modules.items;
+    return ld;
+}
+
+static Program *program_new(Arena *arena, SourceManager *sm, DiagSink *diags) {
     Program *p = ARENA_NEW(arena, Program);
     p->arena = arena;
     p->sources = sm;
     p->diags = diags;
+    return p;
+}
 
+Program *load_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
+                      const CheckOptions *opts) {
+    Program *p = program_new(arena, sm, diags);
+    load_modules(p, root, opts);
+    return p;
+}
+
+Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
+                       const CheckOptions *opts) {
+    Program *p = program_new(arena, sm, diags);
     int first_diag = diags->count;
-    Loader *ld = ARENA_NEW(arena, Loader);
-    ld->arena = arena;
-    ld->sm = sm;
-    ld->diags = diags;
-    ld->opts = opts;
-    load_all(ld, root, path_key(arena, root->path));
-
-    p->module_count = ld->modules.count;
-    p->modules = (Module **)ld->modules.items;
+    Loader *ld = load_modules(p, root, opts);
     /* Definitions in used files come first, so a clash is reported at the
      * definition in the file that uses them. */
     Module **dep_first = (Module **)ld->post_order.items;

@@ -9,10 +9,13 @@
 #define SPELL_MAX_LEN 256
 #define SPELL_TOO_FAR (1 << 20)
 
+/* Two swapped neighbouring letters (`GBL` for `GLB`, `tiel`) count as one
+ * edit, the commonest slip of a typist (optimal string alignment: a
+ * swapped pair is not edited again). */
 int edit_distance(const char *a, const char *b) {
     size_t n = strlen(a), m = strlen(b);
     if (n > SPELL_MAX_LEN || m > SPELL_MAX_LEN) return SPELL_TOO_FAR;
-    int previous[SPELL_MAX_LEN + 1], current[SPELL_MAX_LEN + 1];
+    int before[SPELL_MAX_LEN + 1], previous[SPELL_MAX_LEN + 1], current[SPELL_MAX_LEN + 1];
     for (size_t j = 0; j <= m; j++) previous[j] = (int)j;
     for (size_t i = 1; i <= n; i++) {
         current[0] = (int)i;
@@ -22,7 +25,11 @@ int edit_distance(const char *a, const char *b) {
             int insert_b = current[j - 1] + 1;
             int best = substitute < delete_a ? substitute : delete_a;
             current[j] = best < insert_b ? best : insert_b;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                before[j - 2] + 1 < current[j])
+                current[j] = before[j - 2] + 1;
         }
+        memcpy(before, previous, sizeof(int) * (m + 1));
         memcpy(previous, current, sizeof(int) * (m + 1));
     }
     return previous[m];

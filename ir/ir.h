@@ -282,6 +282,12 @@ typedef struct CheckOptions {
 Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
                        const CheckOptions *opts);
 
+/* Only the parse and module resolution of check_program: root and every
+ * file it uses, as modules (no names resolved, no IR).  For the language
+ * server's search of a workspace, where only the syntax is wanted. */
+Program *load_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
+                      const CheckOptions *opts);
+
 /* Instantiates an op with parameter values (NULL bindings = defaults).
  * Reports unbound parameters and index extent disagreements at `use_site`.
  * Returns NULL on error. */

@@ -45,6 +45,11 @@ const char *bound_name(Bound b) {
     return "?";
 }
 
+Bound dominant_bound(double compute_s, double memory_s, double network_s) {
+    if (network_s > compute_s && network_s > memory_s) return BOUND_NETWORK;
+    return memory_s > compute_s ? BOUND_MEMORY : BOUND_COMPUTE;
+}
+
 SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
     if (s->node_count == s->node_cap) {
         int cap = s->node_cap ? s->node_cap * 2 : 32;

@@ -32,6 +32,9 @@ const char *provenance_name(Provenance p);
 
 typedef enum Bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_NETWORK } Bound;
 const char *bound_name(Bound b);
+/* What limits a group or a mapping: the largest of its compute, memory and
+ * network times (compute on a tie). */
+Bound dominant_bound(double compute_s, double memory_s, double network_s);
 
 /* How a tensor lies along one cluster dim after its producer ran. */
 typedef enum LayoutKind {

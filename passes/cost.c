@@ -182,9 +182,7 @@ void pass_cost(Schedule *s) {
             g->fill_drain_s = (c + m + net - peak) / tiles;
             g->latency_s = peak + g->fill_drain_s;
         }
-        g->bound = BOUND_COMPUTE;
-        if (g->memory_s > g->compute_s) g->bound = BOUND_MEMORY;
-        if (g->network_s > g->compute_s && g->network_s > g->memory_s) g->bound = BOUND_NETWORK;
+        g->bound = dominant_bound(g->compute_s, g->memory_s, g->network_s);
         g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
         latency += g->latency_s;
         energy += g->energy_j;

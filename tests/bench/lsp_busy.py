@@ -8,7 +8,11 @@ a fast typist): for each keystroke the client sends a didChange (full
 text) and, at once, an inlay-hint request for the whole document, as VS
 Code does; a still unanswered inlay-hint request of the previous keystroke
 is cancelled first ($/cancelRequest).  Every fourth keystroke it also asks
-for a hover and a completion.  The client advertises
+for a hover and a completion, and two keystrokes later for the semantic
+tokens of the document.  After the typing, it asks ten times, one request
+at a time, for the references of the statement hovered and for its rename
+(not applied; refused when the statement is the standard library's).  The
+client advertises
 workspace.inlayHint.refreshSupport, answers each
 workspace/inlayHint/refresh and asks for the hints again.
 
@@ -20,7 +24,8 @@ workspace/inlayHint/refresh and asks for the hints again.
 
 Printed per document: latency (wall clock, from the send to the answer)
 of diagnostics (didChange -> publishDiagnostics of that version), hover,
-completion and inlay hints, at the median, 99th percentile and maximum;
+completion, inlay hints, references, rename and semantic tokens, at the
+median, 99th percentile and maximum;
 how many hints the last answer had and how long after the last keystroke
 the hints were complete.  Nothing is asserted: the numbers are printed."""
 import json
@@ -91,7 +96,8 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": 100000, "character": 0}}
     next_id = [100]
     pending = {}  # id -> (kind, send time)
-    lat = {"diagnostics": [], "hover": [], "completion": [], "inlay": []}
+    lat = {"diagnostics": [], "hover": [], "completion": [], "inlay": [], "references": [],
+           "rename": [], "tokens": []}
     diag_sent = {}
     counts = {"refresh": 0, "cancelled": 0, "modified": 0, "errors": 0}
     last_hints = [None, 0.0]  # the last inlay result, when it came
@@ -122,6 +128,9 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
                     counts["cancelled"] += 1
                 elif code == -32801:
                     counts["modified"] += 1
+                elif kind == "rename":
+                    # a refusal (a name of the standard library) is an answer
+                    lat[kind].append((t - t0) * 1000)
                 else:
                     counts["errors"] += 1
                 return
@@ -165,6 +174,9 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
             request("textDocument/hover", {"textDocument": doc, "position": hover_pos}, "hover")
             request("textDocument/completion", {"textDocument": doc, "position": completion_pos},
                     "completion")
+        if k % 4 == 1:
+            # as VS Code asks after an edit
+            request("textDocument/semanticTokens/full", {"textDocument": doc}, "tokens")
         pump(start + (k + 1) * interval)
     typed = time.perf_counter()
     # after the last keystroke: wait until every request is answered and the
@@ -178,6 +190,18 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
                                               counts["refresh"]) == before:
             break
     complete_s = last_hints[1] - typed if last_hints[0] is not None else float("nan")
+    # then, as a user asks for them (one at a time, not per keystroke): the
+    # references of the statement hovered and its rename (not applied)
+    for _ in range(10):
+        for method, kind, extra in (
+                ("textDocument/references", "references",
+                 {"context": {"includeDeclaration": True}}),
+                ("textDocument/rename", "rename", {"newName": "renamed_by_bench"})):
+            params = {"textDocument": doc, "position": hover_pos}
+            params.update(extra)
+            i = request(method, params, kind)
+            while i in pending:
+                pump(time.perf_counter() + 0.01)
     nhints = len(last_hints[0] or [])
     s.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     pump(time.perf_counter() + 0.2)
@@ -190,7 +214,9 @@ def run(cmtc, name, path, text, edits, hover_pos, completion_pos, interval):
     print("  %-34s %5s %9s %9s %9s" % ("latency (ms)", "n", "median", "p99", "max"))
     for kind, label in (("diagnostics", "didChange -> publishDiagnostics"),
                         ("hover", "hover"), ("completion", "completion"),
-                        ("inlay", "inlayHint (answered ones)")):
+                        ("inlay", "inlayHint (answered ones)"),
+                        ("references", "references"), ("rename", "rename"),
+                        ("tokens", "semanticTokens/full")):
         xs = lat[kind]
         print("  %-34s %5d %9.2f %9.2f %9.2f" % (label, len(xs), pct(xs, 0.5), pct(xs, 0.99),
                                                  max(xs) if xs else float("nan")))

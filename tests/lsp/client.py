@@ -19,6 +19,10 @@ Transcript lines:
   #!mask REGEX     in the output, text matching REGEX is printed as <masked>
                    (numbers the cost model computes: the transcript checks
                    that they are there, not their value)
+  #!write PATH TEXT  write TEXT (backslash escapes as in raw: lines) to
+                   PATH under $TMP, a folder of the client's own for this
+                   run, once everything before it was sent (and waited
+                   for): for files that change on disk during a session
   #!wait REGEX     stop sending until the server has written a message
                    whose canonical JSON (as printed, before masking)
                    matches REGEX (one more than had matched before the
@@ -27,9 +31,10 @@ Transcript lines:
                    that come from the optimizer's worker, whose timing is
                    not the transcript's (120 s at most, then `timeout:`)
 
-In JSON messages and raw lines, $ROOT is replaced by the repository root
-and $FILES by tests/lsp/files (absolute; percent-encoded where it appears
-in a file:// URI).  A string value "@file:PATH" (PATH relative to the
+In JSON messages and raw lines, $ROOT is replaced by the repository root,
+$FILES by tests/lsp/files and $TMP by the run's own folder (absolute;
+percent-encoded where it appears in a file:// URI; $TMP is printed as $TMP
+again in the output).  A string value "@file:PATH" (PATH relative to the
 repository root) is replaced by that file's contents.  In the output the
 root's absolute path is printed as $ROOT again, so expected files do not
 depend on where the repository lives.
@@ -41,12 +46,15 @@ import json
 import os
 import re
 import subprocess
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TMP = tempfile.mkdtemp(prefix="cmtc-lsp-")
 
 
 def substitute(value):
@@ -58,7 +66,8 @@ def substitute(value):
         if value.startswith("file://"):
             value = value.replace("$ROOT", uri_root)
             value = value.replace("$FILES", uri_root + "/tests/lsp/files")
-        value = value.replace("$ROOT", ROOT)
+            value = value.replace("$TMP", urllib.parse.quote(TMP))
+        value = value.replace("$ROOT", ROOT).replace("$TMP", TMP)
         return value.replace("$FILES", ROOT + "/tests/lsp/files")
     if isinstance(value, list):
         return [substitute(v) for v in value]
@@ -102,14 +111,20 @@ ENV = {}
 
 
 def build_input(path):
-    """The bytes to send, as segments: [(bytes, wait REGEX or None)]."""
+    """The bytes to send, as segments: [(bytes, wait REGEX or None,
+    (path, bytes) to write or None)]."""
     segments = []
     data = bytearray()
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("#!wait "):
-                segments.append((bytes(data), re.compile(line[7:].strip())))
+                segments.append((bytes(data), re.compile(line[7:].strip()), None))
+                data = bytearray()
+                continue
+            if line.startswith("#!write "):
+                path, _, text = line[8:].partition(" ")
+                segments.append((bytes(data), None, (os.path.join(TMP, path), decode_raw(text))))
                 data = bytearray()
                 continue
             if line.startswith("#!env "):
@@ -132,7 +147,7 @@ def build_input(path):
             # ids must reach the server exactly as written (64-bit ints)
             body = json.dumps(msg, ensure_ascii=False).encode("utf-8")
             data += frame(body)
-    segments.append((bytes(data), None))
+    segments.append((bytes(data), None, None))
     return segments
 
 
@@ -157,6 +172,7 @@ def check_code_descriptions(msg, problems):
 
 def canonical(msg):
     text = json.dumps(msg, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace(urllib.parse.quote(TMP), "$TMP").replace(TMP, "$TMP")
     text = text.replace(urllib.parse.quote(ROOT), "$ROOT")
     return text.replace(ROOT, "$ROOT")
 
@@ -200,12 +216,16 @@ def converse(proc, segments):
     for t in readers:
         t.start()
     try:
-        for data, wait in segments:
+        for data, wait, write in segments:
             # a wait is for a new match: one more than before this segment
             seen = 0 if wait is None else sum(
                 1 for t in complete_bodies(bytes(out)) if wait.search(t))
             proc.stdin.write(data)
             proc.stdin.flush()
+            if write is not None:
+                os.makedirs(os.path.dirname(write[0]), exist_ok=True)
+                with open(write[0], "wb") as f:
+                    f.write(write[1])
             if wait is None:
                 continue
             deadline = time.monotonic() + 120
@@ -276,6 +296,13 @@ def main():
         sys.stderr.write("usage: client.py CMTC TRANSCRIPT.in\n")
         return 2
     cmtc, transcript = sys.argv[1], sys.argv[2]
+    try:
+        return run(cmtc, transcript)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def run(cmtc, transcript):
     segments = build_input(transcript)
     cmd = [cmtc, "lsp"]
     wrapper = os.environ.get("LSP_WRAPPER")

@@ -181,7 +181,39 @@ static void test_reader(void) {
     CHECK(n == 0 && errors == 1, "reader_endless_header");
 }
 
+/* Which files completion offers and the workspace search reads. */
+static void test_module_names(void) {
+    CHECK(lsp_module_file_name("gemm.cmt", true), "module_plain");
+    CHECK(lsp_module_file_name("_x1.cmt", true), "module_underscore_digit");
+    CHECK(!lsp_module_file_name("my-ops.cmt", true), "module_dash_not_dotted");
+    CHECK(lsp_module_file_name("my-ops.cmt", false), "module_dash_as_string");
+    CHECK(!lsp_module_file_name(".#gemm.cmt", false), "module_emacs_lock");
+    CHECK(!lsp_module_file_name("#gemm.cmt#", false), "module_emacs_autosave");
+    CHECK(!lsp_module_file_name("gemm.cmt~", false), "module_backup");
+    CHECK(!lsp_module_file_name(".cmt", false), "module_no_name");
+    CHECK(!lsp_module_file_name("1x.cmt", false), "module_digit_first");
+    CHECK(!lsp_module_file_name("gemm.txt", false), "module_other_suffix");
+}
+
+static void test_words(void) {
+    const char *t = "tile GLB: m TILE; // GLBs";
+    CHECK(lsp_text_has_word(t, strlen(t), "GLB"), "word_found");
+    CHECK(lsp_text_has_word(t, strlen(t), "tile"), "word_at_start");
+    CHECK(lsp_text_has_word(t, strlen(t), "GLBs"), "word_at_end");
+    CHECK(!lsp_text_has_word(t, strlen(t), "GL"), "word_prefix_is_not_the_word");
+    CHECK(!lsp_text_has_word(t, strlen(t), "ILE"), "word_suffix_is_not_the_word");
+    CHECK(!lsp_text_has_word(t, 3, "tile"), "word_beyond_length");
+    CHECK(!lsp_text_has_word(t, strlen(t), ""), "word_empty");
+    CHECK(lsp_reserved_word("objective", 9), "reserved_objective");
+    CHECK(lsp_reserved_word("tile", 4), "reserved_tile");
+    CHECK(!lsp_reserved_word("tiles", 5), "reserved_longer_word");
+    CHECK(!lsp_reserved_word("til", 3), "reserved_prefix");
+    CHECK(!lsp_reserved_word("fp16", 4), "element_types_are_not_reserved");
+}
+
 int main(void) {
+    test_module_names();
+    test_words();
     test_uris();
     test_paths();
     test_positions();

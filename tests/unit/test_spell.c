@@ -10,8 +10,12 @@ int main(void) {
     CHECK(edit_distance("kitten", "sitting") == 3, "kitten/sitting: k->s, e->i, +g");
     CHECK(edit_distance("flaw", "lawn") == 2, "flaw/lawn: -f, +n");
     CHECK(edit_distance("DRAM", "dram") == 4, "case-sensitive: 4 substitutions");
-    CHECK(edit_distance("tile", "tiel") == 2, "transposition costs 2");
-    CHECK(edit_distance("spatial", "spatail") == 2, "spatial/spatail: 2 substitutions");
+    CHECK(edit_distance("tile", "tiel") == 1, "a swapped pair costs 1");
+    CHECK(edit_distance("spatial", "spatail") == 1, "spatial/spatail: one swap");
+    CHECK(edit_distance("GBL", "GLB") == 1, "GBL/GLB: one swap");
+    CHECK(edit_distance("ab", "ba") == 1, "a swap of the whole word");
+    CHECK(edit_distance("abc", "ca") == 3, "no edit after a swap (optimal string alignment)");
+    CHECK(edit_distance("abcd", "badc") == 2, "two separate swaps");
     CHECK(edit_distance("GLB", "GB") == 1, "one delete");
     CHECK(edit_distance("a", "b") == 1, "one substitution");
     {
@@ -28,8 +32,12 @@ int main(void) {
     }
 
     static const char *const levels[] = {"DRAM", "GLB", "PE", "RF", "NoC"};
-    /* "GBL": GLB by L<->B (2) only; cutoff for length 3 is 1 -> none */
-    CHECK(spell_suggest("GBL", levels, 5) == NULL, "len 3 cutoff is 1");
+    /* "GBL": GLB by one swap of L and B; cutoff for length 3 is 1 */
+    CHECK_STR(spell_suggest("GBL", levels, 5), "GLB", "a swapped pair is within cutoff 1");
+    /* "GXB": one substitution from GLB, two from DRAM... -> GLB */
+    CHECK_STR(spell_suggest("GXB", levels, 5), "GLB", "len 3 cutoff is 1");
+    /* "BGX": two edits from GLB -> none */
+    CHECK(spell_suggest("BGX", levels, 5) == NULL, "len 3 cutoff is 1: two edits too far");
     /* "GL": cutoff min(1, 2-1) = 1; GLB is 1 insert away */
     CHECK_STR(spell_suggest("GL", levels, 5), "GLB", "short name, one edit");
     /* "DRM": 1 insert to DRAM */
