@@ -25,7 +25,7 @@ HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/c
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install vsix clean FORCE
+.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install vsix vscode-deps clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -133,6 +133,7 @@ VSCODE_SRC = $(addprefix $(VSCODE_DIR)/,package.json extension.js language-confi
              syntaxes/cmt.tmLanguage.json README.md LICENSE .vscodeignore)
 
 vsix: $(VSIX)
+vscode-deps: $(VSCODE_DIR)/node_modules/.package-lock.json
 
 $(VSCODE_DIR)/node_modules/.package-lock.json: $(VSCODE_DIR)/package-lock.json $(VSCODE_DIR)/package.json
 	cd $(VSCODE_DIR) && npm ci --no-audit --no-fund
