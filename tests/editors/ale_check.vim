@@ -58,11 +58,38 @@ call add(s:steps, ['definition', 'bufnr("") != ' . s:example, function('s:Defini
 function! s:Formatted() abort
   call s:Emit('line33 ' . getline(33))
   call s:Emit('formatted ' . (getline(1, '$') ==# s:before ? 'true' : 'false'))
+  " The quick fix for `sm` (did you mean `s`?): ALE lists the server's
+  " actions and asks for a number.
+  call cursor(34, stridx(getline(34), 'sm') + 1)
+  let v:errmsg = ''
+  ALECodeAction
+endfunction
+call add(s:steps, ['formatting', 'getline(33) !=# "  tile   GLB:m  64 ;"', function('s:Formatted')])
+
+" ALE's prompt (input()) is up: the first action is chosen.  Or ALE said
+" that the server offered none: the next steps go on.
+let s:no_actions = 0
+function! s:LastMessage() abort
+  return get(split(execute('messages'), "\n"), -1, '')
+endfunction
+function! s:ChooseAction() abort
+  if mode() ==# 'c'
+    call feedkeys("1\<CR>", 't')
+  else
+    let s:no_actions = 1
+    call s:Emit('code actions: ' . s:LastMessage())
+  endif
+endfunction
+call add(s:steps, ['the code action prompt', 'mode() ==# "c" || s:LastMessage() =~# "No code actions"',
+      \ function('s:ChooseAction')])
+
+function! s:Fixed() abort
+  call s:Emit('line34 ' . getline(34))
   execute 'edit' fnameescape($CMT_USE)
   let s:use = bufnr('')
   ALELint
 endfunction
-call add(s:steps, ['formatting', 'getline(33) !=# "  tile   GLB:m  64 ;"', function('s:Formatted')])
+call add(s:steps, ['the quick fix', 's:no_actions || getline(34) !~# "sm"', function('s:Fixed')])
 
 " <C-x><C-o> once the server has checked the new buffer; then the
 " std.ops.gemm item is chosen from the menu with <C-n> and <C-y>.
@@ -112,7 +139,7 @@ function! s:Tick(timer) abort
       let s:step = len(s:steps)
     endtry
   elseif reltimefloat(reltime(s:started)) > 15
-    call s:Emit('timeout waiting for ' . l:what . ' (mode ' . mode() . ', errmsg ' . v:errmsg . ')')
+    call s:Emit('timeout waiting for ' . l:what . ' (mode ' . mode() . ', errmsg ' . v:errmsg . ', messages ' . join(split(execute('messages'), "\n")[-2:], ' | ') . ')')
     let s:step = len(s:steps)
   endif
 endfunction

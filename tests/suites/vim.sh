@@ -5,10 +5,11 @@
 # (tests/editors/ale_check.vim): ALE lists the diagnostics at that line
 # with their codes; :ALEHover answers; :ALEGoToDefinition goes into the
 # standard library; :ALEFix (cmtc fmt) puts a mangled line back;
+# :ALECodeAction offers the quick fix for the misspelt name and applies it;
 # <C-x><C-o> after `use std.` inserts `use std.ops.gemm`.
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
-cases="vim_ale_diagnostics vim_ale_hover vim_ale_definition vim_ale_fix vim_ale_completion"
+cases="vim_ale_diagnostics vim_ale_hover vim_ale_definition vim_ale_fix vim_ale_code_action vim_ale_completion"
 skip() {
     for c in $cases; do echo "SKIP: $c: $1"; done
     exit 0
@@ -64,6 +65,8 @@ if grep -qx 'line33   tile GLB: m 64;' "$tmp/out" && grep -qx 'formatted true' "
 else
     echo "FAIL: vim_ale_fix: $(grep -E '^(line33|formatted|timeout)' "$tmp/out" | tr '\n' '|')"
 fi
+expect vim_ale_code_action 'line34   fuse C, mx, e, s, D at GLB;' 'ALECodeAction to replace `sm` with `s`' \
+    'line34|code actions|timeout'
 if grep -qx 'use_omnifunc ale#completion#OmniFunc' "$tmp/out" && grep -qx 'use_line use std.ops.gemm' "$tmp/out" &&
     grep -qx 'errmsg ' "$tmp/out"; then
     echo "PASS: vim_ale_completion"
