@@ -6,9 +6,8 @@
 # SKIP with the reason when it needs a tool that is not installed (an
 # editor: Neovim, Vim with ALE, Emacs with eglot, node and the VS Code
 # extension's npm packages; python3, script, /dev/full): a skipped case is
-# counted as skipped, never
-# as passed.  The last line is `N passed, N failed`, followed by
-# `, N skipped` when anything was skipped.
+# counted as skipped, never as passed.  The last line is `N passed, N
+# failed`, followed by `, N skipped` when anything was skipped.
 #
 #   CMTC      the compiler to test (default build/cmtc)
 #   UNIT_DIR  folder of built unit tests (default build/unit)
