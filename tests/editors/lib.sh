@@ -15,6 +15,17 @@ fail_all() {
     exit 1
 }
 
+# editor_workdir: $root (the source tree, the current folder), $tmp (a
+# folder removed at exit; with KEEP set, what the editor wrote and its log
+# are printed first), $out, and the fixtures in $tmp.
+editor_workdir() {
+    root=$(pwd)
+    tmp=$(mktemp -d) || exit 1
+    out=$tmp/out
+    trap '[ -n "$KEEP" ] && cat "$out" "$tmp/log" 2>/dev/null; rm -rf "$tmp"' EXIT
+    editor_fixtures "$tmp"
+}
+
 # editor_fixtures DIR: DIR/example.cmt, the COMET GEMM-softmax example with
 # `s` misspelt `sm` on line 34 (E0308 at 34:18, with "did you mean `s`?"),
 # and DIR/use.cmt, a buffer holding `use std.`.

@@ -13,16 +13,12 @@ editor=Emacs
 cases="emacs_eglot_diagnostics emacs_eglot_hover emacs_eglot_definition emacs_eglot_formatting
 emacs_eglot_completion"
 command -v emacs >/dev/null 2>&1 || skip_all "Emacs is not installed"
-root=$(pwd)
-tmp=$(mktemp -d) || exit 1
-out=$tmp/out
-trap '[ -n "$KEEP" ] && cat "$out" "$tmp/log"; rm -rf "$tmp"' EXIT
+editor_workdir
 mkdir "$tmp/home"
 # A user's Emacs: no init file, but the site start-up files that make
 # Debian's elpa-eglot loadable; HOME is the test's.
 HOME="$tmp/home" emacs --batch -q --eval '(require (quote eglot))' >/dev/null 2>&1 ||
     skip_all "eglot is not installed (Debian: elpa-eglot; built into Emacs 29)"
-editor_fixtures "$tmp"
 (cd "$tmp" && HOME="$tmp/home" CMT_OUT="$out" CMT_EXAMPLE="$tmp/example.cmt" CMT_USE="$tmp/use.cmt" \
     timeout 60 emacs --batch -q -l "$root/docs/editors/emacs/cmt-mode.el" \
     --eval "(setq cmt-cmtc-program \"$CMTC\")" \

@@ -14,11 +14,7 @@ editor=Neovim
 cases="nvim_diagnostics nvim_omnifunc nvim_inlay_hints nvim_hover nvim_definition nvim_formatting
 nvim_omnifunc_completion"
 command -v nvim >/dev/null 2>&1 || skip_all "Neovim is not installed"
-root=$(pwd)
-tmp=$(mktemp -d) || exit 1
-out=$tmp/out
-trap '[ -n "$KEEP" ] && cat "$out" "$tmp/log"; rm -rf "$tmp"' EXIT
-editor_fixtures "$tmp"
+editor_workdir
 # Neovim's own files (shada, logs) go to the folder of the test.
 (cd "$tmp" && XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" \
     XDG_CACHE_HOME="$tmp/cache" CMT_OUT="$out" CMT_USE="$tmp/use.cmt" \

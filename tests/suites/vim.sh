@@ -14,10 +14,7 @@ editor=Vim
 cases="vim_ale_diagnostics vim_ale_hover vim_ale_definition vim_ale_fix vim_ale_code_action vim_ale_completion"
 command -v vim >/dev/null 2>&1 || skip_all "Vim is not installed"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed (it gives Vim a terminal)"
-root=$(pwd)
-tmp=$(mktemp -d) || exit 1
-out=$tmp/out
-trap '[ -n "$KEEP" ] && cat "$out"; rm -rf "$tmp"' EXIT
+editor_workdir
 # A user's vimrc: ALE loaded (Debian's vim-ale is an optional package), the
 # recipe sourced.
 cat >"$tmp/vimrc" <<VIM
@@ -30,7 +27,6 @@ syntax on
 VIM
 HOME="$tmp" vim -N -u "$tmp/vimrc" -i NONE -es -c 'if exists("*ale#linter#Define") || !empty(globpath(&rtp, "autoload/ale.vim")) | qa! | else | cq | endif' </dev/null >/dev/null 2>&1 ||
     skip_all "ALE is not installed (Debian: vim-ale)"
-editor_fixtures "$tmp"
 (cd "$tmp" && HOME="$tmp" CMT_OUT="$out" CMT_USE="$tmp/use.cmt" \
     python3 "$root/tests/editors/pty_run.py" 60 "$tmp/screen" \
     vim -N -u "$tmp/vimrc" -i NONE -n example.cmt -c "source $root/tests/editors/ale_check.vim")

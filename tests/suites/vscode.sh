@@ -11,17 +11,14 @@
 # without them every case is skipped, and counted as skipped.
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
+. tests/editors/lib.sh
 cases="vscode_vsix vscode_activate vscode_diagnostics vscode_hover vscode_definition vscode_symbols
 vscode_quick_fix vscode_formatting vscode_use_completion vscode_restart vscode_no_error_shown"
-skip() {
-    for c in $cases; do echo "SKIP: $c: $1"; done
-    exit 0
-}
 ext=docs/editors/vscode
-command -v node >/dev/null 2>&1 || skip "node is not installed"
-command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (it reads the .vsix)"
+command -v node >/dev/null 2>&1 || skip_all "node is not installed"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed (it reads the .vsix)"
 [ -x $ext/node_modules/.bin/vsce ] ||
-    skip "the extension's npm packages are not installed (sh .ci/setup test, or make vsix)"
+    skip_all "the extension's npm packages are not installed (sh .ci/setup test, or make vsix)"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
