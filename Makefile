@@ -25,7 +25,7 @@ HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/c
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install clean FORCE
+.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install vsix vscode-deps clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -121,6 +121,27 @@ install: all
 	install -m 755 $(BUILD)/cmtc $(DESTDIR)$(PREFIX)/bin/cmtc
 	cp -R stdlib/std $(DESTDIR)$(PREFIX)/share/cmtc/stdlib/
 	install -m 644 docs/cmtc.1 $(DESTDIR)$(PREFIX)/share/man/man1/cmtc.1
+
+# The VS Code extension as a .vsix (install it with `code --install-extension`
+# or *Extensions: Install from VSIX...*).  Its npm packages, vscode-languageclient
+# and the packager @vscode/vsce, are installed at the versions
+# package-lock.json pins (`npm ci`) whenever the lock changes; vsce leaves the
+# packager out of the .vsix.
+VSCODE_DIR = docs/editors/vscode
+VSIX     = $(BUILD)/cmt-language-$(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(VSCODE_DIR)/package.json).vsix
+VSCODE_SRC = $(addprefix $(VSCODE_DIR)/,package.json extension.js language-configuration.json \
+             syntaxes/cmt.tmLanguage.json README.md LICENSE .vscodeignore)
+
+vsix: $(VSIX)
+vscode-deps: $(VSCODE_DIR)/node_modules/.package-lock.json
+
+$(VSCODE_DIR)/node_modules/.package-lock.json: $(VSCODE_DIR)/package-lock.json $(VSCODE_DIR)/package.json
+	cd $(VSCODE_DIR) && npm ci --no-audit --no-fund
+	@touch $@
+
+$(VSIX): $(VSCODE_SRC) $(VSCODE_DIR)/node_modules/.package-lock.json
+	@mkdir -p $(dir $@)
+	cd $(VSCODE_DIR) && node_modules/.bin/vsce package --out $(abspath $@) </dev/null
 
 clean:
 	rm -rf build build-asan build-fuzz

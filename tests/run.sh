@@ -3,10 +3,11 @@
 # (tests/golden/NAME.cmt beside NAME.expected), the example of every
 # docs/errors page, a clean check of every example and standard-library
 # file, then every tests/suites/*.sh.  Each case prints PASS or FAIL, or
-# SKIP with the reason when it needs a tool that is not installed (Neovim,
-# python3, script, /dev/full): a skipped case is counted as skipped, never
-# as passed.  The last line is `N passed, N failed`, followed by
-# `, N skipped` when anything was skipped.
+# SKIP with the reason when it needs a tool that is not installed (an
+# editor: Neovim, Vim with ALE, Emacs with eglot, node and the VS Code
+# extension's npm packages; python3, script, /dev/full): a skipped case is
+# counted as skipped, never as passed.  The last line is `N passed, N
+# failed`, followed by `, N skipped` when anything was skipped.
 #
 #   CMTC      the compiler to test (default build/cmtc)
 #   UNIT_DIR  folder of built unit tests (default build/unit)

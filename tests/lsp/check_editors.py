@@ -3,12 +3,17 @@
 
 * VS Code: package.json contributes the `cmt` language for *.cmt with its
   configuration and grammar files, and a client entry point that starts
-  `cmtc lsp`; extension.js is valid JavaScript (when node is at hand); the
+  `cmtc lsp`; what `vsce package` asks of the manifest is there (a
+  repository, a LICENSE, no relative link in the README, engines.vscode no
+  older than the locked vscode-languageclient needs, the npm packages
+  pinned by package-lock.json and ignored by git); extension.js is valid
+  JavaScript (when node is at hand; tests/suites/vscode.sh runs it); the
   TextMate grammar is run by a small TextMate-style tokenizer over a sample
   and must give the expected scopes (comments, keywords, declarations,
   types, functions, quantities with units, holes).
 * Neovim: cmt.lua detects *.cmt and starts the server both ways (0.7's
-  start_client + buf_attach_client, and vim.lsp.start).
+  start_client + buf_attach_client, and vim.lsp.start), and sets
+  'omnifunc' (tests/suites/nvim.sh runs it in Neovim).
 
 Prints one PASS/FAIL line per check."""
 import json
@@ -99,61 +104,41 @@ def tokenize(grammar, text):
     return [(t, s) for t, s in tokens if t.strip()]
 
 
-STUB_VSCODE = """
-module.exports = {
-  workspace: { getConfiguration: () => ({
-    get: (k) => ({ serverPath: '/opt/cmtc', includeDirs: ['inc'] })[k] }) },
-  commands: { registerCommand: (name, fn) => ({ name, dispose() {} }) },
-};
-"""
-STUB_CLIENT = """
-class LanguageClient {
-  constructor(id, name, server, client) {
-    global.started = { id, name, server, client };
-  }
-  start() { return Promise.resolve(); }
-  stop() { return Promise.resolve(); }
-}
-module.exports = { LanguageClient, TransportKind: { stdio: 0 } };
-"""
-RUNNER = """
-const ext = require(process.argv[2]);
-const ctx = { subscriptions: [] };
-Promise.resolve(ext.activate(ctx)).then(() => {
-  const s = global.started;
-  console.log(JSON.stringify({ id: s.id, run: s.server.run,
-    selector: s.client.documentSelector, subs: ctx.subscriptions.length }));
-});
-"""
+def version_tuple(spec):
+    return tuple(int(x) for x in re.sub(r"^[\^~>=]+", "", spec).split("."))
 
 
-def activate_with_stubs(node, main_js):
-    """Runs extension.js's activate() under node with stand-ins for the
-    vscode API and vscode-languageclient, and checks what it starts."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        ext_dir = os.path.join(tmp, "ext")
-        os.makedirs(os.path.join(ext_dir, "node_modules", "vscode"))
-        os.makedirs(os.path.join(ext_dir, "node_modules", "vscode-languageclient"))
-        shutil.copy(main_js, os.path.join(ext_dir, "extension.js"))
-        with open(os.path.join(ext_dir, "node_modules", "vscode", "index.js"), "w") as f:
-            f.write(STUB_VSCODE)
-        with open(os.path.join(ext_dir, "node_modules", "vscode-languageclient", "node.js"), "w") as f:
-            f.write(STUB_CLIENT)
-        runner = os.path.join(tmp, "run.js")
-        with open(runner, "w") as f:
-            f.write(RUNNER)
-        r = subprocess.run([node, runner, os.path.join(ext_dir, "extension.js")],
-                           capture_output=True, text=True, timeout=60)
-        try:
-            got = json.loads(r.stdout)
-        except ValueError:
-            return False
-        run = got.get("run", {})
-        return (got.get("id") == "cmt" and run.get("command") == "/opt/cmtc" and
-                run.get("args") == ["lsp", "-I", "inc"] and
-                {"scheme": "file", "language": "cmt"} in got.get("selector", []) and
-                got.get("subs") == 1)
+def check_packaging(pkg):
+    """What `vsce package` needs, checked without node."""
+    repo = pkg.get("repository")
+    url = repo.get("url") if isinstance(repo, dict) else repo
+    check(isinstance(url, str) and url.startswith("https://"), "vscode_repository_field",
+          "package.json has no repository URL (vsce asks for one)")
+    check(any(os.path.isfile(os.path.join(VSCODE, n)) for n in ("LICENSE", "LICENSE.md", "LICENSE.txt")),
+          "vscode_license_file", "no LICENSE beside package.json (vsce asks for one)")
+    with open(os.path.join(VSCODE, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    links = [l for l in re.findall(r"\]\(([^)\s]+)", readme)
+             if not re.match(r"^(https?:|mailto:|#)", l)]
+    check(not links, "vscode_readme_links", "relative links vsce rejects: %s" % links)
+    try:
+        lock = load(os.path.join(VSCODE, "package-lock.json"))
+        locked = lock["packages"]["node_modules/vscode-languageclient"]
+        want = pkg["dependencies"]["vscode-languageclient"]
+        check(locked["version"] == want, "vscode_client_pinned",
+              "package-lock.json has vscode-languageclient %s, package.json %s" % (locked["version"], want))
+        check(version_tuple(pkg["engines"]["vscode"]) >= version_tuple(locked["engines"]["vscode"]),
+              "vscode_engine_matches_client", "engines.vscode %s, but vscode-languageclient %s needs %s"
+              % (pkg["engines"]["vscode"], locked["version"], locked["engines"]["vscode"]))
+        check("node_modules/@vscode/vsce" in lock["packages"], "vscode_vsce_pinned",
+              "package-lock.json does not pin @vscode/vsce")
+    except (OSError, KeyError, ValueError) as e:
+        check(False, "vscode_package_lock", str(e))
+    check(os.path.isfile(os.path.join(VSCODE, ".vscodeignore")), "vscode_vscodeignore", "no .vscodeignore")
+    with open(os.path.join(ROOT, ".gitignore"), encoding="utf-8") as f:
+        ignored = f.read().split()
+    check("node_modules/" in ignored or "node_modules" in ignored, "vscode_node_modules_ignored",
+          ".gitignore does not ignore node_modules/")
 
 
 def main():
@@ -181,15 +166,13 @@ def main():
     except (OSError, KeyError, IndexError, ValueError) as e:
         check(False, "vscode_files", str(e))
         return 1
+    check_packaging(pkg)
     node = shutil.which("node")
     if node:
         r = subprocess.run([node, "--check", main_js], capture_output=True, text=True)
         check(r.returncode == 0, "vscode_extension_js_syntax", r.stderr[:200])
-        check(activate_with_stubs(node, main_js), "vscode_extension_activates",
-              "activate() did not start `cmtc lsp -I inc` through a LanguageClient")
     else:
-        check(True, "vscode_extension_js_syntax (skipped: node is not installed)")
-        check(True, "vscode_extension_activates (skipped: node is not installed)")
+        print("SKIP: vscode_extension_js_syntax: node is not installed")
 
     sample = ('use std.ops.gemm; // a comment\n'
               'const BUF = 2 MiB; /* block\n   comment */\n'
@@ -230,7 +213,8 @@ def main():
     with open(lua_path, encoding="utf-8") as f:
         lua = f.read()
     check("*.cmt" in lua and "start_client" in lua and "buf_attach_client" in lua and
-          "vim.lsp.start" in lua and "'lsp'" in lua, "nvim_config_contents",
+          "vim.lsp.start" in lua and "'lsp'" in lua and "vim.lsp.omnifunc" in lua,
+          "nvim_config_contents",
           "cmt.lua must detect *.cmt and start `cmtc lsp` on 0.7 and later")
     return 1 if failures else 0
 

@@ -1,6 +1,7 @@
 -- cmt.lua — Neovim support for .cmt files: filetype detection and the
 -- cmtc language server (diagnostics, hover, go to definition, symbols,
--- completion, formatting).
+-- completion with <C-x><C-o>, formatting, and on Neovim 0.10 and later
+-- inlay hints with the optimizer's choices for `?`).
 --
 -- Use it from init.lua with   dofile('/path/to/cmt.lua')
 -- or copy it to ~/.config/nvim/plugin/cmt.lua.  Set vim.g.cmtc_path first
@@ -38,6 +39,17 @@ vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
 
 local client_id = nil -- Neovim 0.7: one shared client
 
+-- For each .cmt buffer the client attaches to: completion through the
+-- server with <C-x><C-o> (without 'omnifunc' it fails with E764), and
+-- inlay hints where Neovim has them (0.10: vim.lsp.inlay_hint.enable).
+local function on_attach(client, bufnr)
+  vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  local hints = vim.lsp.inlay_hint
+  if type(hints) == 'table' and hints.enable and client.server_capabilities.inlayHintProvider then
+    hints.enable(true, { bufnr = bufnr })
+  end
+end
+
 vim.api.nvim_create_autocmd('FileType', {
   group = group,
   pattern = 'cmt',
@@ -50,6 +62,7 @@ vim.api.nvim_create_autocmd('FileType', {
       name = 'cmtc',
       cmd = cmtc_cmd(),
       root_dir = root_dir(bufnr),
+      on_attach = on_attach,
     }
     if vim.lsp.start then
       vim.lsp.start(config, { bufnr = bufnr })
