@@ -1820,16 +1820,28 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         for (size_t i = 0; i < n; i++) v[i] = json_incref(json_array_get(it.arr, i));
         qsort(v, n, sizeof *v, by_label);
         json_t *sorted = json_array();
-        json_t *range = lsp_range_json(s, d->file, (Span){d->file->id, from, offset});
+        /* each replaces the last segment of the path written so far
+         * (after its last dot) with the rest of the module's path: clients
+         * differ in what they take a word to be (`std.` is one in Emacs,
+         * none in Vim), and some (ALE) insert the new text at their own
+         * word's start whatever the range says, which the segment is */
+        const char *t = d->file->text;
+        uint32_t seg = offset;
+        while (seg > from && t[seg - 1] != '.') seg--;
+        size_t typed = seg - from;
+        json_t *range = lsp_range_json(s, d->file, (Span){d->file->id, seg, offset});
+        json_t *whole = lsp_range_json(s, d->file, (Span){d->file->id, from, offset});
         for (size_t i = 0; i < n; i++) {
-            /* each replaces the path written so far: clients differ in
-             * what they take a word to be (`std.` is one in Emacs) */
-            json_t *label = json_object_get(v[i], "label");
+            const char *label = json_string_value(json_object_get(v[i], "label"));
+            bool prefixed = label && strlen(label) >= typed && strncmp(label, t + from, typed) == 0;
+            const char *rest = prefixed ? label + typed : label ? label : "";
             json_object_set_new(v[i], "textEdit",
-                                json_pack("{s:O,s:O}", "range", range, "newText", label));
-            json_object_set(v[i], "filterText", label);
+                                json_pack("{s:O,s:s}", "range", prefixed ? range : whole,
+                                          "newText", rest));
+            json_object_set_new(v[i], "filterText", json_string(rest));
             json_array_append_new(sorted, v[i]);
         }
+        json_decref(whole);
         json_decref(range);
         json_decref(it.arr);
         return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
