@@ -1835,9 +1835,9 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
             const char *label = json_string_value(json_object_get(v[i], "label"));
             bool prefixed = label && strlen(label) >= typed && strncmp(label, t + from, typed) == 0;
             const char *rest = prefixed ? label + typed : label ? label : "";
-            json_object_set_new(v[i], "textEdit",
-                                json_pack("{s:O,s:s}", "range", prefixed ? range : whole,
-                                          "newText", rest));
+            json_object_set_new(
+                v[i], "textEdit",
+                json_pack("{s:O,s:s}", "range", prefixed ? range : whole, "newText", rest));
             json_object_set_new(v[i], "filterText", json_string(rest));
             json_array_append_new(sorted, v[i]);
         }

@@ -241,6 +241,17 @@ static double visits_over(const Schedule *s, const SchedGroup *g, int st, int t,
     return visits;
 }
 
+/* The dimension of tensor t that statement st splits over cluster dim d
+ * as it reads (or writes) it, -1 for none. */
+static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
+    int ix = s->stmts[st].split[d];
+    if (ix < 0) return -1;
+    const IrTensor *tn = &s->op->tensors[t];
+    for (int r = 0; r < tn->rank; r++)
+        if (sched_access_index(s, st, t, r) == ix) return r;
+    return -1;
+}
+
 /* How many of the statement's visits of tensor t at this level find the
  * tile resident, so that it need not load it.  All of them when another
  * statement of the group brought it to the same memory, or the group's
@@ -282,6 +293,14 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
             for (int l = 0; l <= level && same; l++)
                 same = other->tile[sched_li(s, l, sched_access_index(s, n->stmt, t, r))] ==
                        ss->tile[sched_li(s, l, sched_access_index(s, st, t, r))];
+        /* ... and each instance's tile is the same part of the tensor:
+         * both split each of its dimensions over the same cluster dims
+         * (Q and K of one input split alike; not t1 over ya and t2 over
+         * xa, where most instances need another column) */
+        for (int d = 0; d < s->arch->dim_count && same; d++) {
+            if (s->arch->dims[d].size <= 1 || !sched_dim_outside(s, d, level)) continue;
+            same = tensor_dim_split(s, n->stmt, t, d) == tensor_dim_split(s, st, t, d);
+        }
         if (!same) continue;
         double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
         if (theirs == mine) return mine;

@@ -139,7 +139,12 @@ static const char *program_text_2 =
     "  compute simd vector { throughput 8 op/cycle; }\n"
     "}\n"
     "mapping interleaved for shift_blocks on interleave {\n"
-    "  spatial for t2: n -> x;\n  tile L1: n 4;\n  fuse t2, B at L2;\n}\n";
+    "  spatial for t2: n -> x;\n  tile L1: n 4;\n  fuse t2, B at L2;\n}\n"
+    "op row_scale {\n"
+    "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t1 : fp32;\n"
+    "  t1[m] = sum(n) A[m, n];\n  B[m, n] = A[m, n] * t1[m];\n}\n"
+    "mapping split_apart for row_scale on grid {\n"
+    "  spatial n -> ya;\n  spatial for B: n -> xa;\n  fuse t1, B at L1;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -329,5 +334,23 @@ int main(void) {
     CHECK(x && x->coll == CK_ALLGATHER && !x->from_owner && x->count == 2 && x->received == 32,
           "interleaved blocks: an allgather of t2 twice, 32 B to the busiest instance");
     CHECK_NEAR(x ? x->bytes : 0, 64.0, 1e-9, "interleaved blocks: 64 B in the formula");
+
+    /* t1 reads A with n over ya, B with n over xa: instance (a,b) needs
+       columns block b of A for t1 and block a for B, one tile of 4 rows x
+       4 columns x 4 B = 64 B each, the same part only when a = b.  B does
+       not find t1's tile: two loads into L1 of 64 B (not one) */
+    s = lowered("split_apart");
+    int loads = 0;
+    double loaded = 0;
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->kind == SN_LOAD && n->to_level == 1 &&
+            strcmp(s->op->tensors[n->tensor].name, "A") == 0) {
+            loads++;
+            loaded += n->bytes * n->count;
+        }
+    }
+    CHECK(loads == 2 && loaded == 128,
+          "split apart: t1 and B load their own tiles of A into L1, 2 x 64 B");
     return unit_finish();
 }
