@@ -245,11 +245,7 @@ static double visits_over(const Schedule *s, const SchedGroup *g, int st, int t,
  * as it reads (or writes) it, -1 for none. */
 static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
     int ix = s->stmts[st].split[d];
-    if (ix < 0) return -1;
-    const IrTensor *tn = &s->op->tensors[t];
-    for (int r = 0; r < tn->rank; r++)
-        if (sched_access_index(s, st, t, r) == ix) return r;
-    return -1;
+    return ix < 0 ? -1 : ir_stmt_tensor_dim(s->op, &s->op->stmts[st], t, ix);
 }
 
 /* How many of the statement's visits of tensor t at this level find the

@@ -6,6 +6,7 @@
  * latency as latency_of_...; and lp_solve reads the file back (every name
  * within its LP-format rules). */
 #include "passes/passes.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <lpsolve/lp_lib.h>
@@ -42,12 +43,7 @@ int main(void) {
     Arena arena = {0};
     SourceManager sm;
     DiagSink diags;
-    sources_init(&sm, &arena);
-    diags_init(&diags, &arena);
-    SourceFile *f = sources_add(&sm, "gen.cmt", text, strlen(text));
-    CheckOptions copts;
-    memset(&copts, 0, sizeof copts);
-    Program *p = check_program(&arena, &sm, &diags, f, &copts);
+    Program *p = unit_load_named(&arena, &sm, &diags, "gen.cmt", text);
     CHECK(p && diags.error_count == 0 && p->mapping_count == 1, "the program checks");
     if (!p || p->mapping_count != 1) return 1;
     char path[] = "/tmp/cmtc-lp-XXXXXX";

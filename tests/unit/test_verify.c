@@ -12,6 +12,7 @@
  *    memory below the fusion level;
  *  - a schedule beyond the limit is too large to verify. */
 #include "passes/verify.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <string.h>
@@ -167,12 +168,7 @@ int main(void) {
     Arena arena = {0};
     SourceManager sm;
     DiagSink diags;
-    sources_init(&sm, &arena);
-    diags_init(&diags, &arena);
-    SourceFile *f = sources_add(&sm, "verify.cmt", text, strlen(text));
-    CheckOptions opts;
-    memset(&opts, 0, sizeof opts);
-    Program *p = check_program(&arena, &sm, &diags, f, &opts);
+    Program *p = unit_load_named(&arena, &sm, &diags, "verify.cmt", text);
     if (!p || diags.error_count) diags_render_text(stdout, &sm, &diags, (DiagRenderOptions){false});
     CHECK(p && diags.error_count == 0, "verify cases check");
     if (!p || diags.error_count) return unit_finish();
