@@ -139,6 +139,7 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(go, "memory_s", json_real(grp->memory_s));
         json_object_set_new(go, "network_s", json_real(grp->network_s));
         json_object_set_new(go, "fill_drain_s", json_real(grp->fill_drain_s));
+        json_object_set_new(go, "launch_s", json_real(grp->launch_s));
         json_object_set_new(go, "energy_j", json_real(grp->energy_j));
         json_t *loops = json_array();
         for (int k = 0; k < grp->loop_count; k++) {

@@ -928,6 +928,9 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         text_add(b, "- read energy: %s, write energy: %s\n",
                  unit_format(&d->arena, m->read_energy, (UnitDim){BU_JOULE, BU_BYTE}),
                  unit_format(&d->arena, m->write_energy, (UnitDim){BU_JOULE, BU_BYTE}));
+        if (m->transfer_latency > 0)
+            text_add(b, "- transfer latency: %s per tile\n",
+                     unit_format(&d->arena, m->transfer_latency, (UnitDim){BU_SECOND, BU_NONE}));
         if (m->role != ROLE_ANY) text_add(b, "- holds the %s role\n", mem_role_name(m->role));
         return;
     }
@@ -957,6 +960,9 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         text_add(b, "\n\n- link bandwidth: %s\n- hop latency: %s\n",
                  unit_format(&d->arena, c->link_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}),
                  unit_format(&d->arena, c->hop_latency, (UnitDim){BU_SECOND, BU_NONE}));
+        if (c->call_latency > 0)
+            text_add(b, "- call latency: %s per collective\n",
+                     unit_format(&d->arena, c->call_latency, (UnitDim){BU_SECOND, BU_NONE}));
         return;
     }
 }
@@ -1060,6 +1066,11 @@ static const char *describe_attribute(Name key) {
         {"link_bandwidth", "bytes per second per link and direction (32 GB/s)"},
         {"hop_latency", "time per hop (5 cycles, 100 ns)"},
         {"link_energy", "energy per byte per hop (0.5 pJ/B)"},
+        {"launch_overhead", "time each fusion group (kernel) pays to launch and synchronise "
+                            "(4 us), added to its latency"},
+        {"transfer_latency", "time a memory spends on each tile moved into or out of it, "
+                             "besides its bytes (500 ns)"},
+        {"call_latency", "time each collective call pays besides its hops (12 us)"},
         {"throughput", "MAC or op per cycle (or per second) of one unit (4096 MAC/cycle)"},
         {"efficiency", "the fraction of peak throughput real kernels reach (0.9)"},
         {"count", "units per instance (default 1)"},
@@ -1856,9 +1867,10 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         "memory", "cluster", "compute", "role", "cost",  "array",  "matrix", "vector", "input",
         "weight", "output",  "ring",    "mesh", "torus", "switch", "full",   NULL};
     static const char *const arch_attrs[] = {
-        "clock",      "capacity",       "bandwidth",   "read_energy", "write_energy",
-        "energy",     "link_bandwidth", "hop_latency", "link_energy", "throughput",
-        "efficiency", "count",          NULL};
+        "clock",          "launch_overhead", "capacity",    "bandwidth",
+        "read_energy",    "write_energy",    "energy",      "transfer_latency",
+        "link_bandwidth", "hop_latency",     "link_energy", "call_latency",
+        "throughput",     "efficiency",      "count",       NULL};
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {

@@ -479,10 +479,11 @@ static void missing_attr(ArchCtx *c, const EffItem *e, const char *key, const ch
 
 /* ------------------------------------------------------------ building */
 
-static const char *const ARCH_KEYS[] = {"clock"};
-static const char *const MEMORY_KEYS[] = {"capacity", "bandwidth", "read_energy", "write_energy",
-                                          "energy"};
-static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency", "link_energy"};
+static const char *const ARCH_KEYS[] = {"clock", "launch_overhead"};
+static const char *const MEMORY_KEYS[] = {"capacity",     "bandwidth", "read_energy",
+                                          "write_energy", "energy",    "transfer_latency"};
+static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency", "link_energy",
+                                           "call_latency"};
 static const char *const COMPUTE_KEYS[] = {"throughput", "energy", "cost",
                                            "array",      "count",  "efficiency"};
 static const char *const TOPOLOGY_NAMES[] = {"ring", "mesh", "torus", "switch", "full"};
@@ -505,10 +506,15 @@ static bool parse_topology(ArchCtx *c, const Ident *kind, Topology *out) {
 }
 
 static void build_clock(ArchCtx *c, EffList *l) {
+    const Attr *overhead = NULL;
     for (int i = 0; i < l->count; i++) {
         EffItem *e = l->items[i];
         if (e->kind != AI_ATTR) continue;
         const Attr *a = e->attr;
+        if (strcmp(a->key.name, "launch_overhead") == 0) {
+            overhead = a; /* after the clock: it may be given in cycles */
+            continue;
+        }
         if (strcmp(a->key.name, "clock") != 0) {
             Diag *d = arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for an arch",
                                  a->key.name);
@@ -517,7 +523,7 @@ static void build_clock(ArchCtx *c, EffList *l) {
                 diag_help(d, c->diags, "did you mean `%s`?", best);
             else
                 diag_note(d, c->diags,
-                          "an arch takes `clock`, then memory, "
+                          "an arch takes `clock` and `launch_overhead`, then memory, "
                           "cluster and compute items");
             continue;
         }
@@ -532,6 +538,17 @@ static void build_clock(ArchCtx *c, EffList *l) {
         c->arch->clock_hz = v;
         c->arch->clock_span = a->values[0]->span;
     }
+    if (!overhead) return;
+    double v;
+    UnitDim dim;
+    if (!quantity_attr(c, overhead, DIM_TIME, COUNT_OF(DIM_TIME), &v, &dim)) return;
+    if (v < 0) {
+        arch_error(c, overhead->values[0]->span, "E0212",
+                   "launch_overhead must be zero or more, got %s",
+                   span_text(c->arena, c->s->prog->sources, overhead->values[0]->span));
+        return;
+    }
+    if (decycle(c, &v, &dim, overhead->values[0]->span)) c->arch->launch_overhead = v;
 }
 
 typedef struct Builder {
@@ -634,6 +651,8 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
     si_attr(c, e, "read_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->read_energy, SIGN_NOT_NEGATIVE);
     si_attr(c, e, "write_energy", DIM_ENERGY_PER_BYTE, 1, both, &m->write_energy,
             SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "transfer_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &m->transfer_latency,
+            SIGN_NOT_NEGATIVE);
     b->memory_count++;
 }
 
@@ -712,6 +731,8 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency,
             SIGN_NOT_NEGATIVE);
     si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy, SIGN_NOT_NEGATIVE);
+    si_attr(c, e, "call_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->call_latency,
+            SIGN_NOT_NEGATIVE);
     b->cluster_count++;
 }
 

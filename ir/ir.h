@@ -124,6 +124,7 @@ typedef struct IrCluster {
     double link_bandwidth;    /* B/s per link and direction */
     double hop_latency;       /* s */
     double link_energy;       /* J/B per hop */
+    double call_latency;      /* s per collective call, besides the hops */
     int depth;                /* 0 = outermost cluster */
     Span span;
 } IrCluster;
@@ -132,11 +133,12 @@ typedef struct IrMemory {
     int id;
     Name name;
     MemRole role;
-    double capacity;     /* bytes per instance; INFINITY when unbounded */
-    double bandwidth;    /* B/s per instance */
-    double read_energy;  /* J/B */
-    double write_energy; /* J/B */
-    int level;           /* IrLevel id */
+    double capacity;         /* bytes per instance; INFINITY when unbounded */
+    double bandwidth;        /* B/s per instance */
+    double read_energy;      /* J/B */
+    double write_energy;     /* J/B */
+    double transfer_latency; /* s per tile moved into or out of it */
+    int level;               /* IrLevel id */
     Span span;
 } IrMemory;
 
@@ -174,7 +176,8 @@ typedef struct IrCompute {
 typedef struct IrArch {
     Name name;
     const Decl *decl;
-    double clock_hz; /* 0 when not given (cycles then unusable) */
+    double clock_hz;        /* 0 when not given (cycles then unusable) */
+    double launch_overhead; /* s per fusion group (kernel launch and sync) */
     IrLevel *levels;
     int level_count;
     IrMemory *memories;

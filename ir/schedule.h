@@ -133,17 +133,20 @@ typedef struct SchedGroup {
     int first_node, node_count;
     Footprint *footprints;
     int footprint_count;
-    int *wait_loop;    /* [position in group]: the loop whose close the
-                          statement waits for (its in-group inputs are
-                          complete only then); loop_count when none */
-    int *round;        /* [position in group]: the pass over the waited-for
-                          loop's tiles in which the statement runs: a
-                          reader of a reduction that completes when that
-                          loop closes runs a pass after its producer */
-    double *mem_bytes; /* [level]: bytes read + written per instance */
-    double *level_s;   /* [level]: mem_bytes / bandwidth */
-    double tiles;      /* tiles of the outermost tiling (pipeline depth) */
+    int *wait_loop;        /* [position in group]: the loop whose close the
+                              statement waits for (its in-group inputs are
+                              complete only then); loop_count when none */
+    int *round;            /* [position in group]: the pass over the waited-for
+                              loop's tiles in which the statement runs: a
+                              reader of a reduction that completes when that
+                              loop closes runs a pass after its producer */
+    double *mem_bytes;     /* [memory]: bytes read + written per instance */
+    double *mem_transfers; /* [memory]: tiles moved into or out of it per
+                              instance (each pays its transfer_latency) */
+    double *level_s;       /* [level]: mem_bytes / bandwidth */
+    double tiles;          /* tiles of the outermost tiling (pipeline depth) */
     double compute_s, memory_s, network_s, fill_drain_s, latency_s;
+    double launch_s; /* the arch's launch_overhead, paid once per group */
     double energy_j;
     double compute_energy_j, memory_energy_j, network_energy_j;
     Bound bound;

@@ -28,6 +28,7 @@ static NetDim net_dim(const IrArch *a, int d) {
     n.beta_s_per_byte =
         (c->link_bandwidth > 0 && isfinite(c->link_bandwidth)) ? 1.0 / c->link_bandwidth : 0;
     n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
+    n.call_s = c->call_latency > 0 ? c->call_latency : 0;
     return n;
 }
 

@@ -4,8 +4,9 @@
  * read and written at each memory per instance / its bandwidth; a level
  * takes its slowest memory.  Network: the sum of the group's collectives.
  * overlap full: max(compute, memory, network) + one tile's fill and drain
- * ((sum - max) / tiles); overlap none: the sum.  Groups run in sequence;
- * `repeat` multiplies the whole. */
+ * ((sum - max) / tiles); overlap none: the sum.  Each group then pays the
+ * arch's launch_overhead.  Groups run in sequence; `repeat` multiplies the
+ * whole. */
 #include "passes/passes.h"
 
 #include <string.h>
@@ -161,7 +162,8 @@ void pass_cost(Schedule *s) {
             for (int k = 0; k < lv->memory_count; k++) {
                 const IrMemory *mem = &arch->memories[lv->first_memory + k];
                 if (!(mem->bandwidth > 0) || !isfinite(mem->bandwidth)) continue;
-                double t = g->mem_bytes[mem->id] / mem->bandwidth;
+                double t = g->mem_bytes[mem->id] / mem->bandwidth +
+                           g->mem_transfers[mem->id] * mem->transfer_latency;
                 if (t > worst) worst = t;
             }
             g->level_s[l] = worst;
@@ -182,6 +184,10 @@ void pass_cost(Schedule *s) {
             g->fill_drain_s = (c + m + net - peak) / tiles;
             g->latency_s = peak + g->fill_drain_s;
         }
+        /* a group is a kernel: it is launched, and its end synchronised,
+         * before the next one starts; nothing overlaps that */
+        g->launch_s = arch->launch_overhead;
+        g->latency_s += g->launch_s;
         g->bound = dominant_bound(g->compute_s, g->memory_s, g->network_s);
         g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
         latency += g->latency_s;

@@ -117,6 +117,10 @@ static void add_ring_step(NetCost *total, const NetDim *d, double share, double 
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes) {
     NetCost total = {0, 0, 0};
     if (count <= 0 || n_bytes <= 0) return total;
+    /* one call: its fixed cost (launch, handshake) is paid once, the
+     * largest of the clusters it spans (the steps along dims run in it) */
+    for (int j = 0; j < count; j++)
+        if (dims[j].call_s > total.time_s) total.time_s = dims[j].call_s;
     double all = 1;
     for (int j = 0; j < count; j++) all *= (double)dims[j].p;
     double share = n_bytes;

@@ -153,6 +153,7 @@ typedef struct NetDim {
     double alpha_s;         /* per step: the dimension's hop latency */
     double beta_s_per_byte; /* 1 / link bandwidth */
     double link_energy_j_per_byte;
+    double call_s; /* per collective call: the cluster's call_latency */
 } NetDim;
 
 typedef struct NetCost {

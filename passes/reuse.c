@@ -36,15 +36,18 @@ static void fan_out(const Schedule *s, int st, const IrTensor *t, bool is_output
     }
 }
 
-static double bw_time(const IrMemory *mem, double bytes) {
+/* The time a memory spends on `bytes` moved in `transfers` tiles:
+ * bytes / bandwidth + transfers x transfer_latency (cost-model.md 3). */
+static double bw_time(const IrMemory *mem, double bytes, double transfers) {
     if (!mem || !(mem->bandwidth > 0) || !isfinite(mem->bandwidth)) return 0;
-    return bytes / mem->bandwidth;
+    return bytes / mem->bandwidth + transfers * mem->transfer_latency;
 }
 
 static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read, double written,
-                    double *energy) {
+                    double transfers, double *energy) {
     if (!mem) return;
     g->mem_bytes[mem->id] += read + written;
+    g->mem_transfers[mem->id] += transfers;
     double inst = (double)s->arch->levels[mem->level].instances;
     *energy += inst * (read * mem->read_energy + written * mem->write_energy);
 }
@@ -153,8 +156,13 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
         inner_written = fp * v.visits;
         inner_read = 0;
     }
-    account(s, g, outer, outer_read, outer_written, &energy);
-    account(s, g, inner, inner_read, inner_written, &energy);
+    /* tiles moved: one per visit (and per partial-sum read-back) into or
+     * out of each inner instance; the outer instance serves the distinct
+     * tiles of its children (replicas share one transfer) */
+    double moves = is_output ? v.visits + partial : v.visits;
+    double outer_moves = moves * children / replicas;
+    account(s, g, outer, outer_read, outer_written, outer_moves, &energy);
+    account(s, g, inner, inner_read, inner_written, moves, &energy);
     SchedNode *n = sched_add_node(s, is_output ? SN_STORE : SN_LOAD, g->id);
     n->stmt = st;
     n->tensor = t;
@@ -166,8 +174,8 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     n->count = v.visits;
     n->position = pos;
     n->phase = is_output ? 4 : 0;
-    double t_outer = bw_time(outer, outer_read + outer_written);
-    double t_inner = bw_time(inner, inner_read + inner_written);
+    double t_outer = bw_time(outer, outer_read + outer_written, outer_moves);
+    double t_inner = bw_time(inner, inner_read + inner_written, moves);
     n->latency_s = t_outer > t_inner ? t_outer : t_inner;
     n->energy_j = energy;
     if (s->want_text) {
@@ -205,7 +213,7 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         double per_mem = tile_bytes(s, st, tn, unit_level) * children / replicas;
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
-        account(s, g, mem, read, written, &energy);
+        account(s, g, mem, read, written, 0, &energy);
         bytes += read + written;
     }
     SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);
@@ -328,6 +336,7 @@ void pass_reuse(Schedule *s) {
     for (int gi = 0; gi < s->group_count; gi++) {
         SchedGroup *g = &s->groups[gi];
         g->mem_bytes = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
+        g->mem_transfers = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
         g->level_s = ARENA_ARRAY(s->arena, double, s->levels);
         g->first_node = s->node_count;
         for (int pos = 0; pos < g->stmt_count; pos++) {

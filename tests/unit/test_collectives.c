@@ -6,7 +6,7 @@
 #include "tests/unit/unit.h"
 
 static NetDim dim(int64_t p, Topology t, bool uni) {
-    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0};
+    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0};
     return d;
 }
 

@@ -22,6 +22,12 @@ static const char *arch_text =
     "arch tiny_systolic : tiny {\n"
     "  compute mac matrix { array 4 x 4; count 2; energy 0.5 pJ/MAC; }\n"
     "}\n"
+    "arch tiny_overheads : tiny {\n"
+    "  launch_overhead 100 ns;\n"
+    "  memory DRAM { transfer_latency 8 cycles; }\n"
+    "  cluster grid[x = 2] ring { call_latency 20 ns; }\n"
+    "  memory GLB { transfer_latency 2 cycles; }\n"
+    "}\n"
     "op gemm_rowsum<M = 16, N = 32, K = 64> {\n"
     "  in A[M, K] : int8;\n"
     "  in B[K, N] : int8;\n"
@@ -84,7 +90,13 @@ int main(void) {
                    "mapping worked_repeat for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
                    "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
-                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n",
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping overheads for gemm_rowsum on tiny_overheads {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping overheads_none for gemm_rowsum on tiny_overheads {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
+                   "mapping overheads_unfused for gemm_rowsum on tiny_overheads {\n"
+                   "  spatial n -> x; tile GLB: m 8;\n}\n",
                    "worked");
     CHECK(m != NULL, "worked example checks");
     if (!m) return unit_finish();
@@ -162,6 +174,46 @@ int main(void) {
     if (sys) {
         Schedule *ss = lower_mapping(&arena, sys, false, NULL);
         CHECK_EXACT(ss->stmts[0].compute_s, 1152e-9, "systolic fold formula 1152 ns");
+    }
+    /* overheads (docs/cost-model.md 9.1): DRAM 6 transfers x 8 ns + 194 =
+       242 ns, GLB 5 x 2 ns + 81 = 91 ns; broadcast A 2 x (20 + 68) = 176 ns,
+       reduce_scatter s 2 x (20 + 4.5) = 49 ns, N = 225 ns; max 288 + fill
+       (288 + 242 + 225 - 288) / 2 = 233.5, + launch 100 = 621.5 ns */
+    IrMapping *ov = mapping_of("", "overheads");
+    CHECK(ov != NULL, "overheads mapping found");
+    if (ov) {
+        Schedule *os = lower_mapping(&arena, ov, false, NULL);
+        CHECK_EXACT(os->groups[0].mem_transfers[0], 6, "DRAM: 6 tile transfers");
+        CHECK_EXACT(os->groups[0].mem_transfers[1], 5, "GLB: 5 tile transfers");
+        CHECK_EXACT(os->groups[0].level_s[0], 242e-9, "DRAM time 194 + 6 x 8 = 242 ns");
+        CHECK_EXACT(os->groups[0].level_s[1], 91e-9, "GLB time 81 + 5 x 2 = 91 ns");
+        const SchedNode *obc = find_node(os, SN_COLLECTIVE, CK_BROADCAST, "A");
+        if (obc) CHECK_EXACT(obc->latency_s, 176e-9, "broadcast A 2 x (20 + 68) ns");
+        const SchedNode *ors = find_node(os, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
+        if (ors) CHECK_EXACT(ors->latency_s, 49e-9, "reduce_scatter s 2 x (20 + 4.5) ns");
+        CHECK_EXACT(os->network_s, 225e-9, "network 225 ns");
+        CHECK_EXACT(os->groups[0].fill_drain_s, 233.5e-9, "fill and drain 233.5 ns");
+        CHECK_EXACT(os->groups[0].launch_s, 100e-9, "one launch");
+        CHECK_EXACT(os->latency_s, 621.5e-9, "latency 621.5 ns");
+    }
+    /* overlap none: 288 + (242 + 91) + 225 + 100 = 946 ns */
+    IrMapping *ovn = mapping_of("", "overheads_none");
+    if (ovn) {
+        CHECK(evaluate_mapping(ovn, NULL, &r) == EVAL_OK, "evaluate overheads, overlap none");
+        CHECK_EXACT(r.latency_s, 946e-9, "overlap none with overheads: 946 ns");
+    }
+    /* unfused: two groups, each launched */
+    IrMapping *ovu = mapping_of("", "overheads_unfused");
+    if (ovu) {
+        Schedule *us = lower_mapping(&arena, ovu, false, NULL);
+        CHECK(us->group_count == 2, "unfused: two groups");
+        double launches = 0, rest = 0;
+        for (int g = 0; g < us->group_count; g++) {
+            launches += us->groups[g].launch_s;
+            rest += us->groups[g].latency_s - us->groups[g].launch_s;
+        }
+        CHECK_EXACT(launches, 200e-9, "unfused: 2 x 100 ns of launches");
+        CHECK_EXACT(us->latency_s, rest + 200e-9, "unfused latency includes both launches");
     }
     arena_free_all(&arena);
     return unit_finish();
