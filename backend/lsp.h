@@ -303,7 +303,7 @@ bool lsp_mapping_key(LspDoc *doc, int i, LspKey *out);
  * usefully run); *out lives in doc's arena. */
 int lsp_wanted_keys(LspDoc *doc, const LspKey **out);
 /* The mapping of doc's current version with that key, or NULL. */
-IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);
+const IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);
 /* In the worker process: runs the optimizer on m (in place: the worker's
  * own IR) and returns its answer as the server caches it: the
  * hints by hole, the tooltip, and the costs hover shows. */

@@ -94,7 +94,7 @@ static IrOp *op_ir(LspDoc *d, const Decl *decl, bool *from_mapping) {
     bool fm = false;
     if (!op)
         for (int i = 0; i < d->prog->mapping_count && !op; i++) {
-            IrMapping *m = d->prog->mappings[i];
+            const IrMapping *m = d->prog->mappings[i];
             if (m && m->op && same_span(m->op->span, decl->span)) {
                 op = m->op;
                 fm = true;
@@ -318,7 +318,7 @@ int lsp_wanted_keys(LspDoc *d, const LspKey **out) {
     return c->wanted_count;
 }
 
-IrMapping *lsp_mapping_by_key(LspDoc *d, LspKey key) {
+const IrMapping *lsp_mapping_by_key(LspDoc *d, LspKey key) {
     Cache *c = cache_of(d);
     for (int i = 0; i < c->map_count; i++) {
         LspKey k;
