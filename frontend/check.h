@@ -22,9 +22,9 @@ typedef struct Program {
     DiagSink *diags;
     Module **modules; /* the root file first, then every used file */
     int module_count;
-    IrArch **archs;
+    const IrArch **archs; /* the checked IR is read-only after check_program */
     int arch_count;
-    IrMapping **mappings; /* in source order of the root file */
+    const IrMapping **mappings; /* in source order of the root file */
     int mapping_count;
 } Program;
 

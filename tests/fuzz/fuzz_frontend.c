@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (program && diags.error_count == 0) {
         check_mapping_capacity(program);
         for (int i = 0; i < program->mapping_count; i++) {
-            IrMapping *m = program->mappings[i];
+            const IrMapping *m = program->mappings[i];
             if (!m || m->hole_count > 0) continue;
             EvalResult result;
             evaluate_mapping(m, NULL, &result);

@@ -73,7 +73,7 @@ int main(void) {
     Program *p = load(&arena, &sm, &diags, fix_first(chain_text(&arena, 70, 9, "overlap full;")));
     CHECK(p && diags.error_count == 0 && p->mapping_count == 1, "70 statements on 9 levels check");
     if (!p || diags.error_count) return unit_finish();
-    IrMapping *m = p->mappings[0];
+    const IrMapping *m = p->mappings[0];
     EvalResult r;
     CHECK(evaluate_mapping(m, &arena, &r) == EVAL_OK, "evaluate 70 groups on 9 levels");
     CHECK(r.group_count == 70 && r.level_count == 9 && r.groups, "70 group records, 9 levels");
