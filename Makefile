@@ -1,5 +1,5 @@
 # cmtc — build out of tree in build/.  Sources are globbed, so adding a
-# file to frontend/, ir/, passes/ or backend/ needs no change here.
+# file to one of the layers' folders (LAYER_DIRS) needs no change here.
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -13,7 +13,9 @@ CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. -I$(BUILD)/gen \
             -DCMT_SOURCE_STDLIB='"$(CURDIR)/stdlib"' -DCMT_SOURCE_ROOT='"$(CURDIR)"'
 LDLIBS  = -ljansson -llpsolve55 -lcolamd -ldl -lm
 
-SRC      = $(wildcard frontend/*.c ir/*.c passes/*.c backend/*.c)
+# The layers, lowest first (README, Architecture; `make layering` checks it).
+LAYER_DIRS = frontend/util ir frontend passes passes/optimize backend
+SRC      = $(wildcard $(addsuffix /*.c,$(LAYER_DIRS)))
 MAIN_SRC = backend/main.c
 LIB_SRC  = $(filter-out $(MAIN_SRC),$(SRC))
 GEN_C    = $(BUILD)/gen/cmt.lex.c $(BUILD)/gen/cmt.tab.c
@@ -21,11 +23,11 @@ ERROR_PAGES = $(sort $(wildcard docs/errors/E*.md))
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(BUILD)/obj/gen/cmt.lex.o $(BUILD)/obj/gen/cmt.tab.o \
            $(BUILD)/obj/gen/errors.o
-HDR      = $(wildcard frontend/*.h ir/*.h passes/*.h backend/*.h) $(BUILD)/gen/cmt.tab.h
+HDR      = $(wildcard $(addsuffix /*.h,$(LAYER_DIRS))) $(BUILD)/gen/cmt.tab.h
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit verify-long asan valgrind fuzz bench lint fmt install vsix vscode-deps clean FORCE
+.PHONY: all check test unit verify-long asan valgrind fuzz bench layering lint fmt install vsix vscode-deps clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -109,11 +111,17 @@ fuzz:
 bench: all
 	@CMTC=$(BUILD)/cmtc sh tests/bench/run.sh
 
-lint:
-	clang-format --dry-run --Werror $(wildcard frontend/*.[ch] ir/*.[ch] passes/*.[ch] backend/*.[ch])
+# The layering: no file includes a header of a higher layer, the syntax
+# tree stays with the front end and the text tools, and no files or
+# folders include each other in a cycle (tests/layering.sh).
+layering:
+	@sh tests/layering.sh $(LAYER_DIRS)
+
+lint: layering
+	clang-format --dry-run --Werror $(wildcard $(addsuffix /*.[ch],$(LAYER_DIRS)))
 
 fmt:
-	clang-format -i $(wildcard frontend/*.[ch] ir/*.[ch] passes/*.[ch] backend/*.[ch])
+	clang-format -i $(wildcard $(addsuffix /*.[ch],$(LAYER_DIRS)))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cmtc/stdlib \

@@ -5,7 +5,7 @@
 #ifndef CMT_COMMANDS_H
 #define CMT_COMMANDS_H
 
-#include "../ir/ir.h"
+#include "frontend/check.h"
 
 enum { EXIT_OK = 0, EXIT_DIAGNOSTICS = 1, EXIT_USAGE = 2, EXIT_SOLVER = 3 };
 

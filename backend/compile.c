@@ -60,9 +60,9 @@ static bool same_file(const char *a, const char *b) {
 int cmd_compile(int argc, char **argv) {
     CommonOptions common;
     common_init(&common);
-    CompileOptions copts;
+    OptimizeOptions copts;
     memset(&copts, 0, sizeof copts);
-    copts.dump_out = stderr;
+    LowerOptions lopts = {NULL, stderr};
     const char *file = NULL, *only = NULL, *out_path = NULL, *baseline = "unfused";
     Format format = FMT_TEXT;
     int time_runs = 0;
@@ -142,7 +142,7 @@ int cmd_compile(int argc, char **argv) {
                 fprintf(stderr, "), got '%s'\n", v);
                 bad = true;
             }
-            copts.dump_after = v;
+            lopts.dump_after = v;
             break;
         case CO_TIME_EVAL:
             time_runs = atoi(v);
@@ -202,12 +202,8 @@ int cmd_compile(int argc, char **argv) {
     }
     /* -m and --baseline name mappings of the file, checked or not: the
      * names come from the file's declarations */
-    const Module *rootm = p->module_count > 0 ? p->modules[0] : NULL;
     int declared = 0;
-    const char **names = ARENA_ARRAY(&arena, const char *, (rootm ? rootm->decl_count : 0) + 1);
-    for (int i = 0; rootm && i < rootm->decl_count; i++)
-        if (rootm->decls[i]->kind == DK_MAPPING && rootm->decls[i]->name.name)
-            names[declared++] = rootm->decls[i]->name.name;
+    const char **names = program_mapping_names(p, &arena, &declared);
     bool baseline_unfused = strcmp(baseline, "unfused") == 0;
     bool baseline_none = strcmp(baseline, "none") == 0;
     const char *baseline_mapping = baseline_unfused || baseline_none ? NULL : baseline;
@@ -238,12 +234,16 @@ int cmd_compile(int argc, char **argv) {
     int status = diags.error_count > 0 ? EXIT_DIAGNOSTICS : EXIT_OK;
     out.failed = ARENA_ARRAY(&arena, FailedMapping, declared + p->mapping_count + 1);
     for (int i = 0; i < p->mapping_count; i++) {
-        IrMapping *m = p->mappings[i];
+        const IrMapping *m = p->mappings[i];
         bool is_baseline = baseline_mapping && strcmp(m->name, baseline_mapping) == 0;
         if (only && strcmp(m->name, only) != 0 && !is_baseline) continue;
         if (copts.objective_given) {
-            m->objective = copts.objective;
-            m->objective_given = true;
+            /* --objective: a copy that says so; the checked IR stays */
+            IrMapping *asked = ARENA_NEW(&arena, IrMapping);
+            *asked = *m;
+            asked->objective = copts.objective;
+            asked->objective_given = true;
+            m = asked;
         }
         MappingResult *r = &all[i];
         if (report_unsupported(p, m)) {
@@ -251,15 +251,17 @@ int cmd_compile(int argc, char **argv) {
             out.failed[out.failed_count++] = (FailedMapping){m->name, "unsupported"};
             continue;
         }
-        if (!complete_mapping(p, m, &copts, &r->solver)) {
+        const IrMapping *complete = complete_mapping(&arena, p, m, &copts, &r->solver);
+        if (!complete) {
             int code = r->solver.status == SOLVER_NOT_NEEDED ? EXIT_DIAGNOSTICS : EXIT_SOLVER;
             if (code > status) status = code;
             out.failed[out.failed_count++] =
                 (FailedMapping){m->name, code == EXIT_SOLVER ? "solver" : "errors"};
             continue;
         }
+        m = complete;
         r->m = m;
-        r->sched = lower_mapping(&arena, m, true, &copts);
+        r->sched = lower_mapping(&arena, m, true, &lopts);
         int before = diags.error_count;
         report_capacity(r->sched, &diags);
         if (diags.error_count > before) {

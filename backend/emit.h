@@ -3,7 +3,7 @@
 #ifndef CMT_EMIT_H
 #define CMT_EMIT_H
 
-#include "../passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 typedef struct MappingResult {
     const IrMapping *m; /* complete (holes filled when there were any) */
@@ -37,7 +37,6 @@ typedef struct CompileOutput {
 /* The complete mapping as .cmt statements ("spatial n -> (x, y); ..."). */
 const char *mapping_to_cmt(Arena *a, const IrMapping *m);
 /* Whether the mapping's source wrote a line of this kind. */
-bool mapping_says(const IrMapping *m, MapItemKind kind);
 
 /* A text growing in an arena (buf is NULL until something is added). */
 typedef struct Text {

@@ -4,7 +4,7 @@
 #ifndef CMT_FMT_H
 #define CMT_FMT_H
 
-#include "../frontend/cmt.h"
+#include "frontend/ast.h"
 
 /* Prints a module parsed without errors in canonical layout.  The result
  * lives in `arena`, is NUL-terminated, and *len is its length. */

@@ -38,68 +38,14 @@ static const char *tile_text(Arena *a, const Schedule *s, int st, int t, int lev
     return arena_strdup(a, buf);
 }
 
-/* The right side as written, with tensor names and no indices. */
-static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
-#define PUT(...)                                                                                   \
-    (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
-    if (!e || *used + 8 >= cap) return;
-    switch (e->kind) {
-    case EX_INT: PUT("%lld", (long long)e->u.int_value); break;
-    case EX_REAL: PUT("%g", e->u.real_value); break;
-    case EX_QUANTITY: PUT("%g", e->u.quantity.value); break;
-    case EX_NAME: PUT("%s", e->u.name); break;
-    case EX_ACCESS: PUT("%s", e->u.access.tensor.name); break;
-    case EX_UNARY:
-        PUT("-");
-        expr_text(buf, cap, used, e->u.unary.operand);
-        break;
-    case EX_BINARY: {
-        bool paren_l = e->u.binary.lhs->kind == EX_BINARY &&
-                       (e->u.binary.op == '*' || e->u.binary.op == '/') &&
-                       (e->u.binary.lhs->u.binary.op == '+' || e->u.binary.lhs->u.binary.op == '-');
-        bool paren_r = e->u.binary.rhs->kind == EX_BINARY &&
-                       (e->u.binary.op != '+' || e->u.binary.rhs->u.binary.op == '-');
-        if (paren_l) PUT("(");
-        expr_text(buf, cap, used, e->u.binary.lhs);
-        if (paren_l) PUT(")");
-        PUT(" %c ", e->u.binary.op);
-        if (paren_r) PUT("(");
-        expr_text(buf, cap, used, e->u.binary.rhs);
-        if (paren_r) PUT(")");
-        break;
-    }
-    case EX_CALL:
-        PUT("%s(", e->u.call.fn.name);
-        for (int i = 0; i < e->u.call.arg_count; i++) {
-            if (i) PUT(", ");
-            expr_text(buf, cap, used, e->u.call.args[i]);
-        }
-        PUT(")");
-        break;
-    case EX_REDUCE:
-        PUT("%s(", e->u.reduce.fn.name);
-        for (int i = 0; i < e->u.reduce.indices.count; i++)
-            PUT("%s%s", i ? ", " : "", e->u.reduce.indices.items[i].name);
-        PUT(") ");
-        expr_text(buf, cap, used, e->u.reduce.body);
-        break;
-    case EX_ERROR:
-    case EX_HOLE: PUT("?"); break;
-    }
-#undef PUT
-}
-
 static const char *stmt_text(Arena *a, const Schedule *s, int st) {
     const IrStmt *is = &s->op->stmts[st];
+    if (is->text) return is->text;
     char buf[256];
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s = ", is->name);
-    if (is->ast && is->ast->rhs) {
-        expr_text(buf, sizeof buf, &used, is->ast->rhs);
-    } else {
-        for (int q = 0; q < is->input_count && used + 20 < sizeof buf; q++)
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", q ? ", " : "",
-                                     s->op->tensors[is->inputs[q]].name);
-    }
+    for (int q = 0; q < is->input_count && used + 20 < sizeof buf; q++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", q ? ", " : "",
+                                 s->op->tensors[is->inputs[q]].name);
     if (used >= sizeof buf) strcpy(buf + sizeof buf - 4, "...");
     return arena_strdup(a, buf);
 }
@@ -263,10 +209,10 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                 grp->level_prov == PV_GIVEN ? given : "default");
     }
     fprintf(out, "  %-40s %s\n", m->overlap == OVERLAP_NONE ? "overlap none" : "overlap full",
-            mapping_says(m, MI_OVERLAP) ? "given" : "default");
+            ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
-            mapping_says(m, MI_REPEAT) ? "given" : "default");
+            ir_given(m->repeat_span) ? "given" : "default");
 }
 
 void emit_listing(FILE *out, const CompileOutput *o) {

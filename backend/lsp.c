@@ -12,7 +12,7 @@
  * document is closed.  Server state lives in the process arena.  JSON
  * values are jansson's, reference counted per message. */
 #include "backend/lsp.h"
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 #include <errno.h>
 #include <fcntl.h>

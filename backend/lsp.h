@@ -11,8 +11,8 @@
 #ifndef CMT_LSP_H
 #define CMT_LSP_H
 
-#include "../ir/ir.h"
-#include "commands.h"
+#include "backend/commands.h"
+#include "frontend/ast.h"
 
 #include <jansson.h>
 
@@ -303,11 +303,11 @@ bool lsp_mapping_key(LspDoc *doc, int i, LspKey *out);
  * usefully run); *out lives in doc's arena. */
 int lsp_wanted_keys(LspDoc *doc, const LspKey **out);
 /* The mapping of doc's current version with that key, or NULL. */
-IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);
+const IrMapping *lsp_mapping_by_key(LspDoc *doc, LspKey key);
 /* In the worker process: runs the optimizer on m (in place: the worker's
  * own IR) and returns its answer as the server caches it: the
  * hints by hole, the tooltip, and the costs hover shows. */
-json_t *lsp_optimize_answer(LspDoc *doc, IrMapping *m);
+json_t *lsp_optimize_answer(LspDoc *doc, const IrMapping *m);
 /* Seconds the optimizer may spend on one mapping (2, or
  * CMT_LSP_OPTIMIZE_SECONDS). */
 double lsp_optimize_budget_s(void);

@@ -7,7 +7,7 @@
 #include "backend/fmt.h"
 #include "backend/lsp.h"
 #include "backend/emit.h"
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -15,6 +15,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <string.h>
+
+static bool same_span(Span a, Span b) {
+    return a.file == b.file && a.start == b.start && a.end == b.end;
+}
+
+/* The declaration an IR object was checked from. */
+static const Decl *decl_of(LspDoc *d, Span span) {
+    return program_decl_at(d->prog, span);
+}
 
 /* ----------------------------------------------------------- the cache */
 
@@ -85,8 +94,8 @@ static IrOp *op_ir(LspDoc *d, const Decl *decl, bool *from_mapping) {
     bool fm = false;
     if (!op)
         for (int i = 0; i < d->prog->mapping_count && !op; i++) {
-            IrMapping *m = d->prog->mappings[i];
-            if (m && m->op && m->op->decl == decl) {
+            const IrMapping *m = d->prog->mappings[i];
+            if (m && m->op && same_span(m->op->span, decl->span)) {
                 op = m->op;
                 fm = true;
             }
@@ -240,9 +249,10 @@ static bool map_key(LspDoc *d, int i, LspKey *out) {
     if (mi->key_state == 0) {
         mi->key_state = 2;
         const IrMapping *m = mi->m;
-        if (!m || !m->decl || !m->op || !m->op->decl || !m->arch || !m->arch->decl ||
-            m->decl->span.file != d->file->id)
-            return false;
+        if (!m || !m->op || !m->arch || m->span.file != d->file->id) return false;
+        const Decl *md = decl_of(d, m->span), *od = decl_of(d, m->op->span);
+        const Decl *arch = decl_of(d, m->arch->span);
+        if (!md || !od || !arch) return false;
         if (!c->consts_done) {
             c->consts_done = true;
             c->consts = (LspKey){0xcbf29ce484222325ull, 0x243F6A8885A308D3ull};
@@ -259,11 +269,10 @@ static bool map_key(LspDoc *d, int i, LspKey *out) {
             if (bad) c->consts.a = c->consts.b = 0; /* 0: a const has an error */
         }
         if (c->consts.a == 0 && c->consts.b == 0) return false;
-        if (errors_in(d, m->decl) || errors_in(d, m->op->decl)) return false;
+        if (errors_in(d, md) || errors_in(d, od)) return false;
         LspKey k = c->consts;
-        key_decl(d, &k, "mapping", m->decl);
-        key_decl(d, &k, "op", m->op->decl);
-        const Decl *arch = m->arch->decl;
+        key_decl(d, &k, "mapping", md);
+        key_decl(d, &k, "op", od);
         for (int depth = 0; arch && depth < 16; depth++) {
             if (errors_in(d, arch)) return false;
             key_decl(d, &k, "arch", arch);
@@ -309,7 +318,7 @@ int lsp_wanted_keys(LspDoc *d, const LspKey **out) {
     return c->wanted_count;
 }
 
-IrMapping *lsp_mapping_by_key(LspDoc *d, LspKey key) {
+const IrMapping *lsp_mapping_by_key(LspDoc *d, LspKey key) {
     Cache *c = cache_of(d);
     for (int i = 0; i < c->map_count; i++) {
         LspKey k;
@@ -334,14 +343,16 @@ static const Decl *find_global(LspDoc *d, Name name, int kind) {
 static const IrArch *arch_ir(LspDoc *d, const Decl *decl) {
     if (!d->prog || !decl) return NULL;
     for (int i = 0; i < d->prog->arch_count; i++)
-        if (d->prog->archs[i] && d->prog->archs[i]->decl == decl) return d->prog->archs[i];
+        if (d->prog->archs[i] && same_span(d->prog->archs[i]->span, decl->span))
+            return d->prog->archs[i];
     return NULL;
 }
 
 static const IrMapping *mapping_ir(LspDoc *d, const Decl *decl) {
     if (!d->prog || !decl) return NULL;
     for (int i = 0; i < d->prog->mapping_count; i++)
-        if (d->prog->mappings[i] && d->prog->mappings[i]->decl == decl) return d->prog->mappings[i];
+        if (d->prog->mappings[i] && same_span(d->prog->mappings[i]->span, decl->span))
+            return d->prog->mappings[i];
     return NULL;
 }
 
@@ -870,8 +881,8 @@ static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name 
     int shown = 0, more = 0;
     for (int i = 0; d->prog && i < d->prog->mapping_count; i++) {
         const IrMapping *m = d->prog->mappings[i];
-        if (!m || !m->op || m->op->decl != op || !m->arch) continue;
-        if (in_mapping && m->decl != in_mapping) continue;
+        if (!m || !m->op || !same_span(m->op->span, op->span) || !m->arch) continue;
+        if (in_mapping && !same_span(m->span, in_mapping->span)) continue;
         int ms = ir_find_stmt(m->op, name);
         if (ms < 0) continue;
         if (shown == HOVER_MAPPINGS) {
@@ -2149,7 +2160,9 @@ static const char *index_of_dim(const IrMapping *m, const MapItem *it, int d) {
 static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char *text) {
     Arena *a = &d->arena;
     const SourceFile *f = d->file;
-    const MappingDecl *md = &m->decl->u.mapping;
+    const Decl *decl = decl_of(d, m->span);
+    if (!decl) return;
+    const MappingDecl *md = &decl->u.mapping;
     int I = m->op->index_count;
     for (int i = 0; i < md->item_count; i++) {
         const MapItem *it = md->items[i];
@@ -2227,20 +2240,23 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
  * answer records what the server shows of it.  Hints go by hole: the
  * ordinal of the `?` they follow in the mapping's code, so that the
  * answer stays right when comments or blank lines around them change. */
-json_t *lsp_optimize_answer(LspDoc *d, IrMapping *m) {
+json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
     Arena *a = &d->arena;
     /* the optimizer's own diagnostics (no feasible mapping, ...) are for
      * `cmtc compile`; the editor keeps showing the check's */
     DiagSink quiet;
     diags_init(&quiet, a);
     d->prog->diags = &quiet;
-    CompileOptions opts;
+    OptimizeOptions opts;
     memset(&opts, 0, sizeof opts);
     opts.time_limit_s = lsp_optimize_budget_s();
     SolverReport report;
     memset(&report, 0, sizeof report);
-    /* a complete mapping is costed as it is (for its code lens) */
-    bool ok = complete_mapping(d->prog, m, &opts, &report) && m->hole_count == 0;
+    /* a complete mapping is costed as it is (for its code lens); one with
+     * holes is filled into a new mapping, the document's IR unchanged */
+    const IrMapping *m = complete_mapping(a, d->prog, checked, &opts, &report);
+    const Decl *x = m ? decl_of(d, m->span) : NULL;
+    bool ok = x != NULL;
     json_t *ans = json_object();
     json_object_set_new(ans, "ok", json_boolean(ok));
     json_object_set_new(ans, "status", json_string(solver_status_name(report.status)));
@@ -2248,7 +2264,6 @@ json_t *lsp_optimize_answer(LspDoc *d, IrMapping *m) {
     const char *text = mapping_to_cmt(a, m);
     HintSet h = {.m = m};
     collect_hints(d, &h, m, text);
-    const Decl *x = m->decl;
     int nh = scan_code(d->file->text, x->span.start, x->span.end, NULL, NULL, 0);
     uint32_t *ends = ARENA_ARRAY(a, uint32_t, nh + 1);
     scan_code(d->file->text, x->span.start, x->span.end, NULL, ends, nh);
@@ -2300,8 +2315,8 @@ json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range, bool ask, int *miss
     if (!d->prog) return out;
     for (int i = 0; i < d->prog->mapping_count; i++) {
         const IrMapping *m = d->prog->mappings[i];
-        if (!m || !m->decl || m->decl->span.file != d->file->id) continue;
-        if (m->decl->span.end < range.start || m->decl->span.start > range.end) continue;
+        if (!m || m->span.file != d->file->id) continue;
+        if (m->span.end < range.start || m->span.start > range.end) continue;
         /* only mappings with holes that check clean, whatever the rest of
          * the file */
         LspKey key;
@@ -2314,10 +2329,9 @@ json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range, bool ask, int *miss
         }
         json_t *hints = json_object_get(ans, "hints");
         if (!json_is_true(json_object_get(ans, "ok")) || !json_is_array(hints)) continue;
-        const Decl *x = m->decl;
-        int nh = scan_code(d->file->text, x->span.start, x->span.end, NULL, NULL, 0);
+        int nh = scan_code(d->file->text, m->span.start, m->span.end, NULL, NULL, 0);
         uint32_t *ends = ARENA_ARRAY(&d->arena, uint32_t, nh + 1);
-        scan_code(d->file->text, x->span.start, x->span.end, NULL, ends, nh);
+        scan_code(d->file->text, m->span.start, m->span.end, NULL, ends, nh);
         json_t *tooltip = json_object_get(ans, "tooltip");
         size_t k;
         json_t *hint;

@@ -32,18 +32,16 @@ json_t *lsp_code_lenses(LspServer *s, LspDoc *d, bool ask, int *missing) {
     for (int i = 0; i < d->prog->mapping_count; i++) {
         const IrMapping *m = d->prog->mappings[i];
         LspKey key;
-        if (!m || !m->decl || m->decl->span.file != d->file->id || !lsp_mapping_key(d, i, &key))
-            continue;
+        if (!m || m->span.file != d->file->id || !lsp_mapping_key(d, i, &key)) continue;
         json_t *ans = lsp_work_answer(s, key);
         if (!ans) {
             (*missing)++;
             if (ask) lsp_work_want(s, d, key);
             continue;
         }
-        json_array_append_new(out,
-                              json_pack("{s:o,s:{s:o,s:s}}", "range",
-                                        lsp_range_json(s, d->file, m->decl->name.span), "command",
-                                        "title", lens_title(&d->arena, ans), "command", ""));
+        json_array_append_new(out, json_pack("{s:o,s:{s:o,s:s}}", "range",
+                                             lsp_range_json(s, d->file, m->name_span), "command",
+                                             "title", lens_title(&d->arena, ans), "command", ""));
     }
     return out;
 }

@@ -711,7 +711,7 @@ int lsp_worker_main(LspServer *s) {
         json_t *ans = NULL;
         if (lsp_doc_load(s, &doc, uri, sn.files[0].text, sn.files[0].len)) {
             doc.open = true;
-            IrMapping *mp = lsp_mapping_by_key(&doc, key);
+            const IrMapping *mp = lsp_mapping_by_key(&doc, key);
             ans = mp ? lsp_optimize_answer(&doc, mp) : failure("changed");
         }
         bool ok = write_answer(out_fd, ans);

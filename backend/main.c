@@ -1,8 +1,8 @@
 /* main.c — cmtc's entry: dispatches subcommands and implements the two
  * that need nothing past the checker: `check` and `explain`. */
-#include "commands.h"
-#include "options.h"
-#include "../passes/passes.h"
+#include "backend/commands.h"
+#include "backend/options.h"
+#include "passes/passes.h"
 
 #include <errno.h>
 #include <jansson.h>

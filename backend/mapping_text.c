@@ -6,14 +6,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-bool mapping_says(const IrMapping *m, MapItemKind kind) {
-    if (!m->decl || m->decl->kind != DK_MAPPING) return false;
-    const MappingDecl *md = &m->decl->u.mapping;
-    for (int i = 0; i < md->item_count; i++)
-        if (md->items[i] && md->items[i]->kind == kind) return true;
-    return false;
-}
-
 void text_add(Text *t, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -160,7 +152,7 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
         text_add(&t, "; ");
     }
-    if (m->overlap == OVERLAP_NONE || mapping_says(m, MI_OVERLAP))
+    if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))
         text_add(&t, "overlap %s; ", m->overlap == OVERLAP_NONE ? "none" : "full");
     if (m->objective_given)
         text_add(&t, "objective %s; ",

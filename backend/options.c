@@ -1,7 +1,7 @@
 /* options.c — the tables of every command's options, the parser that
  * reads argv against them and the help printed from them (options.h). */
 #include "backend/options.h"
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <string.h>
 

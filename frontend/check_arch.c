@@ -994,7 +994,7 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
     c->ok = true;
     IrArch *a = ARENA_NEW(s->arena, IrArch);
     a->name = arch_decl->name.name;
-    a->decl = arch_decl;
+    a->span = arch_decl->span;
     a->clock_span = SPAN_NONE;
     c->arch = a;
     EffList *items = resolve_items(c, arch_decl);

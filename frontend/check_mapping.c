@@ -306,6 +306,32 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
     }
 }
 
+/* `n -> ?`: the holes a named index leaves may only take that index.  The
+ * cells it left open carry its span (a later line that sets one replaces
+ * the span). */
+static void record_split_only(MapCtx *c) {
+    IrSpatial *sp = &c->m->spatial;
+    int cells = c->op->stmt_count * c->arch->dim_count;
+    for (int k = 0; k < cells; k++) sp->split_only[k] = -1;
+    if (sp->whole_hole) return;
+    for (int it = 0; it < c->md->item_count; it++) {
+        const MapItem *mi = c->md->items[it];
+        if (mi->kind != MI_SPATIAL) continue;
+        for (int a = 0; a < mi->assign_count; a++) {
+            const SpatialAssign *as = &mi->assigns[a];
+            if (as->index.hole || !as->index.name) continue;
+            int ix = ir_find_index(c->op, as->index.name);
+            if (ix < 0) continue;
+            for (int k = 0; k < cells; k++) {
+                Span sk = sp->split_span[k];
+                if (sp->split[k] == IR_HOLE && sk.file == as->span.file &&
+                    sk.start == as->span.start && sk.end == as->span.end)
+                    sp->split_only[k] = ix;
+            }
+        }
+    }
+}
+
 /* The number of parts index `ix` of statement `st` is split into over the
  * dims of clusters before `clusters_outside` (all when negative); 0 when a
  * hole makes it unknown. */
@@ -400,6 +426,7 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
         const TileEntry *te = &it->tiles[i];
         if (te->index.hole) {
             c->m->tile.index_hole[lv] = true;
+            c->m->tile.index_hole_span[c->m->tile.index_hole_count++] = te->span;
             c->m->hole_count++;
             if (te->size && te->size->kind == EX_HOLE) c->m->hole_count++;
             continue;
@@ -700,6 +727,7 @@ static void apply_fuse(MapCtx *c, const MapItem *it) {
     }
     if (!members) return;
     f->span[g] = it->span;
+    f->written[g] = true;
     if (it->level.hole) {
         f->level[g] = IR_HOLE;
         c->m->hole_count++;
@@ -974,16 +1002,19 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     IrMapping *m = ARENA_NEW(s->arena, IrMapping);
     c->m = m;
     m->name = mapping_decl->name.name;
-    m->decl = mapping_decl;
+    m->span = mapping_decl->span;
+    m->name_span = mapping_decl->name.span;
     m->op = c->op;
     m->arch = c->arch;
     m->overlap = OVERLAP_FULL;
     m->objective = OBJ_LATENCY;
     m->repeat = 1;
+    m->overlap_span = m->objective_span = m->repeat_span = SPAN_NONE;
     int sc = c->op->stmt_count, ic = c->op->index_count;
     int dc = c->arch->dim_count, lc = c->arch->level_count;
     m->spatial.split = ARENA_ARRAY(s->arena, int, sc *dc + 1);
     m->spatial.split_span = ARENA_ARRAY(s->arena, Span, sc * dc + 1);
+    m->spatial.split_only = ARENA_ARRAY(s->arena, int, sc *dc + 1);
     for (int i = 0; i < sc * dc; i++) {
         m->spatial.split[i] = IR_UNSET;
         m->spatial.split_span[i] = SPAN_NONE;
@@ -992,6 +1023,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->tile.size = ARENA_ARRAY(s->arena, int64_t, lc * ic + 1);
     m->tile.span = ARENA_ARRAY(s->arena, Span, lc * ic + 1);
     m->tile.index_hole = ARENA_ARRAY(s->arena, bool, lc + 1);
+    int tile_entries = 0;
+    for (int i = 0; i < md->item_count; i++)
+        if (md->items[i]->kind == MI_TILE) tile_entries += md->items[i]->tile_count;
+    m->tile.index_hole_span = ARENA_ARRAY(s->arena, Span, tile_entries + 1);
     for (int i = 0; i < lc * ic; i++) {
         m->tile.size[i] = IR_UNSET;
         m->tile.span[i] = SPAN_NONE;
@@ -1003,6 +1038,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->fuse.group = ARENA_ARRAY(s->arena, int, sc + 1);
     m->fuse.level = ARENA_ARRAY(s->arena, int, sc + 1);
     m->fuse.span = ARENA_ARRAY(s->arena, Span, sc + 1);
+    m->fuse.written = ARENA_ARRAY(s->arena, bool, sc + 1);
     for (int i = 0; i < sc; i++) m->fuse.group[i] = -1;
     m->fuse.hole_span = SPAN_NONE;
     c->stmt_overridden = ARENA_ARRAY(s->arena, bool, sc + 1);
@@ -1058,6 +1094,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
             }
         }
     if (!m->spatial.whole_hole) check_split_divides(c);
+    record_split_only(c);
+    if (c->overlap_line) m->overlap_span = c->overlap_line->span;
+    if (c->objective_line) m->objective_span = c->objective_line->span;
+    if (c->repeat_line) m->repeat_span = c->repeat_line->span;
     check_tiles(c);
     check_orders(c);
     check_convex(c);

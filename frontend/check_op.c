@@ -632,7 +632,6 @@ static void check_stmt(OpBuild *b, int k) {
     IrStmt *st = &b->stmts[k];
     st->id = k;
     st->name = stmt->target.name;
-    st->ast = stmt;
     st->span = stmt->span;
     st->out_tensor = -1;
     StmtWalk w = {.st = st};
@@ -1016,13 +1015,14 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
 static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     IrOp *op = ARENA_NEW(s->arena, IrOp);
     op->name = decl->name.name;
-    op->decl = decl;
+    op->span = decl->span;
     op->indices = b->indices;
     op->index_count = b->index_count;
     op->tensors = b->tensors;
     op->tensor_count = b->tensor_count;
     op->stmts = b->stmts;
     op->stmt_count = b->stmt_count;
+    record_stmt_syntax(s->arena, op, b->od);
     return op;
 }
 

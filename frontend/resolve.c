@@ -399,7 +399,7 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             IrArch *a = sema_arch_for(s, d);
             if (a) {
                 ptrvec_push(p->arena, &s->archs, a);
-                p->archs = (IrArch **)s->archs.items;
+                p->archs = (const IrArch **)s->archs.items;
                 p->arch_count = s->archs.count;
             }
             break;
@@ -409,7 +409,7 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             IrMapping *map = check_mapping(s, d);
             if (map) {
                 ptrvec_push(p->arena, &s->mappings, map);
-                p->mappings = (IrMapping **)s->mappings.items;
+                p->mappings = (const IrMapping **)s->mappings.items;
                 p->mapping_count = s->mappings.count;
             }
             break;

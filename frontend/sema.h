@@ -4,8 +4,8 @@
 #ifndef CMT_SEMA_H
 #define CMT_SEMA_H
 
-#include "../ir/ir.h"
-#include "cmt.h"
+#include "frontend/ast.h"
+#include "frontend/check.h"
 
 /* ------------------------------------------------------- global symbols */
 
@@ -178,6 +178,10 @@ IrArch *sema_arch_names(Sema *s, const Decl *arch_decl);
 IrOp *op_names(Sema *s, const Decl *op_decl);
 /* The default instantiation of an op, or a fresh one for these values. */
 IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site);
+
+/* Records in each statement of `op` what later stages read of it as
+ * written (IrStmt.target, reads, text), from the op's declaration. */
+void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od);
 
 /* Sema for a Program already checked (rebuilds the global table). */
 Sema *sema_for_program(Program *p, DiagSink *diags);

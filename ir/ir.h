@@ -1,11 +1,13 @@
 /* ir.h — cmtc's IR: checked ops (einsum statements with bound index
  * extents), archs (levels, roles, cluster dimensions, compute units) and
  * mappings (decisions, each with the source span that made it).  The
- * lowered schedule lives in ir/schedule.h. */
+ * lowered schedule lives in ir/schedule.h.  Built by the front end
+ * (frontend/check.h) and read-only after it: it holds no pointer into the
+ * syntax tree, so everything later reads what the checker recorded here. */
 #ifndef CMT_IR_H
 #define CMT_IR_H
 
-#include "../frontend/cmt.h"
+#include "frontend/util/util.h"
 #include <math.h>
 
 /* ------------------------------------------------------------------ ops */
@@ -41,6 +43,15 @@ typedef struct FnCount {
     int count; /* occurrences per output point */
 } FnCount;
 
+/* One tensor access as written: the tensor and the index of each
+ * dimension (ids; -1 for a name that is neither; only the first
+ * IR_MAX_RANK kept when rank is larger). */
+typedef struct IrAccess {
+    int tensor; /* -1 when no tensor has the name */
+    int rank;   /* indices written */
+    int index[IR_MAX_RANK];
+} IrAccess;
+
 #define IR_MAX_OPERANDS 16
 typedef struct IrStmt {
     int id;
@@ -63,13 +74,20 @@ typedef struct IrStmt {
     int arith_ops; /* + - * / and unary - per point */
     FnCount *fns;  /* function calls per point */
     int fn_count;
-    const Stmt *ast;
+    /* The statement as written: its left side, every access of its right
+     * side in source order (repeats kept: the reference interpreter reads
+     * them), and its line in the listing, `C = A * B` with tensor names and
+     * no indices, cut at 255 bytes (NULL when it has no right side). */
+    IrAccess target;
+    IrAccess *reads;
+    int read_count;
+    const char *text;
     Span span;
 } IrStmt;
 
 typedef struct IrOp {
     Name name;
-    const Decl *decl;
+    Span span; /* the declaration */
     int param_count;
     Name *param_names;
     int64_t *param_values;
@@ -175,7 +193,7 @@ typedef struct IrCompute {
 
 typedef struct IrArch {
     Name name;
-    const Decl *decl;
+    Span span;              /* the declaration */
     double clock_hz;        /* 0 when not given (cycles then unusable) */
     double launch_overhead; /* s per fusion group (kernel launch and sync) */
     IrLevel *levels;
@@ -203,6 +221,10 @@ const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role);
 
 /* Decision values: HOLE where the user wrote `?`, UNSET where nothing was
  * said (a default applies). */
+/* Whether a decision's span says the mapping wrote it (else the default). */
+static inline bool ir_given(Span where) {
+    return where.file >= 0;
+}
 #define IR_HOLE (-2)
 #define IR_UNSET (-1)
 
@@ -213,14 +235,18 @@ typedef enum Overlap { OVERLAP_FULL, OVERLAP_NONE } Overlap;
 typedef struct IrSpatial {
     int *split;       /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
     Span *split_span; /* where each decision was written */
+    int *split_only;  /* [stmt * dim_count + dim]: the one index a hole may
+                         take (`n -> ?`), -1 for any */
     bool whole_hole;  /* `spatial ?;` */
     Span hole_span;
 } IrSpatial;
 
 typedef struct IrTile {
-    int64_t *size;    /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
-    Span *span;       /* where each was written */
-    bool *index_hole; /* [level]: `tile L: ? 64` — an index hole at level */
+    int64_t *size;         /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
+    Span *span;            /* where each was written */
+    bool *index_hole;      /* [level]: `tile L: ? 64` — an index hole at level */
+    Span *index_hole_span; /* each such entry, in source order */
+    int index_hole_count;
 } IrTile;
 
 typedef struct IrOrder {
@@ -232,16 +258,19 @@ typedef struct IrOrder {
 typedef struct IrFuse {
     int *group; /* [stmt]: group id, or IR_HOLE when `fuse ?` */
     int group_count;
-    int *level; /* [group]: level id, IR_HOLE, IR_UNSET (default) */
-    Span *span; /* [group] */
+    int *level;    /* [group]: level id, IR_HOLE, IR_UNSET (default) */
+    Span *span;    /* [group] */
+    bool *written; /* [group]: a `fuse` line's group, or one the optimizer
+                      chose for `fuse ?`; false for a statement left alone */
     bool whole_hole;
     Span hole_span;
 } IrFuse;
 
 typedef struct IrMapping {
     Name name;
-    const Decl *decl;
-    IrOp *op; /* instantiated with the mapping's parameters */
+    Span span;      /* the declaration */
+    Span name_span; /* its name */
+    IrOp *op;       /* instantiated with the mapping's parameters */
     IrArch *arch;
     IrSpatial spatial;
     IrTile tile;
@@ -251,50 +280,10 @@ typedef struct IrMapping {
     Objective objective;
     bool objective_given;
     int64_t repeat; /* default 1 */
+    /* the lines that gave overlap, objective and repeat; SPAN_NONE when
+     * the default applies */
+    Span overlap_span, objective_span, repeat_span;
     int hole_count; /* 0: evaluate only */
 } IrMapping;
-
-/* --------------------------------------------------------- the program */
-
-/* Everything checked in one compile: every module read, the global symbol
- * table, and the IR of each op (at default parameters), arch and mapping. */
-typedef struct Program {
-    Arena *arena;
-    SourceManager *sources;
-    DiagSink *diags;
-    Module **modules; /* the root file first, then every used file */
-    int module_count;
-    IrArch **archs;
-    int arch_count;
-    IrMapping **mappings; /* in source order of the root file */
-    int mapping_count;
-} Program;
-
-typedef struct CheckOptions {
-    const char *const *include_dirs; /* -I */
-    int include_count;
-    const char *stdlib_dir; /* installed standard library */
-    /* Optional: text of open, unsaved buffers (language server) keyed by
-     * absolute path; NULL when none. */
-    const char *(*overlay)(void *ctx, const char *path, size_t *len);
-    void *overlay_ctx;
-} CheckOptions;
-
-/* Parses `root` and every file it uses, resolves names, checks ops, archs
- * and mappings, and builds their IR.  Diagnostics go to `diags`. */
-Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
-                       const CheckOptions *opts);
-
-/* Only the parse and module resolution of check_program: root and every
- * file it uses, as modules (no names resolved, no IR).  For the language
- * server's search of a workspace, where only the syntax is wanted. */
-Program *load_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceFile *root,
-                      const CheckOptions *opts);
-
-/* Instantiates an op with parameter values (NULL bindings = defaults).
- * Reports unbound parameters and index extent disagreements at `use_site`.
- * Returns NULL on error. */
-IrOp *ir_instantiate_op(Program *p, const Decl *op_decl, const ParamBinding *bindings,
-                        int binding_count, Span use_site);
 
 #endif

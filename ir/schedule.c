@@ -123,11 +123,7 @@ bool sched_fuse_group_written(const IrMapping *m, int g) {
     int members = 0;
     for (int st = 0; st < m->op->stmt_count; st++) members += m->fuse.group[st] == g;
     if (members > 1) return true;
-    /* a lone statement's own group carries the statement's span; a `fuse`
-     * line's group carries the line's span, inside the mapping */
-    if (!m->fuse.span || !m->decl) return false;
-    Span sp = m->fuse.span[g], d = m->decl->span;
-    return sp.file == d.file && sp.start >= d.start && sp.end <= d.end;
+    return m->fuse.written && m->fuse.written[g];
 }
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,

@@ -14,7 +14,7 @@
 %param {ParseState *ps}
 
 %code requires {
-#include "frontend/cmt.h"
+#include "frontend/ast.h"
 
 typedef struct CmtLoc {
     uint32_t start, end;

@@ -1,5 +1,6 @@
 /* passes.h — the lowering pipeline, the cost model's building blocks and
- * the fast evaluation entry point the optimizer calls.
+ * the fast evaluation entry point the optimizer (passes/optimize/, the
+ * layer above) calls.
  *
  * The pipeline (passes/pipeline.c lists it once):
  *   shapes → partition → fusion → tiles → reuse → collectives → cost
@@ -7,61 +8,16 @@
 #ifndef CMT_PASSES_H
 #define CMT_PASSES_H
 
-#include "../ir/schedule.h"
+#include "frontend/check.h"
+#include "ir/schedule.h"
 
 /* ------------------------------------------------------- the pipeline */
 
-typedef struct CompileOptions {
-    Objective objective; /* --objective, when objective_given */
-    bool objective_given;
-    double time_limit_s;      /* --time-limit; <= 0 for none */
-    const char *emit_lp_path; /* --emit-lp FILE; NULL for none */
-    bool exhaustive;          /* --exhaustive: enumerate instead of the ILP */
-    const char *dump_after;   /* --dump-ir=PASS; NULL for none */
-    FILE *dump_out;           /* where dumps go (stderr by default) */
-} CompileOptions;
-
-/* What the optimizer reports back (passes/optimize.c). */
-typedef enum SolverStatus {
-    SOLVER_NOT_NEEDED,
-    SOLVER_OPTIMAL,
-    SOLVER_TIME_LIMIT,
-    SOLVER_FAILED
-} SolverStatus;
-const char *solver_status_name(SolverStatus s);
-
-/* One complete mapping evaluated by `--exhaustive` (JSON lists them). */
-typedef struct SolverEvaluated {
-    const IrMapping *mapping; /* complete; print with mapping_to_cmt */
-    double latency_s, energy_j;
-    bool feasible;
-} SolverEvaluated;
-
-typedef struct SolverReport {
-    SolverStatus status;
-    double seconds;
-    double gap;
-    long candidates;
-    /* added by the optimizer (passes/optimize.c) */
-    long rows, columns;         /* size of the last model solved */
-    long configurations;        /* global choices kept in the model */
-    double space;               /* complete mappings in the space */
-    const char *method;         /* "milp", "milp, edp frontier", "exhaustive" */
-    double objective;           /* the chosen mapping's objective value */
-    SolverEvaluated *evaluated; /* --exhaustive: every mapping evaluated */
-    long evaluated_count;
-} SolverReport;
-
-/* The optimizer's entry point, implemented in passes/optimize.c: fills
- * every hole of `m` in place (hole_count becomes 0) or reports why not
- * (diagnostics in p->diags).  Returns false when no complete mapping was
- * found (the caller exits 3). */
-bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report);
-
-/* The hook before costing: a mapping with holes (hole_count > 0) goes to
- * optimize_mapping; a complete one is left as it is.  Returns false when
- * the holes could not be filled (diagnostics say why). */
-bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report);
+/* What lowering may print on the way (`--dump-ir=PASS`). */
+typedef struct LowerOptions {
+    const char *dump_after; /* the pass after which to dump; NULL for none */
+    FILE *dump_out;         /* where dumps go (stderr by default) */
+} LowerOptions;
 
 /* Names of the passes, in pipeline order, for --dump-ir=PASS. */
 extern const char *const pass_names[];
@@ -70,10 +26,9 @@ bool pass_name_known(const char *name);
 
 /* Lowers one complete mapping (hole_count == 0) into a schedule in `arena`.
  * want_text: build reason strings and loop descriptions (listing, dump).
- * Dumps after the pass named in opts->dump_after.  Never fails on a
- * checked mapping; capacity excess is recorded in the schedule. */
-Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
-                        const CompileOptions *opts);
+ * Dumps after the pass named in opts->dump_after (opts may be NULL).  Never
+ * fails on a checked mapping; capacity excess is recorded in the schedule. */
+Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text, const LowerOptions *opts);
 
 /* Whether the schedule IR can hold the arch (at most SCHED_MAX_DIMS
  * cluster dims); report_unsupported says E0352 at the mapping when not

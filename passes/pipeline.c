@@ -1,7 +1,6 @@
 /* pipeline.c — the lowering pipeline, listed once, and the entry points
- * built on it: lower_mapping (a schedule with reasons for the emitters),
- * evaluate_mapping (numbers only, for the optimizer) and the hook that
- * fills holes before costing. */
+ * built on it: lower_mapping (a schedule with reasons for the emitters) and
+ * evaluate_mapping (numbers only, for the optimizer above it). */
 #include "passes/passes.h"
 
 #include <string.h>
@@ -28,23 +27,13 @@ bool pass_name_known(const char *name) {
     return false;
 }
 
-const char *solver_status_name(SolverStatus st) {
-    switch (st) {
-    case SOLVER_NOT_NEEDED: return "not_needed";
-    case SOLVER_OPTIMAL: return "optimal";
-    case SOLVER_TIME_LIMIT: return "time_limit";
-    case SOLVER_FAILED: return "failed";
-    }
-    return "?";
-}
-
 bool schedule_supported(const IrArch *arch) {
     return arch->dim_count <= SCHED_MAX_DIMS;
 }
 
 bool report_unsupported(Program *p, const IrMapping *m) {
     if (schedule_supported(m->arch)) return false;
-    Diag *d = diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0352",
+    Diag *d = diag_error(p->diags, m->span, "E0352",
                          "arch %s has %d cluster dimensions but schedules handle at most %d",
                          m->arch->name, m->arch->dim_count, SCHED_MAX_DIMS);
     diag_help(d, p->diags, "merge cluster dimensions of size 1 or nest fewer clusters");
@@ -52,7 +41,7 @@ bool report_unsupported(Program *p, const IrMapping *m) {
 }
 
 Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
-                        const CompileOptions *opts) {
+                        const LowerOptions *opts) {
     Schedule *s = ARENA_NEW(arena, Schedule);
     s->arena = arena;
     s->m = m;
@@ -78,6 +67,7 @@ IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
     u->fuse.group_count = 0;
     u->fuse.level = NULL;
     u->fuse.span = NULL;
+    u->fuse.written = NULL;
     u->fuse.whole_hole = false;
     return u;
 }
@@ -120,11 +110,4 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     }
     arena_free_all(&scratch);
     return EVAL_OK;
-}
-
-bool complete_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
-    memset(report, 0, sizeof *report);
-    report->status = SOLVER_NOT_NEEDED;
-    if (m->hole_count == 0) return true;
-    return optimize_mapping(p, m, opts, report);
 }

@@ -282,7 +282,7 @@ static Span capacity_span(const Schedule *s, const SchedGroup *g, int level) {
         int fg = m->fuse.group[g->stmts[0]];
         if (fg >= 0 && m->fuse.span[fg].file >= 0) return m->fuse.span[fg];
     }
-    return m->decl ? m->decl->span : SPAN_NONE;
+    return m->span;
 }
 
 static void add_excess(Schedule *s, int group, int memory, double need, double capacity,

@@ -344,32 +344,18 @@ static const char *tname(const Ctx *c, int t) {
 
 /* ------------------------------------------------------------- setup */
 
-static void collect_accesses(Ctx *c, StmtInfo *si, const Expr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case EX_ACCESS: {
+static void collect_accesses(StmtInfo *si) {
+    for (int k = 0; k < si->is->read_count; k++) {
+        const IrAccess *read = &si->is->reads[k];
         if (si->acc_count >= MAX_ACC) return;
         Access *a = &si->acc[si->acc_count];
-        a->tensor = ir_find_tensor(c->op, e->u.access.tensor.name);
-        a->rank = e->u.access.indices.count;
-        if (a->tensor < 0 || a->rank > RANK) return;
-        for (int r = 0; r < a->rank; r++)
-            a->index[r] = ir_find_index(c->op, e->u.access.indices.items[r].name);
+        a->tensor = read->tensor;
+        a->rank = read->rank;
+        if (a->tensor < 0 || a->rank > RANK) continue;
+        for (int r = 0; r < a->rank; r++) a->index[r] = read->index[r];
         bool contraction = si->is->cls == SC_CONTRACTION;
         a->role = contraction && si->acc_count == 1 ? ROLE_WEIGHT : ROLE_INPUT;
         si->acc_count++;
-        break;
-    }
-    case EX_UNARY: collect_accesses(c, si, e->u.unary.operand); break;
-    case EX_BINARY:
-        collect_accesses(c, si, e->u.binary.lhs);
-        collect_accesses(c, si, e->u.binary.rhs);
-        break;
-    case EX_CALL:
-        for (int k = 0; k < e->u.call.arg_count; k++) collect_accesses(c, si, e->u.call.args[k]);
-        break;
-    case EX_REDUCE: collect_accesses(c, si, e->u.reduce.body); break;
-    default: break;
     }
 }
 
@@ -383,16 +369,15 @@ static void setup_stmt(Ctx *c, int st) {
     si->uses = ARENA_ARRAY(c->a, bool, I);
     si->reduced = ARENA_ARRAY(c->a, bool, I);
     si->lhs = ARENA_ARRAY(c->a, bool, I);
-    const Stmt *ast = si->is->ast;
     si->out.tensor = si->is->out_tensor;
     si->out.role = ROLE_OUTPUT;
-    si->out.rank = ast ? ast->indices.count : 0;
+    si->out.rank = si->is->target.rank;
     for (int r = 0; r < si->out.rank && r < RANK; r++) {
-        int i = ir_find_index(op, ast->indices.items[r].name);
+        int i = si->is->target.index[r];
         si->out.index[r] = i;
         if (i >= 0) si->lhs[i] = si->uses[i] = true;
     }
-    if (ast) collect_accesses(c, si, ast->rhs);
+    collect_accesses(si);
     for (int k = 0; k < si->acc_count; k++)
         for (int r = 0; r < si->acc[k].rank; r++) {
             int i = si->acc[k].index[r];

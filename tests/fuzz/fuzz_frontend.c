@@ -1,7 +1,7 @@
 /* libFuzzer target over the whole front end and lowering: any bytes are
  * parsed, checked and, when they check clean, every mapping is lowered and
  * costed.  Crashes, hangs, sanitizer reports and leaks are findings. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
 
@@ -23,12 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (program && diags.error_count == 0) {
         check_mapping_capacity(program);
         for (int i = 0; i < program->mapping_count; i++) {
-            IrMapping *m = program->mappings[i];
+            const IrMapping *m = program->mappings[i];
             if (!m || m->hole_count > 0) continue;
             EvalResult result;
             evaluate_mapping(m, NULL, &result);
-            CompileOptions opts_compile = {0};
-            lower_mapping(&arena, m, true, &opts_compile);
+            lower_mapping(&arena, m, true, NULL);
         }
     }
     FILE *sink = fopen("/dev/null", "w");

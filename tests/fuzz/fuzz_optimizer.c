@@ -5,9 +5,9 @@
  * that no input can hang or exhaust the fuzzer.  Crashes, sanitizer
  * reports, leaks and time-outs (-timeout) are findings.  Seeds: small
  * spaces with holes (tests/fuzz/optimizer_seeds.sh). */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "ir/ir.h"
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,25 +40,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (program && diags.error_count == 0) {
         int done = 0;
         for (int i = 0; i < program->mapping_count && done < OPT_MAPPINGS; i++) {
-            IrMapping *m = program->mappings[i];
+            const IrMapping *m = program->mappings[i];
             if (!m || m->hole_count == 0) continue;
             done++;
-            /* the optimizer replaces the hole arrays rather than writing
-             * into them, so a shallow copy keeps the holes for the second
-             * method */
-            IrMapping copy = *m;
-            CompileOptions co = {0};
+            /* the optimizer returns a new mapping: the checked one keeps
+             * its holes for the second method */
+            OptimizeOptions co = {0};
             co.time_limit_s = FUZZ_LIMIT_S;
             SolverReport report;
-            if (optimize_mapping(program, m, &co, &report) && m->hole_count == 0) {
+            const IrMapping *filled = optimize_mapping(&arena, program, m, &co, &report);
+            if (filled) {
                 EvalResult result;
-                evaluate_mapping(m, &arena, &result);
-                lower_mapping(&arena, m, true, &co);
+                evaluate_mapping(filled, &arena, &result);
+                lower_mapping(&arena, filled, true, NULL);
             }
             co.exhaustive = true;
-            if (optimize_mapping(program, &copy, &co, &report) && copy.hole_count == 0) {
+            filled = optimize_mapping(&arena, program, m, &co, &report);
+            if (filled) {
                 EvalResult result;
-                evaluate_mapping(&copy, NULL, &result);
+                evaluate_mapping(filled, NULL, &result);
             }
         }
     }

@@ -3,7 +3,7 @@
 #ifndef CMT_UNIT_PROGRAM_H
 #define CMT_UNIT_PROGRAM_H
 
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /* sema_ir.c — the IR that check_program builds: index extents, statement
  * classes and work, arch levels and units after inheritance, mapping
  * decisions and holes; and ir_instantiate_op with bindings. */
-#include "../../ir/ir.h"
+#include "frontend/ast.h"
+#include "frontend/check.h"
 #include "unit.h"
 
 #include <stdlib.h>
@@ -186,8 +187,65 @@ static void test_searched(const IrMapping *m) {
     CHECK(m->fuse.group[stmt(op, "e")->id] == IR_HOLE, "e under fuse ?");
 }
 
+/* The text a span covers in PROGRAM (spans of the one file). */
+static bool span_reads(Span sp, const char *want) {
+    size_t n = strlen(want);
+    return sp.file >= 0 && sp.end - sp.start == n && strncmp(PROGRAM + sp.start, want, n) == 0;
+}
+
+static bool access_is(const IrAccess *a, int tensor, int rank, const int *index) {
+    if (a->tensor != tensor || a->rank != rank) return false;
+    for (int r = 0; r < rank; r++)
+        if (a->index[r] != index[r]) return false;
+    return true;
+}
+
+/* What later stages read of the source is recorded in the IR: the
+ * statements as written, given-or-default, `n -> ?`, index holes and the
+ * groups `fuse` lines wrote, each with its span. */
+static void test_recorded(const IrMapping *fused, const IrMapping *searched) {
+    const IrOp *op = fused->op;
+    int im = ir_find_index(op, intern_cstr("m")), in = ir_find_index(op, intern_cstr("n"));
+    int ik = ir_find_index(op, intern_cstr("k"));
+    int tA = ir_find_tensor(op, intern_cstr("A")), tB = ir_find_tensor(op, intern_cstr("B"));
+    int tC = ir_find_tensor(op, intern_cstr("C")), tmx = ir_find_tensor(op, intern_cstr("mx"));
+    const IrStmt *c = stmt(op, "C"), *e = stmt(op, "e");
+    CHECK(access_is(&c->target, tC, 2, (int[]){im, in}), "C's left side: C[m, n]");
+    CHECK(c->read_count == 2 && access_is(&c->reads[0], tA, 2, (int[]){im, ik}) &&
+              access_is(&c->reads[1], tB, 2, (int[]){ik, in}),
+          "C reads A[m, k] then B[k, n]");
+    CHECK(e->read_count == 2 && access_is(&e->reads[0], tC, 2, (int[]){im, in}) &&
+              access_is(&e->reads[1], tmx, 1, (int[]){im}),
+          "e reads C[m, n] then mx[m]");
+    CHECK(c->text && strcmp(c->text, "C = A * B") == 0, "C's line: C = A * B");
+    CHECK(e->text && strcmp(e->text, "e = exp(C - mx)") == 0, "e's line: e = exp(C - mx)");
+    CHECK(span_reads(fused->repeat_span, "repeat 96;"), "repeat given, with its line");
+    CHECK(!ir_given(fused->overlap_span) && !ir_given(fused->objective_span),
+          "overlap and objective left at their defaults");
+    CHECK(span_reads(searched->objective_span, "objective edp;"), "objective given");
+    CHECK(fused->span.file >= 0 && strncmp(PROGRAM + fused->span.start, "mapping fused", 13) == 0 &&
+              PROGRAM[fused->span.end - 1] == '}' && span_reads(fused->name_span, "fused"),
+          "the mapping's span and its name's");
+    CHECK(fused->fuse.written && fused->fuse.written[0], "a `fuse` line's group is written");
+
+    const IrOp *sop = searched->op;
+    int dc = searched->arch->dim_count, x = ir_find_dim(searched->arch, intern_cstr("x"));
+    int sn = ir_find_index(sop, intern_cstr("n"));
+    const IrStmt *mx = stmt(sop, "mx"), *sc = stmt(sop, "C"), *ss = stmt(sop, "s");
+    CHECK(searched->spatial.split_only[mx->id * dc + x] == sn &&
+              searched->spatial.split_only[ss->id * dc + x] == sn,
+          "mx, s: `n -> ?` holes may take only n");
+    CHECK(searched->spatial.split_only[sc->id * dc + x] == -1, "C: `? -> x` may take any index");
+    CHECK(searched->tile.index_hole_count == 1 &&
+              span_reads(searched->tile.index_hole_span[0], "? 64"),
+          "the index hole `? 64` with its span");
+    int g = searched->fuse.group[sc->id];
+    CHECK(g >= 0 && searched->fuse.written[g], "`fuse C, mx at ?` is written");
+}
+
 static void test_instantiate(Program *p) {
-    const Decl *decl = p->mappings[0]->op->decl;
+    const Decl *decl = program_decl_at(p, p->mappings[0]->op->span);
+    CHECK(decl && decl->kind == DK_OP, "the op's declaration from its span");
     ParamBinding b = {{intern_cstr("K"), SPAN_NONE, false}, NULL};
     Expr value = {.kind = EX_INT, .span = SPAN_NONE, .u.int_value = 64};
     b.value = &value;
@@ -279,6 +337,7 @@ int main(void) {
         test_arch(p->mappings[0]->arch);
         test_fused(p->mappings[0]);
         test_searched(p->mappings[1]);
+        test_recorded(p->mappings[0], p->mappings[1]);
         test_instantiate(p);
     }
     arena_free_all(&arena);

@@ -49,7 +49,7 @@ static Program *program;
 
 /* Checks arch_text plus `mappings` (the first call) and returns the named
  * mapping, or NULL. */
-static IrMapping *mapping_of(const char *mappings, const char *name) {
+static const IrMapping *mapping_of(const char *mappings, const char *name) {
     if (!program) {
         char *text = arena_printf(&arena, "%s%s", arch_text, mappings);
         SourceFile *f = sources_add(&sources, "test.cmt", text, strlen(text));
@@ -82,7 +82,7 @@ static const SchedNode *find_node(const Schedule *s, SchedKind kind, CollKind co
 int main(void) {
     sources_init(&sources, &arena);
     diags_init(&diags, &arena);
-    IrMapping *m =
+    const IrMapping *m =
         mapping_of("mapping worked for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
                    "mapping worked_none for gemm_rowsum on tiny {\n"
@@ -152,14 +152,14 @@ int main(void) {
     CHECK_EXACT(r.groups[0].network_s, 145e-9, "evaluate group network");
 
     /* overlap none: 288 + (194 + 81) + 145 = 708 ns */
-    IrMapping *none = mapping_of("", "worked_none");
+    const IrMapping *none = mapping_of("", "worked_none");
     CHECK(none != NULL, "overlap none mapping found");
     if (none) {
         CHECK(evaluate_mapping(none, NULL, &r) == EVAL_OK, "evaluate overlap none");
         CHECK_EXACT(r.latency_s, 708e-9, "overlap none sums: 708 ns");
     }
     /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
-    IrMapping *rep = mapping_of("", "worked_repeat");
+    const IrMapping *rep = mapping_of("", "worked_repeat");
     CHECK(rep != NULL, "repeat mapping found");
     if (rep) {
         CHECK(evaluate_mapping(rep, NULL, &r) == EVAL_OK, "evaluate repeat");
@@ -169,7 +169,7 @@ int main(void) {
     /* systolic 4x4, 2 arrays: compute tile m 8, n 16, k 64: folds =
        ceil(64/4)*ceil(16/4) = 64, 32 per array, (2*4 + 4 + 8 - 2) = 18
        cycles each: 576 per tile, 2 m tiles: 1152 ns */
-    IrMapping *sys = mapping_of("", "worked_systolic");
+    const IrMapping *sys = mapping_of("", "worked_systolic");
     CHECK(sys != NULL, "systolic mapping found");
     if (sys) {
         Schedule *ss = lower_mapping(&arena, sys, false, NULL);
@@ -179,7 +179,7 @@ int main(void) {
        242 ns, GLB 5 x 2 ns + 81 = 91 ns; broadcast A 2 x (20 + 68) = 176 ns,
        reduce_scatter s 2 x (20 + 4.5) = 49 ns, N = 225 ns; max 288 + fill
        (288 + 242 + 225 - 288) / 2 = 233.5, + launch 100 = 621.5 ns */
-    IrMapping *ov = mapping_of("", "overheads");
+    const IrMapping *ov = mapping_of("", "overheads");
     CHECK(ov != NULL, "overheads mapping found");
     if (ov) {
         Schedule *os = lower_mapping(&arena, ov, false, NULL);
@@ -197,13 +197,13 @@ int main(void) {
         CHECK_EXACT(os->latency_s, 621.5e-9, "latency 621.5 ns");
     }
     /* overlap none: 288 + (242 + 91) + 225 + 100 = 946 ns */
-    IrMapping *ovn = mapping_of("", "overheads_none");
+    const IrMapping *ovn = mapping_of("", "overheads_none");
     if (ovn) {
         CHECK(evaluate_mapping(ovn, NULL, &r) == EVAL_OK, "evaluate overheads, overlap none");
         CHECK_EXACT(r.latency_s, 946e-9, "overlap none with overheads: 946 ns");
     }
     /* unfused: two groups, each launched */
-    IrMapping *ovu = mapping_of("", "overheads_unfused");
+    const IrMapping *ovu = mapping_of("", "overheads_unfused");
     if (ovu) {
         Schedule *us = lower_mapping(&arena, ovu, false, NULL);
         CHECK(us->group_count == 2, "unfused: two groups");

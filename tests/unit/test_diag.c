@@ -1,6 +1,6 @@
 /* test_diag.c — the exact text of rendered diagnostics (spans, tabs, NUL
  * bytes, labels, notes, long lines, colour, the cap) and the JSON form. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 #include <jansson.h>

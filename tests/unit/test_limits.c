@@ -9,7 +9,7 @@
  *    taken (a split of index 32 or later was never searched);
  *  - the bit sets past one word;
  *  - `fuse ?` over 300 statements under a budget of 1 MiB: E0380. */
-#include "passes/optimize.h"
+#include "passes/optimize/space.h"
 #include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
@@ -73,7 +73,7 @@ int main(void) {
     Program *p = load(&arena, &sm, &diags, fix_first(chain_text(&arena, 70, 9, "overlap full;")));
     CHECK(p && diags.error_count == 0 && p->mapping_count == 1, "70 statements on 9 levels check");
     if (!p || diags.error_count) return unit_finish();
-    IrMapping *m = p->mappings[0];
+    const IrMapping *m = p->mappings[0];
     EvalResult r;
     CHECK(evaluate_mapping(m, &arena, &r) == EVAL_OK, "evaluate 70 groups on 9 levels");
     CHECK(r.group_count == 70 && r.level_count == 9 && r.groups, "70 group records, 9 levels");
@@ -99,18 +99,19 @@ int main(void) {
     Program *p2 = load(&arena, &sm2, &d2, fix_first(chain_text(&arena, 70, 9, body)));
     CHECK(p1 && p2 && d1.error_count == 0 && d2.error_count == 0, "holes on 70 x 9 check");
     if (p1 && p2 && !d1.error_count && !d2.error_count) {
-        CompileOptions o1, o2;
+        OptimizeOptions o1, o2;
         memset(&o1, 0, sizeof o1);
         memset(&o2, 0, sizeof o2);
         o2.exhaustive = true;
         SolverReport r1, r2;
-        bool ok1 = optimize_mapping(p1, p1->mappings[0], &o1, &r1);
-        bool ok2 = optimize_mapping(p2, p2->mappings[0], &o2, &r2);
+        const IrMapping *f1 = optimize_mapping(&arena, p1, p1->mappings[0], &o1, &r1);
+        const IrMapping *f2 = optimize_mapping(&arena, p2, p2->mappings[0], &o2, &r2);
+        bool ok1 = f1 != NULL, ok2 = f2 != NULL;
         CHECK(ok1 && r1.status == SOLVER_OPTIMAL, "MILP on 70 statements x 9 levels");
         CHECK(ok2 && r2.status == SOLVER_OPTIMAL, "exhaustive on 70 statements x 9 levels");
         EvalResult e1, e2;
-        if (ok1 && ok2 && evaluate_mapping(p1->mappings[0], NULL, &e1) == EVAL_OK &&
-            evaluate_mapping(p2->mappings[0], NULL, &e2) == EVAL_OK)
+        if (ok1 && ok2 && evaluate_mapping(f1, NULL, &e1) == EVAL_OK &&
+            evaluate_mapping(f2, NULL, &e2) == EVAL_OK)
             CHECK(close_to(e1.latency_s, e2.latency_s), "MILP and exhaustive agree");
     }
 
@@ -137,11 +138,12 @@ int main(void) {
         CHECK(p3 && d3.error_count == 0 && p3->mappings[0]->op->index_count == 40,
               "an op of 40 indices checks");
         if (p3 && !d3.error_count) {
-            CompileOptions o;
+            OptimizeOptions o;
             memset(&o, 0, sizeof o);
             SolverReport r3;
-            IrMapping *m3 = p3->mappings[0];
-            bool ok = optimize_mapping(p3, m3, &o, &r3);
+            const IrMapping *m3 = optimize_mapping(&arena, p3, p3->mappings[0], &o, &r3);
+            bool ok = m3 != NULL;
+            if (!ok) m3 = p3->mappings[0];
             int last = m3->op->stmt_count - 1, j39 = -1;
             for (int i = 0; i < m3->op->index_count; i++)
                 if (strcmp(m3->op->indices[i].name, "j39") == 0) j39 = i;
@@ -172,10 +174,10 @@ int main(void) {
         CHECK(p4 && d4.error_count == 0, "300 statements check");
         if (p4 && !d4.error_count) {
             setenv("CMTC_OPT_BUDGET_MB", "1", 1);
-            CompileOptions o;
+            OptimizeOptions o;
             memset(&o, 0, sizeof o);
             SolverReport r4;
-            bool ok = optimize_mapping(p4, p4->mappings[0], &o, &r4);
+            bool ok = optimize_mapping(&arena, p4, p4->mappings[0], &o, &r4) != NULL;
             unsetenv("CMTC_OPT_BUDGET_MB");
             CHECK(!ok && r4.status == SOLVER_FAILED && has_code(&d4, "E0380", "1.00 MiB"),
                   "past the budget: E0380 names it");

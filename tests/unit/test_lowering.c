@@ -282,7 +282,7 @@ int main(void) {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    CompileOptions co;
+    LowerOptions co;
     memset(&co, 0, sizeof co);
     co.dump_after = "collectives";
     co.dump_out = mem;

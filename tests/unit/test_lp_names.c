@@ -5,7 +5,7 @@
  * statements and level (fuse_C_s_at_SRAM_cfg4, unfused_D_cfg4), a group's
  * latency as latency_of_...; and lp_solve reads the file back (every name
  * within its LP-format rules). */
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 #include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
@@ -49,12 +49,12 @@ int main(void) {
     char path[] = "/tmp/cmtc-lp-XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
-    CompileOptions opts;
+    OptimizeOptions opts;
     memset(&opts, 0, sizeof opts);
     opts.emit_lp_path = path;
     SolverReport report;
     memset(&report, 0, sizeof report);
-    bool ok = complete_mapping(p, p->mappings[0], &opts, &report);
+    bool ok = complete_mapping(&arena, p, p->mappings[0], &opts, &report) != NULL;
     CHECK(ok && report.status == SOLVER_OPTIMAL, "the optimizer solves it");
     FILE *in = fopen(path, "r");
     lprec *lp = in ? read_lp(in, NEUTRAL, NULL) : NULL;

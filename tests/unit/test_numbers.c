@@ -1,6 +1,6 @@
 /* test_numbers.c — integer and real literals, checked arithmetic, element
  * type sizes. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 #include <stdint.h>

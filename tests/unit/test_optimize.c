@@ -10,7 +10,7 @@
  *  - the symmetry reduction never enlarges the space;
  *  - an infeasible space fails with E0370, naming the conflicting tile;
  *  - the solver record is filled (rows, columns, method, status). */
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 #include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
@@ -53,8 +53,64 @@ static double objective(const char *obj, double lat, double en) {
     return lat;
 }
 
+/* Every decision of a mapping as text, holes included, to compare. */
+static const char *decisions(Arena *a, const IrMapping *m) {
+    int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
+    int L = m->arch->level_count;
+    char *t = arena_printf(a, "holes %d spatial? %d fuse? %d index holes %d\nsplit", m->hole_count,
+                           m->spatial.whole_hole, m->fuse.whole_hole, m->tile.index_hole_count);
+    for (int k = 0; k < S * D; k++) t = arena_printf(a, "%s %d", t, m->spatial.split[k]);
+    t = arena_printf(a, "%s\ntile", t);
+    for (int k = 0; k < L * I; k++) t = arena_printf(a, "%s %lld", t, (long long)m->tile.size[k]);
+    t = arena_printf(a, "%s\norder", t);
+    for (int l = 0; l < L; l++) {
+        t = arena_printf(a, "%s [%d:", t, m->order.length[l]);
+        for (int k = 0; k < m->order.length[l]; k++)
+            t = arena_printf(a, "%s %d", t, m->order.perm[l * I + k]);
+        t = arena_printf(a, "%s]", t);
+    }
+    t = arena_printf(a, "%s\nfuse %d:", t, m->fuse.group_count);
+    for (int st = 0; st < S; st++) t = arena_printf(a, "%s %d", t, m->fuse.group[st]);
+    for (int g = 0; g < m->fuse.group_count; g++)
+        t = arena_printf(a, "%s L%d%s", t, m->fuse.level[g],
+                         m->fuse.written && m->fuse.written[g] ? "w" : "");
+    return t;
+}
+
+/* The optimizer returns a new mapping and leaves the checked one as it
+ * was: optimizing it twice gives the same mapping (the language server
+ * asks in any order). */
+static void test_checked_mapping_unchanged(Arena *arena) {
+    const char *text =
+        arena_printf(arena, "%smapping all for softmax3 on grid { spatial ? -> x, n -> y; "
+                            "tile GLB: m ?, n ?; order GLB: ?; fuse ?; }\n",
+                     base_text);
+    SourceManager sm;
+    DiagSink d;
+    Program *p = load(arena, &sm, &d, text);
+    CHECK(p && d.error_count == 0 && p->mapping_count == 1, "a mapping with every kind of hole");
+    if (!p || d.error_count || p->mapping_count != 1) return;
+    const IrMapping *checked = p->mappings[0];
+    const char *before = decisions(arena, checked);
+    OptimizeOptions o;
+    memset(&o, 0, sizeof o);
+    SolverReport r1, r2;
+    const IrMapping *first = optimize_mapping(arena, p, checked, &o, &r1);
+    const char *after = decisions(arena, checked);
+    CHECK(first && first != checked && first->hole_count == 0 && checked->hole_count > 0,
+          "the optimizer returns a new, complete mapping");
+    CHECK(strcmp(before, after) == 0, "the checked mapping keeps every hole and decision");
+    const IrMapping *second = optimize_mapping(arena, p, checked, &o, &r2);
+    CHECK(first && second && strcmp(decisions(arena, first), decisions(arena, second)) == 0,
+          "optimizing the checked mapping again gives the same mapping");
+    SolverReport r3;
+    CHECK(complete_mapping(arena, p, first, &o, &r3) == first && r3.status == SOLVER_NOT_NEEDED,
+          "a complete mapping is lowered as it is");
+}
+
 int main(void) {
     Arena arena = {0};
+    test_checked_mapping_unchanged(&arena);
     /* the generated spaces */
     const char *spatial[] = {"", "spatial ?;", "spatial n -> ?;", "spatial ? -> x, n -> y;"};
     const char *tiles[] = {"", "tile GLB: m ?;", "tile GLB: m ?, n ?;"};
@@ -96,14 +152,14 @@ int main(void) {
     int exact = 0, model_exact = 0, separable = 0, complete = 0, smaller = 0, recorded = 0;
     const char *first_bad = NULL;
     for (int i = 0; i < count; i++) {
-        IrMapping *m1 = p1->mappings[i], *m2 = p2->mappings[i];
-        CompileOptions o1, o2;
+        OptimizeOptions o1, o2;
         memset(&o1, 0, sizeof o1);
         memset(&o2, 0, sizeof o2);
         o2.exhaustive = true;
         SolverReport r1, r2;
-        bool ok1 = optimize_mapping(p1, m1, &o1, &r1);
-        bool ok2 = optimize_mapping(p2, m2, &o2, &r2);
+        const IrMapping *m1 = optimize_mapping(&arena, p1, p1->mappings[i], &o1, &r1);
+        const IrMapping *m2 = optimize_mapping(&arena, p2, p2->mappings[i], &o2, &r2);
+        bool ok1 = m1 != NULL, ok2 = m2 != NULL;
         EvalResult e1, e2;
         bool ev1 = ok1 && evaluate_mapping(m1, &arena, &e1) == EVAL_OK;
         bool ev2 = ok2 && evaluate_mapping(m2, NULL, &e2) == EVAL_OK;
@@ -161,10 +217,10 @@ int main(void) {
     Program *p3 = load(&arena, &sm3, &d3, inf);
     CHECK(p3 && d3.error_count == 0 && p3->mapping_count == 1, "infeasible space checks");
     if (p3 && p3->mapping_count == 1) {
-        CompileOptions o;
+        OptimizeOptions o;
         memset(&o, 0, sizeof o);
         SolverReport r;
-        bool ok = optimize_mapping(p3, p3->mappings[0], &o, &r);
+        bool ok = optimize_mapping(&arena, p3, p3->mappings[0], &o, &r) != NULL;
         bool e0370 = false, names_m = false;
         for (int k = 0; k < d3.count; k++)
             if (strcmp(d3.items[k]->code, "E0370") == 0) {

@@ -2,7 +2,7 @@
  * replaces the destination, a failure or a discard leaves it as it was,
  * no temporary file survives (not even a signal), a full device is an
  * error, and an output is matched to the inputs by device and inode. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* Parser unit tests: the AST shape of each construct, quantities scaled to
  * SI by hand, spans, reduction hoisting, and error recovery counts. */
-#include "frontend/cmt.h"
+#include "frontend/ast.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* test_source.c — line tables, byte and UTF-16 columns and their inverse,
  * binary-safe loading; also the arena and interning underneath. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 #include <errno.h>

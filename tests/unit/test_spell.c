@@ -1,5 +1,5 @@
 /* test_spell.c — edit distances worked out by hand, cutoffs, ties. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 int main(void) {

@@ -1,6 +1,6 @@
 /* test_units.c — unit spellings, compositions, rejections, descriptions
  * and formatting.  Expected scales are the SI definitions written out. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 #include "tests/unit/unit.h"
 
 static bool parse(const char *text, UnitDim *dim, double *scale) {

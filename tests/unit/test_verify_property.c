@@ -601,7 +601,7 @@ static void run_case(uint64_t seed, int index, bool verbose, int show, Stats *st
         arena_free_all(&arena);
         return;
     }
-    IrMapping *m = p->mappings[0];
+    const IrMapping *m = p->mappings[0];
     if (!schedule_supported(m->arch)) {
         st->rejected++;
         arena_free_all(&arena);
@@ -609,11 +609,12 @@ static void run_case(uint64_t seed, int index, bool verbose, int show, Stats *st
     }
     const char *complete = NULL;
     if (m->hole_count > 0) {
-        CompileOptions co;
+        OptimizeOptions co;
         memset(&co, 0, sizeof co);
         co.time_limit_s = time_limit();
         SolverReport rep;
-        if (!complete_mapping(p, m, &co, &rep) || m->hole_count > 0) {
+        m = complete_mapping(&arena, p, m, &co, &rep);
+        if (!m) {
             if (verbose) printf("optimizer found no mapping\n");
             st->no_answer++;
             arena_free_all(&arena);

@@ -1,10 +1,10 @@
-/* optimize_space.c — the space of a mapping with holes: split tables,
+/* space.c — the space of a mapping with holes: split tables,
  * tile values, loop orders (configurations) and fusion arcs; scratch
  * mappings for evaluation; per-arc costs read from the lowering itself.
  * Every structure here is sized to the op, the arch and the mapping; every
  * loop whose length grows with them checks the clock, and every growing
  * allocation is checked against the memory budget first. */
-#include "passes/optimize.h"
+#include "passes/optimize/space.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1052,27 +1052,10 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     for (int k = 0; k < S * D; k++) {
         sp->split_hole[k] =
             m->spatial.whole_hole || (m->spatial.split && m->spatial.split[k] == IR_HOLE);
-        sp->split_allowed[k] = -1;
-    }
-    /* `n -> ?`: those holes may only take n */
-    if (m->decl && !m->spatial.whole_hole && m->spatial.split_span) {
-        const MappingDecl *md = &m->decl->u.mapping;
-        for (int it = 0; it < md->item_count; it++) {
-            const MapItem *mi = md->items[it];
-            if (mi->kind != MI_SPATIAL) continue;
-            for (int a = 0; a < mi->assign_count; a++) {
-                const SpatialAssign *as = &mi->assigns[a];
-                if (as->index.hole || !as->index.name) continue;
-                int ix = ir_find_index(sp->op, as->index.name);
-                if (ix < 0) continue;
-                for (int k = 0; k < S * D; k++) {
-                    Span sk = m->spatial.split_span[k];
-                    if (sp->split_hole[k] && sk.file == as->span.file &&
-                        sk.start == as->span.start && sk.end == as->span.end)
-                        sp->split_allowed[k] = ix;
-                }
-            }
-        }
+        /* `n -> ?`: those holes may only take n */
+        sp->split_allowed[k] = sp->split_hole[k] && !m->spatial.whole_hole && m->spatial.split_only
+                                   ? m->spatial.split_only[k]
+                                   : -1;
     }
     build_splits(sp, config_limit);
     /* tile holes, by index then level (outer first) */
@@ -1147,6 +1130,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         for (int k = 0; k < L * I; k++) m->tile.span[k] = SPAN_NONE;
     }
     m->tile.index_hole = ARENA_ARRAY(arena, bool, L + 1);
+    m->tile.index_hole_count = 0;
     m->order.perm = ARENA_ARRAY(arena, int, L *I + 1);
     m->order.length = ARENA_ARRAY(arena, int, L + 1);
     for (int l = 0; l < L; l++) {
@@ -1168,6 +1152,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
     m->fuse.group = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.level = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.span = ARENA_ARRAY(arena, Span, S + 1);
+    m->fuse.written = ARENA_ARRAY(arena, bool, S + 1);
     for (int st = 0; st < S; st++) m->fuse.group[st] = IR_UNSET;
     int g = 0;
     for (int k = 0; k < arc_count; k++) {
@@ -1177,6 +1162,10 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         m->fuse.level[g] = a->level == OPT_LEVEL_DEFAULT ? IR_UNSET : a->level;
         m->fuse.span[g] = a->given_group >= 0 && src->fuse.span ? src->fuse.span[a->given_group]
                                                                 : src->fuse.hole_span;
+        /* a `fuse` line's group stays written; one chosen for `fuse ?` is
+         * written by the optimizer */
+        m->fuse.written[g] =
+            a->given_group >= 0 ? src->fuse.written && src->fuse.written[a->given_group] : true;
         g++;
     }
     m->fuse.group_count = g;
@@ -1543,12 +1532,14 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
     out->tile.size = full->tile.size;
     if (!out->tile.span) out->tile.span = full->tile.span;
     out->tile.index_hole = full->tile.index_hole;
+    out->tile.index_hole_count = 0;
     out->order.perm = full->order.perm;
     out->order.length = full->order.length;
     if (!out->order.span) out->order.span = full->order.span;
     out->fuse.group = full->fuse.group;
     out->fuse.level = full->fuse.level;
     out->fuse.span = full->fuse.span;
+    out->fuse.written = full->fuse.written;
     out->fuse.group_count = full->fuse.group_count;
     out->hole_count = 0;
 }

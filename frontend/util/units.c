@@ -1,6 +1,6 @@
 /* units.c — unit spellings, their dimensions and SI scales, and readable
  * formatting of SI values.  The table users read is docs/units.md. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <math.h>
 #include <string.h>

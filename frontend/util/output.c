@@ -1,6 +1,6 @@
 /* output.c — output files written whole or not at all: a temporary file
  * beside the destination, every write checked, then a rename. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

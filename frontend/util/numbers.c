@@ -1,6 +1,6 @@
 /* numbers.c — integer and real literals with '_' separators, overflow
  * checked arithmetic, and element type sizes. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <errno.h>
 #include <math.h>

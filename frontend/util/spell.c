@@ -1,6 +1,6 @@
 /* spell.c — "did you mean": Levenshtein distance and the closest
  * candidate within a cutoff that grows with the name's length. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* arena.c — chunked bump allocator.  Memory handed out is zeroed and
  * 16-byte aligned; everything is released at once by arena_free_all, the
  * only place in the compiler that calls free(). */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* source.c — source files, their line tables, and conversions between
  * byte offsets, (line, byte column) and LSP (line, UTF-16 column). */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

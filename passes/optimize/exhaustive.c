@@ -1,11 +1,11 @@
-/* optimize_exhaustive.c — `--exhaustive`: an enumerator independent of the
+/* exhaustive.c — `--exhaustive`: an enumerator independent of the
  * MILP.  It walks the same space without its reductions (every split
  * table, not one per symmetry class; every permutation of every order
  * hole; every partition of the free statements into runs at every level),
  * completes the mapping and evaluates it whole with evaluate_mapping, so it
  * assumes nothing about how the cost splits over groups.  The tests compare
  * its optimum with the MILP's. */
-#include "passes/optimize.h"
+#include "passes/optimize/space.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 
 typedef struct Ex {
     Program *p;
+    Arena *out; /* where the chosen and the listed mappings go */
     IrMapping *m;
     OptSpace *sp;
     Objective obj;
@@ -59,20 +60,20 @@ static void visit(Ex *ex, int c) {
             ex->least_excess = ev.worst_excess_bytes;
         SolverReport *r = ex->r;
         if (r->evaluated_count < EXHAUSTIVE_LIST_LIMIT && ex->list_bytes < ex->list_limit) {
-            size_t before = ex->p->arena->used_total;
+            size_t before = ex->out->used_total;
             if (r->evaluated_count == ex->list_cap) {
                 long ncap = ex->list_cap ? ex->list_cap * 2 : 256;
-                r->evaluated = arena_realloc(ex->p->arena, r->evaluated,
+                r->evaluated = arena_realloc(ex->out, r->evaluated,
                                              sizeof(SolverEvaluated) * (size_t)ex->list_cap,
                                              sizeof(SolverEvaluated) * (size_t)ncap);
                 ex->list_cap = ncap;
             }
-            IrMapping *keep = ARENA_NEW(ex->p->arena, IrMapping);
+            IrMapping *keep = ARENA_NEW(ex->out, IrMapping);
             *keep = *ex->m;
-            opt_apply(ex->p->arena, sp, keep, c, ex->path, ex->path_len);
+            opt_apply(ex->out, sp, keep, c, ex->path, ex->path_len);
             r->evaluated[r->evaluated_count++] =
                 (SolverEvaluated){keep, ev.latency_s, ev.energy_j, ev.feasible};
-            ex->list_bytes += ex->p->arena->used_total - before;
+            ex->list_bytes += ex->out->used_total - before;
         }
     }
     arena_free_all(&scratch);
@@ -105,7 +106,8 @@ static void partitions(Ex *ex, int c) {
     }
 }
 
-bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
+bool opt_exhaustive(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
+                    SolverReport *report) {
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
@@ -113,7 +115,7 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
     size_t budget = opt_budget_bytes();
     OptSpace *sp = opt_space_build(&arena, m, false, deadline, budget, 0);
     report->method = "exhaustive";
-    if (opt_report_stop(p, sp, m->decl ? m->decl->span : SPAN_NONE, 0)) {
+    if (opt_report_stop(p, sp, m->span, 0)) {
         report->status = SOLVER_FAILED;
         report->seconds = opt_now() - t0;
         arena_free_all(&arena);
@@ -121,6 +123,7 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
     }
     Ex ex = {0};
     ex.p = p;
+    ex.out = out;
     ex.m = m;
     ex.sp = sp;
     ex.obj = obj;
@@ -139,13 +142,13 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
     report->configurations = sp->cfg_count;
     if (!ex.have) {
         if (cut) {
-            diag_error(p->diags, m->decl ? m->decl->span : SPAN_NONE, "E0371",
+            diag_error(p->diags, m->span, "E0371",
                        "time limit of %g s reached before any mapping of %s that fits was found "
                        "(%ld evaluated)",
                        opts->time_limit_s, m->name, ex.evaluated);
             report->status = SOLVER_TIME_LIMIT;
         } else {
-            Span at = m->decl ? m->decl->span : SPAN_NONE;
+            Span at = m->span;
             /* no capacity excess to name when none was evaluated or what
              * failed was a missing compute unit */
             Diag *d =
@@ -164,7 +167,7 @@ bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, Solver
         arena_free_all(&arena);
         return false;
     }
-    opt_apply(p->arena, sp, m, ex.best_cfg, ex.best_path, ex.best_len);
+    opt_apply(out, sp, m, ex.best_cfg, ex.best_path, ex.best_len);
     report->objective = ex.best;
     report->status = cut ? SOLVER_TIME_LIMIT : SOLVER_OPTIMAL;
     report->gap = cut ? 1 : 0;

@@ -2,7 +2,7 @@
  * the best choice within the cost model, proven optimal by a mixed-integer
  * program solved with lp_solve (docs/optimizer.md has the formulation).
  *
- *   1. the space (optimize_space.c): configurations (split table, tile
+ *   1. the space (space.c): configurations (split table, tile
  *      values, loop orders) and fusion arcs (groups a partition may use);
  *   2. every arc is costed under every configuration by the lowering
  *      itself, a few lowerings per configuration (arcs that do not overlap
@@ -24,7 +24,7 @@
  *   6. limits: every phase reads the clock (past the time limit the
  *      shortest paths answer for what was costed) and every growing
  *      structure is checked against the memory budget (E0380). */
-#include "passes/optimize.h"
+#include "passes/optimize/space.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -185,7 +185,7 @@ static Span config_span(const IrMapping *m) {
         for (int l = 0; l < L; l++)
             if (m->order.length[l] == IR_HOLE) return m->order.span[l];
     if (m->fuse.whole_hole) return m->fuse.hole_span;
-    return m->decl ? m->decl->span : SPAN_NONE;
+    return m->span;
 }
 
 /* --------------------------------------------------------- progress */
@@ -522,7 +522,7 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
         if (!add_constraintex(lp, c, vals, cols, LE, 1e30)) return false;
         nrows++;
         md->energy_row = nrows;
-        Span os = sp->m->decl ? sp->m->decl->span : SPAN_NONE;
+        Span os = sp->m->span;
         ptrvec_push(a, &rn, row_name(a, sm, os, "energy_bound_edp"));
     }
     set_add_rowmode(lp, FALSE);
@@ -1245,7 +1245,7 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
             if (first < 0) first = d;
             count++;
         }
-    Span where = first >= 0 ? dec[first].span : (m->decl ? m->decl->span : SPAN_NONE);
+    Span where = first >= 0 ? dec[first].span : m->span;
     Diag *g;
     if (arch_alone || first < 0) {
         g = diag_error(p->diags, where, "E0370",
@@ -1370,7 +1370,7 @@ static double edp_frontier(const OptSpace *sp, const Search *se, double *bl, dou
 
 /* Fills the holes of m with the chosen configuration and partition and
  * checks the model's numbers against the cost model. */
-static void finish(Program *p, IrMapping *m, const OptSpace *sp, const Search *se,
+static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, const Search *se,
                    const SolveOut *best, Objective obj, SolverReport *report, double t0) {
     if (getenv("CMTC_OPT_STATS"))
         fprintf(stderr,
@@ -1383,7 +1383,7 @@ static void finish(Program *p, IrMapping *m, const OptSpace *sp, const Search *s
                 sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se->nk, report->rows,
                 report->columns, opt_now() - t0);
     const Kept *k = &se->kept[best->kept];
-    opt_apply(p->arena, sp, m, k->cfg, best->arcs, best->arc_count);
+    opt_apply(out, sp, m, k->cfg, best->arcs, best->arc_count);
     EvalResult ev;
     double rep = m->repeat > 0 ? (double)m->repeat : 1;
     if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
@@ -1398,35 +1398,24 @@ static void finish(Program *p, IrMapping *m, const OptSpace *sp, const Search *s
     }
 }
 
-bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report) {
+/* Fills the holes of `m`, a copy of the checked mapping in `out`. */
+static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
+                       SolverReport *report) {
     memset(report, 0, sizeof *report);
     if (m->hole_count == 0) {
         report->status = SOLVER_NOT_NEEDED;
         return true;
     }
     /* `tile L: ? 64` (an index hole) is not searched: say so */
-    if (m->decl) {
-        const MappingDecl *md = &m->decl->u.mapping;
-        bool found = false;
-        for (int i = 0; i < md->item_count; i++) {
-            const MapItem *it = md->items[i];
-            if (it->kind != MI_TILE) continue;
-            for (int k = 0; k < it->tile_count; k++)
-                if (it->tiles[k].index.hole) {
-                    Diag *d = diag_error(p->diags, it->tiles[k].span, "E0375",
-                                         "the optimizer does not choose the index of a tile "
-                                         "entry");
-                    diag_help(d, p->diags,
-                              "name the index and leave its size to the optimizer: "
-                              "`%s ?`",
-                              m->op->index_count > 0 ? m->op->indices[0].name : "i");
-                    found = true;
-                }
-        }
-        if (found) {
-            report->status = SOLVER_FAILED;
-            return false;
-        }
+    for (int k = 0; k < m->tile.index_hole_count; k++) {
+        Diag *d = diag_error(p->diags, m->tile.index_hole_span[k], "E0375",
+                             "the optimizer does not choose the index of a tile entry");
+        diag_help(d, p->diags, "name the index and leave its size to the optimizer: `%s ?`",
+                  m->op->index_count > 0 ? m->op->indices[0].name : "i");
+    }
+    if (m->tile.index_hole_count > 0) {
+        report->status = SOLVER_FAILED;
+        return false;
     }
     /* lowering needs an arch the schedule IR can hold (the language
      * server calls here without compile's check) */
@@ -1434,7 +1423,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
         report->status = SOLVER_FAILED;
         return false;
     }
-    if (opts && opts->exhaustive) return opt_exhaustive(p, m, opts, report);
+    if (opts && opts->exhaustive) return opt_exhaustive(out, p, m, opts, report);
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
@@ -1501,7 +1490,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
             arena_free_all(&arena);
             return false;
         }
-        finish(p, m, sp, &se, &best, obj, report, t0);
+        finish(out, p, m, sp, &se, &best, obj, report, t0);
         /* exact over the configurations kept, which were all that were
          * costed unless the time ran out */
         bool exact = over && !timed_out;
@@ -1606,7 +1595,7 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
         arena_free_all(&arena);
         return false;
     }
-    finish(p, m, sp, &se, &best, obj, report, t0);
+    finish(out, p, m, sp, &se, &best, obj, report, t0);
     if (timed_out || limit_hit) {
         report->status = SOLVER_TIME_LIMIT;
         report->gap = timed_out ? 1 : gap;
@@ -1616,4 +1605,12 @@ bool optimize_mapping(Program *p, IrMapping *m, const CompileOptions *opts, Solv
     }
     arena_free_all(&arena);
     return true;
+}
+
+IrMapping *optimize_mapping(Arena *out, Program *p, const IrMapping *m, const OptimizeOptions *opts,
+                            SolverReport *report) {
+    IrMapping *filled = ARENA_NEW(out, IrMapping);
+    *filled = *m; /* the checked mapping's arrays are shared, never written */
+    if (!fill_holes(out, p, filled, opts, report) || filled->hole_count > 0) return NULL;
+    return filled;
 }

@@ -1,4 +1,4 @@
-/* optimize.h — private to the mapping optimizer (passes/optimize*.c).
+/* space.h — private to the mapping optimizer (the files of passes/optimize/).
  *
  * The space of a mapping with holes is the product of
  *   - configurations: a split table (every `spatial` hole filled), a value
@@ -13,10 +13,10 @@
  * so each (configuration, arc) pair is one candidate with exact
  * coefficients taken from the lowering itself.  docs/optimizer.md states
  * the whole formulation. */
-#ifndef CMT_OPTIMIZE_H
-#define CMT_OPTIMIZE_H
+#ifndef CMT_OPTIMIZE_SPACE_H
+#define CMT_OPTIMIZE_SPACE_H
 
-#include "passes/passes.h"
+#include "passes/optimize/optimize.h"
 
 #include <time.h>
 
@@ -182,7 +182,7 @@ size_t opt_budget_bytes(void);
  * space stopped for either; returns whether it reported. */
 bool opt_report_stop(Program *p, const OptSpace *sp, Span where, long config_limit);
 
-/* Building the space (optimize_space.c). */
+/* Building the space (space.c). */
 OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, double deadline,
                           size_t budget, long config_limit);
 /* A scratch complete mapping: configuration `c`, with the statements of
@@ -237,8 +237,10 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
 /* Seconds on a monotonic clock. */
 double opt_now(void);
 
-/* The exhaustive enumerator (optimize_exhaustive.c): every complete
- * mapping of the space, each evaluated whole by evaluate_mapping. */
-bool opt_exhaustive(Program *p, IrMapping *m, const CompileOptions *opts, SolverReport *report);
+/* The exhaustive enumerator (exhaustive.c): every complete mapping of the
+ * space, each evaluated whole by evaluate_mapping.  Completes `m` (a copy
+ * of the checked mapping) with mappings in `out`. */
+bool opt_exhaustive(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
+                    SolverReport *report);
 
 #endif

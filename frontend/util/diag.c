@@ -1,7 +1,7 @@
 /* diag.c — diagnostics as records, rendered as GCC-style text (location,
  * severity and code, source line with a gutter, caret and ~ underline,
  * labels, notes, helps) or as a JSON array. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <jansson.h>
 #include <string.h>

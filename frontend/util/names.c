@@ -1,7 +1,7 @@
 /* names.c — string interning: an open-addressing hash table whose slots
  * and strings live in the process arena, so equal names are equal
  * pointers for the life of the process. */
-#include "frontend/cmt.h"
+#include "frontend/util/util.h"
 
 #include <string.h>
 

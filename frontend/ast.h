@@ -1,0 +1,255 @@
+/* ast.h — the syntax tree the parser builds and the front end checks.
+ * Only the front end and the tools that work on the text (the formatter
+ * and the language server in backend/) read it: the checked IR records
+ * every decision with its span, so nothing after checking needs it. */
+#ifndef CMT_AST_H
+#define CMT_AST_H
+
+#include "frontend/util/util.h"
+
+/* -------------------------------------------------------------------- AST */
+
+typedef struct Ident {
+    Name name; /* NULL when hole */
+    Span span;
+    bool hole; /* written `?` */
+} Ident;
+
+typedef struct IdentList {
+    Ident *items;
+    int count;
+} IdentList;
+
+typedef enum ExprKind {
+    EX_ERROR,    /* a parse error stood here; checks stay quiet about it */
+    EX_INT,      /* 4096 */
+    EX_REAL,     /* 0.5 */
+    EX_QUANTITY, /* 2 MiB: value already scaled to SI */
+    EX_NAME,     /* a const, parameter or bare identifier */
+    EX_ACCESS,   /* A[m, k] */
+    EX_UNARY,    /* -x */
+    EX_BINARY,   /* a + b, a - b, a * b, a / b */
+    EX_CALL,     /* exp(x), max(a, b) */
+    EX_REDUCE,   /* sum(n) e[m, n] */
+    EX_HOLE      /* ? */
+} ExprKind;
+
+/* The parser refuses an expression nested deeper than this (E0217), so
+ * every recursive walk of an expression (checker, formatter, language
+ * server, emitters) is bounded by it: `a + a + ...` nests one level per
+ * operator. */
+#define MAX_EXPR_DEPTH 4000
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    uint32_t depth; /* 1 for a leaf; at most MAX_EXPR_DEPTH */
+    Span span;
+    union {
+        int64_t int_value;
+        double real_value;
+        struct {
+            double value; /* SI */
+            UnitDim dim;
+            Span unit_span;
+        } quantity;
+        Name name;
+        struct {
+            Ident tensor;
+            IdentList indices;
+        } access;
+        struct {
+            char op; /* '-' */
+            Expr *operand;
+        } unary;
+        struct {
+            char op; /* + - * / */
+            Expr *lhs, *rhs;
+        } binary;
+        struct {
+            Ident fn;
+            Expr **args;
+            int arg_count;
+        } call;
+        struct {
+            Ident fn; /* sum max min mean */
+            IdentList indices;
+            Expr *body;
+        } reduce;
+    } u;
+};
+
+typedef struct Param {
+    Ident name;
+    Expr *default_value; /* NULL if none */
+} Param;
+
+typedef enum TensorRole { TR_IN, TR_OUT, TR_VAR } TensorRole;
+
+typedef struct TensorDecl {
+    TensorRole role;
+    Ident name;
+    Expr **dims; /* none for `var` */
+    int dim_count;
+    ElemType type;
+    Span type_span;
+    Span span;
+} TensorDecl;
+
+typedef struct Stmt {
+    Ident target;
+    IdentList indices; /* left-hand side indices */
+    Expr *rhs;
+    Span span;
+} Stmt;
+
+typedef struct OpDecl {
+    Param *params;
+    int param_count;
+    TensorDecl **tensors; /* in, out and var, in source order */
+    int tensor_count;
+    Stmt **stmts;
+    int stmt_count;
+} OpDecl;
+
+/* `key value;`, `key v1, v2;`, `cost exp 4, rsqrt 4;`, `array 32 x 32;`,
+ * `role input`: the value shapes allowed depend on the key (checked). */
+typedef struct AttrPair {
+    Ident key;
+    Expr *value;
+} AttrPair;
+
+typedef struct Attr {
+    Ident key;
+    Expr **values; /* plain values */
+    int value_count;
+    AttrPair *pairs; /* for `cost fn n, ...` */
+    int pair_count;
+    Span span;
+} Attr;
+
+typedef struct AttrList {
+    Attr **items;
+    int count;
+} AttrList;
+
+typedef enum ArchItemKind {
+    AI_ERROR,
+    AI_ATTR,    /* clock 1 GHz; */
+    AI_MEMORY,  /* memory NAME role R { ... } */
+    AI_CLUSTER, /* cluster NAME[d = n KIND, ...] KIND { ... } */
+    AI_COMPUTE  /* compute NAME matrix|vector { ... } */
+} ArchItemKind;
+
+typedef struct ClusterDimDecl {
+    Ident name;
+    Expr *size;
+    Ident kind; /* name NULL when not given */
+    Span span;
+} ClusterDimDecl;
+
+typedef struct ArchItem {
+    ArchItemKind kind;
+    Span span;
+    Ident name;
+    Ident role;           /* memory: name NULL when none */
+    Ident unit_kind;      /* compute: matrix|vector; cluster: topology kind */
+    ClusterDimDecl *dims; /* cluster */
+    int dim_count;
+    Attr *attr;    /* AI_ATTR */
+    AttrList body; /* memory, cluster, compute */
+} ArchItem;
+
+typedef struct ArchDecl {
+    Ident parent; /* `arch cloud : edge`; name NULL if none */
+    ArchItem **items;
+    int item_count;
+} ArchDecl;
+
+typedef enum MapItemKind {
+    MI_ERROR,
+    MI_SPATIAL,
+    MI_TILE,
+    MI_ORDER,
+    MI_FUSE,
+    MI_OVERLAP,
+    MI_OBJECTIVE,
+    MI_REPEAT
+} MapItemKind;
+
+typedef struct SpatialAssign {
+    Ident index;    /* may be a hole */
+    IdentList dims; /* one or more; a single hole ident for `i -> ?` */
+    Span span;
+} SpatialAssign;
+
+typedef struct TileEntry {
+    Ident index; /* may be a hole */
+    Expr *size;  /* EX_HOLE for ? */
+    Span span;
+} TileEntry;
+
+typedef struct MapItem {
+    MapItemKind kind;
+    Span span;
+    Span keyword_span;
+    bool whole_hole;        /* `spatial ?;`, `fuse ?;`, `order GLB: ?;` */
+    IdentList stmts;        /* spatial for S, ...: / fuse S, ... */
+    SpatialAssign *assigns; /* spatial */
+    int assign_count;
+    Ident level; /* tile, order, fuse ... at LEVEL (may be hole) */
+    TileEntry *tiles;
+    int tile_count;
+    IdentList order; /* order */
+    Ident value;     /* overlap full|none, objective latency|energy|edp */
+    Expr *count;     /* repeat */
+} MapItem;
+
+typedef struct ParamBinding {
+    Ident name;
+    Expr *value;
+} ParamBinding;
+
+typedef struct MappingDecl {
+    Ident op;
+    ParamBinding *bindings;
+    int binding_count;
+    Ident arch;
+    MapItem **items;
+    int item_count;
+} MappingDecl;
+
+typedef enum DeclKind { DK_ERROR, DK_USE, DK_CONST, DK_OP, DK_ARCH, DK_MAPPING } DeclKind;
+
+typedef struct Decl {
+    DeclKind kind;
+    Span span;
+    Ident name; /* const, op, arch, mapping; for use: the written path */
+    union {
+        struct {
+            const char *path; /* "std.arch.edge" or "my/ops.cmt" */
+            bool is_string;   /* written as a string literal */
+        } use;
+        Expr *const_value;
+        OpDecl op;
+        ArchDecl arch;
+        MappingDecl mapping;
+    } u;
+} Decl;
+
+/* One parsed file. */
+typedef struct Module {
+    SourceFile *file;
+    Decl **decls;
+    int decl_count;
+    /* comments, for the formatter: spans in source order */
+    Span *comments;
+    int comment_count;
+} Module;
+
+/* Parses one file into a module, reporting every syntax error it can
+ * recover from (at most DIAG_MAX_ERRORS).  Never fails: a broken part
+ * becomes an error node. */
+Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags);
+
+#endif
