@@ -42,7 +42,18 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
     g->span = span;
     g->message = arena_vprintf(d->arena, fmt, ap);
     d->items[d->count++] = g;
-    if (severity == SEV_ERROR) d->error_count++;
+    if (severity == SEV_ERROR) {
+        d->error_count++;
+        /* drop_repeated_diags lowers error_count, so more than
+         * DIAG_MAX_ERRORS may be stored over a run: grow, rarely */
+        if (d->errors_stored == d->errors_cap) {
+            int grown = d->errors_cap ? d->errors_cap * 2 : DIAG_MAX_ERRORS;
+            d->errors = arena_realloc(d->arena, d->errors, sizeof(Diag *) * (size_t)d->errors_cap,
+                                      sizeof(Diag *) * (size_t)grown);
+            d->errors_cap = grown;
+        }
+        d->errors[d->errors_stored++] = g;
+    }
     return g;
 }
 

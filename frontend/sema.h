@@ -75,6 +75,10 @@ typedef struct ConstEnv {
  * recovered from by dropping a part)?  Checks whose findings could be
  * caused by the dropped part then stay quiet. */
 bool span_has_errors(const DiagSink *diags, Span span);
+/* How many diagnostics span_has_errors and span_has_syntax_errors have
+ * looked at in this process: the unit test of the diagnostics' cost reads
+ * it to see that it grows linearly with a file's warnings. */
+extern long diag_errors_examined;
 /* Is there a lexical or syntax error (E01xx) inside `span`: did the
  * parser drop part of it? */
 bool span_has_syntax_errors(const DiagSink *diags, Span span);
