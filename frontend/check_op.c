@@ -1012,6 +1012,37 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     return b;
 }
 
+static DiagSink *scratch_sink(Arena *arena);
+
+/* The op's structure: the one check_op_structure built, or (for an op not
+ * checked in this Sema) one built now with its diagnostics dropped. */
+static const OpBuild *op_structure(Sema *s, const Decl *decl) {
+    OpCacheEntry *e = op_entry(s, decl);
+    if (e->structure) return e->structure;
+    return built_structure(s, decl, scratch_sink(s->arena));
+}
+
+/* What an instantiation changes (extents of tensors and indices, the
+ * occurrences' reported marks), copied exact-size from the shared
+ * structure; statements and tensor information stay shared. */
+static OpBuild *instance_of(Arena *arena, const OpBuild *shared) {
+    OpBuild *b = ARENA_NEW(arena, OpBuild);
+    *b = *shared;
+    b->tensors = ARENA_ARRAY(arena, IrTensor, shared->tensor_count + 1);
+    if (shared->tensor_count)
+        memcpy(b->tensors, shared->tensors, sizeof(IrTensor) * (size_t)shared->tensor_count);
+    b->tensor_cap = shared->tensor_count;
+    b->indices = ARENA_ARRAY(arena, IrIndex, shared->index_count + 1);
+    if (shared->index_count)
+        memcpy(b->indices, shared->indices, sizeof(IrIndex) * (size_t)shared->index_count);
+    b->index_cap = shared->index_count;
+    b->occ = ARENA_ARRAY(arena, Occurrence, shared->occ_count + 1);
+    if (shared->occ_count)
+        memcpy(b->occ, shared->occ, sizeof(Occurrence) * (size_t)shared->occ_count);
+    b->occ_cap = shared->occ_count;
+    return b;
+}
+
 /* An op holding the builder's indices, tensors and statements. */
 static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     IrOp *op = ARENA_NEW(s->arena, IrOp);
@@ -1026,10 +1057,11 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     return op;
 }
 
-static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *structural,
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
                          DiagSink *value_diags) {
-    OpBuild *b = built_structure(s, decl, structural);
-    if (!b->ok || !values) return NULL;
+    const OpBuild *shared = op_structure(s, decl);
+    if (!shared->ok || !values) return NULL;
+    OpBuild *b = instance_of(s->arena, shared);
     ConstEnv env = s->env;
     env.diags = value_diags;
     Name *names = ARENA_ARRAY(s->arena, Name, b->od->param_count + 1);
@@ -1097,21 +1129,16 @@ bool check_op_structure(Sema *s, const Decl *op_decl) {
     OpCacheEntry *e = op_entry(s, op_decl);
     if (e->structure_checked) return e->structure_ok;
     e->structure_checked = true;
-    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
-    b->s = s;
-    b->arena = s->arena;
-    b->diags = s->diags;
-    b->decl = op_decl;
-    b->od = &op_decl->u.op;
-    build_structure(b);
-    e->structure_ok = b->ok;
+    e->structure = built_structure(s, op_decl, s->diags);
+    e->structure_ok = e->structure->ok;
     return e->structure_ok;
 }
 
 IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site) {
     int before = s->diags->count;
-    IrOp *op = instantiate(s, op_decl, values, scratch_sink(s->arena), s->diags);
-    if (use_site.file >= 0) {
+    IrOp *op = instantiate(s, op_decl, values, s->diags);
+    /* the instantiation's text is only formatted for a diagnostic */
+    if (use_site.file >= 0 && s->diags->count > before) {
         const char *args = "";
         for (int i = 0; i < op_decl->u.op.param_count; i++)
             args = arena_printf(s->arena, "%s%s%s = %lld", args, i ? ", " : "",
@@ -1124,7 +1151,7 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span u
 }
 
 IrOp *op_names(Sema *s, const Decl *op_decl) {
-    return op_of(s, op_decl, built_structure(s, op_decl, scratch_sink(s->arena)));
+    return op_of(s, op_decl, op_structure(s, op_decl));
 }
 
 /* Parameter values: bindings first, then defaults (a default may use the

@@ -106,6 +106,10 @@ typedef struct OpCacheEntry {
     /* the op had errors before it was checked (the parser's): decided once,
      * so that the checker's own diagnostics do not count as damage later */
     bool damage_known, parse_damaged;
+    /* the structure check_op_structure built (indices, tensors, statements
+     * without extents): every instantiation copies what it binds from it
+     * instead of building the op again */
+    struct OpBuild *structure;
     int64_t *values; /* the parameter values of `op`, when instantiated */
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;
