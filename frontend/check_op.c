@@ -94,6 +94,10 @@ typedef struct StmtWalk {
     bool rhs_overflow;
     FnCount fns[16];
     int fn_count;
+    /* the statement's operands while it is walked; copied exact-size into
+     * the IrStmt when the walk ends */
+    int inputs[IR_MAX_OPERANDS];
+    int access[IR_MAX_OPERANDS][IR_MAX_RANK];
 } StmtWalk;
 
 static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...)
@@ -627,7 +631,24 @@ static void classify(OpBuild *b, IrStmt *st, const Expr *body) {
     st->input_count = 2;
 }
 
+static void walk_stmt(OpBuild *b, StmtWalk *w, int k);
+
 static void check_stmt(OpBuild *b, int k) {
+    IrStmt *st = &b->stmts[k];
+    StmtWalk *w = &(StmtWalk){.st = st};
+    st->inputs = w->inputs;
+    st->access = w->access;
+    walk_stmt(b, w, k);
+    int n = st->input_count;
+    st->inputs = ARENA_ARRAY(b->arena, int, n ? n : 1);
+    st->access = arena_alloc(b->arena, sizeof w->access[0] * (size_t)(n ? n : 1));
+    if (n) {
+        memcpy(st->inputs, w->inputs, sizeof(int) * (size_t)n);
+        memcpy(st->access, w->access, sizeof w->access[0] * (size_t)n);
+    }
+}
+
+static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     const Stmt *stmt = b->od->stmts[k];
     IrStmt *st = &b->stmts[k];
     st->id = k;
@@ -635,7 +656,6 @@ static void check_stmt(OpBuild *b, int k) {
     st->ast = stmt;
     st->span = stmt->span;
     st->out_tensor = -1;
-    StmtWalk w = {.st = st};
     b->param_as_index_count = 0;
     if (!stmt->target.name) {
         b->ok = false;
@@ -709,16 +729,16 @@ static void check_stmt(OpBuild *b, int k) {
     const Expr *body = reduce ? reduce->u.reduce.body : stmt->rhs;
     bool was_ok = b->ok;
     b->ok = true;
-    walk_expr(b, &w, body);
-    if (w.rhs_overflow)
+    walk_expr(b, w, body);
+    if (w->rhs_overflow)
         op_error(b, stmt->rhs->span, "E0415", "statement `%s` uses more than 64 indices", st->name);
     bool rhs_ok = b->ok;
     b->ok = was_ok && rhs_ok;
-    if (rhs_ok) check_reduction(b, &w, stmt, reduce);
-    if (w.fn_count) {
-        st->fns = ARENA_ARRAY(b->arena, FnCount, w.fn_count);
-        memcpy(st->fns, w.fns, sizeof(FnCount) * (size_t)w.fn_count);
-        st->fn_count = w.fn_count;
+    if (rhs_ok) check_reduction(b, w, stmt, reduce);
+    if (w->fn_count) {
+        st->fns = ARENA_ARRAY(b->arena, FnCount, w->fn_count);
+        memcpy(st->fns, w->fns, sizeof(FnCount) * (size_t)w->fn_count);
+        st->fn_count = w->fn_count;
     }
     classify(b, st, body);
 }
