@@ -48,7 +48,6 @@ typedef struct Occurrence {
     int tensor, position, index;
     Span span;
     bool defines; /* the lhs of an intermediate: gives it its extents */
-    bool reported;
 } Occurrence;
 
 typedef struct TensorInfo {
@@ -83,6 +82,10 @@ typedef struct OpBuild {
                       * not instantiated */
     Occurrence *occ;
     int occ_count, occ_cap;
+    /* indices and occurrences grow here while the structure is built, then
+     * are copied exact-size into `arena` */
+    Arena *scratch;
+    bool *occ_reported; /* an instantiation's: E0401 given for occ[i] */
     bool ok;
 } OpBuild;
 
@@ -149,7 +152,7 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
 static int intern_index(OpBuild *b, Name name, Span span) {
     for (int i = 0; i < b->index_count; i++)
         if (b->indices[i].name == name) return i;
-    GROW(b->arena, b->indices, b->index_count, b->index_cap);
+    GROW(b->scratch, b->indices, b->index_count, b->index_cap);
     IrIndex *ix = &b->indices[b->index_count];
     ix->name = name;
     ix->extent = 0;
@@ -159,8 +162,8 @@ static int intern_index(OpBuild *b, Name name, Span span) {
 
 static void add_occurrence(OpBuild *b, int tensor, int position, int index, Span span,
                            bool defines) {
-    GROW(b->arena, b->occ, b->occ_count, b->occ_cap);
-    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span, defines, false};
+    GROW(b->scratch, b->occ, b->occ_count, b->occ_cap);
+    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span, defines};
 }
 
 /* Checks the index list of one access; returns false on a hard error. */
@@ -931,8 +934,8 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
                 b->indices[o->index].extent = ext;
                 b->indices[o->index].first_use = o->span;
                 changed = true;
-            } else if (b->indices[o->index].extent != ext && !o->reported) {
-                o->reported = true;
+            } else if (b->indices[o->index].extent != ext && !b->occ_reported[i]) {
+                b->occ_reported[i] = true;
                 ok = false;
                 IrIndex *ix = &b->indices[o->index];
                 Diag *d = diag_error(diags, o->span, "E0401",
@@ -1028,7 +1031,19 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->diags = structural;
     b->decl = decl;
     b->od = &decl->u.op;
+    Arena scratch = {0};
+    b->scratch = &scratch;
     build_structure(b);
+    b->scratch = NULL;
+    IrIndex *indices = ARENA_ARRAY(b->arena, IrIndex, b->index_count + 1);
+    if (b->index_count) memcpy(indices, b->indices, sizeof(IrIndex) * (size_t)b->index_count);
+    b->indices = indices;
+    b->index_cap = b->index_count;
+    Occurrence *occ = ARENA_ARRAY(b->arena, Occurrence, b->occ_count + 1);
+    if (b->occ_count) memcpy(occ, b->occ, sizeof(Occurrence) * (size_t)b->occ_count);
+    b->occ = occ;
+    b->occ_cap = b->occ_count;
+    arena_free_all(&scratch);
     return b;
 }
 
@@ -1042,9 +1057,10 @@ static const OpBuild *op_structure(Sema *s, const Decl *decl) {
     return built_structure(s, decl, scratch_sink(s->arena));
 }
 
-/* What an instantiation changes (extents of tensors and indices, the
- * occurrences' reported marks), copied exact-size from the shared
- * structure; statements and tensor information stay shared. */
+/* What an instantiation changes (extents of tensors and indices), copied
+ * exact-size from the shared structure, and its own marks of reported
+ * occurrences; statements, occurrences and tensor information stay
+ * shared. */
 static OpBuild *instance_of(Arena *arena, const OpBuild *shared) {
     OpBuild *b = ARENA_NEW(arena, OpBuild);
     *b = *shared;
@@ -1056,10 +1072,7 @@ static OpBuild *instance_of(Arena *arena, const OpBuild *shared) {
     if (shared->index_count)
         memcpy(b->indices, shared->indices, sizeof(IrIndex) * (size_t)shared->index_count);
     b->index_cap = shared->index_count;
-    b->occ = ARENA_ARRAY(arena, Occurrence, shared->occ_count + 1);
-    if (shared->occ_count)
-        memcpy(b->occ, shared->occ, sizeof(Occurrence) * (size_t)shared->occ_count);
-    b->occ_cap = shared->occ_count;
+    b->occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count + 1);
     return b;
 }
 
