@@ -815,8 +815,8 @@ static void build_structure(OpBuild *b) {
      * instantiate it. */
     if (b->parse_damaged) b->ok = false;
     b->tensor_cap = od->tensor_count + od->stmt_count + 1;
-    b->tensors = ARENA_ARRAY(b->arena, IrTensor, b->tensor_cap);
-    b->info = ARENA_ARRAY(b->arena, TensorInfo, b->tensor_cap);
+    b->tensors = ARENA_ARRAY(b->scratch, IrTensor, b->tensor_cap);
+    b->info = ARENA_ARRAY(b->scratch, TensorInfo, b->tensor_cap);
     for (int i = 0; i < od->param_count; i++) {
         const Ident *p = &od->params[i].name;
         for (int j = 0; j < i; j++)
@@ -862,7 +862,7 @@ static void build_structure(OpBuild *b) {
         b->tensors[t].type = td->type;
         b->info[t].decl = td;
     }
-    b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count + 1);
+    b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
     b->stmt_count = od->stmt_count;
     for (int k = 0; k < od->stmt_count; k++) check_stmt(b, k);
 
@@ -1022,6 +1022,13 @@ static bool check_sizes(OpBuild *b, DiagSink *diags) {
     return ok;
 }
 
+/* count items of `size` bytes copied into `arena` (NULL items for none). */
+static void *exact_copy(Arena *arena, const void *items, size_t size, int count) {
+    void *copy = arena_alloc(arena, size * (size_t)count);
+    if (count) memcpy(copy, items, size * (size_t)count);
+    return copy;
+}
+
 /* The structure of an op declaration (indices, tensors, statements), its
  * structural errors into `structural`. */
 static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural) {
@@ -1035,13 +1042,12 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->scratch = &scratch;
     build_structure(b);
     b->scratch = NULL;
-    IrIndex *indices = ARENA_ARRAY(b->arena, IrIndex, b->index_count + 1);
-    if (b->index_count) memcpy(indices, b->indices, sizeof(IrIndex) * (size_t)b->index_count);
-    b->indices = indices;
+    b->tensors = exact_copy(b->arena, b->tensors, sizeof(IrTensor), b->tensor_count);
+    b->info = exact_copy(b->arena, b->info, sizeof(TensorInfo), b->tensor_count);
+    b->tensor_cap = b->tensor_count;
+    b->indices = exact_copy(b->arena, b->indices, sizeof(IrIndex), b->index_count);
     b->index_cap = b->index_count;
-    Occurrence *occ = ARENA_ARRAY(b->arena, Occurrence, b->occ_count + 1);
-    if (b->occ_count) memcpy(occ, b->occ, sizeof(Occurrence) * (size_t)b->occ_count);
-    b->occ = occ;
+    b->occ = exact_copy(b->arena, b->occ, sizeof(Occurrence), b->occ_count);
     b->occ_cap = b->occ_count;
     arena_free_all(&scratch);
     return b;
@@ -1064,15 +1070,9 @@ static const OpBuild *op_structure(Sema *s, const Decl *decl) {
 static OpBuild *instance_of(Arena *arena, const OpBuild *shared) {
     OpBuild *b = ARENA_NEW(arena, OpBuild);
     *b = *shared;
-    b->tensors = ARENA_ARRAY(arena, IrTensor, shared->tensor_count + 1);
-    if (shared->tensor_count)
-        memcpy(b->tensors, shared->tensors, sizeof(IrTensor) * (size_t)shared->tensor_count);
-    b->tensor_cap = shared->tensor_count;
-    b->indices = ARENA_ARRAY(arena, IrIndex, shared->index_count + 1);
-    if (shared->index_count)
-        memcpy(b->indices, shared->indices, sizeof(IrIndex) * (size_t)shared->index_count);
-    b->index_cap = shared->index_count;
-    b->occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count + 1);
+    b->tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
+    b->indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
+    b->occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
     return b;
 }
 
