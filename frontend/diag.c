@@ -4,6 +4,7 @@
 #include "frontend/cmt.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CAP_MESSAGE "too many errors; stopped after 50"
@@ -353,10 +354,22 @@ static void render_one(FILE *out, const SourceManager *sm, const Diag *g, const 
 void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
                        DiagRenderOptions opts) {
     const Style *st = opts.color ? &color_style : &plain_style;
-    for (int i = 0; i < d->count; i++) render_one(out, sm, d->items[i], st);
+    /* stderr is unbuffered: written piece by piece, 40 000 warnings took
+     * hundreds of thousands of write calls.  The text is built in memory
+     * and written at once (or directly when no memory stream opens). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = d->count > 1 ? open_memstream(&text, &len) : NULL;
+    FILE *to = mem ? mem : out;
+    for (int i = 0; i < d->count; i++) render_one(to, sm, d->items[i], st);
     if (d->capped)
-        fprintf(out, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
+        fprintf(to, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
                 *st->note ? st->reset : "", CAP_CODE, CAP_MESSAGE);
+    if (mem) {
+        fclose(mem);
+        fwrite(text, 1, len, out);
+        free(text); /* open_memstream's buffer, not the arena's */
+    }
 }
 
 /* ---------------------------------------------------------------- JSON */
