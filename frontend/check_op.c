@@ -1067,12 +1067,11 @@ static const OpBuild *op_structure(Sema *s, const Decl *decl) {
  * exact-size from the shared structure, and its own marks of reported
  * occurrences; statements, occurrences and tensor information stay
  * shared. */
-static OpBuild *instance_of(Arena *arena, const OpBuild *shared) {
-    OpBuild *b = ARENA_NEW(arena, OpBuild);
-    *b = *shared;
-    b->tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
-    b->indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
-    b->occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
+static OpBuild instance_of(Arena *arena, const OpBuild *shared) {
+    OpBuild b = *shared;
+    b.tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
+    b.indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
+    b.occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
     return b;
 }
 
@@ -1094,7 +1093,8 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
                          DiagSink *value_diags) {
     const OpBuild *shared = op_structure(s, decl);
     if (!shared->ok || !values) return NULL;
-    OpBuild *b = instance_of(s->arena, shared);
+    OpBuild instance = instance_of(s->arena, shared);
+    OpBuild *b = &instance; /* lives while instantiating; the IrOp keeps its arrays */
     ConstEnv env = s->env;
     env.diags = value_diags;
     Name *names = ARENA_ARRAY(s->arena, Name, b->od->param_count + 1);
