@@ -95,8 +95,8 @@ void *arena_alloc(Arena *a, size_t size) {
     /* a quarter of what the arena holds, so short-lived arenas stay small */
     size_t chunk = ARENA_MIN_CHUNK;
     while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
-    ArenaChunk *c = chunk_new(
-        chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
+    ArenaChunk *c =
+        chunk_new(chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
     c->next = head;
     a->head = c;
     c->used = need;

@@ -1089,8 +1089,7 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     return op;
 }
 
-static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values,
-                         DiagSink *value_diags) {
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *value_diags) {
     const OpBuild *shared = op_structure(s, decl);
     if (!shared->ok || !values) return NULL;
     OpBuild instance = instance_of(s->arena, shared);
