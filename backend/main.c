@@ -108,10 +108,38 @@ SourceFile *load_root(SourceManager *sm, const char *path) {
     return f;
 }
 
+/* The keys of diagnostics already shown: an open-addressed set of interned
+ * names, so that a file with many diagnostics is not deduplicated in
+ * quadratic time. */
+typedef struct SeenSet {
+    Name *slots;
+    int count, cap;
+} SeenSet;
+
+/* Adds key; false when it was already there. */
+static bool seen_add(SeenSet *s, Name key) {
+    if (2 * (s->count + 1) > s->cap) {
+        SeenSet grown = {NULL, 0, s->cap ? s->cap * 2 : 256};
+        grown.slots = ARENA_ARRAY(process_arena(), Name, grown.cap);
+        for (int i = 0; i < s->cap; i++)
+            if (s->slots[i]) seen_add(&grown, s->slots[i]);
+        *s = grown;
+    }
+    size_t mask = (size_t)s->cap - 1;
+    size_t i = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (s->slots[i]) {
+        if (s->slots[i] == key) return false;
+        i = (i + 1) & mask;
+    }
+    s->slots[i] = key;
+    s->count++;
+    return true;
+}
+
 /* The diagnostics of `d` not yet shown for an earlier file of the same run
  * (a file given on the command line and also used by another is checked
  * twice, but its mistakes are reported once). */
-static DiagSink unseen_diags(const SourceManager *sm, DiagSink *d, PtrVec *seen) {
+static DiagSink unseen_diags(const SourceManager *sm, DiagSink *d, SeenSet *seen) {
     DiagSink fresh = *d;
     fresh.items = ARENA_ARRAY(d->arena, Diag *, d->count + 1);
     fresh.count = 0;
@@ -121,10 +149,7 @@ static DiagSink unseen_diags(const SourceManager *sm, DiagSink *d, PtrVec *seen)
         const SourceFile *f = g->span.file >= 0 ? sources_get(sm, g->span.file) : NULL;
         Name key = intern_cstr(arena_printf(d->arena, "%s:%u:%u:%s:%s", f ? f->path : "",
                                             g->span.start, g->span.end, g->code, g->message));
-        bool shown = false;
-        for (int k = 0; k < seen->count && !shown; k++) shown = seen->items[k] == key;
-        if (shown) continue;
-        ptrvec_push(process_arena(), seen, (void *)key);
+        if (!seen_add(seen, key)) continue;
         fresh.items[fresh.count++] = g;
         if (g->severity == SEV_ERROR) fresh.error_count++;
     }
@@ -171,7 +196,7 @@ int cmd_check(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int status = EXIT_OK;
-    PtrVec seen = {0};
+    SeenSet seen = {0};
     json_t *all_json = common.json_diagnostics ? json_array() : NULL;
     for (int k = 0; k < file_count; k++) {
         Arena arena = {0};

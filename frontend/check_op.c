@@ -48,7 +48,6 @@ typedef struct Occurrence {
     int tensor, position, index;
     Span span;
     bool defines; /* the lhs of an intermediate: gives it its extents */
-    bool reported;
 } Occurrence;
 
 typedef struct TensorInfo {
@@ -83,6 +82,10 @@ typedef struct OpBuild {
                       * not instantiated */
     Occurrence *occ;
     int occ_count, occ_cap;
+    /* indices and occurrences grow here while the structure is built, then
+     * are copied exact-size into `arena` */
+    Arena *scratch;
+    bool *occ_reported; /* an instantiation's: E0401 given for occ[i] */
     bool ok;
 } OpBuild;
 
@@ -94,6 +97,10 @@ typedef struct StmtWalk {
     bool rhs_overflow;
     FnCount fns[16];
     int fn_count;
+    /* the statement's operands while it is walked; copied exact-size into
+     * the IrStmt when the walk ends */
+    int inputs[IR_MAX_OPERANDS];
+    int access[IR_MAX_OPERANDS][IR_MAX_RANK];
 } StmtWalk;
 
 static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, ...)
@@ -145,7 +152,7 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
 static int intern_index(OpBuild *b, Name name, Span span) {
     for (int i = 0; i < b->index_count; i++)
         if (b->indices[i].name == name) return i;
-    GROW(b->arena, b->indices, b->index_count, b->index_cap);
+    GROW(b->scratch, b->indices, b->index_count, b->index_cap);
     IrIndex *ix = &b->indices[b->index_count];
     ix->name = name;
     ix->extent = 0;
@@ -155,8 +162,8 @@ static int intern_index(OpBuild *b, Name name, Span span) {
 
 static void add_occurrence(OpBuild *b, int tensor, int position, int index, Span span,
                            bool defines) {
-    GROW(b->arena, b->occ, b->occ_count, b->occ_cap);
-    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span, defines, false};
+    GROW(b->scratch, b->occ, b->occ_count, b->occ_cap);
+    b->occ[b->occ_count++] = (Occurrence){tensor, position, index, span, defines};
 }
 
 /* Checks the index list of one access; returns false on a hard error. */
@@ -627,14 +634,30 @@ static void classify(OpBuild *b, IrStmt *st, const Expr *body) {
     st->input_count = 2;
 }
 
+static void walk_stmt(OpBuild *b, StmtWalk *w, int k);
+
 static void check_stmt(OpBuild *b, int k) {
+    IrStmt *st = &b->stmts[k];
+    StmtWalk *w = &(StmtWalk){.st = st};
+    st->inputs = w->inputs;
+    st->access = w->access;
+    walk_stmt(b, w, k);
+    int n = st->input_count;
+    st->inputs = ARENA_ARRAY(b->arena, int, n ? n : 1);
+    st->access = arena_alloc(b->arena, sizeof w->access[0] * (size_t)(n ? n : 1));
+    if (n) {
+        memcpy(st->inputs, w->inputs, sizeof(int) * (size_t)n);
+        memcpy(st->access, w->access, sizeof w->access[0] * (size_t)n);
+    }
+}
+
+static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     const Stmt *stmt = b->od->stmts[k];
     IrStmt *st = &b->stmts[k];
     st->id = k;
     st->name = stmt->target.name;
     st->span = stmt->span;
     st->out_tensor = -1;
-    StmtWalk w = {.st = st};
     b->param_as_index_count = 0;
     if (!stmt->target.name) {
         b->ok = false;
@@ -708,16 +731,16 @@ static void check_stmt(OpBuild *b, int k) {
     const Expr *body = reduce ? reduce->u.reduce.body : stmt->rhs;
     bool was_ok = b->ok;
     b->ok = true;
-    walk_expr(b, &w, body);
-    if (w.rhs_overflow)
+    walk_expr(b, w, body);
+    if (w->rhs_overflow)
         op_error(b, stmt->rhs->span, "E0415", "statement `%s` uses more than 64 indices", st->name);
     bool rhs_ok = b->ok;
     b->ok = was_ok && rhs_ok;
-    if (rhs_ok) check_reduction(b, &w, stmt, reduce);
-    if (w.fn_count) {
-        st->fns = ARENA_ARRAY(b->arena, FnCount, w.fn_count);
-        memcpy(st->fns, w.fns, sizeof(FnCount) * (size_t)w.fn_count);
-        st->fn_count = w.fn_count;
+    if (rhs_ok) check_reduction(b, w, stmt, reduce);
+    if (w->fn_count) {
+        st->fns = ARENA_ARRAY(b->arena, FnCount, w->fn_count);
+        memcpy(st->fns, w->fns, sizeof(FnCount) * (size_t)w->fn_count);
+        st->fn_count = w->fn_count;
     }
     classify(b, st, body);
 }
@@ -791,8 +814,8 @@ static void build_structure(OpBuild *b) {
      * instantiate it. */
     if (b->parse_damaged) b->ok = false;
     b->tensor_cap = od->tensor_count + od->stmt_count + 1;
-    b->tensors = ARENA_ARRAY(b->arena, IrTensor, b->tensor_cap);
-    b->info = ARENA_ARRAY(b->arena, TensorInfo, b->tensor_cap);
+    b->tensors = ARENA_ARRAY(b->scratch, IrTensor, b->tensor_cap);
+    b->info = ARENA_ARRAY(b->scratch, TensorInfo, b->tensor_cap);
     for (int i = 0; i < od->param_count; i++) {
         const Ident *p = &od->params[i].name;
         for (int j = 0; j < i; j++)
@@ -838,7 +861,7 @@ static void build_structure(OpBuild *b) {
         b->tensors[t].type = td->type;
         b->info[t].decl = td;
     }
-    b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count + 1);
+    b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
     b->stmt_count = od->stmt_count;
     for (int k = 0; k < od->stmt_count; k++) check_stmt(b, k);
 
@@ -910,8 +933,8 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
                 b->indices[o->index].extent = ext;
                 b->indices[o->index].first_use = o->span;
                 changed = true;
-            } else if (b->indices[o->index].extent != ext && !o->reported) {
-                o->reported = true;
+            } else if (b->indices[o->index].extent != ext && !b->occ_reported[i]) {
+                b->occ_reported[i] = true;
                 ok = false;
                 IrIndex *ix = &b->indices[o->index];
                 Diag *d = diag_error(diags, o->span, "E0401",
@@ -998,6 +1021,13 @@ static bool check_sizes(OpBuild *b, DiagSink *diags) {
     return ok;
 }
 
+/* count items of `size` bytes copied into `arena` (NULL items for none). */
+static void *exact_copy(Arena *arena, const void *items, size_t size, int count) {
+    void *copy = arena_alloc(arena, size * (size_t)count);
+    if (count) memcpy(copy, items, size * (size_t)count);
+    return copy;
+}
+
 /* The structure of an op declaration (indices, tensors, statements), its
  * structural errors into `structural`. */
 static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural) {
@@ -1007,7 +1037,40 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->diags = structural;
     b->decl = decl;
     b->od = &decl->u.op;
+    Arena scratch = {0};
+    b->scratch = &scratch;
     build_structure(b);
+    b->scratch = NULL;
+    b->tensors = exact_copy(b->arena, b->tensors, sizeof(IrTensor), b->tensor_count);
+    b->info = exact_copy(b->arena, b->info, sizeof(TensorInfo), b->tensor_count);
+    b->tensor_cap = b->tensor_count;
+    b->indices = exact_copy(b->arena, b->indices, sizeof(IrIndex), b->index_count);
+    b->index_cap = b->index_count;
+    b->occ = exact_copy(b->arena, b->occ, sizeof(Occurrence), b->occ_count);
+    b->occ_cap = b->occ_count;
+    arena_free_all(&scratch);
+    return b;
+}
+
+static DiagSink *scratch_sink(Arena *arena);
+
+/* The op's structure: the one check_op_structure built, or (for an op not
+ * checked in this Sema) one built now with its diagnostics dropped. */
+static const OpBuild *op_structure(Sema *s, const Decl *decl) {
+    OpCacheEntry *e = op_entry(s, decl);
+    if (e->structure) return e->structure;
+    return built_structure(s, decl, scratch_sink(s->arena));
+}
+
+/* What an instantiation changes (extents of tensors and indices), copied
+ * exact-size from the shared structure, and its own marks of reported
+ * occurrences; statements, occurrences and tensor information stay
+ * shared. */
+static OpBuild instance_of(Arena *arena, const OpBuild *shared) {
+    OpBuild b = *shared;
+    b.tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
+    b.indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
+    b.occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
     return b;
 }
 
@@ -1026,10 +1089,11 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     return op;
 }
 
-static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *structural,
-                         DiagSink *value_diags) {
-    OpBuild *b = built_structure(s, decl, structural);
-    if (!b->ok || !values) return NULL;
+static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagSink *value_diags) {
+    const OpBuild *shared = op_structure(s, decl);
+    if (!shared->ok || !values) return NULL;
+    OpBuild instance = instance_of(s->arena, shared);
+    OpBuild *b = &instance; /* lives while instantiating; the IrOp keeps its arrays */
     ConstEnv env = s->env;
     env.diags = value_diags;
     Name *names = ARENA_ARRAY(s->arena, Name, b->od->param_count + 1);
@@ -1097,21 +1161,16 @@ bool check_op_structure(Sema *s, const Decl *op_decl) {
     OpCacheEntry *e = op_entry(s, op_decl);
     if (e->structure_checked) return e->structure_ok;
     e->structure_checked = true;
-    OpBuild *b = ARENA_NEW(s->arena, OpBuild);
-    b->s = s;
-    b->arena = s->arena;
-    b->diags = s->diags;
-    b->decl = op_decl;
-    b->od = &op_decl->u.op;
-    build_structure(b);
-    e->structure_ok = b->ok;
+    e->structure = built_structure(s, op_decl, s->diags);
+    e->structure_ok = e->structure->ok;
     return e->structure_ok;
 }
 
 IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span use_site) {
     int before = s->diags->count;
-    IrOp *op = instantiate(s, op_decl, values, scratch_sink(s->arena), s->diags);
-    if (use_site.file >= 0) {
+    IrOp *op = instantiate(s, op_decl, values, s->diags);
+    /* the instantiation's text is only formatted for a diagnostic */
+    if (use_site.file >= 0 && s->diags->count > before) {
         const char *args = "";
         for (int i = 0; i < op_decl->u.op.param_count; i++)
             args = arena_printf(s->arena, "%s%s%s = %lld", args, i ? ", " : "",
@@ -1124,7 +1183,7 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span u
 }
 
 IrOp *op_names(Sema *s, const Decl *op_decl) {
-    return op_of(s, op_decl, built_structure(s, op_decl, scratch_sink(s->arena)));
+    return op_of(s, op_decl, op_structure(s, op_decl));
 }
 
 /* Parameter values: bindings first, then defaults (a default may use the

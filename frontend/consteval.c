@@ -324,29 +324,35 @@ static void report_too_deep(DiagSink *diags, Span span) {
     diag_help(d, diags, "compute part of it in a constant that uses no deep constant");
 }
 
+long diag_errors_examined;
+
+/* Only errors are looked at (see DiagSink.errors): warnings are unbounded,
+ * stored errors are not.  An error dropped by drop_repeated_diags stays in
+ * the list, which changes no answer: it repeats the span of one kept. */
 bool span_has_errors(const DiagSink *diags, Span span) {
-    for (int i = 0; i < diags->count; i++) {
-        const Diag *d = diags->items[i];
-        if (d->severity == SEV_ERROR && d->span.file == span.file && d->span.start >= span.start &&
-            d->span.start < span.end)
+    for (int i = 0; i < diags->errors_stored; i++) {
+        const Diag *d = diags->errors[i];
+        diag_errors_examined++;
+        if (d->span.file == span.file && d->span.start >= span.start && d->span.start < span.end)
             return true;
     }
     return false;
 }
 
 bool span_has_syntax_errors(const DiagSink *diags, Span span) {
-    for (int i = 0; i < diags->count; i++) {
-        const Diag *d = diags->items[i];
-        if (d->severity == SEV_ERROR && d->code && strncmp(d->code, "E01", 3) == 0 &&
-            d->span.file == span.file && d->span.start >= span.start && d->span.start < span.end)
+    for (int i = 0; i < diags->errors_stored; i++) {
+        const Diag *d = diags->errors[i];
+        diag_errors_examined++;
+        if (d->code && strncmp(d->code, "E01", 3) == 0 && d->span.file == span.file &&
+            d->span.start >= span.start && d->span.start < span.end)
             return true;
     }
     return false;
 }
 
 bool module_missing(const DiagSink *diags) {
-    for (int i = 0; i < diags->count; i++)
-        if (diags->items[i]->code && strcmp(diags->items[i]->code, "E0203") == 0) return true;
+    for (int i = 0; i < diags->errors_stored; i++)
+        if (diags->errors[i]->code && strcmp(diags->errors[i]->code, "E0203") == 0) return true;
     return false;
 }
 

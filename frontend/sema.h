@@ -75,6 +75,10 @@ typedef struct ConstEnv {
  * recovered from by dropping a part)?  Checks whose findings could be
  * caused by the dropped part then stay quiet. */
 bool span_has_errors(const DiagSink *diags, Span span);
+/* How many diagnostics span_has_errors and span_has_syntax_errors have
+ * looked at in this process: the unit test of the diagnostics' cost reads
+ * it to see that it grows linearly with a file's warnings. */
+extern long diag_errors_examined;
 /* Is there a lexical or syntax error (E01xx) inside `span`: did the
  * parser drop part of it? */
 bool span_has_syntax_errors(const DiagSink *diags, Span span);
@@ -102,6 +106,10 @@ typedef struct OpCacheEntry {
     /* the op had errors before it was checked (the parser's): decided once,
      * so that the checker's own diagnostics do not count as damage later */
     bool damage_known, parse_damaged;
+    /* the structure check_op_structure built (indices, tensors, statements
+     * without extents): every instantiation copies what it binds from it
+     * instead of building the op again */
+    struct OpBuild *structure;
     int64_t *values; /* the parameter values of `op`, when instantiated */
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;

@@ -63,14 +63,16 @@ typedef struct IrStmt {
     int reduced[IR_MAX_RANK]; /* index ids summed/reduced */
     ReduceOp reduce_op;       /* RO_NONE when nothing is reduced */
     StmtClass cls;
-    int input_count;
-    int inputs[IR_MAX_OPERANDS]; /* tensor ids read, first occurrence order;
-                                    for a contraction [0]=first operand
-                                    (role input), [1]=second (role weight) */
-    /* The index id of each dimension of inputs[q] as this statement reads
-     * it (`O[m,d] = P[m,n] * V1[n,d]` reads V1's dimensions as n, d even
-     * when V1 was written as V1[m,d]); -1 past the tensor's rank. */
-    int access[IR_MAX_OPERANDS][IR_MAX_RANK];
+    int input_count; /* at most IR_MAX_OPERANDS */
+    int *inputs;     /* [input_count] tensor ids read, first occurrence order;
+                        for a contraction [0]=first operand (role input),
+                        [1]=second (role weight) */
+    /* [input_count]: the index id of each dimension of inputs[q] as this
+     * statement reads it (`O[m,d] = P[m,n] * V1[n,d]` reads V1's dimensions
+     * as n, d even when V1 was written as V1[m,d]); -1 past the tensor's
+     * rank.  Both arrays are exact-size: a statement reads a few tensors,
+     * and fixed IR_MAX_OPERANDS rows made every IrStmt 700 bytes. */
+    int (*access)[IR_MAX_RANK];
     int arith_ops; /* + - * / and unary - per point */
     FnCount *fns;  /* function calls per point */
     int fn_count;

@@ -14,9 +14,9 @@ static Span here(ParseState *ps, const char *from, const char *to) {
 }
 
 static void add_comment(ParseState *ps, const char *from, const char *to) {
-    Span *s = ARENA_NEW(ps->arena, Span);
+    Span *s = ARENA_NEW(&ps->file_scratch, Span);
     *s = here(ps, from, to);
-    ptrvec_push(ps->arena, &ps->comments, s);
+    ptrvec_push(&ps->file_scratch, &ps->comments, s);
 }
 
 /* Length of the valid UTF-8 sequence at p, or 0 if invalid. */

@@ -22,15 +22,24 @@ typedef struct CmtLoc {
 #define CMTLTYPE CmtLoc
 #define CMTLTYPE_IS_DECLARED 1
 
-/* Growable lists of fixed-size items while parsing. */
+/* Growable lists of fixed-size items while parsing.  They grow in the
+ * parse's scratch arena; the rule that takes a list copies it exact-size
+ * into the module's arena (list_items), so no doubled-and-abandoned arrays
+ * stay behind in the tree. */
 typedef struct ItemList {
     void *items;
     int count, cap;
+    size_t size; /* of one item, set by the first push */
 } ItemList;
 
 /* One parse: the lexer's cursor and everything the actions need. */
 typedef struct ParseState {
     Arena *arena;
+    /* lists while they grow; emptied after each top-level declaration,
+     * whose lists have all been copied by then */
+    Arena scratch;
+    /* the file's declarations and comments while they grow */
+    Arena file_scratch;
     DiagSink *diags;
     SourceFile *file;
     Module *module;
@@ -156,24 +165,37 @@ static Expr *negate(ParseState *ps, Expr *operand, CmtLoc l, CmtLoc at) {
 
 
 static ItemList *list_new(ParseState *ps) {
-    return ARENA_NEW(ps->arena, ItemList);
+    return ARENA_NEW(&ps->scratch, ItemList);
 }
 
 static ItemList *list_push(ParseState *ps, ItemList *l, const void *item,
                            size_t size) {
     if (l->count == l->cap) {
         int cap = l->cap ? l->cap * 2 : 4;
-        l->items = arena_realloc(ps->arena, l->items, size * (size_t)l->cap,
+        l->items = arena_realloc(&ps->scratch, l->items, size * (size_t)l->cap,
                                  size * (size_t)cap);
         l->cap = cap;
     }
+    l->size = size;
     memcpy((char *)l->items + size * (size_t)l->count, item, size);
     l->count++;
     return l;
 }
 
-static IdentList ident_list(ItemList *l) {
-    return (IdentList){l ? l->items : NULL, l ? l->count : 0};
+/* The items of a finished list, copied exact-size into the module's
+ * arena; NULL for no list or an empty one. */
+static void *list_items(ParseState *ps, const ItemList *l) {
+    if (!l || l->count == 0) return NULL;
+    size_t bytes = l->size * (size_t)l->count;
+    return memcpy(arena_alloc(ps->arena, bytes), l->items, bytes);
+}
+
+static int list_count(const ItemList *l) {
+    return l ? l->count : 0;
+}
+
+static IdentList ident_list(ParseState *ps, ItemList *l) {
+    return (IdentList){list_items(ps, l), list_count(l)};
 }
 
 static Decl *new_decl(ParseState *ps, DeclKind kind, CmtLoc l) {
@@ -285,7 +307,7 @@ static Expr *make_reduce(ParseState *ps, Expr *call, Expr *body, CmtLoc l) {
         e->kind = EX_ERROR; /* already explained: later checks stay quiet */
         return e;
     }
-    e->u.reduce.indices = ident_list(idx);
+    e->u.reduce.indices = ident_list(ps, idx);
     CmtLoc fn = {e->u.reduce.fn.span.start, e->u.reduce.fn.span.end};
     return nest(ps, e, body->depth, fn);
 }
@@ -298,22 +320,28 @@ static Attr *new_attr(ParseState *ps, Ident key, CmtLoc l) {
 }
 
 static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body) {
-    d->u.op.params = params ? params->items : NULL;
-    d->u.op.param_count = params ? params->count : 0;
+    d->u.op.params = list_items(ps, params);
+    d->u.op.param_count = list_count(params);
     /* the body list holds tagged pointers: tensors and statements */
-    PtrVec tensors = {0}, stmts = {0};
-    if (body) {
-        void **items = body->items;
-        for (int i = 0; i < body->count; i++) {
-            uintptr_t p = (uintptr_t)items[i];
-            if (p & 1) ptrvec_push(ps->arena, &stmts, (void *)(p & ~(uintptr_t)1));
-            else if (p) ptrvec_push(ps->arena, &tensors, (void *)p);
-        }
+    int tensor_count = 0, stmt_count = 0;
+    void **items = body ? body->items : NULL;
+    for (int i = 0; i < list_count(body); i++) {
+        uintptr_t p = (uintptr_t)items[i];
+        if (p & 1) stmt_count++;
+        else if (p) tensor_count++;
     }
-    d->u.op.tensors = (TensorDecl **)tensors.items;
-    d->u.op.tensor_count = tensors.count;
-    d->u.op.stmts = (Stmt **)stmts.items;
-    d->u.op.stmt_count = stmts.count;
+    TensorDecl **tensors = tensor_count ? ARENA_ARRAY(ps->arena, TensorDecl *, tensor_count) : NULL;
+    Stmt **stmts = stmt_count ? ARENA_ARRAY(ps->arena, Stmt *, stmt_count) : NULL;
+    tensor_count = stmt_count = 0;
+    for (int i = 0; i < list_count(body); i++) {
+        uintptr_t p = (uintptr_t)items[i];
+        if (p & 1) stmts[stmt_count++] = (Stmt *)(p & ~(uintptr_t)1);
+        else if (p) tensors[tensor_count++] = (TensorDecl *)p;
+    }
+    d->u.op.tensors = tensors;
+    d->u.op.tensor_count = tensor_count;
+    d->u.op.stmts = stmts;
+    d->u.op.stmt_count = stmt_count;
 }
 }
 
@@ -376,7 +404,10 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 
 file:
     %empty
-  | file decl                   { if ($2) ptrvec_push(ps->arena, &ps->decls, $2); }
+  | file decl {
+        if ($2) ptrvec_push(&ps->file_scratch, &ps->decls, $2);
+        arena_free_all(&ps->scratch);
+    }
   ;
 
 decl:
@@ -399,11 +430,11 @@ decl:
 use_decl:
     USE module_path SEMI {
         $$ = new_decl(ps, DK_USE, @$);
-        Ident *parts = $2->items;
+        Ident *parts = list_items(ps, $2);
         size_t len = 0;
-        for (int i = 0; i < $2->count; i++) len += strlen(parts[i].name) + 1;
+        for (int i = 0; i < list_count($2); i++) len += strlen(parts[i].name) + 1;
         char *path = arena_alloc(ps->arena, len + 1), *w = path;
-        for (int i = 0; i < $2->count; i++) {
+        for (int i = 0; i < list_count($2); i++) {
             if (i) *w++ = '.';
             size_t n = strlen(parts[i].name);
             memcpy(w, parts[i].name, n);
@@ -507,8 +538,8 @@ tensor_decl:
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_IN;
         $$->name = $2;
-        $$->dims = $3 ? $3->items : NULL;
-        $$->dim_count = $3 ? $3->count : 0;
+        $$->dims = list_items(ps, $3);
+        $$->dim_count = list_count($3);
         $$->type = elem_type_of(ps, $5, @5);
         $$->type_span = sp(ps, @5);
         $$->span = sp(ps, @$);
@@ -517,8 +548,8 @@ tensor_decl:
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_OUT;
         $$->name = $2;
-        $$->dims = $3 ? $3->items : NULL;
-        $$->dim_count = $3 ? $3->count : 0;
+        $$->dims = list_items(ps, $3);
+        $$->dim_count = list_count($3);
         $$->type = elem_type_of(ps, $5, @5);
         $$->type_span = sp(ps, @5);
         $$->span = sp(ps, @$);
@@ -555,7 +586,7 @@ stmt:
     name LBRACKET ident_list RBRACKET EQUALS expr SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = $1;
-        $$->indices = ident_list($3);
+        $$->indices = ident_list(ps, $3);
         $$->rhs = hoist_reduction(ps, $6);
         $$->span = sp(ps, @$);
     }
@@ -600,7 +631,7 @@ reduce_operand:
     name LBRACKET ident_list RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
         $$->u.access.tensor = $1;
-        $$->u.access.indices = ident_list($3);
+        $$->u.access.indices = ident_list(ps, $3);
     }
   | name LBRACKET RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
@@ -615,8 +646,8 @@ call:
     name LPAREN args_opt RPAREN {
         $$ = new_expr(ps, EX_CALL, @$);
         $$->u.call.fn = $1;
-        $$->u.call.args = $3 ? $3->items : NULL;
-        $$->u.call.arg_count = $3 ? $3->count : 0;
+        $$->u.call.args = list_items(ps, $3);
+        $$->u.call.arg_count = list_count($3);
         uint32_t deepest = 0;
         for (int i = 0; i < $$->u.call.arg_count; i++)
             if ($$->u.call.args[i]->depth > deepest) deepest = $$->u.call.args[i]->depth;
@@ -661,7 +692,7 @@ primary:
   | name LBRACKET ident_list RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
         $$->u.access.tensor = $1;
-        $$->u.access.indices = ident_list($3);
+        $$->u.access.indices = ident_list(ps, $3);
     }
   | name LBRACKET RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
@@ -723,8 +754,8 @@ arch_decl:
         $$ = new_decl(ps, DK_ARCH, @$);
         $$->name = $2;
         if ($3) $$->u.arch.parent = ident(ps, $3, @3);
-        $$->u.arch.items = $5->items;
-        $$->u.arch.item_count = $5->count;
+        $$->u.arch.items = list_items(ps, $5);
+        $$->u.arch.item_count = list_count($5);
     }
   ;
 
@@ -752,17 +783,17 @@ arch_item:
         $$->span = sp(ps, @$);
         $$->name = $2;
         $$->role = $3;
-        $$->body = (AttrList){$4->items, $4->count};
+        $$->body = (AttrList){list_items(ps, $4), list_count($4)};
     }
   | CLUSTER name LBRACKET cluster_dims RBRACKET kind_opt attr_block {
         $$ = ARENA_NEW(ps->arena, ArchItem);
         $$->kind = AI_CLUSTER;
         $$->span = sp(ps, @$);
         $$->name = $2;
-        $$->dims = $4->items;
-        $$->dim_count = $4->count;
+        $$->dims = list_items(ps, $4);
+        $$->dim_count = list_count($4);
         $$->unit_kind = $6;
-        $$->body = (AttrList){$7->items, $7->count};
+        $$->body = (AttrList){list_items(ps, $7), list_count($7)};
     }
   | COMPUTE name name attr_block {
         $$ = ARENA_NEW(ps->arena, ArchItem);
@@ -770,7 +801,7 @@ arch_item:
         $$->span = sp(ps, @$);
         $$->name = $2;
         $$->unit_kind = $3;
-        $$->body = (AttrList){$4->items, $4->count};
+        $$->body = (AttrList){list_items(ps, $4), list_count($4)};
     }
   | error SEMI {
         $$ = ARENA_NEW(ps->arena, ArchItem);
@@ -820,13 +851,13 @@ attrs:
 attr:
     name expr_list SEMI {
         $$ = new_attr(ps, $1, @$);
-        $$->values = $2->items;
-        $$->value_count = $2->count;
+        $$->values = list_items(ps, $2);
+        $$->value_count = list_count($2);
     }
   | COST cost_pairs SEMI {
         $$ = new_attr(ps, ident(ps, intern_cstr("cost"), @1), @$);
-        $$->pairs = $2->items;
-        $$->pair_count = $2->count;
+        $$->pairs = list_items(ps, $2);
+        $$->pair_count = list_count($2);
     }
   | ARRAY simple_value name simple_value SEMI {
         $$ = new_attr(ps, ident(ps, intern_cstr("array"), @1), @$);
@@ -859,11 +890,11 @@ mapping_decl:
         $$ = new_decl(ps, DK_MAPPING, @$);
         $$->name = $2;
         $$->u.mapping.op = $4;
-        $$->u.mapping.bindings = $5 ? $5->items : NULL;
-        $$->u.mapping.binding_count = $5 ? $5->count : 0;
+        $$->u.mapping.bindings = list_items(ps, $5);
+        $$->u.mapping.binding_count = list_count($5);
         $$->u.mapping.arch = $7;
-        $$->u.mapping.items = $9->items;
-        $$->u.mapping.item_count = $9->count;
+        $$->u.mapping.items = list_items(ps, $9);
+        $$->u.mapping.item_count = list_count($9);
     }
   ;
 
@@ -896,19 +927,19 @@ map_item:
     }
   | SPATIAL assigns SEMI {
         $$ = new_item(ps, MI_SPATIAL, @$, @1);
-        $$->assigns = $2->items;
-        $$->assign_count = $2->count;
+        $$->assigns = list_items(ps, $2);
+        $$->assign_count = list_count($2);
     }
   | SPATIAL FOR for_stmts COLON HOLE SEMI {
         $$ = new_item(ps, MI_SPATIAL, @$, @1);
-        $$->stmts = ident_list($3);
+        $$->stmts = ident_list(ps, $3);
         $$->whole_hole = true;
     }
   | SPATIAL FOR for_stmts COLON assigns SEMI {
         $$ = new_item(ps, MI_SPATIAL, @$, @1);
-        $$->stmts = ident_list($3);
-        $$->assigns = $5->items;
-        $$->assign_count = $5->count;
+        $$->stmts = ident_list(ps, $3);
+        $$->assigns = list_items(ps, $5);
+        $$->assign_count = list_count($5);
     }
   | TILE name COLON HOLE SEMI {
         $$ = new_item(ps, MI_TILE, @$, @1);
@@ -918,8 +949,8 @@ map_item:
   | TILE name COLON tiles SEMI {
         $$ = new_item(ps, MI_TILE, @$, @1);
         $$->level = $2;
-        $$->tiles = $4->items;
-        $$->tile_count = $4->count;
+        $$->tiles = list_items(ps, $4);
+        $$->tile_count = list_count($4);
     }
   | ORDER name COLON HOLE SEMI {
         $$ = new_item(ps, MI_ORDER, @$, @1);
@@ -929,7 +960,7 @@ map_item:
   | ORDER name COLON ident_list SEMI {
         $$ = new_item(ps, MI_ORDER, @$, @1);
         $$->level = $2;
-        $$->order = ident_list($4);
+        $$->order = ident_list(ps, $4);
     }
   | FUSE HOLE SEMI {
         $$ = new_item(ps, MI_FUSE, @$, @1);
@@ -937,7 +968,7 @@ map_item:
     }
   | FUSE ident_list at_opt SEMI {
         $$ = new_item(ps, MI_FUSE, @$, @1);
-        $$->stmts = ident_list($2);
+        $$->stmts = ident_list(ps, $2);
         $$->level = $3;
     }
   | OVERLAP name SEMI {
@@ -969,11 +1000,11 @@ at_opt:
 
 assigns:
     ident_or_hole ARROW dim_targets {
-        SpatialAssign a = {$1, ident_list($3), sp(ps, @$)};
+        SpatialAssign a = {$1, ident_list(ps, $3), sp(ps, @$)};
         $$ = list_push(ps, list_new(ps), &a, sizeof a);
     }
   | assigns COMMA ident_or_hole ARROW dim_targets {
-        SpatialAssign a = {$3, ident_list($5), span_join($3.span, sp(ps, @5))};
+        SpatialAssign a = {$3, ident_list(ps, $5), span_join($3.span, sp(ps, @5))};
         $$ = list_push(ps, $1, &a, sizeof a);
     }
   ;
@@ -1162,10 +1193,14 @@ Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
     if (cmtparse(&ps) == 2)
         diag_error(diags, (Span){file->id, (uint32_t)file->len, (uint32_t)file->len},
                    "E0113", "the file is too deeply nested to parse");
-    m->decls = (Decl **)ps.decls.items;
     m->decl_count = ps.decls.count;
+    m->decls = ARENA_ARRAY(arena, Decl *, ps.decls.count > 0 ? ps.decls.count : 1);
+    if (ps.decls.count)
+        memcpy(m->decls, ps.decls.items, sizeof(Decl *) * (size_t)ps.decls.count);
     m->comment_count = ps.comments.count;
     m->comments = ARENA_ARRAY(arena, Span, ps.comments.count > 0 ? ps.comments.count : 1);
     for (int i = 0; i < ps.comments.count; i++) m->comments[i] = *(Span *)ps.comments.items[i];
+    arena_free_all(&ps.scratch);
+    arena_free_all(&ps.file_scratch);
     return m;
 }

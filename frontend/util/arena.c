@@ -5,9 +5,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define ARENA_ALIGN 16u
 #define ARENA_MIN_CHUNK ((size_t)64 * 1024)
+/* A growing arena takes bigger chunks, up to one huge page: checking a
+ * large file touches tens of megabytes, and on a virtual machine a page
+ * fault per 4 KiB page cost a third of `cmtc check`'s time. */
+#define ARENA_MAX_CHUNK ((size_t)2 * 1024 * 1024)
 /* Requests larger than this get a chunk of their own, so that one big
  * array does not waste the rest of the current chunk. */
 #define ARENA_BIG_REQUEST (ARENA_MIN_CHUNK / 4)
@@ -38,8 +43,18 @@ static inline size_t align_up(size_t n) {
 static ArenaChunk *chunk_new(size_t capacity, bool zeroed) {
     /* malloc and calloc align for any fundamental type, which is 16 on
      * the hosts we build for; the header size keeps data() aligned too. */
-    ArenaChunk *c =
-        zeroed ? calloc(1, sizeof(ArenaChunk) + capacity) : malloc(sizeof(ArenaChunk) + capacity);
+    ArenaChunk *c;
+    if (!zeroed && sizeof(ArenaChunk) + capacity == ARENA_MAX_CHUNK) {
+        /* aligned to its size, so the kernel can back it with one huge
+         * page (one fault instead of 512) where it allows them */
+        c = aligned_alloc(ARENA_MAX_CHUNK, ARENA_MAX_CHUNK);
+#ifdef MADV_HUGEPAGE
+        if (c) madvise(c, ARENA_MAX_CHUNK, MADV_HUGEPAGE);
+#endif
+    } else {
+        c = zeroed ? calloc(1, sizeof(ArenaChunk) + capacity)
+                   : malloc(sizeof(ArenaChunk) + capacity);
+    }
     if (!c) {
         fputs("cmtc: out of memory\n", stderr);
         abort();
@@ -77,7 +92,11 @@ void *arena_alloc(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_data(big);
     }
-    ArenaChunk *c = chunk_new(ARENA_MIN_CHUNK, false);
+    /* a quarter of what the arena holds, so short-lived arenas stay small */
+    size_t chunk = ARENA_MIN_CHUNK;
+    while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
+    ArenaChunk *c =
+        chunk_new(chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
     c->next = head;
     a->head = c;
     c->used = need;

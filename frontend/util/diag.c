@@ -4,6 +4,7 @@
 #include "frontend/util/util.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CAP_MESSAGE "too many errors; stopped after 50"
@@ -42,7 +43,18 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
     g->span = span;
     g->message = arena_vprintf(d->arena, fmt, ap);
     d->items[d->count++] = g;
-    if (severity == SEV_ERROR) d->error_count++;
+    if (severity == SEV_ERROR) {
+        d->error_count++;
+        /* drop_repeated_diags lowers error_count, so more than
+         * DIAG_MAX_ERRORS may be stored over a run: grow, rarely */
+        if (d->errors_stored == d->errors_cap) {
+            int grown = d->errors_cap ? d->errors_cap * 2 : DIAG_MAX_ERRORS;
+            d->errors = arena_realloc(d->arena, d->errors, sizeof(Diag *) * (size_t)d->errors_cap,
+                                      sizeof(Diag *) * (size_t)grown);
+            d->errors_cap = grown;
+        }
+        d->errors[d->errors_stored++] = g;
+    }
     return g;
 }
 
@@ -342,10 +354,22 @@ static void render_one(FILE *out, const SourceManager *sm, const Diag *g, const 
 void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
                        DiagRenderOptions opts) {
     const Style *st = opts.color ? &color_style : &plain_style;
-    for (int i = 0; i < d->count; i++) render_one(out, sm, d->items[i], st);
+    /* stderr is unbuffered: written piece by piece, 40 000 warnings took
+     * hundreds of thousands of write calls.  The text is built in memory
+     * and written at once (or directly when no memory stream opens). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = d->count > 1 ? open_memstream(&text, &len) : NULL;
+    FILE *to = mem ? mem : out;
+    for (int i = 0; i < d->count; i++) render_one(to, sm, d->items[i], st);
     if (d->capped)
-        fprintf(out, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
+        fprintf(to, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
                 *st->note ? st->reset : "", CAP_CODE, CAP_MESSAGE);
+    if (mem) {
+        fclose(mem);
+        fwrite(text, 1, len, out);
+        free(text); /* open_memstream's buffer, not the arena's */
+    }
 }
 
 /* ---------------------------------------------------------------- JSON */

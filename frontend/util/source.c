@@ -130,6 +130,30 @@ static SourceFile *read_all(SourceManager *sm, const char *name, int fd, bool fi
     return f;
 }
 
+/* A regular file of `size` bytes read straight into its final buffer, so
+ * the text is held once (read_all's pieces then the joined copy held it
+ * twice).  NULL with errno set on failure, or with errno 0 when the file
+ * is not the size fstat gave (it is being written): the caller then reads
+ * it again from the start with read_all. */
+static SourceFile *read_sized(SourceManager *sm, const char *name, int fd, size_t size) {
+    /* one byte more than expected, to see a file that grew */
+    char *text = arena_alloc(sm->arena, size + 2);
+    size_t len = 0;
+    while (len < size + 1) {
+        ssize_t got = read(fd, text + len, size + 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return NULL;
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    if (len != size) {
+        errno = 0;
+        return NULL;
+    }
+    text[len] = 0;
+    return add_file(sm, name, text, len);
+}
+
 static SourceFile *load(SourceManager *sm, const char *path, bool regular_only) {
     /* Non-blocking, so that opening a FIFO never waits for a writer. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -142,10 +166,15 @@ static SourceFile *load(SourceManager *sm, const char *path, bool regular_only) 
     } else if (S_ISDIR(st.st_mode)) {
         failure = EISDIR;
     } else if (S_ISREG(st.st_mode)) {
-        if ((uint64_t)st.st_size > SOURCE_MAX_BYTES)
+        if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) {
             failure = EFBIG; /* known before reading a byte */
-        else
-            f = read_all(sm, path, fd, false);
+        } else {
+            f = read_sized(sm, path, fd, (size_t)st.st_size);
+            if (!f && errno == 0) {
+                f = lseek(fd, 0, SEEK_SET) == 0 ? read_all(sm, path, fd, false) : NULL;
+                if (!f && errno == 0) errno = EIO;
+            }
+        }
     } else if (regular_only) {
         failure = ESPIPE;
     } else if (S_ISFIFO(st.st_mode)) {

@@ -174,6 +174,11 @@ typedef struct DiagSink {
     int count, cap;
     int error_count;
     bool capped; /* reached DIAG_MAX_ERRORS; later errors are dropped */
+    /* Every error ever stored, in report order (a few: errors are capped):
+     * span_has_errors looks here, not through the warnings, so a file
+     * with many warnings is not checked in quadratic time. */
+    Diag **errors;
+    int errors_stored, errors_cap;
 } DiagSink;
 
 void diags_init(DiagSink *d, Arena *arena);
