@@ -574,6 +574,10 @@ static void print_map_item(Fmt *F, const MapItem *m) {
             puts_(F, "at", true);
             put_ident(F, m->level, true);
         }
+        if (m->value.name) {
+            puts_(F, "overlap", true);
+            put_ident(F, m->value, true);
+        }
         break;
     case MI_OVERLAP:
     case MI_OBJECTIVE: put_ident(F, m->value, true); break;

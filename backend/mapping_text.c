@@ -150,6 +150,8 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         if (!k) continue;
         int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
         if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
+        if (m->fuse.overlap && m->fuse.overlap[g] >= 0)
+            text_add(&t, " overlap %s", m->fuse.overlap[g] == OVERLAP_NONE ? "none" : "full");
         text_add(&t, "; ");
     }
     if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))

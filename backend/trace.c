@@ -114,10 +114,10 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
     metadata(events, pid, -1, "process_name",
              arena_printf(ar, "%s: %s on %s", r->m->name, s->op->name, s->arch->name));
     int group_track = track_of(&tracks, "groups");
-    bool serial = s->m->overlap == OVERLAP_NONE;
     double start = 0;
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
+        bool serial = grp->overlap == OVERLAP_NONE;
         json_t *ga = json_object();
         json_object_set_new(ga, "bound", json_string(bound_name(grp->bound)));
         json_object_set_new(ga, "compute_s", json_real(grp->compute_s));

@@ -201,7 +201,8 @@ typedef struct MapItem {
     TileEntry *tiles;
     int tile_count;
     IdentList order; /* order */
-    Ident value;     /* overlap full|none, objective latency|energy|edp */
+    Ident value;     /* overlap full|none, objective latency|energy|edp;
+                        fuse ... overlap full|none (the group's own) */
     Expr *count;     /* repeat */
 } MapItem;
 

@@ -684,6 +684,19 @@ static void check_orders(MapCtx *c) {
 
 /* -------------------------------------------------------------- fuse */
 
+static const char *const OVERLAP_WORDS[] = {"full", "none"}; /* by Overlap */
+
+/* The Overlap a word names, or -1 after E0319. */
+static int overlap_word(MapCtx *c, const Ident *word) {
+    for (int i = 0; i < 2; i++)
+        if (strcmp(word->name, OVERLAP_WORDS[i]) == 0) return i;
+    Diag *d = map_error(c, word->span, "E0319", "unknown overlap `%s`: expected full or none",
+                        word->name);
+    const char *best = spell_suggest(word->name, OVERLAP_WORDS, 2);
+    if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+    return -1;
+}
+
 static void apply_fuse(MapCtx *c, const MapItem *it) {
     IrFuse *f = &c->m->fuse;
     if (it->whole_hole) {
@@ -728,6 +741,13 @@ static void apply_fuse(MapCtx *c, const MapItem *it) {
     if (!members) return;
     f->span[g] = it->span;
     f->written[g] = true;
+    if (it->value.name) {
+        int ov = overlap_word(c, &it->value);
+        if (ov >= 0) {
+            f->overlap[g] = ov;
+            f->overlap_span[g] = it->value.span;
+        }
+    }
     if (it->level.hole) {
         f->level[g] = IR_HOLE;
         c->m->hole_count++;
@@ -805,13 +825,12 @@ static bool once(MapCtx *c, const MapItem *it, const MapItem **slot, const char 
 }
 
 static void apply_choice(MapCtx *c, const MapItem *it) {
-    static const char *const overlaps[] = {"full", "none"};
     static const char *const objectives[] = {"latency", "energy", "edp"};
     bool overlap = it->kind == MI_OVERLAP;
     if (!once(c, it, overlap ? &c->overlap_line : &c->objective_line,
               overlap ? "overlap" : "objective"))
         return;
-    const char *const *names = overlap ? overlaps : objectives;
+    const char *const *names = overlap ? OVERLAP_WORDS : objectives;
     int count = overlap ? 2 : 3;
     if (!it->value.name) {
         c->ok = false;
@@ -1039,7 +1058,13 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->fuse.level = ARENA_ARRAY(s->arena, int, sc + 1);
     m->fuse.span = ARENA_ARRAY(s->arena, Span, sc + 1);
     m->fuse.written = ARENA_ARRAY(s->arena, bool, sc + 1);
+    m->fuse.overlap = ARENA_ARRAY(s->arena, int, sc + 1);
+    m->fuse.overlap_span = ARENA_ARRAY(s->arena, Span, sc + 1);
     for (int i = 0; i < sc; i++) m->fuse.group[i] = -1;
+    for (int i = 0; i < sc; i++) {
+        m->fuse.overlap[i] = -1;
+        m->fuse.overlap_span[i] = SPAN_NONE;
+    }
     m->fuse.hole_span = SPAN_NONE;
     c->stmt_overridden = ARENA_ARRAY(s->arena, bool, sc + 1);
     c->tile_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);

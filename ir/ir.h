@@ -260,10 +260,13 @@ typedef struct IrOrder {
 typedef struct IrFuse {
     int *group; /* [stmt]: group id, or IR_HOLE when `fuse ?` */
     int group_count;
-    int *level;    /* [group]: level id, IR_HOLE, IR_UNSET (default) */
-    Span *span;    /* [group] */
-    bool *written; /* [group]: a `fuse` line's group, or one the optimizer
-                      chose for `fuse ?`; false for a statement left alone */
+    int *level;         /* [group]: level id, IR_HOLE, IR_UNSET (default) */
+    Span *span;         /* [group] */
+    bool *written;      /* [group]: a `fuse` line's group, or one the optimizer
+                           chose for `fuse ?`; false for a statement left alone */
+    int *overlap;       /* [group]: Overlap given on its `fuse` line, or -1 (the
+                           mapping's); NULL when no group gives one */
+    Span *overlap_span; /* [group]: where, SPAN_NONE when not given */
     bool whole_hole;
     Span hole_span;
 } IrFuse;

@@ -146,7 +146,9 @@ typedef struct SchedGroup {
     double *level_s;       /* [level]: mem_bytes / bandwidth */
     double tiles;          /* tiles of the outermost tiling (pipeline depth) */
     double compute_s, memory_s, network_s, fill_drain_s, latency_s;
-    double launch_s; /* the arch's launch_overhead, paid once per group */
+    double launch_s;  /* the arch's launch_overhead, paid once per group */
+    Overlap overlap;  /* its `fuse` line's overlap, else the mapping's */
+    bool overlap_own; /* given on its `fuse` line */
     double energy_j;
     double compute_energy_j, memory_energy_j, network_energy_j;
     Bound bound;

@@ -971,6 +971,12 @@ map_item:
         $$->stmts = ident_list(ps, $2);
         $$->level = $3;
     }
+  | FUSE ident_list at_opt OVERLAP name SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
+        $$->level = $3;
+        $$->value = $5;
+    }
   | OVERLAP name SEMI {
         $$ = new_item(ps, MI_OVERLAP, @$, @1);
         $$->value = $2;

@@ -171,7 +171,7 @@ void pass_cost(Schedule *s) {
             if (worst > level_max) level_max = worst;
         }
         double c = g->compute_s, net = g->network_s;
-        if (s->m->overlap == OVERLAP_NONE) {
+        if (g->overlap == OVERLAP_NONE) {
             g->memory_s = level_sum;
             g->fill_drain_s = 0;
             g->latency_s = c + level_sum + net;

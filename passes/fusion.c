@@ -34,6 +34,11 @@ void pass_fusion(Schedule *s) {
             grp->fused = fg >= 0 && fg < fuse_count && sched_fuse_group_written(m, fg);
             grp->level = default_fusion_level(s);
             grp->level_prov = PV_DEFAULT;
+            grp->overlap = m->overlap;
+            if (fg >= 0 && fg < fuse_count && m->fuse.overlap && m->fuse.overlap[fg] >= 0) {
+                grp->overlap = (Overlap)m->fuse.overlap[fg];
+                grp->overlap_own = true;
+            }
             if (fg >= 0 && fg < fuse_count) group_of_fuse[fg] = g;
             if (grp->fused) {
                 int lv = m->fuse.level ? m->fuse.level[fg] : IR_UNSET;

@@ -68,6 +68,8 @@ IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
     u->fuse.level = NULL;
     u->fuse.span = NULL;
     u->fuse.written = NULL;
+    u->fuse.overlap = NULL;
+    u->fuse.overlap_span = NULL;
     u->fuse.whole_hole = false;
     return u;
 }

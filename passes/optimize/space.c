@@ -1153,6 +1153,8 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
     m->fuse.level = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.span = ARENA_ARRAY(arena, Span, S + 1);
     m->fuse.written = ARENA_ARRAY(arena, bool, S + 1);
+    m->fuse.overlap = ARENA_ARRAY(arena, int, S + 1);
+    m->fuse.overlap_span = ARENA_ARRAY(arena, Span, S + 1);
     for (int st = 0; st < S; st++) m->fuse.group[st] = IR_UNSET;
     int g = 0;
     for (int k = 0; k < arc_count; k++) {
@@ -1166,6 +1168,10 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
          * written by the optimizer */
         m->fuse.written[g] =
             a->given_group >= 0 ? src->fuse.written && src->fuse.written[a->given_group] : true;
+        /* a `fuse` line's own overlap stays with its group */
+        bool own = a->given_group >= 0 && src->fuse.overlap;
+        m->fuse.overlap[g] = own ? src->fuse.overlap[a->given_group] : -1;
+        m->fuse.overlap_span[g] = own ? src->fuse.overlap_span[a->given_group] : SPAN_NONE;
         g++;
     }
     m->fuse.group_count = g;
@@ -1524,6 +1530,8 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
         full->fuse.group[st] = g;
         full->fuse.level[g] = IR_UNSET;
         full->fuse.span[g] = sp->op->stmts[st].span;
+        full->fuse.overlap[g] = -1;
+        full->fuse.overlap_span[g] = SPAN_NONE;
         g++;
     }
     full->fuse.group_count = g;
@@ -1540,6 +1548,8 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
     out->fuse.level = full->fuse.level;
     out->fuse.span = full->fuse.span;
     out->fuse.written = full->fuse.written;
+    out->fuse.overlap = full->fuse.overlap;
+    out->fuse.overlap_span = full->fuse.overlap_span;
     out->fuse.group_count = full->fuse.group_count;
     out->hole_count = 0;
 }

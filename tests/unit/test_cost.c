@@ -96,7 +96,11 @@ int main(void) {
                    "mapping overheads_none for gemm_rowsum on tiny_overheads {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
                    "mapping overheads_unfused for gemm_rowsum on tiny_overheads {\n"
-                   "  spatial n -> x; tile GLB: m 8;\n}\n",
+                   "  spatial n -> x; tile GLB: m 8;\n}\n"
+                   "mapping group_none for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB overlap none;\n}\n"
+                   "mapping group_full for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB overlap full; overlap none;\n}\n",
                    "worked");
     CHECK(m != NULL, "worked example checks");
     if (!m) return unit_finish();
@@ -214,6 +218,19 @@ int main(void) {
         }
         CHECK_EXACT(launches, 200e-9, "unfused: 2 x 100 ns of launches");
         CHECK_EXACT(us->latency_s, rest + 200e-9, "unfused latency includes both launches");
+    }
+    /* a group's own overlap: `fuse C, s at GLB overlap none` sums the terms
+       as `overlap none` does for the mapping, 708 ns; `overlap full` on the
+       fuse line wins over the mapping's `overlap none`: 457.5 ns */
+    const IrMapping *gn = mapping_of("", "group_none");
+    if (gn) {
+        CHECK(evaluate_mapping(gn, NULL, &r) == EVAL_OK, "evaluate group overlap none");
+        CHECK_EXACT(r.latency_s, 708e-9, "the group's overlap none: 708 ns");
+    }
+    const IrMapping *gf = mapping_of("", "group_full");
+    if (gf) {
+        CHECK(evaluate_mapping(gf, NULL, &r) == EVAL_OK, "evaluate group overlap full");
+        CHECK_EXACT(r.latency_s, 457.5e-9, "the group's overlap full over the mapping's none");
     }
     arena_free_all(&arena);
     return unit_finish();
