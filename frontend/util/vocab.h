@@ -86,6 +86,7 @@
 #define VOCAB_WORD(word) word,
 #define VOCAB_COUNT(word) +1
 #define VOCAB_ENUM(id, word) id,
+#define VOCAB_INDEXED(id, word) [id] = word,
 #define VOCAB_NAME(id, word) word,
 #define VOCAB_CASE(id, word)                                                                       \
     case id: return word;
