@@ -313,6 +313,9 @@ static int cmd_vocab(void) {
     static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
     static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};
+    static const char *const attribute[] = {CMT_ARCH_KEYS(VOCAB_WORD) CMT_MEMORY_KEYS(VOCAB_WORD)
+                                                CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                                    CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
     static const struct {
         const char *group;
         const char *const *words;
@@ -322,6 +325,7 @@ static int cmd_vocab(void) {
         {"complete.top", top},          {"complete.op", op},
         {"complete.arch", arch},        {"complete.mapping", mapping},
         {"complete.overlap", overlap},  {"complete.objective", objective},
+        {"attribute", attribute},
     };
     for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
         printf("%s:", groups[g].group);
