@@ -1871,17 +1871,21 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
     /* the vocabularies of vocab.h; item() drops a word offered twice (`max`
      * is a function and a reduction, `energy` a memory's and a unit's key,
      * `cost` and `array` keywords before they are keys) */
+    /* clang-format off */
     static const char *const top_kw[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
-    static const char *const op_kw[] = {CMT_OP_KEYWORDS(VOCAB_WORD) CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
-                                            NULL};
+    static const char *const op_kw[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
+                                        CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
     static const char *const fns[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                          CMT_REDUCTIONS(VOCAB_NAME) NULL};
-    static const char *const arch_kw[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD) CMT_UNIT_KINDS(VOCAB_WORD)
-                                              CMT_MEMORY_ROLES(VOCAB_NAME)
-                                                  CMT_TOPOLOGIES(VOCAB_NAME) NULL};
-    static const char *const arch_attrs[] = {CMT_ARCH_KEYS(VOCAB_WORD) CMT_MEMORY_KEYS(VOCAB_WORD)
-                                                 CMT_CLUSTER_KEYS(VOCAB_WORD)
-                                                     CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+                                      CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const arch_kw[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                          CMT_UNIT_KINDS(VOCAB_WORD)
+                                          CMT_MEMORY_ROLES(VOCAB_NAME)
+                                          CMT_TOPOLOGIES(VOCAB_NAME) NULL};
+    static const char *const arch_attrs[] = {CMT_ARCH_KEYS(VOCAB_WORD)
+                                             CMT_MEMORY_KEYS(VOCAB_WORD)
+                                             CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                             CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    /* clang-format on */
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {
@@ -2279,8 +2283,7 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
     json_object_set_new(ans, "tooltip",
                         lsp_jstr(arena_printf(a, "chosen by the optimizer (%s, %s): %s",
                                               solver_status_name(report.status),
-                                              objective_name(m->objective),
-                                              text)));
+                                              objective_name(m->objective), text)));
     /* what hover shows of the complete mapping */
     EvalResult r;
     if (evaluate_mapping(m, a, &r) == EVAL_OK) {

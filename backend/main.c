@@ -293,38 +293,50 @@ static int cmd_help(int argc, char **argv) {
  * tests/suites/vocab.sh compares them with docs/editors/ and with what
  * completion answers. */
 static int cmd_vocab(void) {
-    static const char *const keyword[] = {
-        CMT_DECL_KEYWORDS(VOCAB_WORD) CMT_OP_KEYWORDS(VOCAB_WORD) CMT_ARCH_KEYWORDS(VOCAB_WORD)
-            CMT_MAPPING_ITEMS(VOCAB_NAME) CMT_MAPPING_KEYWORDS(VOCAB_WORD) NULL};
-    static const char *const constant[] = {CMT_UNIT_KINDS(VOCAB_WORD) CMT_TOPOLOGIES(VOCAB_NAME)
-                                               CMT_OVERLAPS(VOCAB_NAME) CMT_MEMORY_ROLES(VOCAB_NAME)
-                                                   CMT_OBJECTIVES(VOCAB_NAME) NULL};
+    /* clang-format off */
+    static const char *const keyword[] = {CMT_DECL_KEYWORDS(VOCAB_WORD)
+                                          CMT_OP_KEYWORDS(VOCAB_WORD)
+                                          CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                          CMT_MAPPING_ITEMS(VOCAB_NAME)
+                                          CMT_MAPPING_KEYWORDS(VOCAB_WORD) NULL};
+    static const char *const constant[] = {CMT_UNIT_KINDS(VOCAB_WORD)
+                                           CMT_TOPOLOGIES(VOCAB_NAME)
+                                           CMT_OVERLAPS(VOCAB_NAME)
+                                           CMT_MEMORY_ROLES(VOCAB_NAME)
+                                           CMT_OBJECTIVES(VOCAB_NAME) NULL};
     static const char *const type[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
     static const char *const function[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                               CMT_REDUCTIONS(VOCAB_NAME) NULL};
+                                           CMT_REDUCTIONS(VOCAB_NAME) NULL};
     static const char *const top[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
-    static const char *const op[] = {CMT_OP_KEYWORDS(VOCAB_WORD) CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
-                                         CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                             CMT_REDUCTIONS(VOCAB_NAME) NULL};
-    static const char *const arch[] = {
-        CMT_ARCH_KEYWORDS(VOCAB_WORD) CMT_UNIT_KINDS(VOCAB_WORD) CMT_MEMORY_ROLES(VOCAB_NAME)
-            CMT_TOPOLOGIES(VOCAB_NAME) CMT_ARCH_KEYS(VOCAB_WORD) CMT_MEMORY_KEYS(VOCAB_WORD)
-                CMT_CLUSTER_KEYS(VOCAB_WORD) CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const op[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
+                                     CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
+                                     CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
+                                     CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const attribute[] = {CMT_ARCH_KEYS(VOCAB_WORD)
+                                            CMT_MEMORY_KEYS(VOCAB_WORD)
+                                            CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                            CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const arch[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                       CMT_UNIT_KINDS(VOCAB_WORD)
+                                       CMT_MEMORY_ROLES(VOCAB_NAME)
+                                       CMT_TOPOLOGIES(VOCAB_NAME)
+                                       CMT_ARCH_KEYS(VOCAB_WORD)
+                                       CMT_MEMORY_KEYS(VOCAB_WORD)
+                                       CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                       CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
     static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
     static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};
-    static const char *const attribute[] = {CMT_ARCH_KEYS(VOCAB_WORD) CMT_MEMORY_KEYS(VOCAB_WORD)
-                                                CMT_CLUSTER_KEYS(VOCAB_WORD)
-                                                    CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    /* clang-format on */
     static const struct {
         const char *group;
         const char *const *words;
     } groups[] = {
-        {"grammar.keyword", keyword},   {"grammar.constant", constant},
-        {"grammar.type", type},         {"grammar.function", function},
-        {"complete.top", top},          {"complete.op", op},
-        {"complete.arch", arch},        {"complete.mapping", mapping},
-        {"complete.overlap", overlap},  {"complete.objective", objective},
+        {"grammar.keyword", keyword},  {"grammar.constant", constant},
+        {"grammar.type", type},        {"grammar.function", function},
+        {"complete.top", top},         {"complete.op", op},
+        {"complete.arch", arch},       {"complete.mapping", mapping},
+        {"complete.overlap", overlap}, {"complete.objective", objective},
         {"attribute", attribute},
     };
     for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {

@@ -804,8 +804,8 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     char kinds[64];
     vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
     if (!e->unit_kind.name) {
-        Diag *d = arch_error(c, e->item->name.span, "E0507",
-                             "compute `%s` needs a kind: %s", u->name, kinds);
+        Diag *d = arch_error(c, e->item->name.span, "E0507", "compute `%s` needs a kind: %s",
+                             u->name, kinds);
         diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
         return;
     }

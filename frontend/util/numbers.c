@@ -128,10 +128,10 @@ bool checked_mul(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_mul_overflow(a, b, out);
 }
 
-#define ELEM_BITS_CASE(id, word, bits)                                                             \
-    case id: return bits;
-#define ELEM_NAME_CASE(id, word, bits)                                                             \
-    case id: return word;
+/* clang-format off */
+#define ELEM_BITS_CASE(id, word, bits) case id: return bits;
+#define ELEM_NAME_CASE(id, word, bits) case id: return word;
+/* clang-format on */
 
 const char *const elem_type_names[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME)};
 static const ElemType elem_type_ids[] = {CMT_ELEM_TYPES(VOCAB_ELEM_ENUM)};

@@ -27,9 +27,11 @@ int main(void) {
     Topology t = TOPO_RING;
     CHECK(topology_of_name("switch", &t) && t == TOPO_SWITCH, "switch is TOPO_SWITCH");
     CHECK(topology_of_name("full", &t) && t == TOPO_FULL, "full is TOPO_FULL");
-    CHECK(!topology_of_name("tree", &t) && t == TOPO_FULL, "an unknown word leaves the id as it was");
+    CHECK(!topology_of_name("tree", &t) && t == TOPO_FULL,
+          "an unknown word leaves the id as it was");
     MemRole r = ROLE_ANY;
-    CHECK(mem_role_of_name("weight", &r) && r == ROLE_WEIGHT, "weight is ROLE_WEIGHT (after ROLE_ANY)");
+    CHECK(mem_role_of_name("weight", &r) && r == ROLE_WEIGHT,
+          "weight is ROLE_WEIGHT (after ROLE_ANY)");
     CHECK(strcmp(mem_role_name(ROLE_ANY), "any") == 0, "ROLE_ANY is not a word: any");
     CHECK(strcmp(reduce_op_name(RO_NONE), "none") == 0, "RO_NONE is not a word: none");
     ReduceOp ro = RO_NONE;
