@@ -112,15 +112,10 @@ int cmd_compile(int argc, char **argv) {
             break;
         case CO_OBJECTIVE:
             copts.objective_given = true;
-            if (strcmp(v, "latency") == 0)
-                copts.objective = OBJ_LATENCY;
-            else if (strcmp(v, "energy") == 0)
-                copts.objective = OBJ_ENERGY;
-            else if (strcmp(v, "edp") == 0)
-                copts.objective = OBJ_EDP;
-            else {
-                fprintf(stderr, "cmtc: error: --objective takes latency, energy or edp, got '%s'\n",
-                        v);
+            if (!objective_of_name(v, &copts.objective)) {
+                char all[64];
+                fprintf(stderr, "cmtc: error: --objective takes %s, got '%s'\n",
+                        vocab_join(all, sizeof all, objective_words, objective_count, " or "), v);
                 bad = true;
             }
             break;

@@ -499,8 +499,7 @@ static void print_arch_item(Fmt *F, const ArchItem *it) {
 }
 
 static void print_map_item(Fmt *F, const MapItem *m) {
-    static const char *const kw[] = {"",     "spatial", "tile",      "order",
-                                     "fuse", "overlap", "objective", "repeat"};
+    static const char *const kw[] = {[MI_ERROR] = "", CMT_MAPPING_ITEMS(VOCAB_INDEXED)};
     if (m->kind == MI_ERROR) {
         put_span(F, m->span, false);
         end_line(F);

@@ -111,13 +111,11 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? " " : "",
                                  op->stmts[g->stmts[k]].name);
     fprintf(out,
-            "  group %d at %s (%s%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
+            "  group %d at %s (%s%s%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
             "fill/drain %s%s%s)  energy %s\n",
             g->id, level_name(s, g->level),
             solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov),
-            !g->overlap_own              ? ""
-            : g->overlap == OVERLAP_NONE ? ", overlap none"
-                                         : ", overlap full",
+            g->overlap_own ? ", overlap " : "", g->overlap_own ? overlap_words[g->overlap] : "",
             names, fmt_time(a, g->latency_s), bound_name(g->bound), fmt_time(a, g->compute_s),
             fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
             g->launch_s > 0 ? ", launch " : "", g->launch_s > 0 ? fmt_time(a, g->launch_s) : "",
@@ -211,7 +209,7 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                 arena_printf(a, "fuse %s at %s", buf, level_name(s, grp->level)), given,
                 grp->level_prov == PV_GIVEN ? given : "default");
     }
-    fprintf(out, "  %-40s %s\n", m->overlap == OVERLAP_NONE ? "overlap none" : "overlap full",
+    fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
             ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),

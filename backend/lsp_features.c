@@ -1442,8 +1442,7 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                                  arena_printf(a, "for %s on %s", m->op.name ? m->op.name : "?",
                                               m->arch.name ? m->arch.name : "?"),
                                  SK_OBJECT, x->span, x->name.span);
-            static const char *const kw[] = {"",     "spatial", "tile",      "order",
-                                             "fuse", "overlap", "objective", "repeat"};
+            static const char *const kw[] = {[MI_ERROR] = "", CMT_MAPPING_ITEMS(VOCAB_INDEXED)};
             for (int k = 0; k < m->item_count; k++) {
                 const MapItem *it = m->items[k];
                 if (it->kind == MI_ERROR) continue;
@@ -1734,8 +1733,7 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it, 
  * dimension, `fuse ` statements and `at ` a level; a line's first word is
  * a keyword. */
 static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_t offset) {
-    static const char *const map_kw[] = {"spatial", "tile",      "order",  "fuse",
-                                         "overlap", "objective", "repeat", NULL};
+    static const char *const map_kw[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     const char *t = d->file->text;
     uint32_t b = offset < d->file->len ? offset : (uint32_t)d->file->len;
     while (b > 0 && t[b - 1] != ';' && t[b - 1] != '{' && t[b - 1] != '}') b--;
@@ -1791,6 +1789,8 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     const char *arrow = strstr(comma ? comma : line, "->");
     int want = 0;
     const char *extra[4] = {NULL};
+    const char *const *values = NULL; /* the words an `overlap` or `objective` takes */
+    int value_count = 0;
     if (strncmp(line, "tile", kw) == 0 && kw == 4) {
         want = colon ? WANT_INDICES : WANT_LEVELS;
         extra[0] = colon ? "?" : NULL;
@@ -1807,12 +1807,11 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         extra[0] = "?";
         extra[1] = after_at ? NULL : "at";
     } else if (strncmp(line, "overlap", kw) == 0 && kw == 7) {
-        extra[0] = "full";
-        extra[1] = "none";
+        values = overlap_words;
+        value_count = overlap_count;
     } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
-        extra[0] = "latency";
-        extra[1] = "energy";
-        extra[2] = "edp";
+        values = objective_words;
+        value_count = objective_count;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {
         globals_of_kind(it, d, DK_CONST);
         return;
@@ -1824,6 +1823,7 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     op_names(it, op, false, want & (WANT_STMTS | WANT_INDICES));
     for (int i = 0; i < 4; i++)
         if (extra[i]) item(it, extra[i], CK_KEYWORD, "keyword");
+    for (int i = 0; i < value_count; i++) item(it, values[i], CK_KEYWORD, "keyword");
 }
 
 static int by_label(const void *a, const void *b) {
@@ -1868,20 +1868,24 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         json_decref(it.arr);
         return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
     }
-    static const char *const top_kw[] = {"use", "const", "op", "arch", "mapping", NULL};
-    static const char *const op_kw[] = {"in",    "out", "var",  "int4", "int8", "int16",
-                                        "int32", "fp8", "bf16", "fp16", "fp32", NULL};
-    static const char *const fns[] = {"exp",  "log",     "sqrt", "rsqrt", "recip", "abs",
-                                      "tanh", "sigmoid", "relu", "gelu",  "silu",  "max",
-                                      "min",  "sum",     "mean", NULL};
-    static const char *const arch_kw[] = {
-        "memory", "cluster", "compute", "role", "cost",  "array",  "matrix", "vector", "input",
-        "weight", "output",  "ring",    "mesh", "torus", "switch", "full",   NULL};
-    static const char *const arch_attrs[] = {
-        "clock",          "launch_overhead", "capacity",    "bandwidth",
-        "read_energy",    "write_energy",    "energy",      "transfer_latency",
-        "link_bandwidth", "hop_latency",     "link_energy", "call_latency",
-        "throughput",     "efficiency",      "count",       NULL};
+    /* the vocabularies of vocab.h; item() drops a word offered twice (`max`
+     * is a function and a reduction, `energy` a memory's and a unit's key,
+     * `cost` and `array` keywords before they are keys) */
+    /* clang-format off */
+    static const char *const top_kw[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
+    static const char *const op_kw[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
+                                        CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
+    static const char *const fns[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
+                                      CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const arch_kw[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                          CMT_UNIT_KINDS(VOCAB_WORD)
+                                          CMT_MEMORY_ROLES(VOCAB_NAME)
+                                          CMT_TOPOLOGIES(VOCAB_NAME) NULL};
+    static const char *const arch_attrs[] = {CMT_ARCH_KEYS(VOCAB_WORD)
+                                             CMT_MEMORY_KEYS(VOCAB_WORD)
+                                             CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                             CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    /* clang-format on */
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {
@@ -2279,10 +2283,7 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
     json_object_set_new(ans, "tooltip",
                         lsp_jstr(arena_printf(a, "chosen by the optimizer (%s, %s): %s",
                                               solver_status_name(report.status),
-                                              m->objective == OBJ_ENERGY ? "energy"
-                                              : m->objective == OBJ_EDP  ? "edp"
-                                                                         : "latency",
-                                              text)));
+                                              objective_name(m->objective), text)));
     /* what hover shows of the complete mapping */
     EvalResult r;
     if (evaluate_mapping(m, a, &r) == EVAL_OK) {

@@ -287,6 +287,66 @@ static int cmd_help(int argc, char **argv) {
     return EXIT_USAGE;
 }
 
+/* `cmtc __vocab` (not in the help): the language's word lists as the
+ * editor grammars and the language server's completion should offer them,
+ * one `group: word ...` line each, all from frontend/util/vocab.h;
+ * tests/suites/vocab.sh compares them with docs/editors/ and with what
+ * completion answers. */
+static int cmd_vocab(void) {
+    /* clang-format off */
+    static const char *const keyword[] = {CMT_DECL_KEYWORDS(VOCAB_WORD)
+                                          CMT_OP_KEYWORDS(VOCAB_WORD)
+                                          CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                          CMT_MAPPING_ITEMS(VOCAB_NAME)
+                                          CMT_MAPPING_KEYWORDS(VOCAB_WORD) NULL};
+    static const char *const constant[] = {CMT_UNIT_KINDS(VOCAB_WORD)
+                                           CMT_TOPOLOGIES(VOCAB_NAME)
+                                           CMT_OVERLAPS(VOCAB_NAME)
+                                           CMT_MEMORY_ROLES(VOCAB_NAME)
+                                           CMT_OBJECTIVES(VOCAB_NAME) NULL};
+    static const char *const type[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
+    static const char *const function[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
+                                           CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const top[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
+    static const char *const op[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
+                                     CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
+                                     CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
+                                     CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const attribute[] = {CMT_ARCH_KEYS(VOCAB_WORD)
+                                            CMT_MEMORY_KEYS(VOCAB_WORD)
+                                            CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                            CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const arch[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
+                                       CMT_UNIT_KINDS(VOCAB_WORD)
+                                       CMT_MEMORY_ROLES(VOCAB_NAME)
+                                       CMT_TOPOLOGIES(VOCAB_NAME)
+                                       CMT_ARCH_KEYS(VOCAB_WORD)
+                                       CMT_MEMORY_KEYS(VOCAB_WORD)
+                                       CMT_CLUSTER_KEYS(VOCAB_WORD)
+                                       CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
+    static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
+    static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};
+    /* clang-format on */
+    static const struct {
+        const char *group;
+        const char *const *words;
+    } groups[] = {
+        {"grammar.keyword", keyword},  {"grammar.constant", constant},
+        {"grammar.type", type},        {"grammar.function", function},
+        {"complete.top", top},         {"complete.op", op},
+        {"complete.arch", arch},       {"complete.mapping", mapping},
+        {"complete.overlap", overlap}, {"complete.objective", objective},
+        {"attribute", attribute},
+    };
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        printf("%s:", groups[g].group);
+        for (int i = 0; groups[g].words[i]; i++) printf(" %s", groups[g].words[i]);
+        putchar('\n');
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         options_general_usage(stderr);
@@ -313,6 +373,7 @@ int main(int argc, char **argv) {
     if (strcmp(command, "fmt") == 0) return cmd_fmt(sub_argc, sub_argv);
     if (strcmp(command, "lsp") == 0) return cmd_lsp(sub_argc, sub_argv);
     if (strcmp(command, "explain") == 0) return cmd_explain(sub_argc, sub_argv);
+    if (strcmp(command, "__vocab") == 0 && sub_argc == 0) return cmd_vocab();
     const char *names[16];
     int n = 0;
     for (int i = 0; i < cmt_command_count && n < 16; i++) names[n++] = cmt_commands[i].name;

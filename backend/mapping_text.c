@@ -151,16 +151,12 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
         if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
         if (m->fuse.overlap && m->fuse.overlap[g] >= 0)
-            text_add(&t, " overlap %s", m->fuse.overlap[g] == OVERLAP_NONE ? "none" : "full");
+            text_add(&t, " overlap %s", overlap_words[m->fuse.overlap[g]]);
         text_add(&t, "; ");
     }
     if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))
-        text_add(&t, "overlap %s; ", m->overlap == OVERLAP_NONE ? "none" : "full");
-    if (m->objective_given)
-        text_add(&t, "objective %s; ",
-                 m->objective == OBJ_ENERGY ? "energy"
-                 : m->objective == OBJ_EDP  ? "edp"
-                                            : "latency");
+        text_add(&t, "overlap %s; ", overlap_name(m->overlap));
+    if (m->objective_given) text_add(&t, "objective %s; ", objective_name(m->objective));
     if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
     return t.buf;

@@ -166,16 +166,7 @@ typedef struct ArchDecl {
     int item_count;
 } ArchDecl;
 
-typedef enum MapItemKind {
-    MI_ERROR,
-    MI_SPATIAL,
-    MI_TILE,
-    MI_ORDER,
-    MI_FUSE,
-    MI_OVERLAP,
-    MI_OBJECTIVE,
-    MI_REPEAT
-} MapItemKind;
+typedef enum MapItemKind { MI_ERROR, CMT_MAPPING_ITEMS(VOCAB_ENUM) } MapItemKind;
 
 typedef struct SpatialAssign {
     Ident index;    /* may be a hole */

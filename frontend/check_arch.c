@@ -479,29 +479,22 @@ static void missing_attr(ArchCtx *c, const EffItem *e, const char *key, const ch
 
 /* ------------------------------------------------------------ building */
 
-static const char *const ARCH_KEYS[] = {"clock", "launch_overhead"};
-static const char *const MEMORY_KEYS[] = {"capacity",     "bandwidth", "read_energy",
-                                          "write_energy", "energy",    "transfer_latency"};
-static const char *const CLUSTER_KEYS[] = {"link_bandwidth", "hop_latency", "link_energy",
-                                           "call_latency"};
-static const char *const COMPUTE_KEYS[] = {"throughput", "energy", "cost",
-                                           "array",      "count",  "efficiency"};
-static const char *const TOPOLOGY_NAMES[] = {"ring", "mesh", "torus", "switch", "full"};
-static const char *const ROLE_NAMES[] = {"input", "weight", "output"};
-static const char *const UNIT_KINDS[] = {"matrix", "vector"};
+static const char *const ARCH_KEYS[] = {CMT_ARCH_KEYS(VOCAB_WORD)};
+static const char *const MEMORY_KEYS[] = {CMT_MEMORY_KEYS(VOCAB_WORD)};
+static const char *const CLUSTER_KEYS[] = {CMT_CLUSTER_KEYS(VOCAB_WORD)};
+static const char *const COMPUTE_KEYS[] = {CMT_COMPUTE_KEYS(VOCAB_WORD)};
+static const char *const UNIT_KINDS[] = {CMT_UNIT_KINDS(VOCAB_WORD)};
 
 static bool parse_topology(ArchCtx *c, const Ident *kind, Topology *out) {
-    for (int i = 0; i < COUNT_OF(TOPOLOGY_NAMES); i++)
-        if (strcmp(kind->name, TOPOLOGY_NAMES[i]) == 0) {
-            *out = (Topology)i;
-            return true;
-        }
+    if (topology_of_name(kind->name, out)) return true;
     Diag *d = arch_error(c, kind->span, "E0501", "unknown topology `%s`", kind->name);
-    const char *best = spell_suggest(kind->name, TOPOLOGY_NAMES, COUNT_OF(TOPOLOGY_NAMES));
+    const char *best = spell_suggest(kind->name, topology_words, topology_count);
+    char all[128];
     if (best)
         diag_help(d, c->diags, "did you mean `%s`?", best);
     else
-        diag_note(d, c->diags, "the topologies are ring, mesh, torus, switch and full");
+        diag_note(d, c->diags, "the topologies are %s",
+                  vocab_join(all, sizeof all, topology_words, topology_count, " and "));
     return false;
 }
 
@@ -573,20 +566,16 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
     m->span = e->item->name.span;
     m->role = ROLE_ANY;
     if (e->role.name) {
-        bool known = false;
-        for (int i = 0; i < COUNT_OF(ROLE_NAMES); i++)
-            if (strcmp(e->role.name, ROLE_NAMES[i]) == 0) {
-                m->role = (MemRole)(i + 1);
-                known = true;
-            }
-        if (!known) {
+        if (!mem_role_of_name(e->role.name, &m->role)) {
             b->role_reported[b->level_count - (*split_open ? 1 : 0)] = true;
             Diag *d = arch_error(c, e->role.span, "E0504", "unknown role `%s`", e->role.name);
-            const char *best = spell_suggest(e->role.name, ROLE_NAMES, COUNT_OF(ROLE_NAMES));
+            const char *best = spell_suggest(e->role.name, mem_role_words, mem_role_count);
+            char all[64];
             if (best)
                 diag_help(d, c->diags, "did you mean `%s`?", best);
             else
-                diag_note(d, c->diags, "the roles are input, weight and output");
+                diag_note(d, c->diags, "the roles are %s",
+                          vocab_join(all, sizeof all, mem_role_words, mem_role_count, " and "));
         }
     }
     /* Consecutive memories with a role (no cluster between) share a level. */
@@ -812,19 +801,20 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     u->span = e->item->name.span;
     u->efficiency = 1.0;
     u->count = 1;
+    char kinds[64];
+    vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
     if (!e->unit_kind.name) {
-        Diag *d = arch_error(c, e->item->name.span, "E0507",
-                             "compute `%s` needs a kind: matrix or vector", u->name);
+        Diag *d = arch_error(c, e->item->name.span, "E0507", "compute `%s` needs a kind: %s",
+                             u->name, kinds);
         diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
         return;
     }
     if (strcmp(e->unit_kind.name, "matrix") == 0)
         u->matrix = true;
-    else if (strcmp(e->unit_kind.name, "vector") != 0) {
-        Diag *d =
-            arch_error(c, e->unit_kind.span, "E0507",
-                       "unknown compute kind `%s`: expected matrix or vector", e->unit_kind.name);
-        const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, 2);
+    else if (vocab_find(UNIT_KINDS, COUNT_OF(UNIT_KINDS), e->unit_kind.name) < 0) {
+        Diag *d = arch_error(c, e->unit_kind.span, "E0507",
+                             "unknown compute kind `%s`: expected %s", e->unit_kind.name, kinds);
+        const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, COUNT_OF(UNIT_KINDS));
         if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
         return;
     }

@@ -684,15 +684,14 @@ static void check_orders(MapCtx *c) {
 
 /* -------------------------------------------------------------- fuse */
 
-static const char *const OVERLAP_WORDS[] = {"full", "none"}; /* by Overlap */
-
 /* The Overlap a word names, or -1 after E0319. */
 static int overlap_word(MapCtx *c, const Ident *word) {
-    for (int i = 0; i < 2; i++)
-        if (strcmp(word->name, OVERLAP_WORDS[i]) == 0) return i;
-    Diag *d = map_error(c, word->span, "E0319", "unknown overlap `%s`: expected full or none",
-                        word->name);
-    const char *best = spell_suggest(word->name, OVERLAP_WORDS, 2);
+    Overlap ov;
+    if (overlap_of_name(word->name, &ov)) return (int)ov;
+    char all[64];
+    Diag *d = map_error(c, word->span, "E0319", "unknown overlap `%s`: expected %s", word->name,
+                        vocab_join(all, sizeof all, overlap_words, overlap_count, " or "));
+    const char *best = spell_suggest(word->name, overlap_words, overlap_count);
     if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
     return -1;
 }
@@ -825,30 +824,25 @@ static bool once(MapCtx *c, const MapItem *it, const MapItem **slot, const char 
 }
 
 static void apply_choice(MapCtx *c, const MapItem *it) {
-    static const char *const objectives[] = {"latency", "energy", "edp"};
     bool overlap = it->kind == MI_OVERLAP;
     if (!once(c, it, overlap ? &c->overlap_line : &c->objective_line,
               overlap ? "overlap" : "objective"))
         return;
-    const char *const *names = overlap ? OVERLAP_WORDS : objectives;
-    int count = overlap ? 2 : 3;
     if (!it->value.name) {
         c->ok = false;
         return;
     }
-    for (int i = 0; i < count; i++)
-        if (strcmp(it->value.name, names[i]) == 0) {
-            if (overlap)
-                c->m->overlap = (Overlap)i;
-            else {
-                c->m->objective = (Objective)i;
-                c->m->objective_given = true;
-            }
-            return;
-        }
+    if (overlap ? overlap_of_name(it->value.name, &c->m->overlap)
+                : objective_of_name(it->value.name, &c->m->objective)) {
+        if (!overlap) c->m->objective_given = true;
+        return;
+    }
+    const char *const *names = overlap ? overlap_words : objective_words;
+    int count = overlap ? overlap_count : objective_count;
+    char all[64];
     Diag *d = map_error(c, it->value.span, overlap ? "E0319" : "E0318",
                         "unknown %s `%s`: expected %s", overlap ? "overlap" : "objective",
-                        it->value.name, overlap ? "full or none" : "latency, energy or edp");
+                        it->value.name, vocab_join(all, sizeof all, names, count, " or "));
     const char *best = spell_suggest(it->value.name, names, count);
     if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
 }

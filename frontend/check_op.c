@@ -21,24 +21,37 @@
 
 /* ----------------------------------------------------------- functions */
 
-const char *const op_function_names[] = {"exp",     "log",  "sqrt", "rsqrt", "recip", "abs", "tanh",
-                                         "sigmoid", "relu", "gelu", "silu",  "max",   "min"};
+#define FUNCTION_ARITY(word, arity) arity,
+const char *const op_function_names[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)};
+static const int op_function_arities[] = {CMT_FUNCTIONS(FUNCTION_ARITY)};
 const int op_function_count = (int)(sizeof op_function_names / sizeof op_function_names[0]);
 
 int op_function_arity(Name fn) {
-    for (int i = 0; i < op_function_count; i++)
-        if (strcmp(fn, op_function_names[i]) == 0)
-            return (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0) ? 2 : 1;
-    return -1;
+    int i = vocab_find(op_function_names, op_function_count, fn);
+    return i < 0 ? -1 : op_function_arities[i];
+}
+
+/* "exp log ... silu, and max(a, b), min(a, b)": the unary functions, then
+ * the binary ones with their arguments. */
+static const char *function_list_text(char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int arity = 1; arity <= 2; arity++)
+        for (int i = 0, n = 0; i < op_function_count && used < size; i++) {
+            if (op_function_arities[i] != arity) continue;
+            const char *sep = n++ == 0 ? (arity == 1 ? "" : ", and ") : arity == 1 ? " " : ", ";
+            int w = snprintf(buf + used, size - used, arity == 1 ? "%s%s" : "%s%s(a, b)", sep,
+                             op_function_names[i]);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+    return buf;
 }
 
 static ReduceOp reduce_op_of(Name fn) {
-    if (!fn) return RO_NONE;
-    if (strcmp(fn, "sum") == 0) return RO_SUM;
-    if (strcmp(fn, "max") == 0) return RO_MAX;
-    if (strcmp(fn, "min") == 0) return RO_MIN;
-    if (strcmp(fn, "mean") == 0) return RO_MEAN;
-    return RO_NONE;
+    ReduceOp op = RO_NONE;
+    if (fn) reduce_op_of_name(fn, &op);
+    return op;
 }
 
 /* ------------------------------------------------------------ building */
@@ -458,10 +471,10 @@ static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
             const char *best = spell_suggest(fn->name, op_function_names, op_function_count);
             if (best)
                 diag_help(d, b->diags, "did you mean `%s`?", best);
-            else
-                diag_note(d, b->diags,
-                          "the functions are exp log sqrt rsqrt recip abs tanh "
-                          "sigmoid relu gelu silu, and max(a, b), min(a, b)");
+            else {
+                char all[256];
+                diag_note(d, b->diags, "the functions are %s", function_list_text(all, sizeof all));
+            }
         }
     } else if (e->u.call.arg_count != arity) {
         Diag *d = op_error(b, e->span, "E0410", "`%s` takes %d argument%s, got %d", fn->name, arity,

@@ -3,17 +3,6 @@
 
 #include <string.h>
 
-const char *reduce_op_name(ReduceOp op) {
-    switch (op) {
-    case RO_SUM: return "sum";
-    case RO_MAX: return "max";
-    case RO_MIN: return "min";
-    case RO_MEAN: return "mean";
-    case RO_NONE: break;
-    }
-    return "none";
-}
-
 int ir_stmt_indices(const IrStmt *s, int out[2 * IR_MAX_RANK]) {
     int n = 0;
     for (int i = 0; i < s->lhs_count; i++) out[n++] = s->lhs[i];
@@ -86,27 +75,6 @@ int ir_find_stmt(const IrOp *op, Name name) {
     return -1;
 }
 
-const char *topology_name(Topology t) {
-    switch (t) {
-    case TOPO_RING: return "ring";
-    case TOPO_MESH: return "mesh";
-    case TOPO_TORUS: return "torus";
-    case TOPO_SWITCH: return "switch";
-    case TOPO_FULL: return "full";
-    }
-    return "mesh";
-}
-
-const char *mem_role_name(MemRole r) {
-    switch (r) {
-    case ROLE_INPUT: return "input";
-    case ROLE_WEIGHT: return "weight";
-    case ROLE_OUTPUT: return "output";
-    case ROLE_ANY: break;
-    }
-    return "any";
-}
-
 int ir_find_level(const IrArch *a, Name name) {
     for (int i = 0; i < a->level_count; i++)
         if (a->levels[i].name == name) return i;
@@ -143,3 +111,29 @@ const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role) {
     }
     return &a->memories[l->first_memory];
 }
+
+/* ---------------------------------------------------------- vocabularies */
+
+/* Words and ids come from the same entries of vocab.h, so a word maps to
+ * its own id whatever the order of the enum. */
+#define IR_VOCABULARY_TABLES(Type, prefix, LIST, fallback)                                         \
+    const char *const prefix##_words[] = {LIST(VOCAB_NAME)};                                       \
+    const Type prefix##_ids[] = {LIST(VOCAB_ENUM)};                                                \
+    const int prefix##_count = (int)(sizeof prefix##_ids / sizeof prefix##_ids[0]);                \
+    bool prefix##_of_name(const char *word, Type *out) {                                           \
+        int i = vocab_find(prefix##_words, prefix##_count, word);                                  \
+        if (i < 0) return false;                                                                   \
+        *out = prefix##_ids[i];                                                                    \
+        return true;                                                                               \
+    }                                                                                              \
+    const char *prefix##_name(Type t) {                                                            \
+        for (int i = 0; i < prefix##_count; i++)                                                   \
+            if (prefix##_ids[i] == t) return prefix##_words[i];                                    \
+        return fallback;                                                                           \
+    }
+
+IR_VOCABULARY_TABLES(ReduceOp, reduce_op, CMT_REDUCTIONS, "none")
+IR_VOCABULARY_TABLES(Topology, topology, CMT_TOPOLOGIES, "mesh")
+IR_VOCABULARY_TABLES(MemRole, mem_role, CMT_MEMORY_ROLES, "any")
+IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
+IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")

@@ -12,8 +12,18 @@
 
 /* ------------------------------------------------------------------ ops */
 
-typedef enum ReduceOp { RO_NONE, RO_SUM, RO_MAX, RO_MIN, RO_MEAN } ReduceOp;
-const char *reduce_op_name(ReduceOp op); /* "sum", "max", ... ; "none" */
+/* The vocabularies with an enum (frontend/util/vocab.h): for each, its
+ * words and the id of each word, entry by entry from the one list, and a
+ * lookup from a word (false when it names none). */
+#define IR_VOCABULARY(Type, prefix)                                                                \
+    extern const char *const prefix##_words[];                                                     \
+    extern const Type prefix##_ids[];                                                              \
+    extern const int prefix##_count;                                                               \
+    bool prefix##_of_name(const char *word, Type *out);                                            \
+    const char *prefix##_name(Type t)
+
+typedef enum ReduceOp { RO_NONE, CMT_REDUCTIONS(VOCAB_ENUM) } ReduceOp;
+IR_VOCABULARY(ReduceOp, reduce_op); /* reduce_op_name(RO_NONE) is "none" */
 
 typedef struct IrIndex {
     Name name;
@@ -122,11 +132,11 @@ int ir_find_stmt(const IrOp *op, Name name);
 
 /* ---------------------------------------------------------------- archs */
 
-typedef enum Topology { TOPO_RING, TOPO_MESH, TOPO_TORUS, TOPO_SWITCH, TOPO_FULL } Topology;
-const char *topology_name(Topology t);
+typedef enum Topology { CMT_TOPOLOGIES(VOCAB_ENUM) } Topology;
+IR_VOCABULARY(Topology, topology);
 
-typedef enum MemRole { ROLE_ANY, ROLE_INPUT, ROLE_WEIGHT, ROLE_OUTPUT } MemRole;
-const char *mem_role_name(MemRole r);
+typedef enum MemRole { ROLE_ANY, CMT_MEMORY_ROLES(VOCAB_ENUM) } MemRole;
+IR_VOCABULARY(MemRole, mem_role); /* mem_role_name(ROLE_ANY) is "any" */
 
 typedef struct IrClusterDim {
     int id;
@@ -230,8 +240,10 @@ static inline bool ir_given(Span where) {
 #define IR_HOLE (-2)
 #define IR_UNSET (-1)
 
-typedef enum Objective { OBJ_LATENCY, OBJ_ENERGY, OBJ_EDP } Objective;
-typedef enum Overlap { OVERLAP_FULL, OVERLAP_NONE } Overlap;
+typedef enum Objective { CMT_OBJECTIVES(VOCAB_ENUM) } Objective;
+IR_VOCABULARY(Objective, objective);
+typedef enum Overlap { CMT_OVERLAPS(VOCAB_ENUM) } Overlap;
+IR_VOCABULARY(Overlap, overlap);
 
 /* For each statement and cluster dim: which index is split over it. */
 typedef struct IrSpatial {

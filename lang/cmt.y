@@ -215,18 +215,15 @@ static MapItem *new_item(ParseState *ps, MapItemKind kind, CmtLoc l,
 }
 
 static ElemType elem_type_of(ParseState *ps, Name name, CmtLoc l) {
-    static const char *const names[] = {"int4", "int8", "int16", "int32",
-                                        "fp8",  "bf16", "fp16",  "fp32"};
-    static const ElemType types[] = {ET_INT4, ET_INT8, ET_INT16, ET_INT32,
-                                     ET_FP8,  ET_BF16, ET_FP16,  ET_FP32};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcmp(name, names[i]) == 0) return types[i];
+    ElemType t = elem_type_of_name(name);
+    if (t != ET_NONE) return t;
     Diag *g = diag_error(ps->diags, sp(ps, l), "E0106",
                          "unknown element type `%s`", name);
-    const char *near = spell_suggest(name, names, 8);
+    const char *near = spell_suggest(name, elem_type_names, elem_type_count);
+    char all[160];
     if (near) diag_help(g, ps->diags, "did you mean `%s`?", near);
-    else diag_help(g, ps->diags, "element types are int4, int8, int16, int32, "
-                   "fp8, bf16, fp16 and fp32");
+    else diag_help(g, ps->diags, "element types are %s",
+                   vocab_join(all, sizeof all, elem_type_names, elem_type_count, " and "));
     return ET_NONE;
 }
 

@@ -128,16 +128,18 @@ bool checked_mul(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_mul_overflow(a, b, out);
 }
 
+/* clang-format off */
+#define ELEM_BITS_CASE(id, word, bits) case id: return bits;
+#define ELEM_NAME_CASE(id, word, bits) case id: return word;
+/* clang-format on */
+
+const char *const elem_type_names[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME)};
+static const ElemType elem_type_ids[] = {CMT_ELEM_TYPES(VOCAB_ELEM_ENUM)};
+const int elem_type_count = (int)(sizeof elem_type_ids / sizeof elem_type_ids[0]);
+
 int elem_type_bits(ElemType t) {
     switch (t) {
-    case ET_INT4: return 4;
-    case ET_INT8: return 8;
-    case ET_INT16: return 16;
-    case ET_INT32: return 32;
-    case ET_FP8: return 8;
-    case ET_BF16: return 16;
-    case ET_FP16: return 16;
-    case ET_FP32: return 32;
+        CMT_ELEM_TYPES(ELEM_BITS_CASE)
     case ET_NONE: break;
     }
     return 0;
@@ -145,15 +147,13 @@ int elem_type_bits(ElemType t) {
 
 const char *elem_type_name(ElemType t) {
     switch (t) {
-    case ET_INT4: return "int4";
-    case ET_INT8: return "int8";
-    case ET_INT16: return "int16";
-    case ET_INT32: return "int32";
-    case ET_FP8: return "fp8";
-    case ET_BF16: return "bf16";
-    case ET_FP16: return "fp16";
-    case ET_FP32: return "fp32";
+        CMT_ELEM_TYPES(ELEM_NAME_CASE)
     case ET_NONE: break;
     }
     return "none";
+}
+
+ElemType elem_type_of_name(const char *word) {
+    int i = vocab_find(elem_type_names, elem_type_count, word);
+    return i < 0 ? ET_NONE : elem_type_ids[i];
 }

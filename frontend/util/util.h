@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vocab.h"
+
 /* ------------------------------------------------------------------ arena */
 
 /* Everything lives in an arena freed whole: the process, one document
@@ -268,19 +270,13 @@ bool checked_mul(int64_t a, int64_t b, int64_t *out);
 
 /* ------------------------------------------------------- element types */
 
-typedef enum ElemType {
-    ET_NONE,
-    ET_INT4,
-    ET_INT8,
-    ET_INT16,
-    ET_INT32,
-    ET_FP8,
-    ET_BF16,
-    ET_FP16,
-    ET_FP32
-} ElemType;
+typedef enum ElemType { ET_NONE, CMT_ELEM_TYPES(VOCAB_ELEM_ENUM) } ElemType;
 /* Bits per element. */
 int elem_type_bits(ElemType t);
 const char *elem_type_name(ElemType t);
+/* ET_NONE when `word` names no element type. */
+ElemType elem_type_of_name(const char *word);
+extern const char *const elem_type_names[]; /* as written, in the order of vocab.h */
+extern const int elem_type_count;
 
 #endif

@@ -51,10 +51,6 @@ static double objective_of(Objective obj, double lat, double en) {
     return lat;
 }
 
-static const char *objective_name(Objective o) {
-    return o == OBJ_ENERGY ? "energy" : o == OBJ_EDP ? "edp" : "latency";
-}
-
 /* `name@line.col` for a row: LP format accepts these characters. */
 static char *row_name(Arena *a, const SourceManager *sm, Span sp, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
