@@ -186,6 +186,7 @@ typedef struct IrCompute {
     double energy;              /* J per MAC or per op */
     double efficiency;          /* default 1 */
     int array_rows, array_cols; /* systolic array; 0 when not given */
+    int shape_m, shape_n, shape_k; /* native operation shape; 0 when not given */
     int count;                  /* units per instance (default 1) */
     FnCost *costs;
     int cost_count;

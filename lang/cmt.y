@@ -385,6 +385,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %precedence UMINUS
 
 %type <expr> expr primary postfix call reduce_operand simple_value expr_or_hole
+%type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
 %type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
 %type <list> params_opt params param_list ident_list dims_opt expr_list
@@ -854,6 +855,24 @@ attr:
         $$->values = list_items(ps, $2);
         $$->value_count = list_count($2);
     }
+  /* `shape 64 x 256 x 16`: the word after the first size tells this form
+   * from `name expr_list`, so the first size is a number, a constant or a
+   * parenthesised expression (no arithmetic outside parentheses) */
+  | name shape_lead name simple_value name simple_value SEMI {
+        $$ = new_attr(ps, $1, @$);
+        if ($3.name != intern_cstr("x") || $5.name != intern_cstr("x")) {
+            Ident bad = $3.name != intern_cstr("x") ? $3 : $5;
+            diag_error(ps->diags, bad.span, "E0116",
+                       "expected `x` between the sizes of `%s`, found `%s`", $1.name,
+                       bad.name);
+        }
+        $$->values = ARENA_ARRAY(ps->arena, Expr *, 3);
+        $$->values[0] = $2;
+        $$->values[1] = $4;
+        $$->values[2] = $6;
+        $$->value_count = 3;
+        $$->sizes = true;
+    }
   | COST cost_pairs SEMI {
         $$ = new_attr(ps, ident(ps, intern_cstr("cost"), @1), @$);
         $$->pairs = list_items(ps, $2);
@@ -869,6 +888,27 @@ attr:
         $$->values[0] = $2;
         $$->values[1] = $4;
         $$->value_count = 2;
+    }
+  ;
+
+shape_lead:
+    INT {
+        $$ = new_expr(ps, EX_INT, @$);
+        $$->u.int_value = $1;
+    }
+  | REAL {
+        $$ = new_expr(ps, EX_REAL, @$);
+        $$->u.real_value = $1;
+    }
+  | name {
+        $$ = new_expr(ps, EX_NAME, @$);
+        $$->u.name = $1.name;
+    }
+  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  | MINUS INT {
+        Expr *v = new_expr(ps, EX_INT, @2);
+        v->u.int_value = $2;
+        $$ = negate(ps, v, @$, @1);
     }
   ;
 
