@@ -1087,6 +1087,8 @@ static const char *describe_attribute(Name key) {
         {"count", "units per instance (default 1)"},
         {"cost", "element ops per call of each function on this vector unit (`cost exp 4`)"},
         {"array", "a systolic array `R x C`: latency by the fold formula instead of throughput"},
+        {"shape", "a matrix unit's native operation `M x N x K` (a tensor core's MMA tile): "
+                  "compute tiles are padded up to whole operations (64 x 256 x 16)"},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (key && strcmp(key, table[i][0]) == 0) return table[i][1];
@@ -1881,7 +1883,8 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         "clock",          "launch_overhead", "capacity",    "bandwidth",
         "read_energy",    "write_energy",    "energy",      "transfer_latency",
         "link_bandwidth", "hop_latency",     "link_energy", "call_latency",
-        "throughput",     "efficiency",      "count",       NULL};
+        "throughput",     "efficiency",      "count",       "shape",
+        NULL};
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {
