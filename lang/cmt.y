@@ -53,6 +53,8 @@ typedef struct ParseState {
     bool lex_error_pending; /* a lexical error in the current statement */
     int last_token;       /* the token returned before the current one */
     int prev_token;       /* the token before last_token */
+    int prev_prev_token;  /* the token before prev_token */
+    uint32_t prev_start;  /* start of the token before the current one */
     /* A `}` where a `;` was expected (`{ bandwidth 64 GB/s }`): once the
      * error recovery discards that `}`, the lexer hands back `;` then the
      * `}`, so the block ends where the user ended it instead of swallowing
@@ -1154,9 +1156,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         ps->brace_at = loc.start;
         ps->brace_end = loc.end;
     }
-    /* `4 Mb`: a number, then a word that is no unit but looks like one */
-    if (found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL)) {
-        const char *word = ps->file->text + loc.start;
+    /* `4 Mb`: a number, then a word that is no unit but looks like one.
+     * After an attribute's name the word is read as the `x` of `shape 16 x
+     * 16 x 16`, so the error comes at the token after it. */
+    uint32_t word_at = loc.start;
+    bool after_number =
+        found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL);
+    /* a value expected, as after `shape 16 x` */
+    bool word_before = !after_number && wants_expression && ps->prev_token == IDENT &&
+                       (ps->prev_prev_token == INT || ps->prev_prev_token == REAL);
+    if (word_before) {
+        after_number = true;
+        word_at = ps->prev_start;
+    }
+    if (after_number) {
+        const char *word = ps->file->text + word_at;
         size_t len = (size_t)(ps->limit - word);
         char buf[64];
         const char *unit = unit_suggest(word, len, buf, sizeof buf);
@@ -1167,10 +1181,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
                                   (word[wlen] >= 'A' && word[wlen] <= 'Z') ||
                                   (wlen > 0 && word[wlen] >= '0' && word[wlen] <= '9')))
                 wlen++;
-            Diag *d = diag_error(ps->diags, (Span){ps->file->id, loc.start,
-                                                   loc.start + (uint32_t)wlen},
+            Diag *d = diag_error(ps->diags, (Span){ps->file->id, word_at,
+                                                   word_at + (uint32_t)wlen},
                                  "E0104", "unknown unit `%.*s`", (int)wlen, word);
             diag_help(d, ps->diags, "did you mean %s?", unit);
+            return 0;
+        }
+        /* `bandwidth 64 foo;`: the word is the mistake, unless it is the
+         * `x` of a size list left unfinished */
+        size_t wlen = ps->prev_end - ps->prev_start;
+        if (word_before && !(wlen == 1 && word[0] == 'x')) {
+            diag_error(ps->diags, (Span){ps->file->id, word_at, ps->prev_end}, "E0110",
+                       "expected `;`, `,`, `+`, `-`, `*` or `/`, found `%.*s`", (int)wlen, word);
             return 0;
         }
     }
