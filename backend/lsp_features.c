@@ -1879,12 +1879,23 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
     static const char *const arch_kw[] = {
         "memory", "cluster", "compute", "role", "cost",  "array",  "matrix", "vector", "input",
         "weight", "output",  "ring",    "mesh", "torus", "switch", "full",   NULL};
-    static const char *const arch_attrs[] = {
-        "clock",          "launch_overhead", "capacity",    "bandwidth",
-        "read_energy",    "write_energy",    "energy",      "transfer_latency",
-        "link_bandwidth", "hop_latency",     "link_energy", "call_latency",
-        "throughput",     "efficiency",      "count",       "shape",
-        NULL};
+    static const char *const arch_attrs[] = {"clock",
+                                             "launch_overhead",
+                                             "capacity",
+                                             "bandwidth",
+                                             "read_energy",
+                                             "write_energy",
+                                             "energy",
+                                             "transfer_latency",
+                                             "link_bandwidth",
+                                             "hop_latency",
+                                             "link_energy",
+                                             "call_latency",
+                                             "throughput",
+                                             "efficiency",
+                                             "count",
+                                             "shape",
+                                             NULL};
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);
     switch (kind) {

@@ -816,8 +816,8 @@ static void build_shape(ArchCtx *c, EffItem *e, IrCompute *u, bool has_array) {
         return;
     }
     if (has_array) {
-        Diag *d = arch_error(c, shape->key.span, "E0518",
-                             "`%s` has both `array` and `shape`", u->name);
+        Diag *d =
+            arch_error(c, shape->key.span, "E0518", "`%s` has both `array` and `shape`", u->name);
         diag_note(d, c->diags,
                   "the fold formula of `array R x C` already charges the tiles that do not "
                   "fill the array");
@@ -834,8 +834,9 @@ static void build_shape(ArchCtx *c, EffItem *e, IrCompute *u, bool has_array) {
     for (int i = 0; i < 3; i++)
         if (!positive_int_expr(c, shape->values[i], what[i], &size[i])) return;
     if (size[0] > 65536 || size[1] > 65536 || size[2] > 65536) {
-        arch_error(c, shape->span, "E0518", "`shape` %lld x %lld x %lld is larger than 65536 in a size",
-                   (long long)size[0], (long long)size[1], (long long)size[2]);
+        arch_error(c, shape->span, "E0518",
+                   "`shape` %lld x %lld x %lld is larger than 65536 in a size", (long long)size[0],
+                   (long long)size[1], (long long)size[2]);
         return;
     }
     u->shape_m = (int)size[0];

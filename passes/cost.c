@@ -63,9 +63,8 @@ static double shaped_time(const Schedule *s, int st, const char **why) {
     if (s->want_text) {
         double charged = t.tiles * rounds * units * native;
         double used = charged > 0 ? ss->work / charged : 1;
-        const char *eff = u->efficiency < 1
-                              ? arena_printf(s->arena, "efficiency %.3g", u->efficiency)
-                              : "peak";
+        const char *eff =
+            u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency) : "peak";
         *why = arena_printf(
             s->arena,
             "%.0f tiles x %.0f op%s per unit (ceil(%.0f/%d) x ceil(%.0f/%d) x ceil(%.0f/%d) "
