@@ -437,6 +437,11 @@ static void print_attr(Fmt *F, const Attr *a) {
         print_simple(F, a->values[0], true);
         puts_(F, "x", true);
         print_simple(F, a->values[1], true);
+    } else if (a->sizes) { /* `shape 64 x 256 x 16` */
+        for (int i = 0; i < a->value_count; i++) {
+            if (i) puts_(F, "x", true);
+            print_simple(F, a->values[i], true);
+        }
     } else {
         for (int i = 0; i < a->value_count; i++) {
             if (i) puts_(F, ",", false);

@@ -1087,6 +1087,8 @@ static const char *describe_attribute(Name key) {
         {"count", "units per instance (default 1)"},
         {"cost", "element ops per call of each function on this vector unit (`cost exp 4`)"},
         {"array", "a systolic array `R x C`: latency by the fold formula instead of throughput"},
+        {"shape", "a matrix unit's native operation `M x N x K` (a tensor core's MMA tile): "
+                  "compute tiles are padded up to whole operations (64 x 256 x 16)"},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (key && strcmp(key, table[i][0]) == 0) return table[i][1];

@@ -125,6 +125,7 @@ typedef struct Attr {
     int value_count;
     AttrPair *pairs; /* for `cost fn n, ...` */
     int pair_count;
+    bool sizes; /* written `A x B x C` (`shape`), not as a value list */
     Span span;
 } Attr;
 

@@ -793,6 +793,46 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
     }
 }
 
+/* `shape M x N x K`: the native operation of a matrix unit, which the
+ * cost model pads every compute tile up to (cost-model.md section 6). */
+static void build_shape(ArchCtx *c, EffItem *e, IrCompute *u, bool has_array) {
+    const Attr *shape = find_attr(e, "shape");
+    if (!shape) return;
+    if (!u->matrix) {
+        Diag *d = arch_error(c, shape->key.span, "E0518",
+                             "`shape` applies to matrix units; `%s` is a vector unit", u->name);
+        diag_note(d, c->diags, "a vector unit is costed per element and per function");
+        return;
+    }
+    if (has_array) {
+        Diag *d =
+            arch_error(c, shape->key.span, "E0518", "`%s` has both `array` and `shape`", u->name);
+        diag_note(d, c->diags,
+                  "the fold formula of `array R x C` already charges the tiles that do not "
+                  "fill the array");
+        diag_help(d, c->diags, "keep one of them");
+        return;
+    }
+    if (shape->value_count != 3 || !shape->sizes) {
+        Diag *d = arch_error(c, shape->span, "E0518", "`shape` takes three sizes: M x N x K");
+        diag_help(d, c->diags, "write `shape 64 x 256 x 16;`");
+        return;
+    }
+    static const char *const what[3] = {"shape M", "shape N", "shape K"};
+    int64_t size[3];
+    for (int i = 0; i < 3; i++)
+        if (!positive_int_expr(c, shape->values[i], what[i], &size[i])) return;
+    if (size[0] > 65536 || size[1] > 65536 || size[2] > 65536) {
+        arch_error(c, shape->span, "E0518",
+                   "`shape` %lld x %lld x %lld is larger than 65536 in a size", (long long)size[0],
+                   (long long)size[1], (long long)size[2]);
+        return;
+    }
+    u->shape_m = (int)size[0];
+    u->shape_n = (int)size[1];
+    u->shape_k = (int)size[2];
+}
+
 static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     check_known_keys(c, e, "a compute unit", COMPUTE_KEYS, COUNT_OF(COMPUTE_KEYS));
     IrCompute *u = &b->units[b->unit_count];
@@ -865,6 +905,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
             }
         }
     }
+    build_shape(c, e, u, array != NULL);
     const Attr *tp = find_attr(e, "throughput");
     if (tp) {
         double v;

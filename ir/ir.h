@@ -190,13 +190,14 @@ typedef struct FnCost {
 typedef struct IrCompute {
     int id;
     Name name;
-    bool matrix;                /* matrix (contractions) or vector */
-    double peak_per_cycle;      /* MAC/cycle or op/cycle of one unit */
-    double throughput;          /* per second: peak * clock * efficiency * count */
-    double energy;              /* J per MAC or per op */
-    double efficiency;          /* default 1 */
-    int array_rows, array_cols; /* systolic array; 0 when not given */
-    int count;                  /* units per instance (default 1) */
+    bool matrix;                   /* matrix (contractions) or vector */
+    double peak_per_cycle;         /* MAC/cycle or op/cycle of one unit */
+    double throughput;             /* per second: peak * clock * efficiency * count */
+    double energy;                 /* J per MAC or per op */
+    double efficiency;             /* default 1 */
+    int array_rows, array_cols;    /* systolic array; 0 when not given */
+    int shape_m, shape_n, shape_k; /* native operation shape; 0 when not given */
+    int count;                     /* units per instance (default 1) */
     FnCost *costs;
     int cost_count;
     int64_t instances; /* product of all cluster dims */

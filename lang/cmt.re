@@ -414,8 +414,10 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         /* A lexical error silences syntax errors until the statement ends. */
         if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
             ps->lex_error_pending = false;
+        ps->prev_prev_token = ps->prev_token;
         ps->prev_token = ps->last_token;
         ps->last_token = token;
+        ps->prev_start = loc->start;
         ps->prev_end = loc->end;
         loc->start = (uint32_t)(start - ps->file->text);
         loc->end = (uint32_t)(ps->cursor - ps->file->text);

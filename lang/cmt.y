@@ -53,6 +53,8 @@ typedef struct ParseState {
     bool lex_error_pending; /* a lexical error in the current statement */
     int last_token;       /* the token returned before the current one */
     int prev_token;       /* the token before last_token */
+    int prev_prev_token;  /* the token before prev_token */
+    uint32_t prev_start;  /* start of the token before the current one */
     /* A `}` where a `;` was expected (`{ bandwidth 64 GB/s }`): once the
      * error recovery discards that `}`, the lexer hands back `;` then the
      * `}`, so the block ends where the user ended it instead of swallowing
@@ -382,6 +384,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %precedence UMINUS
 
 %type <expr> expr primary postfix call reduce_operand simple_value expr_or_hole
+%type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
 %type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
 %type <list> params_opt params param_list ident_list dims_opt expr_list
@@ -851,6 +854,24 @@ attr:
         $$->values = list_items(ps, $2);
         $$->value_count = list_count($2);
     }
+  /* `shape 64 x 256 x 16`: the word after the first size tells this form
+   * from `name expr_list`, so the first size is a number, a constant or a
+   * parenthesised expression (no arithmetic outside parentheses) */
+  | name shape_lead name simple_value name simple_value SEMI {
+        $$ = new_attr(ps, $1, @$);
+        if ($3.name != intern_cstr("x") || $5.name != intern_cstr("x")) {
+            Ident bad = $3.name != intern_cstr("x") ? $3 : $5;
+            diag_error(ps->diags, bad.span, "E0116",
+                       "expected `x` between the sizes of `%s`, found `%s`", $1.name,
+                       bad.name);
+        }
+        $$->values = ARENA_ARRAY(ps->arena, Expr *, 3);
+        $$->values[0] = $2;
+        $$->values[1] = $4;
+        $$->values[2] = $6;
+        $$->value_count = 3;
+        $$->sizes = true;
+    }
   | COST cost_pairs SEMI {
         $$ = new_attr(ps, ident(ps, intern_cstr("cost"), @1), @$);
         $$->pairs = list_items(ps, $2);
@@ -866,6 +887,27 @@ attr:
         $$->values[0] = $2;
         $$->values[1] = $4;
         $$->value_count = 2;
+    }
+  ;
+
+shape_lead:
+    INT {
+        $$ = new_expr(ps, EX_INT, @$);
+        $$->u.int_value = $1;
+    }
+  | REAL {
+        $$ = new_expr(ps, EX_REAL, @$);
+        $$->u.real_value = $1;
+    }
+  | name {
+        $$ = new_expr(ps, EX_NAME, @$);
+        $$->u.name = $1.name;
+    }
+  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  | MINUS INT {
+        Expr *v = new_expr(ps, EX_INT, @2);
+        v->u.int_value = $2;
+        $$ = negate(ps, v, @$, @1);
     }
   ;
 
@@ -1117,9 +1159,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         ps->brace_at = loc.start;
         ps->brace_end = loc.end;
     }
-    /* `4 Mb`: a number, then a word that is no unit but looks like one */
-    if (found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL)) {
-        const char *word = ps->file->text + loc.start;
+    /* `4 Mb`: a number, then a word that is no unit but looks like one.
+     * After an attribute's name the word is read as the `x` of `shape 16 x
+     * 16 x 16`, so the error comes at the token after it. */
+    uint32_t word_at = loc.start;
+    bool after_number =
+        found == YYSYMBOL_IDENT && (ps->prev_token == INT || ps->prev_token == REAL);
+    /* a value expected, as after `shape 16 x` */
+    bool word_before = !after_number && wants_expression && ps->prev_token == IDENT &&
+                       (ps->prev_prev_token == INT || ps->prev_prev_token == REAL);
+    if (word_before) {
+        after_number = true;
+        word_at = ps->prev_start;
+    }
+    if (after_number) {
+        const char *word = ps->file->text + word_at;
         size_t len = (size_t)(ps->limit - word);
         char buf[64];
         const char *unit = unit_suggest(word, len, buf, sizeof buf);
@@ -1130,10 +1184,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
                                   (word[wlen] >= 'A' && word[wlen] <= 'Z') ||
                                   (wlen > 0 && word[wlen] >= '0' && word[wlen] <= '9')))
                 wlen++;
-            Diag *d = diag_error(ps->diags, (Span){ps->file->id, loc.start,
-                                                   loc.start + (uint32_t)wlen},
+            Diag *d = diag_error(ps->diags, (Span){ps->file->id, word_at,
+                                                   word_at + (uint32_t)wlen},
                                  "E0104", "unknown unit `%.*s`", (int)wlen, word);
             diag_help(d, ps->diags, "did you mean %s?", unit);
+            return 0;
+        }
+        /* `bandwidth 64 foo;`: the word is the mistake, unless it is the
+         * `x` of a size list left unfinished */
+        size_t wlen = ps->prev_end - ps->prev_start;
+        if (word_before && !(wlen == 1 && word[0] == 'x')) {
+            diag_error(ps->diags, (Span){ps->file->id, word_at, ps->prev_end}, "E0110",
+                       "expected `;`, `,`, `+`, `-`, `*` or `/`, found `%.*s`", (int)wlen, word);
             return 0;
         }
     }

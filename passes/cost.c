@@ -1,5 +1,6 @@
 /* cost.c — costing (docs/cost-model.md sections 2, 3, 5 and 6).
- * Compute: work per instance / (throughput x efficiency), or for a
+ * Compute: work per instance / (throughput x efficiency), for a unit
+ * with a native `shape` the compute tiles padded to it, or for a
  * systolic array the fold formula per compute tile.  Memory: the bytes
  * read and written at each memory per instance / its bandwidth; a level
  * takes its slowest memory.  Network: the sum of the group's collectives.
@@ -15,29 +16,78 @@
 #include <stdlib.h>
 
 /* Compute time of one statement; with want_text, *why gets the arithmetic. */
+/* A contraction's compute tile at the innermost level in its three roles
+ * (m: result indices not in the second operand, n: result indices in it,
+ * k: reduced indices) and the number of such tiles each instance runs. */
+typedef struct ComputeTile {
+    double m, n, k, tiles;
+} ComputeTile;
+
+static ComputeTile compute_tile(const Schedule *s, int st) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    const IrTensor *w = is->input_count > 1 ? &s->op->tensors[is->inputs[1]] : NULL;
+    ComputeTile t = {1, 1, 1, 1};
+    int L = s->levels;
+    for (int r = 0; r < is->reduced_count; r++) t.k *= ss->tile[sched_li(s, L, is->reduced[r])];
+    for (int q = 0; q < is->lhs_count; q++) {
+        int i = is->lhs[q];
+        if (w && sched_access_has_index(s, st, w->id, i))
+            t.n *= ss->tile[sched_li(s, L, i)];
+        else
+            t.m *= ss->tile[sched_li(s, L, i)];
+    }
+    int idx[2 * IR_MAX_RANK];
+    int n = ir_stmt_indices(is, idx);
+    for (int l = 1; l <= L; l++)
+        for (int q = 0; q < n; q++) t.tiles *= ss->trips[sched_li(s, l, idx[q])];
+    return t;
+}
+
+/* A unit with a native shape M x N x K runs whole operations: each compute
+ * tile is padded up to multiples of the shape along m, n and k, and its
+ * ceil(mt/M) ceil(nt/N) ceil(kt/K) operations go to the `count` units in
+ * rounds of `count`.  A round takes M N K MACs at one unit's throughput
+ * (peak x efficiency); a tile that fills the shape and the units costs
+ * work / throughput, as without a shape. */
+static double shaped_time(const Schedule *s, int st, const char **why) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrCompute *u = ss->unit;
+    ComputeTile t = compute_tile(s, st);
+    int units = u->count > 0 ? u->count : 1;
+    double native = (double)u->shape_m * u->shape_n * u->shape_k;
+    double ops = ceil(t.m / u->shape_m) * ceil(t.n / u->shape_n) * ceil(t.k / u->shape_k);
+    double rounds = ceil(ops / units);
+    double per_unit = u->throughput / units; /* MAC/s of one unit, efficiency included */
+    double time = t.tiles * rounds * native / per_unit;
+    if (s->want_text) {
+        double charged = t.tiles * rounds * units * native;
+        double used = charged > 0 ? ss->work / charged : 1;
+        const char *eff =
+            u->efficiency < 1 ? arena_printf(s->arena, "efficiency %.3g", u->efficiency) : "peak";
+        *why = arena_printf(
+            s->arena,
+            "%.0f tiles x %.0f op%s per unit (ceil(%.0f/%d) x ceil(%.0f/%d) x ceil(%.0f/%d) "
+            "over %d unit%s) x %d*%d*%d MAC / %.6g MAC/s per unit (%s%s)",
+            t.tiles, rounds, rounds == 1 ? "" : "s", t.m, u->shape_m, t.n, u->shape_n, t.k,
+            u->shape_k, units, units == 1 ? "" : "s", u->shape_m, u->shape_n, u->shape_k, per_unit,
+            eff, used < 1 ? arena_printf(s->arena, ", shape used %.3g", used) : "");
+    }
+    return time;
+}
+
 static double compute_time(const Schedule *s, int st, const char **why) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     const IrCompute *u = ss->unit;
     if (!u) return 0;
     double eff = u->efficiency > 0 ? u->efficiency : 1;
+    if (is->cls == SC_CONTRACTION && u->shape_m > 0 && u->throughput > 0)
+        return shaped_time(s, st, why);
     if (is->cls == SC_CONTRACTION && u->array_rows > 0 && u->array_cols > 0 &&
         s->arch->clock_hz > 0) {
-        const IrTensor *w = is->input_count > 1 ? &s->op->tensors[is->inputs[1]] : NULL;
-        double mt = 1, kt = 1, nt = 1, tiles = 1;
-        int L = s->levels;
-        for (int r = 0; r < is->reduced_count; r++) kt *= ss->tile[sched_li(s, L, is->reduced[r])];
-        for (int q = 0; q < is->lhs_count; q++) {
-            int i = is->lhs[q];
-            if (w && sched_access_has_index(s, st, w->id, i))
-                nt *= ss->tile[sched_li(s, L, i)];
-            else
-                mt *= ss->tile[sched_li(s, L, i)];
-        }
-        int idx[2 * IR_MAX_RANK];
-        int n = ir_stmt_indices(is, idx);
-        for (int l = 1; l <= L; l++)
-            for (int q = 0; q < n; q++) tiles *= ss->trips[sched_li(s, l, idx[q])];
+        ComputeTile t = compute_tile(s, st);
+        double mt = t.m, kt = t.k, nt = t.n, tiles = t.tiles;
         int arrays = u->count > 0 ? u->count : 1;
         double folds = ceil(kt / u->array_rows) * ceil(nt / u->array_cols);
         double per_array = ceil(folds / arrays);

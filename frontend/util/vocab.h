@@ -87,7 +87,8 @@
     X("cost") \
     X("array") \
     X("count") \
-    X("efficiency")
+    X("efficiency") \
+    X("shape")
 
 /* -------------------------------------------------------- mapping words */
 

@@ -22,6 +22,12 @@ static const char *arch_text =
     "arch tiny_systolic : tiny {\n"
     "  compute mac matrix { array 4 x 4; count 2; energy 0.5 pJ/MAC; }\n"
     "}\n"
+    "arch tiny_shaped : tiny {\n"
+    "  compute mac matrix { shape 16 x 16 x 16; count 2; efficiency 0.5; }\n"
+    "}\n"
+    "arch tiny_shape_filled : tiny {\n"
+    "  compute mac matrix { shape 8 x 16 x 16; count 2; efficiency 0.5; }\n"
+    "}\n"
     "arch tiny_overheads : tiny {\n"
     "  launch_overhead 100 ns;\n"
     "  memory DRAM { transfer_latency 8 cycles; }\n"
@@ -90,6 +96,10 @@ int main(void) {
                    "mapping worked_repeat for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
                    "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping shaped for gemm_rowsum on tiny_shaped {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping shape_filled for gemm_rowsum on tiny_shape_filled {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
                    "mapping overheads for gemm_rowsum on tiny_overheads {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
@@ -178,6 +188,35 @@ int main(void) {
     if (sys) {
         Schedule *ss = lower_mapping(&arena, sys, false, NULL);
         CHECK_EXACT(ss->stmts[0].compute_s, 1152e-9, "systolic fold formula 1152 ns");
+    }
+    /* native shape (docs/cost-model.md 6.1): throughput 64 MAC/ns x 0.5 x
+       2 units = 64 MAC/ns, 32 MAC/ns per unit; compute tile m 8, n 16, k 64,
+       2 tiles per instance; without a shape 16384 MAC / 64 MAC/ns = 256 ns.
+       shape 16 x 16 x 16: ceil(8/16) x ceil(16/16) x ceil(64/16) = 4
+       operations, ceil(4/2) = 2 rounds of 4096 MAC / 32 MAC/ns = 128 ns:
+       256 ns a tile, 512 ns for 2; shape used 16384 / (2 x 2 x 2 x 4096)
+       = 0.5.
+       shape 8 x 16 x 16: 1 x 1 x 4 = 4 operations, 2 rounds of 2048 MAC /
+       32 MAC/ns = 64 ns: 128 ns a tile, 256 ns for 2, as without a shape. */
+    const IrMapping *sh = mapping_of("", "shaped");
+    CHECK(sh != NULL, "shaped mapping found");
+    if (sh) {
+        Schedule *hs = lower_mapping(&arena, sh, true, NULL);
+        CHECK_EXACT(hs->stmts[0].compute_s, 512e-9, "shape 16x16x16: 2 tiles x 2 rounds x 128 ns");
+        const SchedNode *cn = NULL;
+        for (int i = 0; i < hs->node_count; i++)
+            if (hs->nodes[i].kind == SN_COMPUTE && hs->nodes[i].stmt == 0) cn = &hs->nodes[i];
+        CHECK(cn && cn->reason && strstr(cn->reason, "shape used 0.5"),
+              "the reason gives the fraction of the shape used");
+        CHECK(cn && cn->reason &&
+                  strstr(cn->reason, "ceil(8/16) x ceil(16/16) x ceil(64/16) over 2 units"),
+              "the reason gives the padding arithmetic");
+    }
+    const IrMapping *sf = mapping_of("", "shape_filled");
+    CHECK(sf != NULL, "shape_filled mapping found");
+    if (sf) {
+        Schedule *fs = lower_mapping(&arena, sf, false, NULL);
+        CHECK_EXACT(fs->stmts[0].compute_s, 256e-9, "a filled shape costs work / throughput");
     }
     /* overheads (docs/cost-model.md 9.1): DRAM 6 transfers x 8 ns + 194 =
        242 ns, GLB 5 x 2 ns + 81 = 91 ns; broadcast A 2 x (20 + 68) = 176 ns,
