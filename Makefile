@@ -27,7 +27,7 @@ HDR      = $(wildcard $(addsuffix /*.h,$(LAYER_DIRS))) $(BUILD)/gen/cmt.tab.h
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-.PHONY: all check test unit verify-long asan valgrind fuzz bench layering lint fmt install vsix vscode-deps clean FORCE
+.PHONY: all check test unit validate verify-long asan valgrind fuzz bench layering lint fmt install vsix vscode-deps clean FORCE
 all: $(BUILD)/cmtc
 
 $(BUILD)/gen/cmt.tab.c $(BUILD)/gen/cmt.tab.h: lang/cmt.y
@@ -70,7 +70,18 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcmt.a $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(BUILD)/libcmt.a $(LDLIBS)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(BUILD)/validate
+
+# The validation suite against measurements of real systems
+# (tests/validation/rows.txt, docs/validation.md): one line per row, then
+# the summary.  A report, not a pass/fail test: its own runner is tested by
+# tests/suites/validate.sh.
+$(BUILD)/validate: tests/validation/validate.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -ljansson -lm
+
+validate: all $(BUILD)/validate
+	@$(BUILD)/validate $(BUILD)/cmtc tests/validation/rows.txt
 
 # The reference interpreter's property test on 5000 random cases instead
 # of the suite's 500 (CMT_VERIFY_SEED picks another seed).
@@ -81,7 +92,7 @@ verify-long: $(BUILD)/unit/test_verify_property
 # transcripts.  Ends with `N passed, N failed` (`, N skipped` when a test
 # needs a tool that is not installed).
 check test: all unit
-	@CMTC=$(BUILD)/cmtc UNIT_DIR=$(BUILD)/unit sh tests/run.sh
+	@CMTC=$(BUILD)/cmtc VALIDATE=$(BUILD)/validate UNIT_DIR=$(BUILD)/unit sh tests/run.sh
 
 asan:
 	$(MAKE) BUILD=build-asan CC=clang \

@@ -974,6 +974,9 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         if (c->call_latency > 0)
             text_add(b, "- call latency: %s per collective\n",
                      unit_format(&d->arena, c->call_latency, (UnitDim){BU_SECOND, BU_NONE}));
+        if (c->channels > 1)
+            text_add(b, "- %lld channels of at least %s each\n", (long long)c->channels,
+                     unit_format(&d->arena, c->channel_bytes, (UnitDim){BU_BYTE, BU_NONE}));
         return;
     }
 }
@@ -1082,6 +1085,10 @@ static const char *describe_attribute(Name key) {
         {"transfer_latency", "time a memory spends on each tile moved into or out of it, "
                              "besides its bytes (500 ns)"},
         {"call_latency", "time each collective call pays besides its hops (12 us)"},
+        {"channels", "parallel streams a collective call may use, each 1/channels of the link "
+                     "bandwidth (24)"},
+        {"channel_bytes", "the least a channel carries: a call of n bytes uses "
+                          "min(channels, ceil(n / channel_bytes)) of them (256 KiB)"},
         {"throughput", "MAC or op per cycle (or per second) of one unit (4096 MAC/cycle)"},
         {"efficiency", "the fraction of peak throughput real kernels reach (0.9)"},
         {"count", "units per instance (default 1)"},

@@ -722,6 +722,25 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy, SIGN_NOT_NEGATIVE);
     si_attr(c, e, "call_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->call_latency,
             SIGN_NOT_NEGATIVE);
+    cl->channels = 1;
+    const Attr *channels = find_attr(e, "channels");
+    if (channels) {
+        const Expr *v = single_value(c, channels);
+        int64_t n;
+        if (v && positive_int_expr(c, v, "channels", &n)) {
+            if (n > 65536)
+                arch_error(c, v->span, "E0212", "channels is too large: at most 65536");
+            else
+                cl->channels = n;
+        }
+    }
+    si_attr(c, e, "channel_bytes", DIM_SIZE, 1, 0, &cl->channel_bytes, SIGN_POSITIVE);
+    const Attr *channel_bytes = find_attr(e, "channel_bytes");
+    if (channel_bytes && !channels) {
+        Diag *d = diag_warning(c->diags, channel_bytes->key.span, "W0501",
+                               "`channel_bytes` without `channels` has no effect");
+        diag_help(d, c->diags, "say how many channels a call may use, e.g. `channels 16;`");
+    }
     b->cluster_count++;
 }
 

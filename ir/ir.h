@@ -155,6 +155,8 @@ typedef struct IrCluster {
     double hop_latency;       /* s */
     double link_energy;       /* J/B per hop */
     double call_latency;      /* s per collective call, besides the hops */
+    int64_t channels;         /* parallel streams a call may use (1: one) */
+    double channel_bytes;     /* B: the least a stream carries (0: any) */
     int depth;                /* 0 = outermost cluster */
     Span span;
 } IrCluster;

@@ -29,6 +29,8 @@ static NetDim net_dim(const IrArch *a, int d) {
         (c->link_bandwidth > 0 && isfinite(c->link_bandwidth)) ? 1.0 / c->link_bandwidth : 0;
     n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
     n.call_s = c->call_latency > 0 ? c->call_latency : 0;
+    n.channels = c->channels > 1 ? c->channels : 1;
+    n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
     return n;
 }
 

@@ -114,9 +114,25 @@ static void add_ring_step(NetCost *total, const NetDim *d, double share, double 
     add_step(total, reduce_scatter_1d(d, share), all / (double)d->p, d);
 }
 
-NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes) {
+/* The channel ramp (docs/cost-model.md section 4, "Channels"): a call of
+ * n bytes spreads over min(C, ceil(n / channel_bytes)) of a cluster's C
+ * channels, each moving 1/C of the link bandwidth, so a small call sees
+ * beta x C / used. */
+double channel_beta_scale(const NetDim *d, double n_bytes) {
+    if (d->channels <= 1 || !(d->channel_bytes > 0) || !(n_bytes > 0)) return 1;
+    double used = ceil(n_bytes / d->channel_bytes);
+    if (used >= (double)d->channels) return 1;
+    return (double)d->channels / used;
+}
+
+NetCost collective_cost(CollKind kind, const NetDim *given, int count, double n_bytes) {
     NetCost total = {0, 0, 0};
-    if (count <= 0 || n_bytes <= 0) return total;
+    if (count <= 0 || n_bytes <= 0 || count > SCHED_MAX_DIMS) return total;
+    NetDim dims[SCHED_MAX_DIMS];
+    for (int j = 0; j < count; j++) {
+        dims[j] = given[j];
+        dims[j].beta_s_per_byte *= channel_beta_scale(&given[j], n_bytes);
+    }
     /* one call: its fixed cost (launch, handshake) is paid once, the
      * largest of the clusters it spans (the steps along dims run in it) */
     for (int j = 0; j < count; j++)

@@ -108,7 +108,9 @@ typedef struct NetDim {
     double alpha_s;         /* per step: the dimension's hop latency */
     double beta_s_per_byte; /* 1 / link bandwidth */
     double link_energy_j_per_byte;
-    double call_s; /* per collective call: the cluster's call_latency */
+    double call_s;        /* per collective call: the cluster's call_latency */
+    int64_t channels;     /* the cluster's channels (1 = no ramp) */
+    double channel_bytes; /* B a channel needs at least (0 = no ramp) */
 } NetDim;
 
 typedef struct NetCost {
@@ -122,6 +124,7 @@ typedef struct NetCost {
  * its whole buffer; allgather: the gathered result; broadcast: the
  * message).  Several dims compose dimension by dimension
  * (docs/cost-model.md, section 4). */
+double channel_beta_scale(const NetDim *d, double n_bytes);
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes);
 /* The network diameter of one dimension in hops. */
 int64_t net_diameter(const NetDim *d);

@@ -80,7 +80,9 @@
     X("link_bandwidth") \
     X("hop_latency") \
     X("link_energy") \
-    X("call_latency")
+    X("call_latency") \
+    X("channels") \
+    X("channel_bytes")
 #define CMT_COMPUTE_KEYS(X) \
     X("throughput") \
     X("energy") \

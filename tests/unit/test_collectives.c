@@ -6,7 +6,7 @@
 #include "tests/unit/unit.h"
 
 static NetDim dim(int64_t p, Topology t, bool uni) {
-    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0};
+    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0, 1, 0};
     return d;
 }
 
@@ -97,5 +97,25 @@ int main(void) {
                "systolic fold formula one array");
     CHECK_NEAR(systolic_cycles(64, 128, 64, 32, 32, 4), 316, 1e-12,
                "systolic fold formula four arrays");
+    /* Channels (cost-model.md section 4): a switch of 4 ranks, 300 GB/s
+       links, alpha 1 us, call 10 us, 24 channels of at least 256 KiB.
+       A 1 MiB all-reduce uses ceil(1048576 / 262144) = 4 channels, so beta
+       is 24/4 = 6 times 1/300e9 (50 GB/s): 10 us + 2 * (log2 4 = 2) * 1 us
+       + 2 * 3/4 * 1048576 / 50e9 s = 10 + 4 + 31.45728 = 45.45728 us.
+       A 1 GiB call fills all 24: 14 us + 1.5 * 1073741824 / 300e9 s =
+       14 + 5368.70912 = 5382.70912 us.  Below channel_bytes one channel:
+       8 B, beta x 24: 14 us + 1.5 * 8 / 12.5e9 s = 14.00096 us. */
+    NetDim nv = {4, TOPO_SWITCH, false, 1e-6, 1.0 / 300e9, 0, 10e-6, 24, 262144};
+    CHECK_NEAR(channel_beta_scale(&nv, 1048576), 6, 1e-12, "1 MiB uses 4 of 24 channels");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 1048576).time_s, 45.45728e-6, 1e-9,
+               "1 MiB all-reduce over 4 channels is 45.45728 us");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 1073741824).time_s, 5382.70912e-6, 1e-9,
+               "1 GiB all-reduce fills the 24 channels: 5382.70912 us");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 8).time_s, 14.00096e-6, 1e-9,
+               "8 B all-reduce on one channel: 14.00096 us");
+    NetDim single = nv;
+    single.channels = 1;
+    CHECK_NEAR(channel_beta_scale(&single, 8), 1, 0, "one channel: no ramp");
+
     return unit_finish();
 }

@@ -1,0 +1,254 @@
+/* The validation suite's runner: each row of a manifest names a published
+ * measurement and the mapping that describes it; the runner compiles the
+ * mapping with cmtc (--format json), reads the latency and prints
+ *
+ *   validate ROW published X UNIT cmtc Y UNIT ratio R
+ *
+ * per row, then
+ *
+ *   validate: N rows, K within 15%, geometric-mean error E%, worst ROW (ratio R)
+ *
+ * where R = cmtc / published and the geometric-mean error is
+ * exp(mean |ln R|) - 1 over the rows evaluated.  Rows marked `fit` were
+ * used to fit the archs' fitted parameters; they are reported like the
+ * others and counted in the summary, and a line before it names them.
+ *
+ * Manifest lines (blank lines and lines starting with # are skipped):
+ *
+ *   ROW FILE MAPPING PUBLISHED UNIT fit|report
+ *
+ * FILE is relative to the manifest's folder; UNIT is s, ms, us or ns.
+ * MAPPING may name a part of the mapping's schedule instead of the whole:
+ *
+ *   NAME@STMT    the group that runs statement STMT (a kernel of a layer)
+ *   NAME%TENSOR  the collectives that move TENSOR, summed (an all-reduce)
+ *
+ * usage: validate CMTC MANIFEST
+ * Exit status: 0 when every row was evaluated, 1 when a row could not be
+ * (its line says why), 2 on a usage or manifest error. */
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WITHIN 0.15 /* the suite's per-row goal: |R - 1| <= 15 % */
+
+typedef struct Row {
+    char id[128], file[512], mapping[128], unit[8], use[8];
+    char part; /* 0 (the whole mapping), '@' (a group) or '%' (collectives) */
+    char part_name[128];
+    double published; /* in UNIT */
+    int line;
+} Row;
+
+static double unit_seconds(const char *unit) {
+    if (strcmp(unit, "s") == 0) return 1;
+    if (strcmp(unit, "ms") == 0) return 1e-3;
+    if (strcmp(unit, "us") == 0) return 1e-6;
+    if (strcmp(unit, "ns") == 0) return 1e-9;
+    return 0;
+}
+
+/* Characters that may appear in a file or mapping name passed to the shell:
+ * no quoting games, the manifest is ours. */
+static bool shell_safe(const char *s) {
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("._/-+@%", *s)) return false;
+    return true;
+}
+
+static bool parse_row(const char *manifest, int line_no, const char *line, Row *row) {
+    char file[400], published[64];
+    int n = sscanf(line, "%127s %399s %127s %63s %7s %7s", row->id, file, row->mapping, published,
+                   row->unit, row->use);
+    if (n != 6) {
+        fprintf(stderr, "%s:%d: expected ROW FILE MAPPING PUBLISHED UNIT fit|report\n", manifest,
+                line_no);
+        return false;
+    }
+    char *end;
+    errno = 0;
+    row->published = strtod(published, &end);
+    if (*end || errno || !(row->published > 0)) {
+        fprintf(stderr, "%s:%d: published value `%s` is not a positive number\n", manifest,
+                line_no, published);
+        return false;
+    }
+    if (unit_seconds(row->unit) == 0) {
+        fprintf(stderr, "%s:%d: unit `%s` is not s, ms, us or ns\n", manifest, line_no,
+                row->unit);
+        return false;
+    }
+    if (strcmp(row->use, "fit") != 0 && strcmp(row->use, "report") != 0) {
+        fprintf(stderr, "%s:%d: `%s` should be fit or report\n", manifest, line_no, row->use);
+        return false;
+    }
+    const char *slash = strrchr(manifest, '/');
+    int dir_len = slash ? (int)(slash - manifest + 1) : 0;
+    snprintf(row->file, sizeof row->file, "%.*s%s", dir_len, manifest, file);
+    if (!shell_safe(row->file) || !shell_safe(row->mapping)) {
+        fprintf(stderr, "%s:%d: file and mapping names may use letters, digits and ._/-+@%% only\n",
+                manifest, line_no);
+        return false;
+    }
+    row->part = 0;
+    row->part_name[0] = 0;
+    char *mark = strpbrk(row->mapping, "@%");
+    if (mark) {
+        row->part = *mark;
+        snprintf(row->part_name, sizeof row->part_name, "%s", mark + 1);
+        *mark = 0;
+        if (!row->part_name[0] || !row->mapping[0] || strpbrk(row->part_name, "@%")) {
+            fprintf(stderr, "%s:%d: write MAPPING, MAPPING@STATEMENT or MAPPING%%TENSOR\n",
+                    manifest, line_no);
+            return false;
+        }
+    }
+    row->line = line_no;
+    return true;
+}
+
+/* The latency of the row's part of one compiled mapping (docs/json-output.md),
+ * or a negative number with *why set. */
+static double part_latency(json_t *mapping, const Row *row, char *why, size_t why_size) {
+    double latency = 0;
+    bool found = false;
+    if (row->part == 0) {
+        json_t *value = json_object_get(mapping, "latency_s");
+        found = json_is_number(value);
+        latency = json_number_value(value);
+    } else if (row->part == '@') {
+        size_t g, k;
+        json_t *group, *stmt;
+        json_array_foreach(json_object_get(mapping, "groups"), g, group) {
+            json_array_foreach(json_object_get(group, "statements"), k, stmt) {
+                if (strcmp(json_string_value(stmt) ? json_string_value(stmt) : "",
+                           row->part_name) == 0) {
+                    latency = json_number_value(json_object_get(group, "latency_s"));
+                    found = true;
+                }
+            }
+        }
+    } else {
+        size_t k;
+        json_t *node;
+        json_array_foreach(json_object_get(mapping, "nodes"), k, node) {
+            const char *kind = json_string_value(json_object_get(node, "kind"));
+            const char *tensor = json_string_value(json_object_get(node, "tensor"));
+            if (kind && tensor && strcmp(kind, "collective") == 0 &&
+                strcmp(tensor, row->part_name) == 0) {
+                latency += json_number_value(json_object_get(node, "latency_s"));
+                found = true;
+            }
+        }
+    }
+    if (!found) {
+        snprintf(why, why_size, "%s has no %s `%s`", row->mapping,
+                 row->part == '@' ? "group running" : "collective of", row->part_name);
+        return -1;
+    }
+    if (!(latency > 0)) {
+        snprintf(why, why_size, "latency of %s is not positive", row->mapping);
+        return -1;
+    }
+    return latency;
+}
+
+/* The mapping's latency in seconds, or a negative number with *why set. */
+static double compiled_latency(const char *cmtc, const Row *row, char *why, size_t why_size) {
+    char command[1400];
+    snprintf(command, sizeof command,
+             "'%s' compile '%s' -m '%s' --format json --baseline none "
+             "--diagnostics-format json --diagnostics-output stdout 2>&1",
+             cmtc, row->file, row->mapping);
+    FILE *p = popen(command, "r");
+    if (!p) {
+        snprintf(why, why_size, "cannot run %s", cmtc);
+        return -1;
+    }
+    json_error_t error;
+    json_t *doc = json_loadf(p, JSON_DISABLE_EOF_CHECK, &error);
+    int status = pclose(p);
+    double latency = -1;
+    json_t *mappings = doc ? json_object_get(doc, "mappings") : NULL;
+    if (!doc) {
+        snprintf(why, why_size, "cmtc printed no JSON (exit %d): %s", status, error.text);
+    } else if (json_array_size(mappings) != 1) {
+        /* the first diagnostic says why the mapping did not compile */
+        json_t *diags = json_object_get(doc, "diagnostics");
+        json_t *first = json_array_get(diags, 0);
+        const char *code = json_string_value(json_object_get(first, "code"));
+        const char *message = json_string_value(json_object_get(first, "message"));
+        snprintf(why, why_size, "not compiled: %s %s", code ? code : "?",
+                 message ? message : "(no diagnostic)");
+    } else {
+        latency = part_latency(json_array_get(mappings, 0), row, why, why_size);
+    }
+    json_decref(doc);
+    return latency;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: validate CMTC MANIFEST\n");
+        return 2;
+    }
+    FILE *f = fopen(argv[2], "r");
+    if (!f) {
+        fprintf(stderr, "validate: cannot open %s: %s\n", argv[2], strerror(errno));
+        return 2;
+    }
+    char line[2048];
+    int line_no = 0, rows = 0, within = 0, failed = 0, fitted = 0;
+    double sum_abs_log = 0, worst_abs_log = -1, worst_ratio = 0;
+    char worst[128] = "", fit_rows[4096] = "";
+    while (fgets(line, sizeof line, f)) {
+        line_no++;
+        const char *s = line;
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s || *s == '#') continue;
+        Row row;
+        if (!parse_row(argv[2], line_no, s, &row)) {
+            fclose(f);
+            return 2;
+        }
+        rows++;
+        if (strcmp(row.use, "fit") == 0) {
+            size_t used = strlen(fit_rows);
+            snprintf(fit_rows + used, sizeof fit_rows - used, "%s%s", fitted ? ", " : "", row.id);
+            fitted++;
+        }
+        char why[600];
+        double seconds = compiled_latency(argv[1], &row, why, sizeof why);
+        if (seconds < 0) {
+            printf("validate %s published %.4g %s cmtc failed (%s)\n", row.id, row.published,
+                   row.unit, why);
+            failed++;
+            continue;
+        }
+        double value = seconds / unit_seconds(row.unit);
+        double ratio = value / row.published;
+        printf("validate %s published %.4g %s cmtc %.4g %s ratio %.3f\n", row.id, row.published,
+               row.unit, value, row.unit, ratio);
+        double abs_log = fabs(log(ratio));
+        sum_abs_log += abs_log;
+        if (fabs(ratio - 1) <= WITHIN) within++;
+        if (abs_log > worst_abs_log) {
+            worst_abs_log = abs_log;
+            worst_ratio = ratio;
+            snprintf(worst, sizeof worst, "%s", row.id);
+        }
+    }
+    fclose(f);
+    int evaluated = rows - failed;
+    double gm_error = evaluated ? (exp(sum_abs_log / evaluated) - 1) * 100 : 0;
+    printf("validate: fitted on %s\n", fitted ? fit_rows : "no row");
+    if (failed) printf("validate: %d rows not evaluated (counted outside 15%%)\n", failed);
+    printf("validate: %d rows, %d within 15%%, geometric-mean error %.1f%%, worst %s (ratio %.3f)\n",
+           rows, within, gm_error, evaluated ? worst : "none", worst_ratio);
+    return failed ? 1 : 0;
+}
