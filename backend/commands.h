@@ -1,4 +1,5 @@
-/* commands.h — the subcommands of cmtc; backend/main.c dispatches to them.
+/* commands.h — the subcommands of cmtc; backend/driver.c dispatches to
+ * them through the command table of backend/options.c.
  * Each takes the arguments after the subcommand name and returns the exit
  * code: 0 success, 1 diagnostics with errors, 2 usage or I/O failure,
  * 3 solver failure or time limit without a feasible mapping. */
@@ -9,8 +10,11 @@
 
 enum { EXIT_OK = 0, EXIT_DIAGNOSTICS = 1, EXIT_USAGE = 2, EXIT_SOLVER = 3 };
 
-int cmd_check(int argc, char **argv);   /* backend/main.c */
-int cmd_explain(int argc, char **argv); /* backend/main.c */
+/* The whole command line, argv[0] the program: what `cmtc` runs. */
+int cmtc_main(int argc, char **argv);   /* backend/driver.c */
+int cmd_check(int argc, char **argv);   /* backend/driver.c */
+int cmd_explain(int argc, char **argv); /* backend/driver.c */
+int cmd_help(int argc, char **argv);    /* backend/driver.c */
 int cmd_compile(int argc, char **argv); /* backend/compile.c */
 int cmd_fmt(int argc, char **argv);     /* backend/fmt.c */
 int cmd_lsp(int argc, char **argv);     /* backend/lsp.c */

@@ -813,6 +813,31 @@ static void cancel_request(LspServer *s, json_t *id) {
     }
 }
 
+static void on_initialized(LspServer *s, json_t *params) {
+    (void)params;
+    register_watchers(s);
+}
+
+static void on_cancel(LspServer *s, json_t *params) {
+    cancel_request(s, json_object_get(params, "id"));
+}
+
+/* The notifications the server acts on (the requests are handle_request's
+ * and doc_requests); $/setTrace and any other notification need nothing
+ * from this server. */
+static const struct {
+    const char *method;
+    void (*handle)(LspServer *s, json_t *params);
+} notifications[] = {
+    {"initialized", on_initialized},
+    {"textDocument/didOpen", did_open},
+    {"textDocument/didSave", did_save},
+    {"textDocument/didChange", did_change},
+    {"textDocument/didClose", did_close},
+    {"workspace/didChangeWatchedFiles", watched_files_changed},
+    {"$/cancelRequest", on_cancel},
+};
+
 static void handle_notification(LspServer *s, const char *method, json_t *params) {
     if (strcmp(method, "exit") == 0) {
         s->exiting = true;
@@ -820,22 +845,11 @@ static void handle_notification(LspServer *s, const char *method, json_t *params
         return;
     }
     if (!s->initialized || s->shutdown) return; /* dropped, as specified */
-    if (strcmp(method, "initialized") == 0)
-        register_watchers(s);
-    else if (strcmp(method, "textDocument/didOpen") == 0)
-        did_open(s, params);
-    else if (strcmp(method, "textDocument/didSave") == 0)
-        did_save(s, params);
-    else if (strcmp(method, "workspace/didChangeWatchedFiles") == 0)
-        watched_files_changed(s, params);
-    else if (strcmp(method, "textDocument/didChange") == 0)
-        did_change(s, params);
-    else if (strcmp(method, "textDocument/didClose") == 0)
-        did_close(s, params);
-    else if (strcmp(method, "$/cancelRequest") == 0)
-        cancel_request(s, json_object_get(params, "id"));
-    /* $/setTrace and any other notification need nothing from this
-     * server */
+    for (size_t i = 0; i < sizeof notifications / sizeof *notifications; i++)
+        if (strcmp(method, notifications[i].method) == 0) {
+            notifications[i].handle(s, params);
+            return;
+        }
 }
 
 static void handle_message(LspServer *s, json_t *msg) {

@@ -1,5 +1,6 @@
 /* options.c — the tables of every command's options, the parser that
  * reads argv against them and the help printed from them (options.h). */
+#include "backend/commands.h"
 #include "backend/options.h"
 #include "frontend/util/util.h"
 
@@ -81,23 +82,23 @@ const CommandSpec cmt_commands[] = {
     {"check", "FILE...", "diagnostics only; exit 1 on any error",
      "Checks each FILE (`-` is standard input) and the files it uses, and prints every "
      "diagnostic once.",
-     NULL, true},
+     NULL, true, cmd_check},
     {"compile", "FILE", "schedule listing for each (or one) mapping",
      "Checks FILE, fills the holes of each mapping with the optimizer, lowers every mapping that "
      "checks to a schedule and prints it.  A mapping with errors is reported with all of its "
      "own mistakes and the others are still compiled; the exit status is then 1.",
-     compile_options, true},
+     compile_options, true, cmd_compile},
     {"fmt", "FILE...", "canonical layout, comments kept",
      "Rewrites each FILE in the canonical layout (`-` reads standard input and writes standard "
      "output).",
-     fmt_options, true},
+     fmt_options, true, cmd_fmt},
     {"lsp", "", "language server on standard input/output",
      "Serves the Language Server Protocol on standard input and output (docs/editors.md).",
-     lsp_options, true},
+     lsp_options, true, cmd_lsp},
     {"explain", "CODE", "the long explanation of a diagnostic code",
-     "Prints the page of docs/errors for CODE, such as E0304.", NULL, false},
+     "Prints the page of docs/errors for CODE, such as E0304.", NULL, false, cmd_explain},
     {"help", "[COMMAND]", "this usage, or one command's options",
-     "Prints the general usage, or the usage and every option of COMMAND.", NULL, false},
+     "Prints the general usage, or the usage and every option of COMMAND.", NULL, false, cmd_help},
 };
 const int cmt_command_count = (int)(sizeof cmt_commands / sizeof cmt_commands[0]);
 

@@ -49,12 +49,13 @@ typedef struct OptionSpec {
 } OptionSpec;
 
 typedef struct CommandSpec {
-    const char *name;          /* "compile" */
-    const char *operands;      /* "FILE", "FILE...", "CODE" or "" */
-    const char *summary;       /* one line, for the general usage */
-    const char *about;         /* a paragraph printed by its help */
-    const OptionSpec *options; /* its own, ended by id 0; NULL for none */
-    bool reads_files;          /* takes -I and the diagnostics options */
+    const char *name;                  /* "compile" */
+    const char *operands;              /* "FILE", "FILE...", "CODE" or "" */
+    const char *summary;               /* one line, for the general usage */
+    const char *about;                 /* a paragraph printed by its help */
+    const OptionSpec *options;         /* its own, ended by id 0; NULL for none */
+    bool reads_files;                  /* takes -I and the diagnostics options */
+    int (*run)(int argc, char **argv); /* the arguments after its name */
 } CommandSpec;
 
 /* Every command, in the order the general usage lists them. */
