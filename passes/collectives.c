@@ -57,6 +57,14 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
     node->count = k;
     node->byte_hops = c.byte_hops;
     node->latency_s = c.time_s * k;
+    /* every formula of section 4 is affine in the bytes, a + b n, so the
+     * fixed part a (call latency and the alpha of every step) is
+     * 2 t(n) - t(2n); a chunked execution pays it once per chunk */
+    if (n > 0) {
+        double fixed = 2 * c.time_s - cost_over(s, kind, dims, count, 2 * n).time_s;
+        node->call_fixed_s = fixed > 0 ? fixed : 0;
+    }
+    node->chunks = 1;
     /* every group of instances along the dims runs its own copy */
     if (copies <= 0) copies = (double)s->total_instances / P;
     node->energy_j = c.energy_j * k * copies;
