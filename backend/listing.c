@@ -101,6 +101,37 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
     fputc('\n', out);
 }
 
+/* Under overlap, a group whose two units both work (or whose collectives
+ * are cut into tiles) runs as a pipeline of stages (docs/cost-model.md
+ * section 7): each stage's time and depth, the one that sets the pace,
+ * and what the others add (one tile each). */
+static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g) {
+    if (g->overlap == OVERLAP_NONE) return;
+    if (!(g->matrix_s > 0 && g->vector_s > 0) && g->overlap != OVERLAP_TILES) return;
+    const IrCompute *mu = ir_matrix_unit(s->arch), *vu = ir_vector_unit(s->arch);
+    const char *names[4] = {mu ? mu->name : "matrix", vu ? vu->name : "vector", "memory",
+                            "network"};
+    double x[4] = {g->matrix_s, g->vector_s, g->memory_s, g->network_s};
+    double depth[4] = {g->matrix_depth, g->vector_depth, g->tiles >= 1 ? g->tiles : 1,
+                       g->network_depth};
+    int peak = 0;
+    for (int k = 1; k < 4; k++)
+        if (x[k] > x[peak]) peak = k;
+    fprintf(out, "    pipeline (overlap %s):", overlap_words[g->overlap]);
+    bool first = true;
+    for (int k = 0; k < 4; k++) {
+        if (!(x[k] > 0)) continue;
+        fprintf(out, "%s %s %s", first ? "" : " |", names[k], fmt_time(a, x[k]));
+        if (k != peak)
+            fprintf(out, " (+%s: 1 of %.0f %s)", fmt_time(a, x[k] / depth[k]), depth[k],
+                    k == 3 && g->overlap == OVERLAP_TILES ? "chunks" : "tiles");
+        else
+            fprintf(out, " (sets the pace)");
+        first = false;
+    }
+    fputc('\n', out);
+}
+
 /* solved: the optimizer filled the mapping's holes, so a fusion level it
  * wrote into the mapping is derived, as in the decision header. */
 static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g, bool solved) {
@@ -120,6 +151,7 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
             fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
             g->launch_s > 0 ? ", launch " : "", g->launch_s > 0 ? fmt_time(a, g->launch_s) : "",
             fmt_energy(a, g->energy_j));
+    print_pipeline(out, a, s, g);
     fprintf(out, "    memory per level:");
     for (int l = 0; l < s->levels; l++)
         fprintf(out, " %s %s", level_name(s, l), fmt_time(a, g->level_s[l]));

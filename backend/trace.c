@@ -3,7 +3,11 @@
  * per compute unit, per pair of memory levels and per cluster dim, plus a
  * track of the groups.  Collectives are slices on the track of every dim
  * they run over.  With `overlap full` each track of a group starts at the
- * group's start (they overlap); with `overlap none` the nodes run one
+ * group's start (they overlap), except that the stages of the pipeline
+ * (docs/cost-model.md section 7) start one tile apart: the matrix unit
+ * after the first tile of memory, the vector unit after the matrix unit's
+ * first tile, the network after the last unit's first tile (its first
+ * chunk under `overlap tiles`); with `overlap none` the nodes run one
  * after another in schedule order.  Data dependencies are flow arrows
  * (Chrome's flow events, category "dependency", named after the tensor):
  * from a producer's compute to each consumer's, through the collectives
@@ -65,6 +69,7 @@ static json_t *node_args(const Schedule *s, const SchedNode *n) {
     json_object_set_new(a, "bytes", json_real(n->bytes));
     json_object_set_new(a, "count", json_real(n->count));
     json_object_set_new(a, "energy_j", json_real(n->energy_j));
+    if (n->kind == SN_COLLECTIVE) json_object_set_new(a, "chunks", json_real(n->chunks));
     if (n->reason) json_object_set_new(a, "reason", json_string(n->reason));
     return a;
 }
@@ -123,6 +128,21 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         json_object_set_new(ga, "compute_s", json_real(grp->compute_s));
         json_object_set_new(ga, "memory_s", json_real(grp->memory_s));
         json_object_set_new(ga, "network_s", json_real(grp->network_s));
+        json_object_set_new(ga, "overlap", json_string(overlap_words[grp->overlap]));
+        json_object_set_new(ga, "matrix_s", json_real(grp->matrix_s));
+        json_object_set_new(ga, "vector_s", json_real(grp->vector_s));
+        json_object_set_new(ga, "fill_drain_s", json_real(grp->fill_drain_s));
+        json_object_set_new(ga, "tiles", json_real(grp->tiles));
+        json_object_set_new(ga, "network_depth", json_real(grp->network_depth));
+        /* where each stage starts: one tile of each stage before it */
+        double lead_matrix = 0, lead_vector = 0, lead_network = 0;
+        if (!serial) {
+            double T = grp->tiles >= 1 ? grp->tiles : 1;
+            lead_matrix = grp->memory_s / T;
+            lead_vector = lead_matrix + (grp->matrix_s > 0 ? grp->matrix_s / grp->matrix_depth : 0);
+            lead_network =
+                grp->vector_s > 0 ? lead_vector + grp->vector_s / grp->vector_depth : lead_vector;
+        }
         slice(events, pid, group_track, arena_printf(ar, "group %d", g), "group", start * 1e6,
               grp->latency_s * 1e6, ga);
         for (int t = 0; t < tracks.count; t++) tracks.items[t].cursor = start;
@@ -149,6 +169,9 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
                                      s->op->tensors[n->tensor].name);
             }
             double begin = serial_cursor;
+            if (!serial && n->kind == SN_COMPUTE)
+                begin = start + (n->unit && n->unit->matrix ? lead_matrix : lead_vector);
+            if (!serial && n->kind == SN_COLLECTIVE) begin = start + lead_network;
             if (!serial)
                 for (int k = 0; k < nt; k++) {
                     int t = track_of(&tracks, names[k]);

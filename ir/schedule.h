@@ -62,28 +62,32 @@ typedef struct SchedNode {
     ReduceOp reduce_op;
     int dims[SCHED_MAX_DIMS];
     int dim_count;
-    int depth;          /* index into the group's loop list of the innermost
-                           enclosing loop; -1 outside every loop */
-    bool after_inner;   /* runs after the loops nested inside `depth` close:
-                           a reduction's collective needs every tile of the
-                           reduced index first */
-    double received;    /* relayouts: bytes the busiest rank receives per
-                           execution, when the exchange is uneven (0: as
-                           the collective's formula spreads them) */
-    bool from_owner;    /* a relayout in which every tile the reader takes
-                           lies in one instance's share: a broadcast from
-                           that owner (coll CK_BROADCAST) */
-    double bytes;       /* per instance and execution */
-    double count;       /* executions per instance */
-    double ops;         /* MACs or element ops per instance, all executions */
-    double latency_s;   /* per instance, all executions */
-    double energy_j;    /* all instances, all executions */
-    double byte_hops;   /* collectives: per collective group and execution */
-    int position;       /* statement's position in its group, for ordering */
-    int phase;          /* load 0, broadcast 1, transition 1, compute 2,
-                           reduction 3, store 4, boundary 5 */
-    int seq;            /* creation order, the last tie-break */
-    const char *reason; /* NULL unless text was asked for */
+    int depth;            /* index into the group's loop list of the innermost
+                             enclosing loop; -1 outside every loop */
+    bool after_inner;     /* runs after the loops nested inside `depth` close:
+                             a reduction's collective needs every tile of the
+                             reduced index first */
+    double received;      /* relayouts: bytes the busiest rank receives per
+                             execution, when the exchange is uneven (0: as
+                             the collective's formula spreads them) */
+    bool from_owner;      /* a relayout in which every tile the reader takes
+                             lies in one instance's share: a broadcast from
+                             that owner (coll CK_BROADCAST) */
+    double bytes;         /* per instance and execution */
+    double count;         /* executions per instance */
+    double ops;           /* MACs or element ops per instance, all executions */
+    double latency_s;     /* per instance, all executions */
+    double energy_j;      /* all instances, all executions */
+    double byte_hops;     /* collectives: per collective group and execution */
+    double chunk_extra_s; /* collectives cut into chunks: what one execution
+                             takes more than uncut, q t(n/q) - t(n) (s) */
+    double chunks;        /* collectives under `overlap tiles`: the pieces
+                             each execution is cut into (1 otherwise) */
+    int position;         /* statement's position in its group, for ordering */
+    int phase;            /* load 0, broadcast 1, transition 1, compute 2,
+                             reduction 3, store 4, boundary 5 */
+    int seq;              /* creation order, the last tie-break */
+    const char *reason;   /* NULL unless text was asked for */
 } SchedNode;
 
 typedef struct SchedLoop {
@@ -146,6 +150,15 @@ typedef struct SchedGroup {
     double *level_s;       /* [level]: mem_bytes / bandwidth */
     double tiles;          /* tiles of the outermost tiling (pipeline depth) */
     double compute_s, memory_s, network_s, fill_drain_s, latency_s;
+    /* the compute stages (docs/cost-model.md section 7): the time of the
+     * statements on the matrix unit and on the vector unit; under overlap
+     * full or tiles they run concurrently, each a pipeline stage */
+    double matrix_s, vector_s;
+    /* pipeline depths: of each compute stage (the outermost tiles, fewer
+     * when a statement on the unit waits for an outermost loop while the
+     * other unit works) and of the network (the collectives' chunks under
+     * overlap tiles, else the outermost tiles) */
+    double matrix_depth, vector_depth, network_depth;
     double launch_s;  /* the arch's launch_overhead, paid once per group */
     Overlap overlap;  /* its `fuse` line's overlap, else the mapping's */
     bool overlap_own; /* given on its `fuse` line */

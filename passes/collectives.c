@@ -59,12 +59,17 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
     node->count = k;
     node->byte_hops = c.byte_hops;
     node->latency_s = c.time_s * k;
+    node->chunks = 1;
     /* every group of instances along the dims runs its own copy */
     if (copies <= 0) copies = (double)s->total_instances / P;
     node->energy_j = c.energy_j * k * copies;
     node->position = pos;
     node->phase = phase;
     return node;
+}
+
+double collective_node_time(const Schedule *s, const SchedNode *n, double bytes) {
+    return cost_over(s, n->coll, n->dims, n->dim_count, bytes).time_s;
 }
 
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {

@@ -1,13 +1,16 @@
-/* cost.c — costing (docs/cost-model.md sections 2, 3, 5 and 6).
+/* cost.c — costing (docs/cost-model.md sections 2, 3, 5, 6 and 7).
  * Compute: work per instance / (throughput x efficiency), for a unit
  * with a native `shape` the compute tiles padded to it, or for a
  * systolic array the fold formula per compute tile.  Memory: the bytes
  * read and written at each memory per instance / its bandwidth; a level
  * takes its slowest memory.  Network: the sum of the group's collectives.
- * overlap full: max(compute, memory, network) + one tile's fill and drain
- * ((sum - max) / tiles); overlap none: the sum.  Each group then pays the
- * arch's launch_overhead.  Groups run in sequence; `repeat` multiplies the
- * whole. */
+ * overlap full: a pipeline whose stages are the matrix unit, the vector
+ * unit, the memory and the network: the slowest stage plus one tile of
+ * every other stage (its time / its depth); overlap tiles: the same with
+ * every collective cut into the compute tiles of the tensor it moves
+ * (each piece paying the call and hop latencies again); overlap none: the
+ * sum.  Each group then pays the arch's launch_overhead.  Groups run in
+ * sequence; `repeat` multiplies the whole. */
 #include "passes/passes.h"
 
 #include <string.h>
@@ -158,6 +161,78 @@ static void order_nodes(Schedule *s) {
     s->node_cap = n;
 }
 
+/* The pipeline depth of a compute stage (matrix: want_matrix).  A
+ * statement consumes its in-group inputs tile by tile, so the unit that
+ * runs it overlaps the producer's unit across the outermost tiles
+ * (software pipelining: tile t+1 on one unit while tile t is on the
+ * other).  A statement that waits for an outermost loop to close
+ * (section 2) overlaps the other unit only across the tiles of the loops
+ * outside that one: when both units work, the outermost such wait of a
+ * statement on this unit sets its depth. */
+static double unit_depth(const Schedule *s, const SchedGroup *g, bool want_matrix, double tiles) {
+    if (!(g->matrix_s > 0 && g->vector_s > 0)) return tiles;
+    int first = g->loop_count;
+    for (int k = 0; k < g->stmt_count; k++) {
+        const SchedStmt *ss = &s->stmts[g->stmts[k]];
+        if ((ss->unit && ss->unit->matrix) != want_matrix) continue;
+        int w = g->wait_loop[ss->position];
+        if (w < first && g->loops[w].level == 1) first = w;
+    }
+    double depth = 1;
+    for (int k = 0; k < first; k++)
+        if (g->loops[k].level == 1) depth *= g->loops[k].trips;
+    return depth < tiles ? depth : tiles;
+}
+
+/* overlap tiles: every collective of the group is cut into the tiles of
+ * the tensor it moves that its statement completes (or takes) one after
+ * another: the product of the statement's trips of the group's loops over
+ * the tensor's indices (as the statement names them), the loops of every
+ * level down to the compute unit, and for a result only the loops outside
+ * the first loop over an index it reduces (tiles inside that loop all
+ * complete when it closes).  So each piece follows (or feeds) one compute
+ * tile: chunks = those tiles / executions.  Each chunk pays the
+ * collective's fixed part again (call latency, hop latencies):
+ * latency += executions x (chunks - 1) x fixed.  Returns the network's
+ * pipeline depth: the most pieces of any collective, at least the
+ * outermost tiles. */
+static double chunk_collectives(Schedule *s, SchedGroup *g, double tiles) {
+    double depth = tiles;
+    for (int i = 0; i < s->node_count; i++) {
+        SchedNode *n = &s->nodes[i];
+        if (n->group != g->id || n->kind != SN_COLLECTIVE || n->stmt < 0 || n->tensor < 0) continue;
+        const SchedStmt *ss = &s->stmts[n->stmt];
+        bool result = s->op->stmts[n->stmt].out_tensor == n->tensor;
+        int before = result ? sched_first_reduced_loop(s, g, n->stmt) : g->loop_count;
+        double walked = 1;
+        for (int p = 0; p < before && p < g->loop_count; p++) {
+            const SchedLoop *lp = &g->loops[p];
+            if (sched_access_has_index(s, n->stmt, n->tensor, lp->index))
+                walked *= ss->trips[sched_li(s, lp->level, lp->index)];
+        }
+        double k = n->count > 0 ? n->count : 1;
+        double q = floor(walked / k + 0.5);
+        if (q < 1) q = 1;
+        n->chunks = q;
+        if (q > 1) {
+            double whole = collective_node_time(s, n, n->bytes);
+            double cut = q * collective_node_time(s, n, n->bytes / q);
+            n->chunk_extra_s = cut > whole ? cut - whole : 0;
+        }
+        n->latency_s += k * n->chunk_extra_s;
+        g->network_s += k * n->chunk_extra_s;
+        if (s->want_text && q > 1)
+            n->reason = arena_printf(
+                s->arena,
+                "%s; overlap tiles: each execution in %.0f chunks, one per compute tile, "
+                "+%s per execution",
+                n->reason ? n->reason : "", q,
+                unit_format(s->arena, n->chunk_extra_s, (UnitDim){BU_SECOND, BU_NONE}));
+        if (k * q > depth) depth = k * q;
+    }
+    return depth;
+}
+
 void pass_cost(Schedule *s) {
     const IrArch *arch = s->arch;
     for (int i = 0; i < s->node_count; i++) s->nodes[i].seq = i;
@@ -170,6 +245,7 @@ void pass_cost(Schedule *s) {
     for (int g = 0; g < s->group_count; g++) {
         s->groups[g].first_node = -1;
         s->groups[g].node_count = 0;
+        s->groups[g].matrix_s = s->groups[g].vector_s = 0;
     }
     s->compute_s = s->memory_s = s->network_s = 0;
     s->compute_energy_j = s->memory_energy_j = s->network_energy_j = 0;
@@ -192,6 +268,10 @@ void pass_cost(Schedule *s) {
             if (s->want_text && n->after_inner)
                 n->reason = waiting_reason(s, g, n->stmt, why[n->stmt]);
             g->compute_s += ss->compute_s;
+            if (ss->unit && ss->unit->matrix)
+                g->matrix_s += ss->compute_s;
+            else
+                g->vector_s += ss->compute_s;
             break;
         }
         case SN_LOAD:
@@ -220,25 +300,52 @@ void pass_cost(Schedule *s) {
             level_sum += worst;
             if (worst > level_max) level_max = worst;
         }
-        double c = g->compute_s, net = g->network_s;
+        double c = g->compute_s;
+        double tiles = g->tiles >= 1 ? g->tiles : 1;
+        g->matrix_depth = g->vector_depth = g->network_depth = tiles;
         if (g->overlap == OVERLAP_NONE) {
             g->memory_s = level_sum;
             g->fill_drain_s = 0;
-            g->latency_s = c + level_sum + net;
+            g->latency_s = c + level_sum + g->network_s;
         } else {
-            double m = level_max;
-            g->memory_s = m;
-            double peak = c > m ? c : m;
-            if (net > peak) peak = net;
-            double tiles = g->tiles >= 1 ? g->tiles : 1;
-            g->fill_drain_s = (c + m + net - peak) / tiles;
-            g->latency_s = peak + g->fill_drain_s;
+            g->matrix_depth = unit_depth(s, g, true, tiles);
+            g->vector_depth = unit_depth(s, g, false, tiles);
+            if (g->overlap == OVERLAP_TILES) {
+                /* the units pipeline with the network chunk by chunk,
+                 * unless a wait already made them coarser */
+                g->network_depth = chunk_collectives(s, g, tiles);
+                if (g->matrix_depth == tiles) g->matrix_depth = g->network_depth;
+                if (g->vector_depth == tiles) g->vector_depth = g->network_depth;
+            }
+            g->memory_s = level_max;
+            /* stages: matrix unit, vector unit, memory, network; each
+             * adds one of its tiles to the slowest one's time (the stages
+             * of the outermost tiling summed first, so a group on one
+             * unit keeps the arithmetic of (C + M + N - max) / T) */
+            double x[4] = {g->matrix_s, g->vector_s, level_max, g->network_s};
+            double depth[4] = {g->matrix_depth, g->vector_depth, tiles, g->network_depth};
+            int peak = 0;
+            for (int k = 1; k < 4; k++)
+                if (x[k] > x[peak]) peak = k;
+            double same = 0, other = 0;
+            for (int k = 0; k < 4; k++)
+                if (depth[k] == tiles)
+                    same += x[k];
+                else if (k != peak)
+                    other += x[k] / depth[k];
+            if (depth[peak] == tiles) same -= x[peak];
+            g->fill_drain_s = same / tiles + other;
+            g->latency_s = x[peak] + g->fill_drain_s;
         }
         /* a group is a kernel: it is launched, and its end synchronised,
          * before the next one starts; nothing overlaps that */
         g->launch_s = arch->launch_overhead;
         g->latency_s += g->launch_s;
-        g->bound = dominant_bound(g->compute_s, g->memory_s, g->network_s);
+        /* under overlap the compute stage is the busier unit */
+        double stage = g->overlap == OVERLAP_NONE  ? g->compute_s
+                       : g->matrix_s > g->vector_s ? g->matrix_s
+                                                   : g->vector_s;
+        g->bound = dominant_bound(stage, g->memory_s, g->network_s);
         g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
         latency += g->latency_s;
         energy += g->energy_j;

@@ -126,6 +126,9 @@ typedef struct NetCost {
  * (docs/cost-model.md, section 4). */
 double channel_beta_scale(const NetDim *d, double n_bytes);
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes);
+/* The time of one call of collective node n's kind over its dims, moving
+ * `bytes` per rank (passes/collectives.c). */
+double collective_node_time(const Schedule *s, const SchedNode *n, double bytes);
 /* The network diameter of one dimension in hops. */
 int64_t net_diameter(const NetDim *d);
 

@@ -105,7 +105,8 @@
 
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
-    X(OVERLAP_NONE, "none")
+    X(OVERLAP_NONE, "none") \
+    X(OVERLAP_TILES, "tiles")
 #define CMT_OBJECTIVES(X) \
     X(OBJ_LATENCY, "latency") \
     X(OBJ_ENERGY, "energy") \

@@ -34,6 +34,15 @@ static const char *arch_text =
     "  cluster grid[x = 2] ring { call_latency 20 ns; }\n"
     "  memory GLB { transfer_latency 2 cycles; }\n"
     "}\n"
+    "arch tiny_rf {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  cluster grid[x = 2] ring { link_bandwidth 8 B/cycle; hop_latency 4 cycles; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 1048576 B/cycle; }\n"
+    "  memory RF { capacity 64 KiB; bandwidth 1048576 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 8 op/cycle; }\n"
+    "}\n"
     "op gemm_rowsum<M = 16, N = 32, K = 64> {\n"
     "  in A[M, K] : int8;\n"
     "  in B[K, N] : int8;\n"
@@ -110,7 +119,11 @@ int main(void) {
                    "mapping group_none for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB overlap none;\n}\n"
                    "mapping group_full for gemm_rowsum on tiny {\n"
-                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB overlap full; overlap none;\n}\n",
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB overlap full; overlap none;\n}\n"
+                   "mapping rf_full for gemm_rowsum on tiny_rf {\n"
+                   "  spatial n -> x; tile RF: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping rf_tiles for gemm_rowsum on tiny_rf {\n"
+                   "  spatial n -> x; tile RF: m 8; fuse C, s at GLB overlap tiles;\n}\n",
                    "worked");
     CHECK(m != NULL, "worked example checks");
     if (!m) return unit_finish();
@@ -144,9 +157,15 @@ int main(void) {
     CHECK(find_node(s, SN_LOAD, CK_ALLREDUCE, "C") == NULL, "C stays at GLB inside the group");
     CHECK_EXACT(s->network_s, 145e-9, "network 145 ns");
 
-    /* overlap full: max 288 + (288 + 194 + 145 - 288) / 2 tiles = 457.5 ns */
-    CHECK_EXACT(s->groups[0].fill_drain_s, 169.5e-9, "fill and drain 169.5 ns");
-    CHECK_EXACT(s->latency_s, 457.5e-9, "latency 457.5 ns");
+    /* overlap full (section 7): the stages are the matrix unit 256 ns, the
+       vector unit 32 ns, memory 194 ns and network 145 ns, each over T = 2
+       tiles (s waits for no loop); the matrix unit sets the pace:
+       256 + (32 + 194 + 145) / 2 = 256 + 185.5 = 441.5 ns (summing the
+       two units, 288 + (194 + 145) / 2, gave 457.5 ns) */
+    CHECK_EXACT(s->groups[0].matrix_s, 256e-9, "matrix stage 256 ns");
+    CHECK_EXACT(s->groups[0].vector_s, 32e-9, "vector stage 32 ns");
+    CHECK_EXACT(s->groups[0].fill_drain_s, 185.5e-9, "fill and drain 185.5 ns");
+    CHECK_EXACT(s->latency_s, 441.5e-9, "latency 441.5 ns");
     CHECK(s->groups[0].bound == BOUND_COMPUTE, "compute-bound");
 
     /* energy: ops 16384*0.5*2 + 256*0.25*2 = 16512 pJ; DRAM 3072*10 + 32*10
@@ -159,7 +178,7 @@ int main(void) {
     /* the evaluation API gives the same numbers without text */
     EvalResult r;
     CHECK(evaluate_mapping(m, &arena, &r) == EVAL_OK, "evaluate_mapping succeeds");
-    CHECK_EXACT(r.latency_s, 457.5e-9, "evaluate latency");
+    CHECK_EXACT(r.latency_s, 441.5e-9, "evaluate latency");
     CHECK_EXACT(r.energy_j, 58976e-12, "evaluate energy");
     CHECK(r.feasible, "worked example fits");
     CHECK(r.group_count == 1, "one group");
@@ -177,7 +196,7 @@ int main(void) {
     CHECK(rep != NULL, "repeat mapping found");
     if (rep) {
         CHECK(evaluate_mapping(rep, NULL, &r) == EVAL_OK, "evaluate repeat");
-        CHECK_EXACT(r.latency_s, 3 * 457.5e-9, "repeat 3 latency");
+        CHECK_EXACT(r.latency_s, 3 * 441.5e-9, "repeat 3 latency");
         CHECK_EXACT(r.energy_j, 3 * 58976e-12, "repeat 3 energy");
     }
     /* systolic 4x4, 2 arrays: compute tile m 8, n 16, k 64: folds =
@@ -220,8 +239,9 @@ int main(void) {
     }
     /* overheads (docs/cost-model.md 9.1): DRAM 6 transfers x 8 ns + 194 =
        242 ns, GLB 5 x 2 ns + 81 = 91 ns; broadcast A 2 x (20 + 68) = 176 ns,
-       reduce_scatter s 2 x (20 + 4.5) = 49 ns, N = 225 ns; max 288 + fill
-       (288 + 242 + 225 - 288) / 2 = 233.5, + launch 100 = 621.5 ns */
+       reduce_scatter s 2 x (20 + 4.5) = 49 ns, N = 225 ns; the matrix unit
+       256 ns sets the pace, fill (32 + 242 + 225) / 2 = 249.5, + launch
+       100 = 605.5 ns */
     const IrMapping *ov = mapping_of("", "overheads");
     CHECK(ov != NULL, "overheads mapping found");
     if (ov) {
@@ -235,9 +255,9 @@ int main(void) {
         const SchedNode *ors = find_node(os, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
         if (ors) CHECK_EXACT(ors->latency_s, 49e-9, "reduce_scatter s 2 x (20 + 4.5) ns");
         CHECK_EXACT(os->network_s, 225e-9, "network 225 ns");
-        CHECK_EXACT(os->groups[0].fill_drain_s, 233.5e-9, "fill and drain 233.5 ns");
+        CHECK_EXACT(os->groups[0].fill_drain_s, 249.5e-9, "fill and drain 249.5 ns");
         CHECK_EXACT(os->groups[0].launch_s, 100e-9, "one launch");
-        CHECK_EXACT(os->latency_s, 621.5e-9, "latency 621.5 ns");
+        CHECK_EXACT(os->latency_s, 605.5e-9, "latency 605.5 ns");
     }
     /* overlap none: 288 + (242 + 91) + 225 + 100 = 946 ns */
     const IrMapping *ovn = mapping_of("", "overheads_none");
@@ -260,7 +280,7 @@ int main(void) {
     }
     /* a group's own overlap: `fuse C, s at GLB overlap none` sums the terms
        as `overlap none` does for the mapping, 708 ns; `overlap full` on the
-       fuse line wins over the mapping's `overlap none`: 457.5 ns */
+       fuse line wins over the mapping's `overlap none`: 441.5 ns */
     const IrMapping *gn = mapping_of("", "group_none");
     if (gn) {
         CHECK(evaluate_mapping(gn, NULL, &r) == EVAL_OK, "evaluate group overlap none");
@@ -269,7 +289,52 @@ int main(void) {
     const IrMapping *gf = mapping_of("", "group_full");
     if (gf) {
         CHECK(evaluate_mapping(gf, NULL, &r) == EVAL_OK, "evaluate group overlap full");
-        CHECK_EXACT(r.latency_s, 457.5e-9, "the group's overlap full over the mapping's none");
+        CHECK_EXACT(r.latency_s, 441.5e-9, "the group's overlap full over the mapping's none");
+    }
+    /* overlap tiles (section 7): the worked example with an RF inside GLB
+       (1 MiB/cycle: GLB and RF never set the pace) and `tile RF: m 8`: GLB holds
+       the whole share, so T = 1, and the RF loop walks 2 m tiles.  DRAM
+       moves the same 3104 B as in section 9: M = 194 ns.  C 256 ns on the
+       matrix unit, s 32 ns on the vector unit.
+       overlap full: broadcast A (1024 B, once) 4 + 1024/8 = 132 ns;
+       reduce_scatter s (32 B, once) 4 + (1/2) 32 (1/8) / 2 = 5 ns;
+       N = 137 ns; T = 1: 256 + 32 + 194 + 137 = 619 ns.
+       overlap tiles: A and s each in 2 chunks (the 2 m tiles C and s
+       walk / 1 execution), each chunk paying the fixed part again: 4 ns
+       (one hop on a ring of 2) and 4 ns ((p - 1) alpha): broadcast 136 ns,
+       reduce_scatter 9 ns, N = 145 ns over 2 chunks; the units pipeline
+       with them over 2 tiles, memory over T = 1: 256 + 194 + 32/2 +
+       145/2 = 256 + 282.5 = 538.5 ns */
+    const IrMapping *rff = mapping_of("", "rf_full");
+    CHECK(rff != NULL, "rf_full mapping found");
+    if (rff) {
+        Schedule *fs = lower_mapping(&arena, rff, false, NULL);
+        CHECK_EXACT(fs->memory_s, 194e-9, "rf: DRAM 194 ns");
+        CHECK_EXACT(fs->network_s, 137e-9, "rf: network 132 + 5 ns");
+        CHECK_EXACT(fs->latency_s, 619e-9, "rf, overlap full, one outer tile: 619 ns");
+    }
+    const IrMapping *rft = mapping_of("", "rf_tiles");
+    CHECK(rft != NULL, "rf_tiles mapping found");
+    if (rft) {
+        Schedule *ts = lower_mapping(&arena, rft, false, NULL);
+        const SchedNode *tb = find_node(ts, SN_COLLECTIVE, CK_BROADCAST, "A");
+        CHECK(tb != NULL, "rf: A is broadcast");
+        if (tb) {
+            CHECK_EXACT(tb->chunks, 2, "broadcast A in 2 chunks");
+            CHECK_EXACT(tb->chunk_extra_s, 4e-9, "broadcast: one more chunk's hop, 4 ns");
+            CHECK_EXACT(tb->latency_s, 136e-9, "broadcast A 132 + 4 ns");
+        }
+        const SchedNode *tr = find_node(ts, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
+        CHECK(tr != NULL, "rf: s is reduce-scattered");
+        if (tr) {
+            CHECK_EXACT(tr->chunks, 2, "reduce_scatter s in 2 chunks");
+            CHECK_EXACT(tr->latency_s, 9e-9, "reduce_scatter s 5 + 4 ns");
+        }
+        CHECK_EXACT(ts->groups[0].network_depth, 2, "network depth: 2 chunks");
+        CHECK_EXACT(ts->groups[0].matrix_depth, 2, "the matrix unit pipelines over the chunks");
+        CHECK_EXACT(ts->network_s, 145e-9, "rf tiles: network 145 ns");
+        CHECK_EXACT(ts->groups[0].fill_drain_s, 282.5e-9, "rf tiles: fill 194 + 16 + 72.5 ns");
+        CHECK_EXACT(ts->latency_s, 538.5e-9, "rf, overlap tiles: 538.5 ns");
     }
     arena_free_all(&arena);
     return unit_finish();

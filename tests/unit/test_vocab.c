@@ -52,7 +52,7 @@ int main(void) {
     CHECK(strcmp(vocab_join(buf, sizeof buf, topology_words, topology_count, " and "),
                  "ring, mesh, torus, switch and full") == 0,
           "the topologies as a message lists them");
-    CHECK(strcmp(vocab_join(buf, sizeof buf, overlap_words, overlap_count, " or "),
+    CHECK(strcmp(vocab_join(buf, sizeof buf, overlap_words, 2, " or "),
                  "full or none") == 0,
           "two words: no comma");
     CHECK(strcmp(vocab_join(buf, sizeof buf, topology_words, 1, " and "), "ring") == 0,
