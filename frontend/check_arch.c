@@ -638,7 +638,10 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
             const char *best = v && v->kind == EX_NAME
                                    ? spell_suggest(v->u.name, mem_kind_words, mem_kind_count)
                                    : NULL;
-            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+            if (best)
+                diag_help(d, c->diags, "did you mean `%s`?", best);
+            else
+                diag_help(d, c->diags, "a cache or staging level is `kind stream;`");
         } else if (m->kind == MK_STREAM && m->level == 0) {
             Diag *d = arch_error(c, v->span, "E0532",
                                  "the outermost memory `%s` cannot be a stream level", m->name);
@@ -659,7 +662,10 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
                            span_text(c->arena, c->s->prog->sources, cap->values[0]->span));
             m->capacity = v;
         }
-    } else if (m->level == 0) {
+    } else if (m->level == 0 ||
+               (m->level == 1 && b->memories[b->levels[0].first_memory].role == ROLE_ACCUMULATOR)) {
+        /* the outermost memory (a misplaced accumulator before it was
+         * reported: E0530) */
         m->capacity = INFINITY;
     } else if (missing_explained(c, e, "capacity")) {
         c->ok = false;
