@@ -57,6 +57,10 @@
  * above F only when they leave the group (an op output or read by another
  * group); a leaving tensor read inside the group keeps its LIVE elements at
  * F besides its fusion-level result tile.
+ * At a level with a `role accumulator` memory, results are held there and
+ * operands in the level's other memory.  A `kind stream` memory does not
+ * count the bytes it exchanges with the level above (fills, write-backs,
+ * read-backs): they cross its inner side too, and are counted there once.
  * One slot per tensor per memory: where a statement's result and a later
  * statement's operand share a memory, the operand finds the result tile
  * already resident.
