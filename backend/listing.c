@@ -59,7 +59,12 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
         snprintf(
             what, sizeof what, "%s",
             tile_text(a, s, n->stmt, n->tensor, n->kind == SN_LOAD ? n->to_level : n->from_level));
-        snprintf(route, sizeof route, "%s->%s", level_name(s, n->from_level),
+        /* a result stored out of an accumulator names it, not its level */
+        snprintf(route, sizeof route, "%s->%s",
+                 n->kind == SN_STORE && n->memory >= 0 &&
+                         s->arch->memories[n->memory].role == ROLE_ACCUMULATOR
+                     ? s->arch->memories[n->memory].name
+                     : level_name(s, n->from_level),
                  level_name(s, n->to_level));
         break;
     case SN_COMPUTE:

@@ -942,7 +942,14 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         if (m->transfer_latency > 0)
             text_add(b, "- transfer latency: %s per tile\n",
                      unit_format(&d->arena, m->transfer_latency, (UnitDim){BU_SECOND, BU_NONE}));
-        if (m->role != ROLE_ANY) text_add(b, "- holds the %s role\n", mem_role_name(m->role));
+        if (m->role == ROLE_ACCUMULATOR)
+            text_add(b, "- accumulator: holds the results the compute units make at this level, "
+                        "their partial sums across the reduced loops\n");
+        else if (m->role != ROLE_ANY)
+            text_add(b, "- holds the %s role\n", mem_role_name(m->role));
+        if (m->kind == MK_STREAM)
+            text_add(b, "- stream level: what it exchanges with the level above passes at its "
+                        "bandwidth once\n");
         return;
     }
     for (int i = 0; i < a->unit_count; i++) {
@@ -1084,6 +1091,9 @@ static const char *describe_attribute(Name key) {
                             "(4 us), added to its latency"},
         {"transfer_latency", "time a memory spends on each tile moved into or out of it, "
                              "besides its bytes (500 ns)"},
+        {"kind", "`buffer` (default): counts what is written into the memory and read out "
+                 "of it; `stream` (a cache or staging level): what it exchanges with the level "
+                 "above passes at its bandwidth once"},
         {"call_latency", "time each collective call pays besides its hops (12 us)"},
         {"channels", "parallel streams a collective call may use, each 1/channels of the link "
                      "bandwidth (24)"},

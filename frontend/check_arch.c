@@ -578,8 +578,23 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
                           vocab_join(all, sizeof all, mem_role_words, mem_role_count, " and "));
         }
     }
-    /* Consecutive memories with a role (no cluster between) share a level. */
-    bool joins = e->role.name && *split_open && b->level_count > 0;
+    /* Consecutive memories with a role (no cluster between) share a level;
+     * an accumulator joins the memory declared just before it. */
+    bool accumulator = m->role == ROLE_ACCUMULATOR;
+    bool after_memory =
+        b->level_count > 0 && b->levels[b->level_count - 1].clusters_outside == b->cluster_count;
+    if (accumulator && !after_memory) {
+        b->role_reported[b->level_count] = true;
+        Diag *d = arch_error(c, e->role.span, "E0530",
+                             "accumulator `%s` has no memory to sit beside", m->name);
+        diag_note(d, c->diags,
+                  "an accumulator holds the results computed at the innermost level, beside "
+                  "the memory that holds their operands");
+        diag_help(d, c->diags,
+                  "declare it right after the innermost memory, with no `cluster` "
+                  "between them");
+    }
+    bool joins = e->role.name && (accumulator ? after_memory : *split_open) && b->level_count > 0;
     if (joins) {
         IrLevel *lv = &b->levels[b->level_count - 1];
         for (int i = 0; i < lv->memory_count; i++) {
@@ -609,8 +624,33 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
         lv->span = m->span;
         b->level_count++;
     }
-    *split_open = e->role.name != NULL;
+    *split_open = e->role.name != NULL && !accumulator;
     m->level = b->level_count - 1;
+
+    m->kind = MK_BUFFER;
+    const Attr *kind = find_attr(e, "kind");
+    if (kind) {
+        const Expr *v = kind->value_count == 1 ? kind->values[0] : NULL;
+        if (!v || v->kind != EX_NAME || !mem_kind_of_name(v->u.name, &m->kind)) {
+            Span where = v ? v->span : kind->span;
+            Diag *d = arch_error(c, where, "E0531", "`kind` of memory `%s` must be %s", m->name,
+                                 "`buffer` or `stream`");
+            const char *best = v && v->kind == EX_NAME
+                                   ? spell_suggest(v->u.name, mem_kind_words, mem_kind_count)
+                                   : NULL;
+            if (best)
+                diag_help(d, c->diags, "did you mean `%s`?", best);
+            else
+                diag_help(d, c->diags, "a cache or staging level is `kind stream;`");
+        } else if (m->kind == MK_STREAM && m->level == 0) {
+            Diag *d = arch_error(c, v->span, "E0532",
+                                 "the outermost memory `%s` cannot be a stream level", m->name);
+            diag_note(d, c->diags,
+                      "a stream level passes what it exchanges with the level above it; the "
+                      "outermost level has none: it holds the op's tensors");
+            diag_help(d, c->diags, "drop `kind stream;` here, or give it to an inner level");
+        }
+    }
 
     const Attr *cap = find_attr(e, "capacity");
     if (cap) {
@@ -622,7 +662,10 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
                            span_text(c->arena, c->s->prog->sources, cap->values[0]->span));
             m->capacity = v;
         }
-    } else if (m->level == 0) {
+    } else if (m->level == 0 ||
+               (m->level == 1 && b->memories[b->levels[0].first_memory].role == ROLE_ACCUMULATOR)) {
+        /* the outermost memory (a misplaced accumulator before it was
+         * reported: E0530) */
         m->capacity = INFINITY;
     } else if (missing_explained(c, e, "capacity")) {
         c->ok = false;
@@ -984,12 +1027,36 @@ static void check_splits(ArchCtx *c, Builder *b) {
         const IrMemory *first = &b->memories[lv->first_memory];
         if (b->role_reported[l]) continue;
         bool any_role = false;
-        for (int i = 0; i < lv->memory_count; i++)
-            if (b->memories[lv->first_memory + i].role != ROLE_ANY) any_role = true;
+        for (int i = 0; i < lv->memory_count; i++) {
+            const IrMemory *m = &b->memories[lv->first_memory + i];
+            if (m->role != ROLE_ANY && m->role != ROLE_ACCUMULATOR) any_role = true;
+            /* an accumulator sits beside the innermost level's memory: a
+             * level inside it would read results the units never wrote there */
+            if (m->role == ROLE_ACCUMULATOR && l + 1 < b->level_count) {
+                Diag *d = arch_error(c, m->span, "E0530",
+                                     "accumulator `%s` is at level `%s`, but level `%s` lies "
+                                     "inside it",
+                                     m->name, lv->name, b->levels[l + 1].name);
+                diag_note(d, c->diags,
+                          "an accumulator holds the results the compute units make, so it "
+                          "belongs to the innermost level");
+                diag_help(d, c->diags, "move it after the innermost memory `%s`",
+                          b->levels[b->level_count - 1].name);
+            }
+        }
         if (!any_role) continue;
-        bool has[4] = {false, false, false, false};
+        bool has[ROLE_ACCUMULATOR + 1] = {false, false, false, false, false};
         for (int i = 0; i < lv->memory_count; i++)
             has[b->memories[lv->first_memory + i].role] = true;
+        for (int i = 0; i < lv->memory_count && has[ROLE_OUTPUT]; i++) {
+            const IrMemory *m = &b->memories[lv->first_memory + i];
+            if (m->role != ROLE_ACCUMULATOR) continue;
+            Diag *d = arch_error(c, m->span, "E0530",
+                                 "accumulator `%s` sits beside a level split by role", m->name);
+            diag_note(d, c->diags,
+                      "the level's `output` memory already holds the results computed there");
+            diag_help(d, c->diags, "drop the accumulator, or give its size to the `output` memory");
+        }
         const char *missing = "";
         int n = 0;
         for (int r = ROLE_INPUT; r <= ROLE_OUTPUT; r++)

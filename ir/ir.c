@@ -109,6 +109,12 @@ const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role) {
         const IrMemory *m = &a->memories[l->first_memory + i];
         if (m->role == role) return m;
     }
+    /* an accumulator beside the level's memory holds its results */
+    if (role == ROLE_OUTPUT)
+        for (int i = 0; i < l->memory_count; i++) {
+            const IrMemory *m = &a->memories[l->first_memory + i];
+            if (m->role == ROLE_ACCUMULATOR) return m;
+        }
     return &a->memories[l->first_memory];
 }
 
@@ -135,5 +141,6 @@ const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role) {
 IR_VOCABULARY_TABLES(ReduceOp, reduce_op, CMT_REDUCTIONS, "none")
 IR_VOCABULARY_TABLES(Topology, topology, CMT_TOPOLOGIES, "mesh")
 IR_VOCABULARY_TABLES(MemRole, mem_role, CMT_MEMORY_ROLES, "any")
+IR_VOCABULARY_TABLES(MemKind, mem_kind, CMT_MEMORY_KINDS, "buffer")
 IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
 IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")

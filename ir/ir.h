@@ -138,6 +138,9 @@ IR_VOCABULARY(Topology, topology);
 typedef enum MemRole { ROLE_ANY, CMT_MEMORY_ROLES(VOCAB_ENUM) } MemRole;
 IR_VOCABULARY(MemRole, mem_role); /* mem_role_name(ROLE_ANY) is "any" */
 
+typedef enum MemKind { CMT_MEMORY_KINDS(VOCAB_ENUM) } MemKind;
+IR_VOCABULARY(MemKind, mem_kind);
+
 typedef struct IrClusterDim {
     int id;
     Name name;
@@ -164,7 +167,8 @@ typedef struct IrCluster {
 typedef struct IrMemory {
     int id;
     Name name;
-    MemRole role;
+    MemRole role;            /* ROLE_ACCUMULATOR: holds the results at its level */
+    MemKind kind;            /* MK_STREAM: the level above streams through it */
     double capacity;         /* bytes per instance; INFINITY when unbounded */
     double bandwidth;        /* B/s per instance */
     double read_energy;      /* J/B */

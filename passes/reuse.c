@@ -43,10 +43,14 @@ static double bw_time(const IrMemory *mem, double bytes, double transfers) {
     return bytes / mem->bandwidth + transfers * mem->transfer_latency;
 }
 
+/* `outer_side`: the bytes are exchanged with the level above; a stream
+ * memory passes them through and counts them once, as they cross its
+ * inner side (cost-model.md 3, "Stream levels"), so they take none of
+ * its bandwidth here.  Their energy and transfers still count. */
 static void account(Schedule *s, SchedGroup *g, const IrMemory *mem, double read, double written,
-                    double transfers, double *energy) {
+                    double transfers, double *energy, bool outer_side) {
     if (!mem) return;
-    g->mem_bytes[mem->id] += read + written;
+    if (!(outer_side && mem->kind == MK_STREAM)) g->mem_bytes[mem->id] += read + written;
     g->mem_transfers[mem->id] += transfers;
     double inst = (double)s->arch->levels[mem->level].instances;
     *energy += inst * (read * mem->read_energy + written * mem->write_energy);
@@ -161,8 +165,8 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
      * tiles of its children (replicas share one transfer) */
     double moves = is_output ? v.visits + partial : v.visits;
     double outer_moves = moves * children / replicas;
-    account(s, g, outer, outer_read, outer_written, outer_moves, &energy);
-    account(s, g, inner, inner_read, inner_written, moves, &energy);
+    account(s, g, outer, outer_read, outer_written, outer_moves, &energy, false);
+    account(s, g, inner, inner_read, inner_written, moves, &energy, true);
     SchedNode *n = sched_add_node(s, is_output ? SN_STORE : SN_LOAD, g->id);
     n->stmt = st;
     n->tensor = t;
@@ -175,11 +179,16 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     n->position = pos;
     n->phase = is_output ? 4 : 0;
     double t_outer = bw_time(outer, outer_read + outer_written, outer_moves);
-    double t_inner = bw_time(inner, inner_read + inner_written, moves);
+    bool streamed = inner && inner->kind == MK_STREAM;
+    double t_inner = bw_time(inner, streamed ? 0 : inner_read + inner_written, moves);
     n->latency_s = t_outer > t_inner ? t_outer : t_inner;
     n->energy_j = energy;
     if (s->want_text) {
         n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+        if (streamed)
+            n->reason =
+                arena_printf(s->arena, "%s; streams through %s (counted as it %s)", n->reason,
+                             inner->name, is_output ? "came from below" : "goes on below");
         if (served > 0)
             n->reason = arena_printf(s->arena,
                                      "%s; %.0f of its %.0f visits find the tile its producer "
@@ -213,7 +222,7 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         double per_mem = tile_bytes(s, st, tn, unit_level) * children / replicas;
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
-        account(s, g, mem, read, written, 0, &energy);
+        account(s, g, mem, read, written, 0, &energy, false);
         bytes += read + written;
     }
     SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);

@@ -57,6 +57,10 @@
  * above F only when they leave the group (an op output or read by another
  * group); a leaving tensor read inside the group keeps its LIVE elements at
  * F besides its fusion-level result tile.
+ * At a level with a `role accumulator` memory, results are held there and
+ * operands in the level's other memory.  A `kind stream` memory does not
+ * count the bytes it exchanges with the level above (fills, write-backs,
+ * read-backs): they cross its inner side too, and are counted there once.
  * One slot per tensor per memory: where a statement's result and a later
  * statement's operand share a memory, the operand finds the result tile
  * already resident.
@@ -654,8 +658,12 @@ static void occ_add(GCtx *g, int mem, int inst, double bytes) {
 
 /* CMT_VERIFY_TRACE=1 prints every byte count as it is made (stderr): a
  * debugging aid for reading a disagreement, never on by default. */
-static void traffic(const Ctx *c, GCtx *g, int t, int mem, int inst, double read, double written) {
+static void traffic(const Ctx *c, GCtx *g, int t, int mem, int inst, double read, double written,
+                    bool outer_side) {
     if (mem < 0) return;
+    /* a stream memory passes what it exchanges with the level above:
+     * those bytes cross its inner side too, where they are counted */
+    if (outer_side && c->arch->memories[mem].kind == MK_STREAM) return;
     if (c->trace)
         fprintf(stderr, "verify: group %d %s[%d] %s: read %g written %g\n", g->g,
                 c->arch->memories[mem].name, inst, c->op->tensors[t].name, read, written);
@@ -1139,7 +1147,7 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
     int mem = lt == 0          ? mem_of(c, 0, ROLE_OUTPUT)
               : kind == K_LIVE ? g->live_mem
                                : mem_of(c, lt, ROLE_OUTPUT);
-    traffic(c, g, t, mem, pu, 0, bytes);
+    traffic(c, g, t, mem, pu, 0, bytes, false);
     return bytes;
 }
 
@@ -1180,7 +1188,7 @@ static void write_back(Ctx *c, GCtx *g, int t, int k, const int *insts, int n) {
             int64_t e;
             bi_init(&it, &o->box, &c->stride[t * RANK]);
             while (bi_next(&it, &e)) fresh[e] = 0;
-            traffic(c, g, t, mem, insts[j], bytes, 0);
+            traffic(c, g, t, mem, insts[j], bytes, 0, true);
         }
     }
 }
@@ -1202,7 +1210,7 @@ static void write_windows(Ctx *c, GCtx *g, int t, const int *fs, int n) {
             if (c->up[F][fs[j]] != pu || !box_equal(&o->window, &lv->window)) continue;
             done[j] = true;
             o->window_dirty = false;
-            traffic(c, g, t, g->live_mem, fs[j], bytes, 0);
+            traffic(c, g, t, g->live_mem, fs[j], bytes, 0, true);
         }
     }
 }
@@ -1411,7 +1419,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             if (ls == 0) l0_touch(c, g, pu, t, e, role);
         }
         double bytes = (double)cnt * c->eb[t];
-        traffic(c, g, t, src_mem, pu, bytes, 0);
+        traffic(c, g, t, src_mem, pu, bytes, 0, false);
         unsigned dims = 0;
         int members = 0;
         for (int j = i; j < n; j++) {
@@ -1428,7 +1436,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             if (g->req_replace[j] && !sl->present) slot_install(c, g, sl, mem, uj, t, b);
             uint8_t *v = bytes_of(c, &sl->valid, t);
             for (int64_t k = 0; k < nd; k++) v[g->deliver_at[k]] = 1;
-            traffic(c, g, t, mem, uj, 0, bytes);
+            traffic(c, g, t, mem, uj, 0, bytes, true);
         }
         if (members > 1 && dims && cnt) note_broadcast(g, t, dims, bytes);
     }
@@ -1455,7 +1463,7 @@ static void install_results(Ctx *c, GCtx *g, int t, int k, const int *insts, con
         int src_mem = lt == 0                       ? mem_of(c, 0, ROLE_OUTPUT)
                       : kind_of(g, t, lt) == K_LIVE ? g->live_mem
                                                     : mem_of(c, lt, ROLE_OUTPUT);
-        traffic(c, g, t, src_mem, pu, bytes, 0);
+        traffic(c, g, t, src_mem, pu, bytes, 0, false);
         for (int j = i; j < n; j++) {
             if (taken[j] || parent_of(c, k, insts[j]) != pu || !box_equal(&boxes[j], &boxes[i]))
                 continue;
@@ -1463,7 +1471,7 @@ static void install_results(Ctx *c, GCtx *g, int t, int k, const int *insts, con
             Slot *sl = result_slot(c, g, t, k, insts[j]);
             slot_install(c, g, sl, mem, insts[j], t, &boxes[j]);
             for (int64_t x = 0; x < nd; x++) sl->valid[g->deliver_at[x]] = 1;
-            traffic(c, g, t, mem, insts[j], 0, bytes);
+            traffic(c, g, t, mem, insts[j], 0, bytes, true);
         }
     }
 }
@@ -1517,8 +1525,8 @@ static void ensure_windows(Ctx *c, GCtx *g, const StmtInfo *si, const int *p) {
         if (cnt) {
             double bytes = (double)cnt * c->eb[Y];
             int src = F - 1 == 0 ? mem_of(c, 0, ROLE_OUTPUT) : mem_of(c, F - 1, ROLE_OUTPUT);
-            traffic(c, g, Y, src, pu, bytes, 0);
-            traffic(c, g, Y, g->live_mem, fs[i], 0, bytes);
+            traffic(c, g, Y, src, pu, bytes, 0, false);
+            traffic(c, g, Y, g->live_mem, fs[i], 0, bytes, true);
         }
     }
 }

@@ -59,7 +59,15 @@
 #define CMT_MEMORY_ROLES(X) \
     X(ROLE_INPUT, "input") \
     X(ROLE_WEIGHT, "weight") \
-    X(ROLE_OUTPUT, "output")
+    X(ROLE_OUTPUT, "output") \
+    X(ROLE_ACCUMULATOR, "accumulator")
+
+/* `kind` of a memory: a buffer counts what enters and what leaves it; a
+ * stream level passes what it exchanges with the level above at its
+ * bandwidth once (docs/cost-model.md section 3) */
+#define CMT_MEMORY_KINDS(X) \
+    X(MK_BUFFER, "buffer") \
+    X(MK_STREAM, "stream")
 
 #define CMT_UNIT_KINDS(X) \
     X("matrix") \
@@ -75,7 +83,8 @@
     X("read_energy") \
     X("write_energy") \
     X("energy") \
-    X("transfer_latency")
+    X("transfer_latency") \
+    X("kind")
 #define CMT_CLUSTER_KEYS(X) \
     X("link_bandwidth") \
     X("hop_latency") \

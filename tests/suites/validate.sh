@@ -1,7 +1,7 @@
 #!/bin/sh
 # The validation runner (tests/validation/validate.c) on a fixture whose
 # latencies are computed by hand in docs/cost-model.md section 9: the row
-# lines, the ratio of each, a group (worked@s: 457.5 ns) and a collective
+# lines, the ratio of each, a group (worked@s: 441.5 ns) and a collective
 # (worked%A: the broadcast of A, 136 ns) as rows, the geometric-mean error
 # exp(mean |ln R|) - 1 (|ln 0.5| + |ln 1.0114| + three |ln 1| over 5 rows
 # evaluated = 15.1 %), the worst row, the fitted rows, rows that cannot be

@@ -4,8 +4,8 @@
  * (contractions, element-wise statements, sum/max/min/mean reductions,
  * softmax-like chains, an intermediate read with renamed indices), an arch
  * of 2 to 4 memory levels with 0 to 2 clusters of 1 or 2 dims nested
- * between them (sometimes a level split by role, sometimes tight
- * capacities), and a mapping: a hand mapping (random splits, per-statement
+ * between them (sometimes a level split by role, a stream level or an
+ * accumulator beside the innermost memory, sometimes tight capacities), and a mapping: a hand mapping (random splits, per-statement
  * split overrides, tiles at several levels, random loop orders, fusion
  * groups of consecutive statements at random levels) or the optimizer's
  * answer for holes in it.  Every case the checker accepts is lowered and
@@ -28,7 +28,9 @@
  *                     between the innermost memory and the compute units),
  *                     b (clusters before the outermost memory), s (levels
  *                     split by role), r (renamed reads), o (per-statement
- *                     splits), f (fusion), t (tight capacities)
+ *                     splits), f (fusion), t (tight capacities), k (stream
+ *                     levels: `kind stream`), a (an accumulator beside the
+ *                     innermost memory)
  *
  * A disagreement prints the case as a .cmt file (an optimizer case with
  * its completed mapping) followed by the disagreement lines. */
@@ -142,8 +144,20 @@ static void gen_arch(Rng *r, GenArch *a, Text *t) {
                          "pJ/B; }\n",
                          l, "iwo"[k], roles[k], cap);
         } else {
-            text_add(t, "  memory L%d { capacity %d B; bandwidth 64 B/cycle; energy 1 pJ/B; }\n", l,
-                     cap);
+            /* stream levels and an accumulator beside the innermost memory
+             * (docs/cost-model.md 3) from a stream of their own, so the
+             * other choices of a seed's cases stay as they were */
+            Rng extra = {r->s ^ (0x5EEDull * (uint64_t)(l + 1))};
+            bool stream = chance(&extra, 0.25) && on('k');
+            text_add(t, "  memory L%d { capacity %d B; bandwidth 64 B/cycle; energy 1 pJ/B;%s }\n",
+                     l, cap, stream ? " kind stream;" : "");
+            if (l == a->levels - 1 && chance(&extra, 0.3) && on('a')) {
+                int acap = chance(&extra, 0.35) && on('t') ? caps[pick(&extra, 6)] : 1 << 20;
+                text_add(t,
+                         "  memory L%da role accumulator { capacity %d B; bandwidth 32 B/cycle; "
+                         "energy 0.5 pJ/B; }\n",
+                         l, acap);
+            }
         }
     }
     text_add(t, "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n");
