@@ -2,6 +2,8 @@
  * node storage, element sizes and where cluster dims sit. */
 #include "ir/schedule.h"
 
+#include <math.h>
+
 #include <string.h>
 
 const char *sched_kind_name(SchedKind k) {
@@ -91,6 +93,13 @@ double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, in
     return p;
 }
 
+double sched_deal(double len, double parts, double block) {
+    if (parts <= 1 || len <= 0) return len;
+    if (block < 1) block = 1;
+    double share = ceil(ceil(len / block) / parts) * block;
+    return share < len ? share : len;
+}
+
 bool sched_dim_between(const Schedule *s, int dim, int outer, int inner) {
     return sched_dim_outside(s, dim, inner) && !sched_dim_outside(s, dim, outer);
 }
@@ -126,24 +135,45 @@ bool sched_fuse_group_written(const IrMapping *m, int g) {
     return m->fuse.written && m->fuse.written[g];
 }
 
+/* The product over the indices of the loops at positions < `upto` that st
+ * runs of its real tile count at the deepest such loop (section 2: with
+ * partial tiles an outer partial tile holds fewer inner tiles, so the
+ * trips of the levels do not multiply); `only_tensor` >= 0 keeps the
+ * indices of that tensor only. */
+static double real_combinations(const Schedule *s, const SchedGroup *g, int st, int upto,
+                                int only_tensor) {
+    const SchedStmt *ss = &s->stmts[st];
+    double n = 1;
+    for (int k = 0; k < upto; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index)) continue;
+        if (ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, lp->index)) continue;
+        /* the deepest loop over this index before `upto` */
+        bool deeper = false;
+        for (int q = k + 1; q < upto && !deeper; q++)
+            deeper = g->loops[q].index == lp->index &&
+                     ss->trips[sched_li(s, g->loops[q].level, lp->index)] > 1;
+        if (!deeper) n *= ss->count[sched_li(s, lp->level, lp->index)];
+    }
+    return n;
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     SchedVisits v = {1, 1, -1};
-    double running = 1;
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level) break;
         if (!ir_stmt_uses_index(is, lp->index)) continue;
-        double trips = ss->trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        running *= trips;
-        if (sched_access_has_index(s, st, t->id, lp->index)) {
-            v.visits = running;
-            v.distinct *= trips;
-            v.depth = k;
-        }
+        if (ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (sched_access_has_index(s, st, t->id, lp->index)) v.depth = k;
+    }
+    if (v.depth >= 0) {
+        v.visits = real_combinations(s, g, st, v.depth + 1, -1);
+        v.distinct = real_combinations(s, g, st, v.depth + 1, t->id);
     }
     return v;
 }

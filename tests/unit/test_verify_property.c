@@ -28,7 +28,10 @@
  *                     between the innermost memory and the compute units),
  *                     b (clusters before the outermost memory), s (levels
  *                     split by role), r (renamed reads), o (per-statement
- *                     splits), f (fusion), t (tight capacities)
+ *                     splits), f (fusion), t (tight capacities), e (uneven
+ *                     splits and tiles: 30% of the hand cases otherwise
+ *                     split any index over any dim and take tiles that
+ *                     need not divide the range, only the enclosing tile)
  *
  * A disagreement prints the case as a .cmt file (an optimizer case with
  * its completed mapping) followed by the disagreement lines. */
@@ -413,6 +416,13 @@ typedef struct GenMap {
     bool has_over;
 } GenMap;
 
+/* Whether the case at hand may split and tile unevenly (splits that do
+ * not divide their extent, tiles that do not divide their range: blocks
+ * dealt out and partial tiles, docs/cost-model.md sections 1.1 and 2).
+ * Decided per case apart from the main stream (run_case), so the other
+ * cases stay as they were. */
+static bool uneven_case;
+
 static void random_split(Rng *r, const GenArch *a, const GenOp *o, int *split) {
     int parts[MAX_IDX];
     for (int i = 0; i < MAX_IDX; i++) parts[i] = 1;
@@ -421,7 +431,7 @@ static void random_split(Rng *r, const GenArch *a, const GenOp *o, int *split) {
         if (!chance(r, 0.65)) continue;
         int cand[MAX_IDX], n = 0;
         for (int i = 0; i < o->nidx; i++)
-            if (o->ext[i] % (parts[i] * a->dim_size[d]) == 0) cand[n++] = i;
+            if (uneven_case || o->ext[i] % (parts[i] * a->dim_size[d]) == 0) cand[n++] = i;
         if (!n) continue;
         int i = cand[pick(r, n)];
         split[d] = i;
@@ -449,7 +459,8 @@ static int per_instance(const GenArch *a, const GenOp *o, const GenMap *g, int s
     const int *split = g->has_over && g->over_set[s] ? g->over : g->split;
     int e = o->ext[i];
     for (int d = 0; d < a->dims; d++)
-        if (split[d] == i && dim_outside(a, d, l)) e /= a->dim_size[d];
+        if (split[d] == i && dim_outside(a, d, l))
+            e = uneven_case ? (e + a->dim_size[d] - 1) / a->dim_size[d] : e / a->dim_size[d];
     return e > 0 ? e : 1;
 }
 
@@ -491,7 +502,7 @@ static void gen_hand(Rng *r, const GenArch *a, const GenOp *o, Text *t) {
             for (int k = l - 1; k >= 1 && !outer; k--) outer = tile[k][i];
             int cand[32], n = 0;
             for (int d = 1; d <= per && n < 32; d++)
-                if (per % d == 0 && (!outer || outer % d == 0)) cand[n++] = d;
+                if ((uneven_case || per % d == 0) && (!outer || outer % d == 0)) cand[n++] = d;
             int v = chance(r, 0.06) ? 1 + pick(r, o->ext[i]) : n ? cand[pick(r, n)] : 1;
             tile[l][i] = v;
             text_add(&tl, "%s%s %d", any ? ", " : "", idx_names[i], v);
@@ -574,6 +585,8 @@ static double time_limit(void) {
 
 static void run_case(uint64_t seed, int index, bool verbose, int show, Stats *st) {
     Rng r = {seed ^ ((uint64_t)(index + 1) * 0xD1B54A32D192ED03ull)};
+    Rng ru = {seed ^ ((uint64_t)(index + 1) * 0x94D049BB133111EBull)};
+    uneven_case = on('e') && chance(&ru, 0.3);
     Arena arena = {0};
     GenArch ga;
     GenOp go;
