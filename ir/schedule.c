@@ -100,6 +100,33 @@ double sched_deal(double len, double parts, double block) {
     return share < len ? share : len;
 }
 
+double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner) {
+    int i = ss->split[d];
+    double size = (double)s->arch->dims[d].size;
+    if (i < 0) return size;
+    /* the dims that deal index i at the level d enters, and those of them
+     * after d (less significant) */
+    int enter = inner;
+    while (enter > outer + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
+    double parts = 1, after = 1;
+    for (int e = 0; e < s->arch->dim_count; e++) {
+        if (ss->split[e] != i || !sched_dim_outside(s, e, enter)) continue;
+        if (enter > 0 && sched_dim_outside(s, e, enter - 1)) continue;
+        parts *= (double)s->arch->dims[e].size;
+        if (e > d) after *= (double)s->arch->dims[e].size;
+    }
+    int I = s->op->index_count;
+    int64_t given = enter >= 1 && enter < s->levels && s->m->tile.size
+                        ? s->m->tile.size[enter * I + i]
+                        : IR_UNSET;
+    double block = given >= 1 ? (double)given : 1;
+    double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
+    double blocks = ceil(len / block);
+    double busy = blocks < parts ? blocks : parts;
+    double along = ceil(busy / after);
+    return along < size ? along : size;
+}
+
 bool sched_dim_between(const Schedule *s, int dim, int outer, int inner) {
     return sched_dim_outside(s, dim, inner) && !sched_dim_outside(s, dim, outer);
 }

@@ -224,6 +224,13 @@ static inline int sched_li(const Schedule *s, int level, int index) {
  * 1.1): T = ceil(len / block) blocks, ceil(T / parts) of them, at most
  * len.  len itself when parts <= 1. */
 double sched_deal(double len, double parts, double block);
+/* How many coordinates along dim d (between levels outer and inner, where
+ * it splits an index of statement ss) get work from the busiest outer
+ * instance's full tile: the dims there that split the index deal its
+ * ceil(tile / b) blocks jointly (outer dims most significant), so with
+ * fewer blocks than instances the last ones idle.  The dim's size when
+ * every instance gets work. */
+double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner);
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */
 bool sched_dim_outside(const Schedule *s, int dim, int level);
