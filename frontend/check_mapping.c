@@ -491,10 +491,43 @@ static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
     return c->arch->levels[lv].name;
 }
 
-/* A tile at a level need not be a multiple of the split inside it
- * (E0326 is retired): the dims below deal it out in whole blocks, and an
- * instance may get less than the others, or nothing (docs/cost-model.md
- * section 1.1). */
+/* A tile at a level is dealt out over the split of its index inside that
+ * level in whole blocks (docs/cost-model.md section 1.1), so it need not
+ * be a multiple of the split; but a tile smaller than the split leaves
+ * instances without work in every tile (`spatial m -> x` over 8 cores
+ * below L2 with `tile L2: m 2`: 6 cores idle).  False (with E0326 and the
+ * smallest tile that feeds every instance) when it is. */
+static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where) {
+    int outside = c->arch->levels[lv].clusters_outside;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+        int64_t all = split_parts(c, st, ix, -1), outer = split_parts(c, st, ix, outside);
+        if (all == 0 || outer == 0) continue;
+        int64_t inner = all / outer;
+        if (inner <= 1 || t >= inner) continue;
+        Name name = c->op->indices[ix].name;
+        const char *dims = "";
+        int n = 0;
+        for (int d = 0; d < c->arch->dim_count; d++)
+            if (*split_at(c, st, d) == ix && c->arch->dims[d].cluster >= outside)
+                dims =
+                    arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "", c->arch->dims[d].name);
+        Diag *d = map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` is smaller than the %lld-way split of `%s` "
+                            "inside it",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)inner, name);
+        diag_note(d, c->diags,
+                  "`%s` is split over %s below `%s`: %lld of the %lld instances there would get "
+                  "nothing of each tile",
+                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - t),
+                  (long long)inner);
+        diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`",
+                  name, (long long)inner);
+        return false;
+    }
+    return true;
+}
 
 static void check_tiles(MapCtx *c) {
     int ic = c->op->index_count;
@@ -515,6 +548,7 @@ static void check_tiles(MapCtx *c) {
                           (long long)extent);
                 continue;
             }
+            if (!tile_covers_inner_split(c, lv, ix, t, where)) continue;
             for (int outer = lv - 1; outer >= 0; outer--) {
                 int64_t ot = c->m->tile.size[outer * ic + ix];
                 if (ot == IR_UNSET) continue;

@@ -569,6 +569,7 @@ static void gen_holes(Rng *r, const GenArch *a, const GenOp *o, Text *t) {
 typedef struct Stats {
     int checked, hand, optimizer, rejected, no_answer, too_large, disagreeing;
     int hand_disagreeing;
+    int uneven_known; /* uneven hand cases disagreeing on traffic or collectives only */
     int by_kind[16], uneven_by_kind[16], first_case[16], shown[16];
     int uneven;
     double seconds;
@@ -664,7 +665,21 @@ static void run_case(uint64_t seed, int index, bool verbose, int show, Stats *st
         }
     }
     if (n) st->disagreeing++;
-    if (n && !holes) st->hand_disagreeing++;
+    /* An uneven hand case may disagree on traffic and collectives only
+     * where a less busy instance differs from the busiest one the model
+     * follows (docs/cost-model.md section 12, "Known disagreements"): it
+     * keeps an operand tile across an iteration in which it idles, or
+     * its multicast group is smaller.  Those are counted and printed;
+     * work, footprints, capacities and placement must still agree. */
+    bool known = vr.uneven && n;
+    for (int k = 0; k < 16; k++)
+        if (kinds[k] && k != VD_TRAFFIC && k != VD_COLL_COUNT && k != VD_COLL_BYTES &&
+            k != VD_COLL_MISSING && k != VD_COLL_EXTRA)
+            known = false;
+    if (known && !holes)
+        st->uneven_known++;
+    else if (n && !holes)
+        st->hand_disagreeing++;
     if (print) {
         if (!verbose) {
             printf("---- case %d (CMT_VERIFY_CASE=%d CMT_VERIFY_SEED=%llu) ----\n", index, index,
@@ -734,8 +749,10 @@ int main(void) {
      * cases depend on what the time limit lets lp_solve finish under the
      * machine's load, so their disagreements are reported (with the case
      * to rerun) and held to soundness above, not to exactness. */
-    printf("  %d of %d hand cases disagree, %d of %d optimizer cases\n", st.hand_disagreeing,
-           st.hand, st.disagreeing - st.hand_disagreeing, st.optimizer);
+    printf("  %d of %d hand cases disagree, %d of %d optimizer cases; %d uneven hand cases "
+           "differ on traffic or collectives only (a less busy instance)\n",
+           st.hand_disagreeing, st.hand, st.disagreeing - st.hand_disagreeing - st.uneven_known,
+           st.optimizer, st.uneven_known);
     CHECK(st.hand_disagreeing == 0,
           "verify property: every hand case agrees exactly with the interpreter");
     return unit_finish();
