@@ -353,6 +353,46 @@ static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
  * none of whose indices is split over some dims: every instance along
  * them computes the same result.  W0301 says so, with the factor, when it
  * reaches REPLICATION_WARN instances (docs/errors/W0301.md). */
+/* E0310 (reused): a split into more parts than its index has elements
+ * leaves instances that never get any of it.  A split that does not
+ * divide is fine (E0310's old meaning, retired). */
+static void check_split_parts(MapCtx *c) {
+    int dc = c->arch->dim_count;
+    Span *done = ARENA_ARRAY(c->arena, Span, c->op->stmt_count * c->op->index_count + 1);
+    int done_count = 0;
+    for (int st = 0; st < c->op->stmt_count; st++)
+        for (int ix = 0; ix < c->op->index_count; ix++) {
+            if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+            int64_t parts = split_parts(c, st, ix, -1);
+            int64_t extent = c->op->indices[ix].extent;
+            if (parts <= extent) continue;
+            Span where = SPAN_NONE;
+            const char *dims = "";
+            int n = 0;
+            for (int d = 0; d < dc; d++)
+                if (*split_at(c, st, d) == ix) {
+                    where = c->m->spatial.split_span[st * dc + d];
+                    dims = arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "",
+                                        c->arch->dims[d].name);
+                }
+            bool seen = false;
+            for (int k = 0; k < done_count; k++)
+                if (done[k].file == where.file && done[k].start == where.start) seen = true;
+            if (seen) continue;
+            done[done_count++] = where;
+            Diag *d = map_error(c, where, "E0310",
+                                "splitting `%s` over %s%s%s makes %lld parts, more than its "
+                                "%lld elements",
+                                c->op->indices[ix].name, n > 1 ? "(" : "", dims, n > 1 ? ")" : "",
+                                (long long)parts, (long long)extent);
+            diag_note(d, c->diags, "%lld of the %lld instances would never get any of `%s`",
+                      (long long)(parts - extent), (long long)parts, c->op->indices[ix].name);
+            diag_help(d, c->diags,
+                      "split a larger index over these dims, or fewer dims (a split need not "
+                      "divide the extent)");
+        }
+}
+
 #define REPLICATION_WARN 32
 
 static void check_replication(MapCtx *c) {
@@ -1087,7 +1127,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                 break;
             }
         }
-    if (!m->spatial.whole_hole) check_replication(c);
+    if (!m->spatial.whole_hole) {
+        check_split_parts(c);
+        check_replication(c);
+    }
     record_split_only(c);
     if (c->overlap_line) m->overlap_span = c->overlap_line->span;
     if (c->objective_line) m->objective_span = c->objective_line->span;
