@@ -544,7 +544,22 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
         int64_t all = split_parts(c, st, ix, -1), outer = split_parts(c, st, ix, outside);
         if (all == 0 || outer == 0) continue;
         int64_t inner = all / outer;
-        if (inner <= 1 || t >= inner) continue;
+        if (inner <= 1) continue;
+        /* the block: the index's tile at the level just below the first
+         * of those dims, one element when that level does not tile it */
+        int64_t block = 1;
+        int below = -1;
+        for (int d = 0; d < c->arch->dim_count && below < 0; d++) {
+            if (*split_at(c, st, d) != ix || c->arch->dims[d].cluster < outside) continue;
+            for (int l = lv + 1; l < c->arch->level_count && below < 0; l++)
+                if (c->arch->dims[d].cluster < c->arch->levels[l].clusters_outside) below = l;
+        }
+        if (below > 0 && c->m->tile.size[below * c->op->index_count + ix] >= 1)
+            block = c->m->tile.size[below * c->op->index_count + ix];
+        /* contiguous runs of ceil(blocks / inner): how many get one */
+        int64_t blocks = (t + block - 1) / block, run = (blocks + inner - 1) / inner;
+        int64_t busy = (blocks + run - 1) / run;
+        if (busy >= inner) continue;
         Name name = c->op->indices[ix].name;
         const char *dims = "";
         int n = 0;
@@ -552,7 +567,22 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
             if (*split_at(c, st, d) == ix && c->arch->dims[d].cluster >= outside)
                 dims =
                     arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "", c->arch->dims[d].name);
-        Diag *d = map_error(c, where, "E0326",
+        Diag *d =
+            blocks >= inner
+                ? map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` deals %lld blocks of %lld in runs of %lld: only "
+                            "%lld of the %lld-way split of `%s` inside it get work",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)blocks, (long long)block, (long long)run, (long long)busy,
+                            (long long)inner, name)
+            : block > 1
+                ? map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` makes %lld block%s of %lld for the %lld-way "
+                            "split of `%s` inside it",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)blocks, blocks == 1 ? "" : "s", (long long)block,
+                            (long long)inner, name)
+                : map_error(c, where, "E0326",
                             "tile %s %lld at `%s` is smaller than the %lld-way split of `%s` "
                             "inside it",
                             name, (long long)t, written_level(c, c->tile_line[lv], lv),
@@ -560,10 +590,10 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
         diag_note(d, c->diags,
                   "`%s` is split over %s below `%s`: %lld of the %lld instances there would get "
                   "nothing of each tile",
-                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - t),
+                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - busy),
                   (long long)inner);
         diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`",
-                  name, (long long)inner);
+                  name, (long long)(inner * block));
         return false;
     }
     return true;

@@ -121,8 +121,9 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
                         : IR_UNSET;
     double block = given >= 1 ? (double)given : 1;
     double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
-    double blocks = ceil(len / block);
-    double busy = blocks < parts ? blocks : parts;
+    /* contiguous runs of ceil(blocks / parts): ceil(blocks / run) get one */
+    double blocks = ceil(len / block), run = ceil(blocks / parts);
+    double busy = ceil(blocks / run);
     double along = ceil(busy / after);
     return along < size ? along : size;
 }
