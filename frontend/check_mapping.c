@@ -535,7 +535,9 @@ static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
  * level in whole blocks (docs/cost-model.md section 1.1), so it need not
  * be a multiple of the split; but a tile smaller than the split leaves
  * instances without work in every tile (`spatial m -> x` over 8 cores
- * below L2 with `tile L2: m 2`: 6 cores idle).  False (with E0326 and the
+ * below L2 with `tile L2: m 2`: 6 cores idle; counted in contiguous runs
+ * of blocks of the tile below the dims).  A tile of the whole share is no
+ * tile: the range itself is dealt out.  False (with E0326 and the
  * smallest tile that feeds every instance) when it is. */
 static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where) {
     int outside = c->arch->levels[lv].clusters_outside;
@@ -545,6 +547,10 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
         if (all == 0 || outer == 0) continue;
         int64_t inner = all / outer;
         if (inner <= 1) continue;
+        /* a tile of the whole share is no tile: the range itself is dealt
+         * out, which only E0310 limits */
+        int64_t extent = c->op->indices[ix].extent;
+        if (t >= (extent + outer - 1) / outer) continue;
         /* the block: the index's tile at the level just below the first
          * of those dims, one element when that level does not tile it */
         int64_t block = 1;

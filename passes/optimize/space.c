@@ -487,10 +487,14 @@ static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64
     int l = sp->th_level[h], i = sp->th_index[h];
     /* no smaller than the split inside it (E0326); it is dealt out in
      * whole blocks, so it need not be a multiple */
-    for (int st = 0; st < sp->S; st++)
-        if (ir_stmt_uses_index(&sp->op->stmts[st], i) &&
-            t < split_between(sp, split, st, l, sp->L, i))
-            return false;
+    for (int st = 0; st < sp->S; st++) {
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+        int64_t p = split_between(sp, split, st, l, sp->L, i);
+        if (p <= 1) continue;
+        /* contiguous runs of ceil(t / p) elements: every instance gets one */
+        int64_t run = (t + p - 1) / p;
+        if (t < p || (t + run - 1) / run < p) return false;
+    }
     for (int li = l + 1; li < sp->L; li++) {
         int64_t w = sp->m->tile.size ? sp->m->tile.size[li * sp->I + i] : IR_UNSET;
         if (w == IR_HOLE) break; /* checked when that hole is enumerated */
