@@ -598,8 +598,8 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
                   "nothing of each tile",
                   name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - busy),
                   (long long)inner);
-        diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`",
-                  name, (long long)(inner * block));
+        diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`", name,
+                  (long long)(inner * block));
         return false;
     }
     return true;
@@ -618,8 +618,9 @@ static void check_tiles(MapCtx *c) {
              * docs/cost-model.md section 2); it may not exceed it. */
             int64_t extent = c->op->indices[ix].extent;
             if (t > extent) {
-                Diag *d = map_error(c, where, "E0304", "tile %s %lld is larger than the extent %lld",
-                                    name, (long long)t, (long long)extent);
+                Diag *d =
+                    map_error(c, where, "E0304", "tile %s %lld is larger than the extent %lld",
+                              name, (long long)t, (long long)extent);
                 diag_help(d, c->diags, "the largest tile is the whole index: `%s %lld`", name,
                           (long long)extent);
                 continue;
@@ -659,7 +660,7 @@ static void check_tiles(MapCtx *c) {
                               "enclosing tile: `%s %lld`",
                               name, (long long)ot);
                 else
-                help_divisors(c, d, ot, t, "divisors");
+                    help_divisors(c, d, ot, t, "divisors");
                 break;
             }
         }

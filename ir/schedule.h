@@ -169,7 +169,7 @@ typedef struct SchedStmt {
     double *extent; /* per-instance extent of each index at each level */
     double *tile;   /* tile resident at each level */
     Provenance *tile_prov;
-    double *trips;                     /* loops at each level (see the file comment) */
+    double *trips; /* loops at each level (see the file comment) */
     /* level-l tiles of each index that the busiest instance walks in all,
      * partial ones included (docs/cost-model.md section 2); the product of
      * the trips of levels 1..l when every tile divides */

@@ -256,8 +256,7 @@ void pass_cost(Schedule *s) {
         switch (n->kind) {
         case SN_COMPUTE: {
             const SchedStmt *ss = &s->stmts[n->stmt];
-            double op_energy =
-                ss->unit ? ss->total_work * ss->unit->energy : 0;
+            double op_energy = ss->unit ? ss->total_work * ss->unit->energy : 0;
             g->memory_energy_j += n->energy_j; /* operand reads, result writes */
             g->compute_energy_j += op_energy;
             n->energy_j += op_energy;

@@ -244,7 +244,8 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         SchedVisits v = sched_visits(s, g, st, tn, unit_level);
         double children, replicas;
         fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem = tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
+        double per_mem =
+            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
         account(s, g, mem, read, written, 0, &energy);

@@ -18,11 +18,10 @@
  * l-1 and l deal the range of the enclosing tile (the whole index for dims
  * outside level 0) to the children jointly, outer dims first, in whole
  * blocks of the mapping's tile of i at level l (one element when it has
- * none, and at level 0 and the compute units): child k of P gets blocks [k q, (k+1) q) of T = ceil(range / b),
- * q = ceil(T / P), so the last block may be short and the last children
- * get less or nothing.  The loops at level l walk S's
- * level-l tiles (the schedule's tile and trips) inside that share; when
- * trips is 1 the tile is the whole share.
+ * none, and at level 0 and the compute units): child k of P gets blocks [k q, (k+1) q) of T =
+ * ceil(range / b), q = ceil(T / P), so the last block may be short and the last children get less
+ * or nothing.  The loops at level l walk S's level-l tiles (the schedule's tile and trips) inside
+ * that share; when trips is 1 the tile is the whole share.
  *
  * Loop nest.  A group's timeline is the lexicographic sequence of the
  * points of its loops: level 1 (in the group's order), then level 2, ...,
