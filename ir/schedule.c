@@ -3,6 +3,7 @@
 #include "ir/schedule.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #include <string.h>
 
@@ -172,16 +173,23 @@ static double real_combinations(const Schedule *s, const SchedGroup *g, int st, 
                                 int only_tensor) {
     const SchedStmt *ss = &s->stmts[st];
     double n = 1;
-    for (int k = 0; k < upto; k++) {
+    /* innermost first: the first loop met over an index is its deepest */
+    uint64_t seen[4] = {0, 0, 0, 0};
+    for (int k = upto - 1; k >= 0; k--) {
         const SchedLoop *lp = &g->loops[k];
         if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index)) continue;
         if (ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
         if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, lp->index)) continue;
-        /* the deepest loop over this index before `upto` */
         bool deeper = false;
-        for (int q = k + 1; q < upto && !deeper; q++)
-            deeper = g->loops[q].index == lp->index &&
-                     ss->trips[sched_li(s, g->loops[q].level, lp->index)] > 1;
+        if (lp->index < 256) {
+            uint64_t bit = (uint64_t)1 << (lp->index % 64);
+            deeper = (seen[lp->index / 64] & bit) != 0;
+            seen[lp->index / 64] |= bit;
+        } else {
+            for (int q = k + 1; q < upto && !deeper; q++)
+                deeper = g->loops[q].index == lp->index &&
+                         ss->trips[sched_li(s, g->loops[q].level, lp->index)] > 1;
+        }
         if (!deeper) n *= ss->count[sched_li(s, lp->level, lp->index)];
     }
     return n;
