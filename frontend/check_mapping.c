@@ -352,7 +352,8 @@ static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
  * them; E0310 is retired).  What the split cannot show is a statement
  * none of whose indices is split over some dims: every instance along
  * them computes the same result.  W0301 says so, with the factor, when it
- * reaches REPLICATION_WARN instances (docs/errors/W0301.md). */
+ * reaches REPLICATION_WARN instances and one of the statement's indices
+ * has at least that many elements (docs/errors/W0301.md). */
 /* E0310 (reused): a split into more parts than its index has elements
  * leaves instances that never get any of it.  A split that does not
  * divide is fine (E0310's old meaning, retired). */
@@ -412,6 +413,13 @@ static void check_replication(MapCtx *c) {
                                 c->arch->dims[d].name, (long long)c->arch->dims[d].size);
         }
         if (hole || factor < REPLICATION_WARN) continue;
+        /* only when one of its indices could feed every one of them (a
+         * row statistic of a single row cannot be split anyway) */
+        int64_t widest = 0;
+        for (int ix = 0; ix < c->op->index_count; ix++)
+            if (ir_stmt_uses_index(&c->op->stmts[st], ix) && c->op->indices[ix].extent > widest)
+                widest = c->op->indices[ix].extent;
+        if (widest < factor) continue;
         /* at the statement's own `spatial for` line, else the mapping's
          * spatial line, else the mapping */
         Span where = c->m->span;
