@@ -347,17 +347,26 @@ static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
     return parts;
 }
 
-static void check_split_divides(MapCtx *c) {
+/* A split need not divide its extent (docs/cost-model.md section 1.1:
+ * whole blocks are dealt to the instances, the busiest gets ceil(T/P) of
+ * them; E0310 is retired).  What the split cannot show is a statement
+ * none of whose indices is split over some dims: every instance along
+ * them computes the same result.  W0301 says so, with the factor, when it
+ * reaches REPLICATION_WARN instances and one of the statement's indices
+ * has at least that many elements (docs/errors/W0301.md). */
+/* E0310 (reused): a split into more parts than its index has elements
+ * leaves instances that never get any of it.  A split that does not
+ * divide is fine (E0310's old meaning, retired). */
+static void check_split_parts(MapCtx *c) {
     int dc = c->arch->dim_count;
-    /* One report per decision span. */
     Span *done = ARENA_ARRAY(c->arena, Span, c->op->stmt_count * c->op->index_count + 1);
     int done_count = 0;
     for (int st = 0; st < c->op->stmt_count; st++)
         for (int ix = 0; ix < c->op->index_count; ix++) {
+            if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
             int64_t parts = split_parts(c, st, ix, -1);
-            if (parts <= 1) continue;
             int64_t extent = c->op->indices[ix].extent;
-            if (extent % parts == 0) continue;
+            if (parts <= extent) continue;
             Span where = SPAN_NONE;
             const char *dims = "";
             int n = 0;
@@ -373,12 +382,65 @@ static void check_split_divides(MapCtx *c) {
             if (seen) continue;
             done[done_count++] = where;
             Diag *d = map_error(c, where, "E0310",
-                                "splitting `%s` over %s%s%s makes %lld parts, which "
-                                "do not divide its extent %lld",
+                                "splitting `%s` over %s%s%s makes %lld parts, more than its "
+                                "%lld elements",
                                 c->op->indices[ix].name, n > 1 ? "(" : "", dims, n > 1 ? ")" : "",
                                 (long long)parts, (long long)extent);
-            help_divisors(c, d, extent, parts, "part counts that divide it");
+            diag_note(d, c->diags, "%lld of the %lld instances would never get any of `%s`",
+                      (long long)(parts - extent), (long long)parts, c->op->indices[ix].name);
+            diag_help(d, c->diags,
+                      "split a larger index over these dims, or fewer dims (a split need not "
+                      "divide the extent)");
         }
+}
+
+#define REPLICATION_WARN 32
+
+static void check_replication(MapCtx *c) {
+    int dc = c->arch->dim_count;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        int64_t factor = 1;
+        const char *dims = "";
+        int n = 0;
+        bool hole = false;
+        for (int d = 0; d < dc; d++) {
+            int v = *split_at(c, st, d);
+            if (v == IR_HOLE) hole = true;
+            if (v >= 0 && ir_stmt_uses_index(&c->op->stmts[st], v)) continue;
+            if (c->arch->dims[d].size <= 1) continue;
+            factor *= c->arch->dims[d].size;
+            dims = arena_printf(c->arena, "%s%s%s (%lld)", dims, n++ ? ", " : "",
+                                c->arch->dims[d].name, (long long)c->arch->dims[d].size);
+        }
+        if (hole || factor < REPLICATION_WARN) continue;
+        /* only when one of its indices could feed every one of them (a
+         * row statistic of a single row cannot be split anyway) */
+        int64_t widest = 0;
+        for (int ix = 0; ix < c->op->index_count; ix++)
+            if (ir_stmt_uses_index(&c->op->stmts[st], ix) && c->op->indices[ix].extent > widest)
+                widest = c->op->indices[ix].extent;
+        if (widest < factor) continue;
+        /* at the statement's own `spatial for` line, else the mapping's
+         * spatial line, else the mapping */
+        Span where = c->m->span;
+        for (int it = c->md->item_count - 1; it >= 0; it--)
+            if (c->md->items[it]->kind == MI_SPATIAL) where = c->md->items[it]->span;
+        if (c->stmt_overridden && c->stmt_overridden[st])
+            for (int d = 0; d < dc; d++)
+                if (*split_at(c, st, d) >= 0) where = c->m->spatial.split_span[st * dc + d];
+        Diag *d = diag_warning(c->diags, where, "W0301",
+                               "statement `%s` is computed redundantly on %lld instances: none "
+                               "of its indices is split over %s",
+                               c->op->stmts[st].name, (long long)factor, dims);
+        diag_note(d, c->diags,
+                  "each of the %lld instances computes the whole of `%s` (the energy counts "
+                  "every copy)",
+                  (long long)factor, c->op->stmts[st].name);
+        diag_help(d, c->diags,
+                  "split one of its indices over %s (`spatial for %s: INDEX -> DIM`), or "
+                  "leave it replicated on purpose",
+                  n > 1 ? "those dims" : "that dim", c->op->stmts[st].name);
+    }
 }
 
 /* ------------------------------------------------------------- tiles */
@@ -477,10 +539,14 @@ static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
     return c->arch->levels[lv].name;
 }
 
-/* A tile at a level covers whole shares of the split of its index inside
- * that level: `spatial m -> x` over 8 cores below L2 needs `tile L2: m`
- * to be a multiple of 8, or the cores would hold fractions of rows.  False
- * (with E0326 and the nearest legal sizes) when it does not. */
+/* A tile at a level is dealt out over the split of its index inside that
+ * level in whole blocks (docs/cost-model.md section 1.1), so it need not
+ * be a multiple of the split; but a tile smaller than the split leaves
+ * instances without work in every tile (`spatial m -> x` over 8 cores
+ * below L2 with `tile L2: m 2`: 6 cores idle; counted in contiguous runs
+ * of blocks of the tile below the dims).  A tile of the whole share is no
+ * tile: the range itself is dealt out.  False (with E0326 and the
+ * smallest tile that feeds every instance) when it is. */
 static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where) {
     int outside = c->arch->levels[lv].clusters_outside;
     for (int st = 0; st < c->op->stmt_count; st++) {
@@ -488,7 +554,26 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
         int64_t all = split_parts(c, st, ix, -1), outer = split_parts(c, st, ix, outside);
         if (all == 0 || outer == 0) continue;
         int64_t inner = all / outer;
-        if (inner <= 1 || t % inner == 0) continue;
+        if (inner <= 1) continue;
+        /* a tile of the whole share is no tile: the range itself is dealt
+         * out, which only E0310 limits */
+        int64_t extent = c->op->indices[ix].extent;
+        if (t >= (extent + outer - 1) / outer) continue;
+        /* the block: the index's tile at the level just below the first
+         * of those dims, one element when that level does not tile it */
+        int64_t block = 1;
+        int below = -1;
+        for (int d = 0; d < c->arch->dim_count && below < 0; d++) {
+            if (*split_at(c, st, d) != ix || c->arch->dims[d].cluster < outside) continue;
+            for (int l = lv + 1; l < c->arch->level_count && below < 0; l++)
+                if (c->arch->dims[d].cluster < c->arch->levels[l].clusters_outside) below = l;
+        }
+        if (below > 0 && c->m->tile.size[below * c->op->index_count + ix] >= 1)
+            block = c->m->tile.size[below * c->op->index_count + ix];
+        /* contiguous runs of ceil(blocks / inner): how many get one */
+        int64_t blocks = (t + block - 1) / block, run = (blocks + inner - 1) / inner;
+        int64_t busy = (blocks + run - 1) / run;
+        if (busy >= inner) continue;
         Name name = c->op->indices[ix].name;
         const char *dims = "";
         int n = 0;
@@ -496,31 +581,33 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
             if (*split_at(c, st, d) == ix && c->arch->dims[d].cluster >= outside)
                 dims =
                     arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "", c->arch->dims[d].name);
-        Diag *d = map_error(c, where, "E0326",
-                            t < inner ? "tile %s %lld at `%s` is smaller than the %lld-way split "
-                                        "of `%s` inside it"
-                                      : "tile %s %lld at `%s` is not a multiple of the %lld-way "
-                                        "split of `%s` inside it",
+        Diag *d =
+            blocks >= inner
+                ? map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` deals %lld blocks of %lld in runs of %lld: only "
+                            "%lld of the %lld-way split of `%s` inside it get work",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)blocks, (long long)block, (long long)run, (long long)busy,
+                            (long long)inner, name)
+            : block > 1
+                ? map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` makes %lld block%s of %lld for the %lld-way "
+                            "split of `%s` inside it",
+                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                            (long long)blocks, blocks == 1 ? "" : "s", (long long)block,
+                            (long long)inner, name)
+                : map_error(c, where, "E0326",
+                            "tile %s %lld at `%s` is smaller than the %lld-way split of `%s` "
+                            "inside it",
                             name, (long long)t, written_level(c, c->tile_line[lv], lv),
                             (long long)inner, name);
         diag_note(d, c->diags,
-                  "`%s` is split over %s below `%s`: each of the %lld instances there holds "
-                  "tile / %lld of it, which must be a whole number",
-                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)inner,
+                  "`%s` is split over %s below `%s`: %lld of the %lld instances there would get "
+                  "nothing of each tile",
+                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - busy),
                   (long long)inner);
-        /* the nearest multiples of the split that divide the share */
-        int64_t per = c->op->indices[ix].extent / outer, lo = 0, hi = 0;
-        for (int64_t v = inner; v <= per; v += inner) {
-            if (per % v) continue;
-            if (v < t) lo = v;
-            if (v > t && !hi) hi = v;
-        }
-        if (lo && hi)
-            diag_help(d, c->diags, "legal tiles near %lld: `%s %lld`, `%s %lld`", (long long)t,
-                      name, (long long)lo, name, (long long)hi);
-        else if (lo || hi)
-            diag_help(d, c->diags, "the nearest legal tile: `%s %lld`", name,
-                      (long long)(lo ? lo : hi));
+        diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`", name,
+                  (long long)(inner * block));
         return false;
     }
     return true;
@@ -535,37 +622,17 @@ static void check_tiles(MapCtx *c) {
             if (t < 1) continue;
             Span where = c->m->tile.span[lv * ic + ix];
             Name name = c->op->indices[ix].name;
-            bool bad = false;
-            for (int st = 0; st < c->op->stmt_count && !bad; st++) {
-                if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
-                int64_t parts = split_parts(c, st, ix, outside);
-                if (parts == 0) continue;
-                int64_t extent = c->op->indices[ix].extent;
-                if (extent % parts) continue; /* reported as a split error */
-                int64_t per = extent / parts;
-                if (per % t == 0) continue;
-                bad = true;
-                Diag *d = map_error(c, where, "E0304",
-                                    t > per ? "tile %s %lld is larger than the "
-                                              "per-instance extent %lld"
-                                            : "tile %s %lld does not divide the "
-                                              "per-instance extent %lld",
-                                    name, (long long)t, (long long)per);
-                if (parts > 1)
-                    diag_note(d, c->diags,
-                              "`%s` ranges over %lld, split into %lld "
-                              "parts outside `%s`",
-                              name, (long long)extent, (long long)parts,
-                              written_level(c, c->tile_line[lv], lv));
-                if (t > per)
-                    diag_help(d, c->diags,
-                              "the largest tile is the whole share: "
-                              "`%s %lld`",
-                              name, (long long)per);
-                else
-                    help_divisors(c, d, per, t, "divisors");
+            /* A tile need not divide the extent (the last tile is partial,
+             * docs/cost-model.md section 2); it may not exceed it. */
+            int64_t extent = c->op->indices[ix].extent;
+            if (t > extent) {
+                Diag *d =
+                    map_error(c, where, "E0304", "tile %s %lld is larger than the extent %lld",
+                              name, (long long)t, (long long)extent);
+                diag_help(d, c->diags, "the largest tile is the whole index: `%s %lld`", name,
+                          (long long)extent);
+                continue;
             }
-            if (bad) continue;
             if (!tile_covers_inner_split(c, lv, ix, t, where)) continue;
             for (int outer = lv - 1; outer >= 0; outer--) {
                 int64_t ot = c->m->tile.size[outer * ic + ix];
@@ -582,26 +649,19 @@ static void check_tiles(MapCtx *c) {
                     if (inside_outer > 0 && inside_lv > 0 && inside_lv / inside_outer > between)
                         between = inside_lv / inside_outer;
                 }
-                if (ot % between == 0 && (ot / between) % t == 0) break;
-                if (ot % between) break; /* E0326 at the outer tile */
-                int64_t whole = ot;
-                ot /= between;
-                const char *what = between > 1 ? "each instance's share" : "the tile";
-                Diag *d =
-                    map_error(c, where, "E0311",
-                              t > ot ? "tile %s %lld at `%s` is larger than "
-                                       "%s %lld at `%s`"
-                                     : "tile %s %lld at `%s` does not divide "
-                                       "%s %lld at `%s`",
-                              name, (long long)t, written_level(c, c->tile_line[lv], lv), what,
-                              (long long)ot, written_level(c, c->tile_line[outer], outer));
+                /* split between the two levels: the dims deal the outer
+                 * tile out in whole blocks (section 1.1), so an inner tile
+                 * need only fit in it; without a split it must divide it,
+                 * so that only the last tile of the index is partial */
+                if (between > 1 ? t <= ot : ot % t == 0) break;
+                Diag *d = map_error(c, where, "E0311",
+                                    t > ot ? "tile %s %lld at `%s` is larger than "
+                                             "the tile %lld at `%s`"
+                                           : "tile %s %lld at `%s` does not divide "
+                                             "the tile %lld at `%s`",
+                                    name, (long long)t, written_level(c, c->tile_line[lv], lv),
+                                    (long long)ot, written_level(c, c->tile_line[outer], outer));
                 diag_label(d, c->diags, c->m->tile.span[outer * ic + ix], "the enclosing tile");
-                if (between > 1)
-                    diag_note(d, c->diags,
-                              "each instance between the two levels holds %lld of the %lld at "
-                              "`%s` (split %lld ways)",
-                              (long long)ot, (long long)whole,
-                              written_level(c, c->tile_line[outer], outer), (long long)between);
                 if (t > ot)
                     diag_help(d, c->diags,
                               "an inner level holds at most the "
@@ -1112,7 +1172,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                 break;
             }
         }
-    if (!m->spatial.whole_hole) check_split_divides(c);
+    if (!m->spatial.whole_hole) {
+        check_split_parts(c);
+        check_replication(c);
+    }
     record_split_only(c);
     if (c->overlap_line) m->overlap_span = c->overlap_line->span;
     if (c->objective_line) m->objective_span = c->objective_line->span;

@@ -2,6 +2,9 @@
  * node storage, element sizes and where cluster dims sit. */
 #include "ir/schedule.h"
 
+#include <math.h>
+#include <stdint.h>
+
 #include <string.h>
 
 const char *sched_kind_name(SchedKind k) {
@@ -91,6 +94,41 @@ double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, in
     return p;
 }
 
+double sched_deal(double len, double parts, double block) {
+    if (parts <= 1 || len <= 0) return len;
+    if (block < 1) block = 1;
+    double share = ceil(ceil(len / block) / parts) * block;
+    return share < len ? share : len;
+}
+
+double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner) {
+    int i = ss->split[d];
+    double size = (double)s->arch->dims[d].size;
+    if (i < 0) return size;
+    /* the dims that deal index i at the level d enters, and those of them
+     * after d (less significant) */
+    int enter = inner;
+    while (enter > outer + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
+    double parts = 1, after = 1;
+    for (int e = 0; e < s->arch->dim_count; e++) {
+        if (ss->split[e] != i || !sched_dim_outside(s, e, enter)) continue;
+        if (enter > 0 && sched_dim_outside(s, e, enter - 1)) continue;
+        parts *= (double)s->arch->dims[e].size;
+        if (e > d) after *= (double)s->arch->dims[e].size;
+    }
+    int I = s->op->index_count;
+    int64_t given = enter >= 1 && enter < s->levels && s->m->tile.size
+                        ? s->m->tile.size[enter * I + i]
+                        : IR_UNSET;
+    double block = given >= 1 ? (double)given : 1;
+    double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
+    /* contiguous runs of ceil(blocks / parts): ceil(blocks / run) get one */
+    double blocks = ceil(len / block), run = ceil(blocks / parts);
+    double busy = ceil(blocks / run);
+    double along = ceil(busy / after);
+    return along < size ? along : size;
+}
+
 bool sched_dim_between(const Schedule *s, int dim, int outer, int inner) {
     return sched_dim_outside(s, dim, inner) && !sched_dim_outside(s, dim, outer);
 }
@@ -126,24 +164,52 @@ bool sched_fuse_group_written(const IrMapping *m, int g) {
     return m->fuse.written && m->fuse.written[g];
 }
 
+/* The product over the indices of the loops at positions < `upto` that st
+ * runs of its real tile count at the deepest such loop (section 2: with
+ * partial tiles an outer partial tile holds fewer inner tiles, so the
+ * trips of the levels do not multiply); `only_tensor` >= 0 keeps the
+ * indices of that tensor only. */
+static double real_combinations(const Schedule *s, const SchedGroup *g, int st, int upto,
+                                int only_tensor) {
+    const SchedStmt *ss = &s->stmts[st];
+    double n = 1;
+    /* innermost first: the first loop met over an index is its deepest */
+    uint64_t seen[4] = {0, 0, 0, 0};
+    for (int k = upto - 1; k >= 0; k--) {
+        const SchedLoop *lp = &g->loops[k];
+        if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index)) continue;
+        if (ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, lp->index)) continue;
+        bool deeper = false;
+        if (lp->index < 256) {
+            uint64_t bit = (uint64_t)1 << (lp->index % 64);
+            deeper = (seen[lp->index / 64] & bit) != 0;
+            seen[lp->index / 64] |= bit;
+        } else {
+            for (int q = k + 1; q < upto && !deeper; q++)
+                deeper = g->loops[q].index == lp->index &&
+                         ss->trips[sched_li(s, g->loops[q].level, lp->index)] > 1;
+        }
+        if (!deeper) n *= ss->count[sched_li(s, lp->level, lp->index)];
+    }
+    return n;
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     SchedVisits v = {1, 1, -1};
-    double running = 1;
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level) break;
         if (!ir_stmt_uses_index(is, lp->index)) continue;
-        double trips = ss->trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        running *= trips;
-        if (sched_access_has_index(s, st, t->id, lp->index)) {
-            v.visits = running;
-            v.distinct *= trips;
-            v.depth = k;
-        }
+        if (ss->trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (sched_access_has_index(s, st, t->id, lp->index)) v.depth = k;
+    }
+    if (v.depth >= 0) {
+        v.visits = real_combinations(s, g, st, v.depth + 1, -1);
+        v.distinct = real_combinations(s, g, st, v.depth + 1, t->id);
     }
     return v;
 }

@@ -169,6 +169,11 @@ typedef struct SchedGroup {
 
 /* Per statement: decisions and the shapes derived from them.  Arrays
  * indexed [level * index_count + index] have level_count + 1 levels. */
+/* `count` compute tiles of `size` elements along one index. */
+typedef struct SchedClass {
+    double size, count;
+} SchedClass;
+
 typedef struct SchedStmt {
     int group;
     int position;              /* in its group's statement list */
@@ -177,10 +182,20 @@ typedef struct SchedStmt {
     double *extent; /* per-instance extent of each index at each level */
     double *tile;   /* tile resident at each level */
     Provenance *tile_prov;
-    double *trips;                     /* loops at each level (see the file comment) */
+    double *trips; /* loops at each level (see the file comment) */
+    /* level-l tiles of each index that the busiest instance walks in all,
+     * partial ones included (docs/cost-model.md section 2); the product of
+     * the trips of levels 1..l when every tile divides */
+    double *count;
+    /* compute tiles of each index by size: [index * class_cap + k], k below
+     * class_count[index] (the full tile, then the partial ones) */
+    SchedClass *classes;
+    int *class_count;
+    int class_cap;
     Layout out_layout[SCHED_MAX_DIMS]; /* its result along each dim */
     const IrCompute *unit;
-    double work; /* MACs or element ops per instance */
+    double work;       /* MACs or element ops of the busiest instance */
+    double total_work; /* MACs or element ops over every instance (energy) */
     double compute_s;
 } SchedStmt;
 
@@ -217,6 +232,18 @@ double sched_elem_bytes(const IrTensor *t);
 static inline int sched_li(const Schedule *s, int level, int index) {
     return level * s->op->index_count + index;
 }
+/* The busiest instance's share when `parts` instances are dealt a range of
+ * `len` elements in whole blocks of `block` (docs/cost-model.md section
+ * 1.1): T = ceil(len / block) blocks, ceil(T / parts) of them, at most
+ * len.  len itself when parts <= 1. */
+double sched_deal(double len, double parts, double block);
+/* How many coordinates along dim d (between levels outer and inner, where
+ * it splits an index of statement ss) get work from the busiest outer
+ * instance's full tile: the dims there that split the index deal its
+ * ceil(tile / b) blocks jointly (outer dims most significant), so with
+ * fewer blocks than instances the last ones idle.  The dim's size when
+ * every instance gets work. */
+double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner);
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */
 bool sched_dim_outside(const Schedule *s, int dim, int level);

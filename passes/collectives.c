@@ -132,6 +132,9 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
         if (s->arch->dims[d].size <= 1) continue;
         int sp = ss->split[d];
         if (sp >= 0 && sched_access_has_index(s, st, tensor, sp)) continue;
+        /* a dim along which every tile dealt out leaves all but the first
+         * instance idle has no one to deliver to */
+        if (sp >= 0 && sched_dim_busy(s, ss, d, from, to) <= 1) continue;
         if (sp >= 0) unsplit_only = false;
         dims[dc++] = d;
     }
@@ -237,10 +240,13 @@ static void broadcasts(Schedule *s) {
             int t = is->inputs[q];
             const IrTensor *tn = &s->op->tensors[t];
             SchedVisits v = sched_visits(s, g, node.stmt, tn, s->levels);
+            /* the compute tile, averaged over the busiest instance's
+             * tiles (partial ones included, section 3) */
             double bytes = sched_elem_bytes(tn);
-            for (int r = 0; r < tn->rank; r++)
-                bytes *= s->stmts[node.stmt]
-                             .tile[sched_li(s, s->levels, sched_access_index(s, node.stmt, t, r))];
+            for (int r = 0; r < tn->rank; r++) {
+                int li = sched_li(s, s->levels, sched_access_index(s, node.stmt, t, r));
+                bytes *= s->stmts[node.stmt].extent[li] / s->stmts[node.stmt].count[li];
+            }
             broadcast_tile(s, node.group, node.position, node.stmt, t, s->levels - 1, s->levels,
                            bytes, v.visits, node.after_inner ? node.depth : v.depth);
         }

@@ -47,6 +47,59 @@ static ComputeTile compute_tile(const Schedule *s, int st) {
     return t;
 }
 
+/* The compute tiles of a contraction by size: with partial tiles (an
+ * index whose tile does not divide what an instance walks) each index has
+ * a full size and partial ones (tiles.c keeps them with their counts), so
+ * a unit that pads a tile up (native shape, systolic folds) is charged
+ * per size: the sum over every combination of the indices' sizes of its
+ * count x the cost of one such tile (docs/cost-model.md section 6).
+ * cost(tile) gets m, n, k of one tile; returns the sum and, in *sizes,
+ * how many combinations there were (1 when every tile is full). */
+typedef double (*TileCost)(const IrCompute *u, double m, double n, double k);
+
+static double over_tile_sizes(const Schedule *s, int st, TileCost cost, int *sizes) {
+    const SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &s->op->stmts[st];
+    const IrTensor *w = is->input_count > 1 ? &s->op->tensors[is->inputs[1]] : NULL;
+    int idx[2 * IR_MAX_RANK], pick[2 * IR_MAX_RANK] = {0};
+    int n = ir_stmt_indices(is, idx);
+    double total = 0;
+    *sizes = 0;
+    for (;;) {
+        double m = 1, nn = 1, k = 1, count = 1;
+        for (int q = 0; q < n; q++) {
+            int i = idx[q];
+            const SchedClass *c = &ss->classes[i * ss->class_cap + pick[q]];
+            count *= c->count;
+            bool lhs = false;
+            for (int r = 0; r < is->lhs_count; r++) lhs |= is->lhs[r] == i;
+            if (!lhs)
+                k *= c->size;
+            else if (w && sched_access_has_index(s, st, w->id, i))
+                nn *= c->size;
+            else
+                m *= c->size;
+        }
+        total += count * cost(ss->unit, m, nn, k);
+        (*sizes)++;
+        int q = 0;
+        while (q < n && ++pick[q] >= ss->class_count[idx[q]]) pick[q++] = 0;
+        if (q == n) break;
+    }
+    return total;
+}
+
+/* Rounds of one compute tile on a unit with a native shape. */
+static double shape_rounds(const IrCompute *u, double m, double n, double k) {
+    int units = u->count > 0 ? u->count : 1;
+    return ceil(ceil(m / u->shape_m) * ceil(n / u->shape_n) * ceil(k / u->shape_k) / units);
+}
+
+/* Cycles of one compute tile on a systolic array. */
+static double array_cycles(const IrCompute *u, double m, double n, double k) {
+    return systolic_cycles(m, k, n, u->array_rows, u->array_cols, u->count > 0 ? u->count : 1);
+}
+
 /* A unit with a native shape M x N x K runs whole operations: each compute
  * tile is padded up to multiples of the shape along m, n and k, and its
  * ceil(mt/M) ceil(nt/N) ceil(kt/K) operations go to the `count` units in
@@ -62,8 +115,21 @@ static double shaped_time(const Schedule *s, int st, const char **why) {
     double ops = ceil(t.m / u->shape_m) * ceil(t.n / u->shape_n) * ceil(t.k / u->shape_k);
     double rounds = ceil(ops / units);
     double per_unit = u->throughput / units; /* MAC/s of one unit, efficiency included */
-    double time = t.tiles * rounds * native / per_unit;
-    if (s->want_text) {
+    int sizes;
+    double all_rounds = over_tile_sizes(s, st, shape_rounds, &sizes);
+    double time = all_rounds * native / per_unit;
+    if (s->want_text && sizes > 1) {
+        double charged = all_rounds * units * native;
+        double used = charged > 0 ? ss->work / charged : 1;
+        *why = arena_printf(s->arena,
+                            "%.0f ops per unit over %.0f tiles of %d sizes (partial tiles padded "
+                            "to the shape; the full tile ceil(%.0f/%d) x ceil(%.0f/%d) x "
+                            "ceil(%.0f/%d) over %d unit%s) x %d*%d*%d MAC / %.6g MAC/s per unit%s",
+                            all_rounds, t.tiles, sizes, t.m, u->shape_m, t.n, u->shape_n, t.k,
+                            u->shape_k, units, units == 1 ? "" : "s", u->shape_m, u->shape_n,
+                            u->shape_k, per_unit,
+                            used < 1 ? arena_printf(s->arena, ", shape used %.3g", used) : "");
+    } else if (s->want_text) {
         double charged = t.tiles * rounds * units * native;
         double used = charged > 0 ? ss->work / charged : 1;
         const char *eff =
@@ -94,8 +160,16 @@ static double compute_time(const Schedule *s, int st, const char **why) {
         int arrays = u->count > 0 ? u->count : 1;
         double folds = ceil(kt / u->array_rows) * ceil(nt / u->array_cols);
         double per_array = ceil(folds / arrays);
-        double cycles = tiles * systolic_cycles(mt, kt, nt, u->array_rows, u->array_cols, arrays);
-        if (s->want_text)
+        int sizes;
+        double cycles = over_tile_sizes(s, st, array_cycles, &sizes);
+        if (s->want_text && sizes > 1)
+            *why = arena_printf(s->arena,
+                                "%.0f cycles over %.0f tiles of %d sizes (partial tiles folded "
+                                "whole; the full tile ceil(%.0f/%d) x ceil(%.0f/%d) folds over "
+                                "%d arrays)%s",
+                                cycles, tiles, sizes, kt, u->array_rows, nt, u->array_cols, arrays,
+                                eff < 1 ? arena_printf(s->arena, " / efficiency %.3g", eff) : "");
+        else if (s->want_text)
             *why = arena_printf(s->arena,
                                 "%.0f tiles x %.0f fold%s per array (ceil(%.0f/%d) x ceil(%.0f/%d) "
                                 "over %d arrays) x (2*%d + %d + %.0f - 2) cycles%s",
@@ -258,8 +332,7 @@ void pass_cost(Schedule *s) {
         switch (n->kind) {
         case SN_COMPUTE: {
             const SchedStmt *ss = &s->stmts[n->stmt];
-            double op_energy =
-                ss->unit ? ss->work * ss->unit->energy * (double)s->total_instances : 0;
+            double op_energy = ss->unit ? ss->total_work * ss->unit->energy : 0;
             g->memory_energy_j += n->energy_j; /* operand reads, result writes */
             g->compute_energy_j += op_energy;
             n->energy_j += op_energy;

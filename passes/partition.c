@@ -1,7 +1,8 @@
 /* partition.c — spatial partition: which index each statement splits over
- * each cluster dim, the per-instance extent of every index at every level
- * (an index is divided by the dims outside that level that split it), the
- * work per compute instance, and how each result lies along each dim. */
+ * each cluster dim and how each result lies along each dim.  What each
+ * instance gets of a split index (whole blocks dealt out, the busiest
+ * instance's share) depends on the tiles, so tiles.c works out the
+ * per-instance extents and the work (docs/cost-model.md section 1.1). */
 #include "passes/passes.h"
 
 void pass_partition(Schedule *s) {
@@ -23,21 +24,6 @@ void pass_partition(Schedule *s) {
                 ss->split[d] = -1;
             }
         }
-        for (int l = 0; l <= s->levels; l++)
-            for (int i = 0; i < op->index_count; i++) {
-                double e = (double)op->indices[i].extent;
-                for (int d = 0; d < arch->dim_count; d++)
-                    if (ss->split[d] == i && sched_dim_outside(s, d, l))
-                        e /= (double)arch->dims[d].size;
-                ss->extent[sched_li(s, l, i)] = e;
-            }
-        /* work per compute instance: points of the statement's iteration
-         * space on one instance times operations per point */
-        int idx[2 * IR_MAX_RANK];
-        int n = ir_stmt_indices(is, idx);
-        double points = 1;
-        for (int k = 0; k < n; k++) points *= ss->extent[sched_li(s, s->levels, idx[k])];
-        ss->work = points * stmt_ops_per_point(is, ss->unit);
         /* the result along each dim */
         for (int d = 0; d < arch->dim_count; d++) {
             int sp = ss->split[d];

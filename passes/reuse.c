@@ -11,10 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The bytes of the statement's level-l tile of t, averaged over the tiles
+ * the busiest instance walks: the elements it holds along each index over
+ * its count of tiles (docs/cost-model.md section 3; the full tile when
+ * every tile divides, less when the last tile along an index is partial,
+ * so that visits x this is what really moves). */
 static double tile_bytes(const Schedule *s, int st, const IrTensor *t, int level) {
     double b = sched_elem_bytes(t);
-    for (int r = 0; r < t->rank; r++)
-        b *= s->stmts[st].tile[sched_li(s, level, sched_access_index(s, st, t->id, r))];
+    const SchedStmt *ss = &s->stmts[st];
+    for (int r = 0; r < t->rank; r++) {
+        int li = sched_li(s, level, sched_access_index(s, st, t->id, r));
+        b *= ss->extent[li] / ss->count[li];
+    }
     return b;
 }
 
@@ -34,6 +42,32 @@ static void fan_out(const Schedule *s, int st, const IrTensor *t, bool is_output
                       : !(ss->split[d] >= 0 && sched_access_has_index(s, st, t->id, ss->split[d]));
         if (same) *replicas *= p;
     }
+}
+
+/* How many child tiles' worth of bytes one outer instance serves per
+ * visit: children / replicas (the children holding distinct data) when
+ * the split divides; in general, along each index of the tensor that the
+ * dims between the levels split, the outer instance's elements over the
+ * busiest child's (the children share the outer range out, and some get
+ * less than the busiest or nothing: docs/cost-model.md section 3). */
+static double spread(const Schedule *s, int st, const IrTensor *t, bool is_output, int outer,
+                     int inner) {
+    const SchedStmt *ss = &s->stmts[st];
+    double f = 1;
+    int seen[SCHED_MAX_DIMS], nseen = 0;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        if (!sched_dim_between(s, d, outer, inner) || s->arch->dims[d].size <= 1) continue;
+        int i = is_output ? (ss->out_layout[d].kind == LAY_SPLIT ? ss->out_layout[d].index : -1)
+                          : (ss->split[d] >= 0 && sched_access_has_index(s, st, t->id, ss->split[d])
+                                 ? ss->split[d]
+                                 : -1);
+        bool again = false;
+        for (int k = 0; k < nseen; k++) again |= seen[k] == i;
+        if (i < 0 || again) continue;
+        seen[nseen++] = i;
+        f *= ss->extent[sched_li(s, outer, i)] / ss->extent[sched_li(s, inner, i)];
+    }
+    return f;
 }
 
 /* The time a memory spends on `bytes` moved in `transfers` tiles:
@@ -145,7 +179,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double fp = tile_bytes(s, st, tn, level);
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
-    double per_outer = fp * children / replicas; /* per outer instance */
+    double per_outer = fp * spread(s, st, tn, is_output, level - 1, level); /* per outer instance */
     double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
@@ -219,7 +253,8 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         SchedVisits v = sched_visits(s, g, st, tn, unit_level);
         double children, replicas;
         fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem = tile_bytes(s, st, tn, unit_level) * children / replicas;
+        double per_mem =
+            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
         account(s, g, mem, read, written, 0, &energy, false);

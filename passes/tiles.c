@@ -297,36 +297,113 @@ static void add_excess(Schedule *s, int group, int memory, double need, double c
     s->excess[s->excess_count++] = (CapacityExcess){group, memory, need, capacity, span};
 }
 
-void pass_tiles(Schedule *s) {
+/* Adds `count` tiles of `size` to a class list, merging equal sizes. */
+static void add_class(SchedClass *cl, int *n, int cap, double size, double count) {
+    if (size <= 0 || count <= 0) return;
+    for (int k = 0; k < *n; k++)
+        if (cl[k].size == size) {
+            cl[k].count += count;
+            return;
+        }
+    if (*n < cap) cl[(*n)++] = (SchedClass){size, count};
+}
+
+/* The tiles of every index of statement st, level by level, for the
+ * busiest instance (docs/cost-model.md sections 1.1 and 2).  The dims
+ * between levels l-1 and l deal each level-(l-1) tile out in whole blocks
+ * of the index's given tile at l (one element when l has none): the
+ * busiest instance gets sched_deal() of it.  The tile at l is the given
+ * one (at most that share), else the share; trips = ceil(share / tile).
+ * Beside the full tiles, the walk follows every partial one (the last
+ * tile of a range that the tile does not divide, and the shares of
+ * partial tiles dealt out below): `count` is how many level-l tiles the
+ * busiest instance walks, `extent` how many elements they hold, and the
+ * compute tiles are kept by size for the compute time.  Work is the
+ * busiest instance's real points; total_work every instance's. */
+static void walk_tiles(Schedule *s, int st) {
     const IrOp *op = s->op;
     const IrMapping *m = s->m;
     int I = op->index_count;
-    for (int st = 0; st < op->stmt_count; st++) {
-        SchedStmt *ss = &s->stmts[st];
-        for (int i = 0; i < I; i++) {
-            ss->tile[sched_li(s, 0, i)] = ss->extent[sched_li(s, 0, i)];
-            ss->tile_prov[sched_li(s, 0, i)] = PV_DERIVED;
-        }
-        for (int l = 1; l <= s->levels; l++)
-            for (int i = 0; i < I; i++) {
-                double p = sched_split_between(s, ss, l - 1, l, i);
-                double share = ss->tile[sched_li(s, l - 1, i)] / p;
-                if (share < 1) share = 1;
-                double t = share;
-                Provenance pv = PV_DEFAULT;
-                int64_t given =
-                    (l < s->levels && m->tile.size) ? m->tile.size[l * I + i] : IR_UNSET;
-                if (given >= 1) {
-                    t = (double)given < share ? (double)given : share;
-                    pv = PV_GIVEN;
-                } else if (l == s->levels) {
-                    pv = PV_DERIVED;
-                }
-                ss->tile[sched_li(s, l, i)] = t;
-                ss->tile_prov[sched_li(s, l, i)] = pv;
-                ss->trips[sched_li(s, l, i)] = ceil(share / t);
+    SchedStmt *ss = &s->stmts[st];
+    const IrStmt *is = &op->stmts[st];
+    int cap = s->levels + 2;
+    ss->count = ARENA_ARRAY(s->arena, double, (s->levels + 1) * I);
+    ss->class_cap = cap;
+    ss->classes = ARENA_ARRAY(s->arena, SchedClass, I * cap);
+    ss->class_count = ARENA_ARRAY(s->arena, int, I);
+    SchedClass *cur = ARENA_ARRAY(s->arena, SchedClass, cap);
+    SchedClass *next = ARENA_ARRAY(s->arena, SchedClass, cap);
+    for (int i = 0; i < I; i++) {
+        /* the dims outside the outermost memory deal the whole index out
+         * element by element: level 0 of each instance holds its share */
+        double p0 = 1;
+        for (int d = 0; d < s->arch->dim_count; d++)
+            if (ss->split[d] == i && sched_dim_outside(s, d, 0))
+                p0 *= (double)s->arch->dims[d].size;
+        double e = sched_deal((double)op->indices[i].extent, p0, 1);
+        ss->tile[sched_li(s, 0, i)] = e;
+        ss->tile_prov[sched_li(s, 0, i)] = PV_DERIVED;
+        ss->extent[sched_li(s, 0, i)] = e;
+        ss->count[sched_li(s, 0, i)] = 1;
+        int n = 0;
+        add_class(cur, &n, cap, e, 1);
+        for (int l = 1; l <= s->levels; l++) {
+            double p = sched_split_between(s, ss, l - 1, l, i);
+            int64_t given = (l < s->levels && m->tile.size) ? m->tile.size[l * I + i] : IR_UNSET;
+            double block = given >= 1 ? (double)given : 1;
+            double share = sched_deal(ss->tile[sched_li(s, l - 1, i)], p, block);
+            if (share < 1) share = 1;
+            double t = share;
+            Provenance pv = PV_DEFAULT;
+            if (given >= 1) {
+                t = (double)given < share ? (double)given : share;
+                pv = PV_GIVEN;
+            } else if (l == s->levels) {
+                pv = PV_DERIVED;
             }
+            ss->tile[sched_li(s, l, i)] = t;
+            ss->tile_prov[sched_li(s, l, i)] = pv;
+            ss->trips[sched_li(s, l, i)] = ceil(share / t);
+            int nn = 0;
+            for (int k = 0; k < n; k++) {
+                double sh = sched_deal(cur[k].size, p, block);
+                double whole = floor(sh / t);
+                add_class(next, &nn, cap, t, cur[k].count * whole);
+                add_class(next, &nn, cap, sh - whole * t, cur[k].count);
+            }
+            SchedClass *tmp = cur;
+            cur = next;
+            next = tmp;
+            n = nn;
+            double tiles = 0, elems = 0;
+            for (int k = 0; k < n; k++) {
+                tiles += cur[k].count;
+                elems += cur[k].size * cur[k].count;
+            }
+            ss->count[sched_li(s, l, i)] = tiles;
+            ss->extent[sched_li(s, l, i)] = elems;
+        }
+        ss->class_count[i] = n;
+        for (int k = 0; k < n; k++) ss->classes[i * cap + k] = cur[k];
     }
+    int idx[2 * IR_MAX_RANK];
+    int n = ir_stmt_indices(is, idx);
+    double points = 1, all = 1, split = 1;
+    for (int k = 0; k < n; k++) {
+        points *= ss->extent[sched_li(s, s->levels, idx[k])];
+        all *= (double)op->indices[idx[k]].extent;
+    }
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (ss->split[d] >= 0) split *= (double)s->arch->dims[d].size;
+    double per_point = stmt_ops_per_point(is, ss->unit);
+    ss->work = points * per_point;
+    /* every instance along a dim that splits none of its indices repeats it */
+    ss->total_work = all * per_point * ((double)s->total_instances / split);
+}
+
+void pass_tiles(Schedule *s) {
+    const IrOp *op = s->op;
+    for (int st = 0; st < op->stmt_count; st++) walk_tiles(s, st);
     /* loop nests, then footprints and capacity, group by group */
     for (int g = 0; g < s->group_count; g++) {
         SchedGroup *grp = &s->groups[g];

@@ -14,12 +14,14 @@
  * Instances.  Levels 0..V-1 are memories, V the compute units.  A cluster
  * dim lies between the level declared before its cluster and the one after.
  * A level-l instance is identified by its coordinates along the dims
- * outside l.  For statement S, the dims that split index i divide the range
- * of the enclosing tile (the whole index for dims outside level 0) among
- * the children, outer dims first, in contiguous blocks (floor division when
- * uneven, so a child may get nothing).  The loops at level l walk S's
- * level-l tiles (the schedule's tile and trips) inside that share; when
- * trips is 1 the tile is the whole share.
+ * outside l.  For statement S, the dims that split index i between levels
+ * l-1 and l deal the range of the enclosing tile (the whole index for dims
+ * outside level 0) to the children jointly, outer dims first, in whole
+ * blocks of the mapping's tile of i at level l (one element when it has
+ * none, and at level 0 and the compute units): child k of P gets blocks [k q, (k+1) q) of T =
+ * ceil(range / b), q = ceil(T / P), so the last block may be short and the last children get less
+ * or nothing.  The loops at level l walk S's level-l tiles (the schedule's tile and trips) inside
+ * that share; when trips is 1 the tile is the whole share.
  *
  * Loop nest.  A group's timeline is the lexicographic sequence of the
  * points of its loops: level 1 (in the group's order), then level 2, ...,
@@ -537,12 +539,27 @@ static void range_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int i, int
     int lo = 0, hi = (int)c->op->indices[i].extent;
     int D = c->D, I = c->I;
     for (int l = 0; l <= level; l++) {
+        /* the dims entering here deal the range out jointly (outer dims
+         * the most significant) in whole blocks of the index's tile at
+         * this level, one element when it has none: instance k of P gets
+         * blocks [k q, (k + 1) q) of the T = ceil(len / b), q = ceil(T / P),
+         * the last block short, and an instance past the end nothing */
+        int64_t parts = 1, k = 0;
         for (int d = 0; d < D; d++) {
             if (si->ss->split[d] != i || !c->enters[l * D + d]) continue;
-            int64_t len = hi - lo, n = c->dim_size[d], k = c->coord[q * D + d];
-            int nlo = lo + (int)(k * len / n), nhi = lo + (int)((k + 1) * len / n);
-            lo = nlo;
-            hi = nhi;
+            parts *= c->dim_size[d];
+            k = k * c->dim_size[d] + c->coord[q * D + d];
+        }
+        if (parts > 1) {
+            int64_t given =
+                l >= 1 && l < c->V && c->s->m->tile.size ? c->s->m->tile.size[l * I + i] : IR_UNSET;
+            int64_t b = given >= 1 ? given : 1, len = hi - lo;
+            int64_t blocks = (len + b - 1) / b, per = (blocks + parts - 1) / parts;
+            int64_t nlo = k * per * b, nhi = (k + 1) * per * b;
+            if (nlo > len) nlo = len;
+            if (nhi > len) nhi = len;
+            hi = lo + (int)nhi;
+            lo = lo + (int)nlo;
         }
         if (l >= 1 && l <= tile_level && si->trips[l * I + i] > 1) {
             int at = g->loop_at[l * I + i];

@@ -126,8 +126,10 @@ static bool split_divides(const OptSpace *sp, const int *split) {
             for (int e = 0; e < d; e++)
                 if (row[e] == i) first = false;
             if (!first) continue;
-            /* a product past the extent cannot divide it (and would
-             * overflow long before 16 large dims are multiplied) */
+            /* a split need not divide the extent (whole blocks are dealt
+             * out, docs/cost-model.md section 1.1), but every instance
+             * gets at least one element: a product past the extent is out
+             * (and would overflow long before 16 large dims multiply) */
             int64_t parts = 1, extent = sp->op->indices[i].extent;
             for (int e = d; e < sp->D; e++) {
                 if (row[e] != i) continue;
@@ -136,15 +138,12 @@ static bool split_divides(const OptSpace *sp, const int *split) {
                 if (size < 1 || parts > extent / size) return false;
                 parts *= size;
             }
-            if (extent % parts != 0) return false;
-            /* a given tile covers whole shares of the split inside its
-             * level, and divides the share of the one outside it */
+            /* a given tile is no smaller than the split inside its level
+             * (E0326) */
             for (int l = 1; sp->m->tile.size && l < sp->L; l++) {
                 int64_t t = sp->m->tile.size[l * sp->I + i];
                 if (t < 1 || !ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
-                if (t % split_between(sp, split, st, l, sp->L, i)) return false;
-                int64_t share = sp->op->indices[i].extent / split_between(sp, split, st, 0, l, i);
-                if (share % t) return false;
+                if (t < split_between(sp, split, st, l, sp->L, i)) return false;
             }
         }
     }
@@ -450,44 +449,62 @@ static int64_t known_tile(const OptSpace *sp, const int64_t *hv, int l, int i) {
 }
 
 /* The divisor bound for hole h given values of the holes before it
- * (outer levels of the same index come first). */
-static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *hv, int h) {
+ * (outer levels of the same index come first).  *most gets the largest
+ * tile the hole may take beyond the divisors (the largest share an
+ * instance walks, docs/optimizer.md section 1: tiles that do not divide),
+ * 0 when a given or chosen enclosing tile with no split between the two
+ * levels must be divided (E0311). */
+static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *hv, int h,
+                          int64_t *most) {
     int l = sp->th_level[h], i = sp->th_index[h];
     int64_t g = 0;
+    *most = 0;
     for (int st = 0; st < sp->S; st++) {
         if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
-        g = gcd64(g, instance_extent(sp, split, st, l, i));
+        int64_t e = instance_extent(sp, split, st, l, i), share = e;
         for (int lo = l - 1; lo >= 0; lo--) {
             int64_t v = known_tile(sp, hv, lo, i);
             if (v < 1) continue;
             int64_t p = split_between(sp, split, st, lo, l, i);
-            if (v % p) return 0;
-            g = gcd64(g, v / p);
+            if (p == 1) *most = -1; /* must divide v */
+            e = v / p > 0 ? v / p : 1;
+            share = (v + p - 1) / p;
             break;
         }
+        g = gcd64(g, e);
+        if (*most >= 0 && share > *most) *most = share;
     }
     if (g == 0) g = sp->op->indices[i].extent; /* no statement uses it */
+    if (*most < 0) *most = 0;
     return g;
 }
 
-/* The hole's tile must be a multiple of the split of its index inside the
- * level (each instance below gets a whole share: tiles and splits nest),
- * and given tiles at inner levels must divide that share. */
+/* The hole's tile must be no smaller than the split of its index inside
+ * the level (E0326: it is dealt out in whole blocks), and given tiles at
+ * inner levels must divide it when no split lies between (E0311). */
 static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64_t *hv, int h,
                                int64_t t) {
     int l = sp->th_level[h], i = sp->th_index[h];
-    for (int st = 0; st < sp->S; st++)
-        if (ir_stmt_uses_index(&sp->op->stmts[st], i) &&
-            t % split_between(sp, split, st, l, sp->L, i))
-            return false;
+    /* no smaller than the split inside it (E0326); it is dealt out in
+     * whole blocks, so it need not be a multiple */
+    for (int st = 0; st < sp->S; st++) {
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+        int64_t p = split_between(sp, split, st, l, sp->L, i);
+        if (p <= 1) continue;
+        /* contiguous runs of ceil(t / p) elements: every instance gets one */
+        int64_t run = (t + p - 1) / p;
+        if (t < p || (t + run - 1) / run < p) return false;
+    }
     for (int li = l + 1; li < sp->L; li++) {
         int64_t w = sp->m->tile.size ? sp->m->tile.size[li * sp->I + i] : IR_UNSET;
         if (w == IR_HOLE) break; /* checked when that hole is enumerated */
         if (w < 1) continue;
         for (int st = 0; st < sp->S; st++) {
             if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+            /* an inner given tile divides it when no split lies between
+             * (E0311); across a split it only fits in it */
             int64_t p = split_between(sp, split, st, l, li, i);
-            if (t % p || (t / p) % w) return false;
+            if (p == 1 ? t % w != 0 : w > t) return false;
         }
         break;
     }
@@ -736,7 +753,8 @@ static void enum_tiles(Enum *e, int h) {
         enum_orders(e, 0);
         return;
     }
-    int64_t g = tile_bound(sp, split, e->hv, h);
+    int64_t most;
+    int64_t g = tile_bound(sp, split, e->hv, h, &most);
     if (g < 1) return;
     Divisors *dv = &e->div[h];
     if (!divisors(sp, dv, g)) return;
@@ -746,6 +764,29 @@ static void enum_tiles(Enum *e, int h) {
         if ((++e->steps & 1023) == 0 && opt_past_deadline(sp)) return;
         if (!inner_tiles_divide(sp, split, e->hv, h, t)) continue;
         e->hv[h] = t;
+        enum_tiles(e, h + 1);
+    }
+    /* then the tiles that do not divide: powers of two and the unit's
+     * shape sizes times powers of two, up to the largest share (the
+     * divisors above are not repeated) */
+    int64_t extra[4 * 64];
+    int n = 0;
+    const IrCompute *u = ir_matrix_unit(sp->arch);
+    int64_t sizes[4] = {1, u ? u->shape_m : 0, u ? u->shape_n : 0, u ? u->shape_k : 0};
+    for (int k = 0; k < 4; k++) {
+        if (sizes[k] < 1) continue;
+        for (int64_t t = sizes[k]; t <= most && n < 4 * 64; t *= 2) {
+            bool dup = g % t == 0;
+            for (int j = 0; j < n && !dup; j++) dup = extra[j] == t;
+            if (!dup) extra[n++] = t;
+            if (t > most / 2) break;
+        }
+    }
+    qsort(extra, (size_t)n, sizeof(int64_t), compare_i64);
+    for (int q = 0; q < n && !sp->truncated; q++) {
+        if ((++e->steps & 1023) == 0 && opt_past_deadline(sp)) return;
+        if (!inner_tiles_divide(sp, split, e->hv, h, extra[q])) continue;
+        e->hv[h] = extra[q];
         enum_tiles(e, h + 1);
     }
 }
