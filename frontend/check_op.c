@@ -1062,6 +1062,17 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->occ = exact_copy(b->arena, b->occ, sizeof(Occurrence), b->occ_count);
     b->occ_cap = b->occ_count;
     arena_free_all(&scratch);
+    if (b->ok) {
+        /* Once per declaration: every instantiation shares the statements,
+         * and tensor and index ids are the same in each. */
+        IrOp names = {.indices = b->indices,
+                      .index_count = b->index_count,
+                      .tensors = b->tensors,
+                      .tensor_count = b->tensor_count,
+                      .stmts = b->stmts,
+                      .stmt_count = b->stmt_count};
+        record_stmt_syntax(b->arena, &names, b->od);
+    }
     return b;
 }
 
@@ -1098,7 +1109,8 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     op->tensor_count = b->tensor_count;
     op->stmts = b->stmts;
     op->stmt_count = b->stmt_count;
-    record_stmt_syntax(s->arena, op, b->od);
+    /* built_structure recorded the statements' syntax of a sound op */
+    if (!b->ok) record_stmt_syntax(s->arena, op, b->od);
     return op;
 }
 

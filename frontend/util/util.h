@@ -30,6 +30,10 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 void arena_free_all(Arena *a);
+/* Empties the arena but keeps its newest chunk for what comes next: an
+ * arena emptied often (once per declaration) then reuses memory already
+ * paged in instead of asking malloc for a fresh chunk each time. */
+void arena_reset(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
