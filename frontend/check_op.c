@@ -989,7 +989,9 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
         if (!td || T->kind == TK_INTERMEDIATE) continue;
         for (int i = 0; i < td->dim_count; i++) {
             int64_t v;
-            const char *what = arena_printf(b->arena, "dimension %d of `%s`", i + 1, T->name);
+            char ordinal[32];
+            snprintf(ordinal, sizeof ordinal, "dimension %d of ", i + 1);
+            const char *what = intern_quoted(ordinal, T->name);
             env->where = what;
             if (!const_eval_int(env, td->dims[i], what, &v)) {
                 ok = false;
@@ -1264,7 +1266,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         }
         given[p] = true;
         if (!const_eval_int(&env, pb->value,
-                            arena_printf(s->arena, "parameter `%s`", pb->name.name), &values[p]))
+                            intern_quoted("parameter ", pb->name.name), &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1288,7 +1290,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         denv.param_later = od->param_count;
         denv.where = "a parameter default";
         if (!const_eval_int(&denv, pd->default_value,
-                            arena_printf(s->arena, "the default of `%s`", pd->name.name),
+                            intern_quoted("the default of ", pd->name.name),
                             &values[p]))
             ok = valued = false;
     }

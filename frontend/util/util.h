@@ -55,6 +55,10 @@ Arena *process_arena(void);
 typedef const char *Name;
 Name intern(const char *s, size_t len);
 Name intern_cstr(const char *s);
+/* `before` followed by `name` in backquotes, interned: what a check names
+ * in a message it may never print (the value of a `capacity`, the default
+ * of `M`), made without a printf or an allocation once it was seen. */
+Name intern_quoted(const char *before, Name name);
 
 /* ------------------------------------------------------- sources and spans */
 
