@@ -843,8 +843,8 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
             continue;
         }
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
-        if (!value_in_range(c, intern_quoted("the cost of ", p->key.name), p->value,
-                            cost, (UnitDim){BU_NONE, BU_NONE}))
+        if (!value_in_range(c, intern_quoted("the cost of ", p->key.name), p->value, cost,
+                            (UnitDim){BU_NONE, BU_NONE}))
             continue;
         if (cost < 0) {
             arch_error(c, p->value->span, "E0212", "the cost of `%s` must not be negative, got %s",

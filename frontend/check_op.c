@@ -1265,8 +1265,8 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
             continue;
         }
         given[p] = true;
-        if (!const_eval_int(&env, pb->value,
-                            intern_quoted("parameter ", pb->name.name), &values[p]))
+        if (!const_eval_int(&env, pb->value, intern_quoted("parameter ", pb->name.name),
+                            &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1290,8 +1290,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         denv.param_later = od->param_count;
         denv.where = "a parameter default";
         if (!const_eval_int(&denv, pd->default_value,
-                            intern_quoted("the default of ", pd->name.name),
-                            &values[p]))
+                            intern_quoted("the default of ", pd->name.name), &values[p]))
             ok = valued = false;
     }
     if (complete) *complete = valued;
