@@ -370,7 +370,7 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int 
     if (!e) return false;
     ConstEnv env = c->s->env;
     env.diags = c->diags;
-    env.where = arena_printf(c->arena, "`%s`", a->key.name);
+    env.where = intern_quoted("", a->key.name);
     env.expr_depth = 0;
     Value v = const_eval(&env, e);
     if (v.kind == VK_ERROR) {
@@ -382,7 +382,7 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int 
         if (unit_dim_eq(got, accept[i])) {
             *out = v.kind == VK_INT ? (double)v.i : v.r;
             *dim = got;
-            return value_in_range(c, arena_printf(c->arena, "`%s`", a->key.name), e, *out, got);
+            return value_in_range(c, env.where, e, *out, got);
         }
     const char *desc = unit_dim_describe(accept[0]);
     Diag *d = arch_error(c, e->span, "E0208", "%s expects %s %s such as %s, got %s", a->key.name,
@@ -843,8 +843,8 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
             continue;
         }
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
-        if (!value_in_range(c, arena_printf(c->arena, "the cost of `%s`", p->key.name), p->value,
-                            cost, (UnitDim){BU_NONE, BU_NONE}))
+        if (!value_in_range(c, intern_quoted("the cost of ", p->key.name), p->value, cost,
+                            (UnitDim){BU_NONE, BU_NONE}))
             continue;
         if (cost < 0) {
             arch_error(c, p->value->span, "E0212", "the cost of `%s` must not be negative, got %s",
@@ -1118,15 +1118,20 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
     if (!items) return NULL;
     build_clock(c, items);
     Builder b = {0};
-    int n = items->count + 1;
-    b.memories = ARENA_ARRAY(c->arena, IrMemory, n);
-    b.levels = ARENA_ARRAY(c->arena, IrLevel, n);
-    b.clusters = ARENA_ARRAY(c->arena, IrCluster, n);
-    b.units = ARENA_ARRAY(c->arena, IrCompute, n);
-    b.role_reported = ARENA_ARRAY(c->arena, bool, n);
-    int dims = 1;
-    for (int i = 0; i < items->count; i++)
-        if (items->items[i]->kind == AI_CLUSTER) dims += items->items[i]->dim_count;
+    /* exact sizes: each memory makes at most one level */
+    int memories = 0, clusters = 0, units = 0, dims = 0;
+    for (int i = 0; i < items->count; i++) {
+        const EffItem *e = items->items[i];
+        memories += e->kind == AI_MEMORY;
+        clusters += e->kind == AI_CLUSTER;
+        units += e->kind == AI_COMPUTE;
+        if (e->kind == AI_CLUSTER) dims += e->dim_count;
+    }
+    b.memories = ARENA_ARRAY(c->arena, IrMemory, memories);
+    b.levels = ARENA_ARRAY(c->arena, IrLevel, memories);
+    b.clusters = ARENA_ARRAY(c->arena, IrCluster, clusters);
+    b.units = ARENA_ARRAY(c->arena, IrCompute, units);
+    b.role_reported = ARENA_ARRAY(c->arena, bool, memories + 1);
     b.dims = ARENA_ARRAY(c->arena, IrClusterDim, dims);
     bool split_open = false;
     for (int i = 0; i < items->count; i++) {

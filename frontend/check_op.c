@@ -989,7 +989,9 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
         if (!td || T->kind == TK_INTERMEDIATE) continue;
         for (int i = 0; i < td->dim_count; i++) {
             int64_t v;
-            const char *what = arena_printf(b->arena, "dimension %d of `%s`", i + 1, T->name);
+            char ordinal[32];
+            snprintf(ordinal, sizeof ordinal, "dimension %d of ", i + 1);
+            const char *what = intern_quoted(ordinal, T->name);
             env->where = what;
             if (!const_eval_int(env, td->dims[i], what, &v)) {
                 ok = false;
@@ -1062,6 +1064,17 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->occ = exact_copy(b->arena, b->occ, sizeof(Occurrence), b->occ_count);
     b->occ_cap = b->occ_count;
     arena_free_all(&scratch);
+    if (b->ok) {
+        /* Once per declaration: every instantiation shares the statements,
+         * and tensor and index ids are the same in each. */
+        IrOp names = {.indices = b->indices,
+                      .index_count = b->index_count,
+                      .tensors = b->tensors,
+                      .tensor_count = b->tensor_count,
+                      .stmts = b->stmts,
+                      .stmt_count = b->stmt_count};
+        record_stmt_syntax(b->arena, &names, b->od);
+    }
     return b;
 }
 
@@ -1098,7 +1111,8 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     op->tensor_count = b->tensor_count;
     op->stmts = b->stmts;
     op->stmt_count = b->stmt_count;
-    record_stmt_syntax(s->arena, op, b->od);
+    /* built_structure recorded the statements' syntax of a sound op */
+    if (!b->ok) record_stmt_syntax(s->arena, op, b->od);
     return op;
 }
 
@@ -1251,8 +1265,8 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
             continue;
         }
         given[p] = true;
-        if (!const_eval_int(&env, pb->value,
-                            arena_printf(s->arena, "parameter `%s`", pb->name.name), &values[p]))
+        if (!const_eval_int(&env, pb->value, intern_quoted("parameter ", pb->name.name),
+                            &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1276,8 +1290,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         denv.param_later = od->param_count;
         denv.where = "a parameter default";
         if (!const_eval_int(&denv, pd->default_value,
-                            arena_printf(s->arena, "the default of `%s`", pd->name.name),
-                            &values[p]))
+                            intern_quoted("the default of ", pd->name.name), &values[p]))
             ok = valued = false;
     }
     if (complete) *complete = valued;

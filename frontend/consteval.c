@@ -63,6 +63,13 @@ static const char *decl_kind_name(DeclKind k) {
 
 Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSink *diags) {
     Globals *g = ARENA_NEW(arena, Globals);
+    /* Sized once for every declaration: growing by doubling left the
+     * abandoned tables (as large again as the final one) in the arena. */
+    int decl_total = 0;
+    for (int m = 0; m < module_count; m++) decl_total += modules[m]->decl_count;
+    g->cap = 64;
+    while (g->cap < 2 * (decl_total + 1)) g->cap *= 2;
+    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
     for (int m = 0; m < module_count; m++) {
         for (int i = 0; i < modules[m]->decl_count; i++) {
             const Decl *d = modules[m]->decls[i];

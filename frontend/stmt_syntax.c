@@ -68,23 +68,34 @@ static void access_of(const IrOp *op, IrAccess *acc, Name tensor, const IdentLis
         acc->index[r] = r < indices->count ? ir_find_index(op, indices->items[r].name) : -1;
 }
 
+/* The accesses of the right side, counted so that they are stored
+ * exact-size. */
+static int count_reads(const Expr *e) {
+    if (!e) return 0;
+    switch (e->kind) {
+    case EX_ACCESS: return 1;
+    case EX_UNARY: return count_reads(e->u.unary.operand);
+    case EX_BINARY: return count_reads(e->u.binary.lhs) + count_reads(e->u.binary.rhs);
+    case EX_CALL: {
+        int n = 0;
+        for (int k = 0; k < e->u.call.arg_count; k++) n += count_reads(e->u.call.args[k]);
+        return n;
+    }
+    case EX_REDUCE: return count_reads(e->u.reduce.body);
+    default: return 0;
+    }
+}
+
 typedef struct Reads {
-    Arena *arena;
     const IrOp *op;
-    IrAccess *items;
-    int count, cap;
+    IrAccess *items; /* room for count_reads of the right side */
+    int count;
 } Reads;
 
 static void collect_reads(Reads *r, const Expr *e) {
     if (!e) return;
     switch (e->kind) {
     case EX_ACCESS:
-        if (r->count == r->cap) {
-            int cap = r->cap ? 2 * r->cap : 4;
-            r->items = arena_realloc(r->arena, r->items, sizeof(IrAccess) * (size_t)r->cap,
-                                     sizeof(IrAccess) * (size_t)cap);
-            r->cap = cap;
-        }
         access_of(r->op, &r->items[r->count++], e->u.access.tensor.name, &e->u.access.indices);
         break;
     case EX_UNARY: collect_reads(r, e->u.unary.operand); break;
@@ -105,7 +116,8 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         const Stmt *stmt = od->stmts[k];
         IrStmt *st = &op->stmts[k];
         access_of(op, &st->target, stmt->target.name, &stmt->indices);
-        Reads r = {arena, op, NULL, 0, 0};
+        int reads = count_reads(stmt->rhs);
+        Reads r = {op, reads ? ARENA_ARRAY(arena, IrAccess, reads) : NULL, 0};
         collect_reads(&r, stmt->rhs);
         st->reads = r.items;
         st->read_count = r.count;

@@ -406,7 +406,7 @@ file:
     %empty
   | file decl {
         if ($2) ptrvec_push(&ps->file_scratch, &ps->decls, $2);
-        arena_free_all(&ps->scratch);
+        arena_reset(&ps->scratch);
     }
   ;
 

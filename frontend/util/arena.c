@@ -21,8 +21,12 @@ struct ArenaChunk {
     ArenaChunk *next;
     size_t capacity; /* usable bytes after the header */
     size_t used;     /* bytes of the usable area consumed */
-    /* keeps the header a multiple of 16 so data() stays aligned */
-    size_t pad_to_16;
+    /* the number of ARENA_MAX_CHUNK blocks mapped for it with mmap (it is
+     * unmapped, not freed); 0 for a chunk from malloc */
+    uint32_t huge_blocks;
+    /* every byte after `used` is still zero (fresh pages from the kernel),
+     * so what is handed out needs no memset */
+    bool zero_tail;
 };
 
 _Static_assert(sizeof(ArenaChunk) % ARENA_ALIGN == 0,
@@ -36,53 +40,76 @@ static inline size_t align_up(size_t n) {
     return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
 }
 
-/* Shared chunks are zeroed piece by piece as they are handed out: a short
- * lived arena (one lowering, one evaluation) then pays for the bytes it
- * uses, not for a whole chunk.  A dedicated big chunk comes from calloc,
- * which gets untouched zero pages from the kernel. */
-static ArenaChunk *chunk_new(size_t capacity, bool zeroed) {
-    /* malloc and calloc align for any fundamental type, which is 16 on
-     * the hosts we build for; the header size keeps data() aligned too. */
-    ArenaChunk *c;
-    if (!zeroed && sizeof(ArenaChunk) + capacity == ARENA_MAX_CHUNK) {
-        /* aligned to its size, so the kernel can back it with one huge
-         * page (one fault instead of 512) where it allows them */
-        c = aligned_alloc(ARENA_MAX_CHUNK, ARENA_MAX_CHUNK);
+static void out_of_memory(void) {
+    fputs("cmtc: out of memory\n", stderr);
+    abort();
+}
+
+/* `bytes` (a multiple of ARENA_MAX_CHUNK) of fresh zero pages, aligned to
+ * ARENA_MAX_CHUNK so that the kernel can back them with huge pages (one
+ * fault per 2 MiB instead of 512, and on a virtual machine a fault costs
+ * microseconds); NULL when the system has no memory left. */
+static void *map_huge(size_t bytes) {
+    size_t span = bytes + ARENA_MAX_CHUNK;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    uintptr_t start = ((uintptr_t)raw + ARENA_MAX_CHUNK - 1) & ~(uintptr_t)(ARENA_MAX_CHUNK - 1);
+    size_t before = (size_t)(start - (uintptr_t)raw);
+    if (before) munmap(raw, before);
+    if (span - before > bytes) munmap((char *)start + bytes, span - before - bytes);
 #ifdef MADV_HUGEPAGE
-        if (c) madvise(c, ARENA_MAX_CHUNK, MADV_HUGEPAGE);
+    madvise((void *)start, bytes, MADV_HUGEPAGE);
 #endif
+    return (void *)start;
+}
+
+/* A chunk of at least `capacity` usable bytes.  The largest (a growing
+ * arena's 2 MiB chunks, a big array or a source text) are mapped fresh
+ * in huge pages and need no zeroing; a shared smaller chunk comes from
+ * malloc and is zeroed piece by piece as it is handed out, so a
+ * short-lived arena (one lowering, one evaluation) pays for the bytes it
+ * uses; a small dedicated chunk comes from calloc. */
+static ArenaChunk *chunk_new(size_t capacity, bool dedicated) {
+    size_t bytes = sizeof(ArenaChunk) + capacity;
+    if (bytes < capacity) out_of_memory();
+    ArenaChunk *c;
+    size_t mapped = 0;
+    if (bytes >= ARENA_MAX_CHUNK / 2) {
+        mapped = (bytes + ARENA_MAX_CHUNK - 1) & ~(size_t)(ARENA_MAX_CHUNK - 1);
+        if (mapped < bytes || mapped / ARENA_MAX_CHUNK > UINT32_MAX) out_of_memory();
+        c = map_huge(mapped);
+        capacity = mapped - sizeof(ArenaChunk);
     } else {
-        c = zeroed ? calloc(1, sizeof(ArenaChunk) + capacity)
-                   : malloc(sizeof(ArenaChunk) + capacity);
+        c = dedicated ? calloc(1, bytes) : malloc(bytes);
     }
-    if (!c) {
-        fputs("cmtc: out of memory\n", stderr);
-        abort();
-    }
+    if (!c) out_of_memory();
     c->capacity = capacity;
     c->used = 0;
     c->next = NULL;
+    c->huge_blocks = (uint32_t)(mapped / ARENA_MAX_CHUNK);
+    c->zero_tail = mapped || dedicated;
     return c;
+}
+
+/* Hands out `need` bytes at the chunk's end, zeroed. */
+static inline void *chunk_take(ArenaChunk *c, size_t need) {
+    char *p = chunk_data(c) + c->used;
+    c->used += need;
+    return c->zero_tail ? p : memset(p, 0, need);
 }
 
 void *arena_alloc(Arena *a, size_t size) {
     size_t need = align_up(size ? size : 1);
-    if (need < size) { /* size so large that rounding wrapped */
-        fputs("cmtc: out of memory\n", stderr);
-        abort();
-    }
+    if (need < size) out_of_memory(); /* size so large that rounding wrapped */
     ArenaChunk *head = a->head;
     if (head && head->capacity - head->used >= need) {
-        char *p = chunk_data(head) + head->used;
-        head->used += need;
         a->used_total += need;
-        return memset(p, 0, need);
+        return chunk_take(head, need);
     }
     if (need > ARENA_BIG_REQUEST) {
         /* A dedicated chunk, linked behind the head so the head's free
          * space stays available for small requests. */
         ArenaChunk *big = chunk_new(need, true);
-        big->used = need;
         if (head) {
             big->next = head->next;
             head->next = big;
@@ -90,7 +117,7 @@ void *arena_alloc(Arena *a, size_t size) {
             a->head = big;
         }
         a->used_total += need;
-        return chunk_data(big);
+        return chunk_take(big, need);
     }
     /* a quarter of what the arena holds, so short-lived arenas stay small */
     size_t chunk = ARENA_MIN_CHUNK;
@@ -99,9 +126,8 @@ void *arena_alloc(Arena *a, size_t size) {
         chunk_new(chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
     c->next = head;
     a->head = c;
-    c->used = need;
     a->used_total += need;
-    return memset(chunk_data(c), 0, need);
+    return chunk_take(c, need);
 }
 
 void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
@@ -172,14 +198,36 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
     return p;
 }
 
+static void chunk_release(ArenaChunk *c) {
+    if (c->huge_blocks)
+        munmap(c, (size_t)c->huge_blocks * ARENA_MAX_CHUNK);
+    else
+        free(c);
+}
+
 void arena_free_all(Arena *a) {
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *next = c->next;
-        free(c);
+        chunk_release(c);
         c = next;
     }
     a->head = NULL;
+    a->used_total = 0;
+}
+
+void arena_reset(Arena *a) {
+    ArenaChunk *keep = a->head;
+    if (!keep) return;
+    ArenaChunk *c = keep->next;
+    while (c) {
+        ArenaChunk *next = c->next;
+        chunk_release(c);
+        c = next;
+    }
+    keep->next = NULL;
+    keep->used = 0;
+    keep->zero_tail = false; /* arena_alloc zeroes what it hands out again */
     a->used_total = 0;
 }
 

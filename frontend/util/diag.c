@@ -356,12 +356,21 @@ void diags_render_text(FILE *out, const SourceManager *sm, const DiagSink *d,
     const Style *st = opts.color ? &color_style : &plain_style;
     /* stderr is unbuffered: written piece by piece, 40 000 warnings took
      * hundreds of thousands of write calls.  The text is built in memory
-     * and written at once (or directly when no memory stream opens). */
+     * and written in pieces of about RENDER_PIECE bytes (or directly when
+     * no memory stream opens): one buffer for all of it grew by doubling,
+     * copying and zeroing tens of megabytes. */
+    enum { RENDER_PIECE = 64 * 1024 };
     char *text = NULL;
     size_t len = 0;
     FILE *mem = d->count > 1 ? open_memstream(&text, &len) : NULL;
     FILE *to = mem ? mem : out;
-    for (int i = 0; i < d->count; i++) render_one(to, sm, d->items[i], st);
+    for (int i = 0; i < d->count; i++) {
+        render_one(to, sm, d->items[i], st);
+        if (mem && ftello(mem) >= RENDER_PIECE && fflush(mem) == 0) {
+            fwrite(text, 1, len, out);
+            rewind(mem); /* the next piece overwrites this one */
+        }
+    }
     if (d->capped)
         fprintf(to, "%scmtc:%s %snote%s[%s]: %s\n", st->bold, st->reset, st->note,
                 *st->note ? st->reset : "", CAP_CODE, CAP_MESSAGE);

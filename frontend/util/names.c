@@ -82,3 +82,15 @@ Name intern(const char *s, size_t len) {
 Name intern_cstr(const char *s) {
     return intern(s, strlen(s));
 }
+
+Name intern_quoted(const char *before, Name name) {
+    size_t before_len = strlen(before), name_len = strlen(name);
+    char small[256];
+    size_t len = before_len + name_len + 2;
+    char *text = len <= sizeof small ? small : arena_alloc(process_arena(), len);
+    memcpy(text, before, before_len);
+    text[before_len] = '`';
+    memcpy(text + before_len + 1, name, name_len);
+    text[len - 1] = '`';
+    return intern(text, len);
+}

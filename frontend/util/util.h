@@ -30,6 +30,10 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 void arena_free_all(Arena *a);
+/* Empties the arena but keeps its newest chunk for what comes next: an
+ * arena emptied often (once per declaration) then reuses memory already
+ * paged in instead of asking malloc for a fresh chunk each time. */
+void arena_reset(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
@@ -51,6 +55,10 @@ Arena *process_arena(void);
 typedef const char *Name;
 Name intern(const char *s, size_t len);
 Name intern_cstr(const char *s);
+/* `before` followed by `name` in backquotes, interned: what a check names
+ * in a message it may never print (the value of a `capacity`, the default
+ * of `M`), made without a printf or an allocation once it was seen. */
+Name intern_quoted(const char *before, Name name);
 
 /* ------------------------------------------------------- sources and spans */
 

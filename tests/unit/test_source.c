@@ -262,6 +262,50 @@ static void test_arena(void) {
     arena_free_all(&a);
     CHECK(a.head == NULL && a.used_total == 0, "arena_free_all empties the arena");
     CHECK(process_arena() == process_arena(), "one process arena");
+
+    /* A chunk kept by arena_reset was written: what it hands out again
+     * must be zeroed all the same. */
+    Arena r = {0};
+    unsigned char *first = arena_alloc(&r, 4000);
+    memset(first, 0xCD, 4000);
+    arena_reset(&r);
+    unsigned char *again = arena_alloc(&r, 4000);
+    bool again_zero = true;
+    for (int i = 0; i < 4000; i++) again_zero = again_zero && again[i] == 0;
+    CHECK(again == first && again_zero && r.used_total == 4000,
+          "arena_reset reuses its chunk and zeroes what it hands out again");
+    /* a request of several MiB gets mapped huge pages: zero, aligned, and
+     * usable to its last byte; so is a growing arena's 2 MiB chunk, reused
+     * after a reset */
+    size_t huge = (size_t)5 << 20;
+    unsigned char *h = arena_alloc(&r, huge);
+    CHECK(h[0] == 0 && h[huge / 2] == 0 && h[huge - 1] == 0 && ((uintptr_t)h % 16) == 0,
+          "a mapped chunk is zeroed and aligned");
+    memset(h, 0xEF, huge);
+    Arena g = {0};
+    for (int i = 0; i < 4000; i++) memset(arena_alloc(&g, 1000), 0x5A, 1000); /* 4 MB */
+    arena_reset(&g);
+    bool reused_zero = true;
+    for (int i = 0; i < 1000 && reused_zero; i++) {
+        unsigned char *p = arena_alloc(&g, 1000);
+        for (int k = 0; k < 1000; k++) reused_zero = reused_zero && p[k] == 0;
+    }
+    CHECK(reused_zero, "a reset arena's 2 MiB chunk hands out zeroed memory again");
+    arena_free_all(&g);
+    arena_free_all(&r);
+    CHECK(r.head == NULL, "arena_free_all releases mapped chunks");
+}
+
+static void test_intern_quoted(void) {
+    Name dim = intern_quoted("dimension 2 of ", intern_cstr("A"));
+    CHECK_STR(dim, "dimension 2 of `A`", "intern_quoted text");
+    CHECK(dim == intern_cstr("dimension 2 of `A`"), "intern_quoted interns");
+    char long_name[400];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    Name q = intern_quoted("", intern_cstr(long_name));
+    CHECK(strlen(q) == 401 && q[0] == '`' && q[400] == '`' && q[1] == 'n',
+          "intern_quoted beyond its small buffer");
 }
 
 static void test_intern(void) {
@@ -296,5 +340,6 @@ int main(void) {
     test_spans();
     test_arena();
     test_intern();
+    test_intern_quoted();
     return unit_finish();
 }
