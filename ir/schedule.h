@@ -62,6 +62,9 @@ typedef struct SchedNode {
     ReduceOp reduce_op;
     int dims[SCHED_MAX_DIMS];
     int dim_count;
+    int net_outer, net_inner; /* collectives: the levels between which the
+                                 dims that run copies of it at once count
+                                 (their sharing of links) */
     int depth;            /* index into the group's loop list of the innermost
                              enclosing loop; -1 outside every loop */
     bool after_inner;     /* runs after the loops nested inside `depth` close:
