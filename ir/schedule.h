@@ -62,32 +62,35 @@ typedef struct SchedNode {
     ReduceOp reduce_op;
     int dims[SCHED_MAX_DIMS];
     int dim_count;
-    int depth;            /* index into the group's loop list of the innermost
-                             enclosing loop; -1 outside every loop */
-    bool after_inner;     /* runs after the loops nested inside `depth` close:
-                             a reduction's collective needs every tile of the
-                             reduced index first */
-    double received;      /* relayouts: bytes the busiest rank receives per
-                             execution, when the exchange is uneven (0: as
-                             the collective's formula spreads them) */
-    bool from_owner;      /* a relayout in which every tile the reader takes
-                             lies in one instance's share: a broadcast from
-                             that owner (coll CK_BROADCAST) */
-    double bytes;         /* per instance and execution */
-    double count;         /* executions per instance */
-    double ops;           /* MACs or element ops per instance, all executions */
-    double latency_s;     /* per instance, all executions */
-    double energy_j;      /* all instances, all executions */
-    double byte_hops;     /* collectives: per collective group and execution */
-    double chunk_extra_s; /* collectives cut into chunks: what one execution
-                             takes more than uncut, q t(n/q) - t(n) (s) */
-    double chunks;        /* collectives under `overlap tiles`: the pieces
-                             each execution is cut into (1 otherwise) */
-    int position;         /* statement's position in its group, for ordering */
-    int phase;            /* load 0, broadcast 1, transition 1, compute 2,
-                             reduction 3, store 4, boundary 5 */
-    int seq;              /* creation order, the last tie-break */
-    const char *reason;   /* NULL unless text was asked for */
+    int net_outer, net_inner; /* collectives: the levels between which the
+                                 dims that run copies of it at once count
+                                 (their sharing of links) */
+    int depth;                /* index into the group's loop list of the innermost
+                                 enclosing loop; -1 outside every loop */
+    bool after_inner;         /* runs after the loops nested inside `depth` close:
+                                 a reduction's collective needs every tile of the
+                                 reduced index first */
+    double received;          /* relayouts: bytes the busiest rank receives per
+                                 execution, when the exchange is uneven (0: as
+                                 the collective's formula spreads them) */
+    bool from_owner;          /* a relayout in which every tile the reader takes
+                                 lies in one instance's share: a broadcast from
+                                 that owner (coll CK_BROADCAST) */
+    double bytes;             /* per instance and execution */
+    double count;             /* executions per instance */
+    double ops;               /* MACs or element ops per instance, all executions */
+    double latency_s;         /* per instance, all executions */
+    double energy_j;          /* all instances, all executions */
+    double byte_hops;         /* collectives: per collective group and execution */
+    double chunk_extra_s;     /* collectives cut into chunks: what one execution
+                                 takes more than uncut, q t(n/q) - t(n) (s) */
+    double chunks;            /* collectives under `overlap tiles`: the pieces
+                                 each execution is cut into (1 otherwise) */
+    int position;             /* statement's position in its group, for ordering */
+    int phase;                /* load 0, broadcast 1, transition 1, compute 2,
+                                 reduction 3, store 4, boundary 5 */
+    int seq;                  /* creation order, the last tie-break */
+    const char *reason;       /* NULL unless text was asked for */
 } SchedNode;
 
 typedef struct SchedLoop {

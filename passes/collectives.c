@@ -31,26 +31,65 @@ static NetDim net_dim(const IrArch *a, int d) {
     n.call_s = c->call_latency > 0 ? c->call_latency : 0;
     n.channels = c->channels > 1 ? c->channels : 1;
     n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
+    n.sharers = 1;
     return n;
 }
 
-static NetCost cost_over(const Schedule *s, CollKind kind, const int *dims, int count, double n) {
+/* Where a collective runs: statement st moves tensor `tensor`, and the
+ * dims between levels `outer` and `inner` run their own copies of it. */
+typedef struct CollSite {
+    int st, tensor;
+    int outer, inner;
+} CollSite;
+
+/* A cluster's links belong to its instances: the copies of a collective
+ * that instances of deeper clusters (the SMs of a GPU) run at once over a
+ * dim all send through the links of the one instance of the dim's cluster
+ * they sit in.  Copies count along the dims outside the collective, below
+ * the dim's cluster and inside the site's levels, that hold different
+ * parts of the tensor (the statement splits them by one of its indices);
+ * instances holding the same part send it once.  docs/cost-model.md
+ * section 4, "Shared links". */
+static double link_sharers(const Schedule *s, const CollSite *site, const int *dims, int count,
+                           int d) {
+    const IrArch *a = s->arch;
+    int depth = a->clusters[a->dims[d].cluster].depth;
+    double sharers = 1;
+    for (int j = 0; j < a->dim_count; j++) {
+        bool in = false;
+        for (int q = 0; q < count; q++) in |= dims[q] == j;
+        if (in || a->dims[j].size <= 1 || a->clusters[a->dims[j].cluster].depth <= depth) continue;
+        if (!sched_dim_between(s, j, site->outer, site->inner)) continue;
+        int sp = s->stmts[site->st].split[j];
+        if (sp < 0 || !sched_access_has_index(s, site->st, site->tensor, sp)) continue;
+        sharers *= (double)a->dims[j].size;
+    }
+    return sharers;
+}
+
+static NetCost cost_over(const Schedule *s, const CollSite *site, CollKind kind, const int *dims,
+                         int count, double n) {
     NetDim nd[SCHED_MAX_DIMS];
-    for (int j = 0; j < count; j++) nd[j] = net_dim(s->arch, dims[j]);
+    for (int j = 0; j < count; j++) {
+        nd[j] = net_dim(s->arch, dims[j]);
+        nd[j].sharers = link_sharers(s, site, dims, count, dims[j]);
+    }
     return collective_cost(kind, nd, count, n);
 }
 
 /* copies: how many independent groups of P instances run this collective
  * (0: one per P compute instances). */
-static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int st, int tensor,
+static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, const CollSite *site,
                                  CollKind kind, ReduceOp op, const int *dims, int count, double n,
                                  double k, double copies) {
-    NetCost c = cost_over(s, kind, dims, count, n);
+    NetCost c = cost_over(s, site, kind, dims, count, n);
     double P = 1;
     for (int j = 0; j < count; j++) P *= (double)s->arch->dims[dims[j]].size;
     SchedNode *node = sched_add_node(s, SN_COLLECTIVE, group);
-    node->stmt = st;
-    node->tensor = tensor;
+    node->stmt = site->st;
+    node->tensor = site->tensor;
+    node->net_outer = site->outer;
+    node->net_inner = site->inner;
     node->coll = kind;
     node->reduce_op = op;
     for (int j = 0; j < count; j++) node->dims[j] = dims[j];
@@ -69,7 +108,8 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, int
 }
 
 double collective_node_time(const Schedule *s, const SchedNode *n, double bytes) {
-    return cost_over(s, n->coll, n->dims, n->dim_count, bytes).time_s;
+    CollSite site = {n->stmt, n->tensor, n->net_outer, n->net_inner};
+    return cost_over(s, &site, n->coll, n->dims, n->dim_count, bytes).time_s;
 }
 
 static double instance_bytes(const Schedule *s, int st, const IrTensor *t) {
@@ -145,8 +185,9 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
      * instances of the inner level in groups of P */
     double inner =
         to < s->levels ? (double)s->arch->levels[to].instances : (double)s->total_instances;
-    SchedNode *n = add_collective(s, group, position, 1, st, tensor, CK_BROADCAST, RO_NONE, dims,
-                                  dc, bytes, count, inner / P);
+    CollSite site = {st, tensor, from, to};
+    SchedNode *n = add_collective(s, group, position, 1, &site, CK_BROADCAST, RO_NONE, dims, dc,
+                                  bytes, count, inner / P);
     n->from_level = from;
     n->to_level = to < s->levels ? to : s->levels - 1;
     n->depth = depth;
@@ -622,6 +663,7 @@ static void reductions_and_transitions(Schedule *s) {
         double P = 1;
         for (int j = 0; j < pc; j++) P *= (double)arch->dims[pd[j]].size;
         double n = instance_bytes(s, st, y);
+        CollSite site = {st, y->id, 0, s->levels};
         /* the combined result is complete only once every loop over a
          * reduced index has run: one collective per tile of the result
          * over the loops outside the first of those, at the fusion level
@@ -655,20 +697,20 @@ static void reductions_and_transitions(Schedule *s) {
         const char *dl = s->want_text ? sched_dims_text(s->arena, s, pd, pc) : "";
         SchedNode *node;
         if (need_all) {
-            NetCost ar = cost_over(s, CK_ALLREDUCE, pd, pc, n);
-            NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
-            NetCost bc = cost_over(s, CK_BROADCAST, pd, pc, n);
+            NetCost ar = cost_over(s, &site, CK_ALLREDUCE, pd, pc, n);
+            NetCost rd = cost_over(s, &site, CK_REDUCE, pd, pc, n);
+            NetCost bc = cost_over(s, &site, CK_BROADCAST, pd, pc, n);
             bool split_pair = rd.time_s + bc.time_s < ar.time_s;
             if (split_pair) {
-                SchedNode *reduce = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE,
+                SchedNode *reduce = add_collective(s, g->id, pos, 3, &site, CK_REDUCE,
                                                    is->reduce_op, pd, pc, n, k, 0);
                 reduce->depth = depth;
                 reduce->after_inner = after_inner;
-                node = add_collective(s, g->id, pos, 3, st, y->id, CK_BROADCAST, RO_NONE, pd, pc, n,
-                                      k, 0);
+                node =
+                    add_collective(s, g->id, pos, 3, &site, CK_BROADCAST, RO_NONE, pd, pc, n, k, 0);
             } else {
-                node = add_collective(s, g->id, pos, 3, st, y->id, CK_ALLREDUCE, is->reduce_op, pd,
-                                      pc, n, k, 0);
+                node = add_collective(s, g->id, pos, 3, &site, CK_ALLREDUCE, is->reduce_op, pd, pc,
+                                      n, k, 0);
             }
             if (s->want_text)
                 node->reason = arena_printf(
@@ -681,12 +723,11 @@ static void reductions_and_transitions(Schedule *s) {
             node->after_inner = after_inner;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
         } else if (scatter >= 0) {
-            NetCost rs = cost_over(s, CK_REDUCE_SCATTER, pd, pc, n);
-            NetCost rd = cost_over(s, CK_REDUCE, pd, pc, n);
+            NetCost rs = cost_over(s, &site, CK_REDUCE_SCATTER, pd, pc, n);
+            NetCost rd = cost_over(s, &site, CK_REDUCE, pd, pc, n);
             bool use_rs = rs.time_s <= rd.time_s;
-            node =
-                add_collective(s, g->id, pos, 3, st, y->id, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
-                               is->reduce_op, pd, pc, n, k, 0);
+            node = add_collective(s, g->id, pos, 3, &site, use_rs ? CK_REDUCE_SCATTER : CK_REDUCE,
+                                  is->reduce_op, pd, pc, n, k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
@@ -700,8 +741,8 @@ static void reductions_and_transitions(Schedule *s) {
                 eff[st * D + pd[j]] =
                     use_rs ? (Layout){LAY_SPLIT, scatter} : (Layout){LAY_REPLICATED, -1};
         } else {
-            node = add_collective(s, g->id, pos, 3, st, y->id, CK_REDUCE, is->reduce_op, pd, pc, n,
-                                  k, 0);
+            node =
+                add_collective(s, g->id, pos, 3, &site, CK_REDUCE, is->reduce_op, pd, pc, n, k, 0);
             if (s->want_text)
                 node->reason = arena_printf(
                     s->arena,
@@ -732,6 +773,7 @@ static void reductions_and_transitions(Schedule *s) {
              * inside a group (at least level 1), per outermost tile between */
             int tile_level = same_group && g->level > 1 ? g->level : 1;
             const IrTensor *y = &op->tensors[t];
+            CollSite site = {c, t, 0, via};
             int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;
             bool shifted = false;
             for (int d = 0; d < D; d++) {
@@ -796,7 +838,7 @@ static void reductions_and_transitions(Schedule *s) {
                     /* the other blocks still lie in each instance's own */
                     gc = sc = 0;
                 } else if (recv > 0) {
-                    SchedNode *node = add_collective(s, g->id, pos, 1, c, t, CK_ALLTOALL, RO_NONE,
+                    SchedNode *node = add_collective(s, g->id, pos, 1, &site, CK_ALLTOALL, RO_NONE,
                                                      both, bc, recv * P / (P - 1), k, 0);
                     node->depth = depth;
                     node->received = recv;
@@ -841,7 +883,7 @@ static void reductions_and_transitions(Schedule *s) {
                 double P = 1;
                 for (int j = 0; j < gc; j++) P *= (double)arch->dims[gather[j]].size;
                 SchedNode *node =
-                    add_collective(s, g->id, pos, 1, c, t, owner ? CK_BROADCAST : CK_ALLGATHER,
+                    add_collective(s, g->id, pos, 1, &site, owner ? CK_BROADCAST : CK_ALLGATHER,
                                    RO_NONE, gather, gc, recv > 0 ? recv * P / (P - 1) : need, k, 0);
                 node->depth = depth;
                 node->from_owner = owner;
@@ -863,11 +905,11 @@ static void reductions_and_transitions(Schedule *s) {
             if (sc) {
                 double P = 1;
                 for (int j = 0; j < sc; j++) P *= (double)arch->dims[shuffle[j]].size;
-                NetCost a2a = cost_over(s, CK_ALLTOALL, shuffle, sc, n);
-                NetCost ag = cost_over(s, CK_ALLGATHER, shuffle, sc, n * P);
+                NetCost a2a = cost_over(s, &site, CK_ALLTOALL, shuffle, sc, n);
+                NetCost ag = cost_over(s, &site, CK_ALLGATHER, shuffle, sc, n * P);
                 bool use_a2a = a2a.time_s <= ag.time_s;
                 SchedNode *node =
-                    add_collective(s, g->id, pos, 1, c, t, use_a2a ? CK_ALLTOALL : CK_ALLGATHER,
+                    add_collective(s, g->id, pos, 1, &site, use_a2a ? CK_ALLTOALL : CK_ALLGATHER,
                                    RO_NONE, shuffle, sc, use_a2a ? n : n * P, k, 0);
                 node->depth = depth;
                 if (s->want_text)

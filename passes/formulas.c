@@ -115,13 +115,17 @@ static void add_ring_step(NetCost *total, const NetDim *d, double share, double 
 }
 
 /* The channel ramp (docs/cost-model.md section 4, "Channels"): a call of
- * n bytes spreads over min(C, ceil(n / channel_bytes)) of a cluster's C
+ * n bytes spreads over min(C, max(1, n / channel_bytes)) of a cluster's C
  * channels, each moving 1/C of the link bandwidth, so a small call sees
- * beta x C / used. */
+ * beta x C / used.  Continuous rather than whole channels: the busiest
+ * instance's share, rounded up, must not tip a call into one channel
+ * more or less. */
 double channel_beta_scale(const NetDim *d, double n_bytes) {
     if (d->channels <= 1 || !(d->channel_bytes > 0) || !(n_bytes > 0)) return 1;
-    double used = ceil(n_bytes / d->channel_bytes);
+    if (d->sharers > 1) n_bytes *= d->sharers; /* one call carries every sharer's part */
+    double used = n_bytes / d->channel_bytes;
     if (used >= (double)d->channels) return 1;
+    if (used < 1) used = 1;
     return (double)d->channels / used;
 }
 
@@ -131,7 +135,8 @@ NetCost collective_cost(CollKind kind, const NetDim *given, int count, double n_
     NetDim dims[SCHED_MAX_DIMS];
     for (int j = 0; j < count; j++) {
         dims[j] = given[j];
-        dims[j].beta_s_per_byte *= channel_beta_scale(&given[j], n_bytes);
+        double sharers = given[j].sharers > 1 ? given[j].sharers : 1;
+        dims[j].beta_s_per_byte *= sharers * channel_beta_scale(&given[j], n_bytes);
     }
     /* one call: its fixed cost (launch, handshake) is paid once, the
      * largest of the clusters it spans (the steps along dims run in it) */

@@ -111,6 +111,9 @@ typedef struct NetDim {
     double call_s;        /* per collective call: the cluster's call_latency */
     int64_t channels;     /* the cluster's channels (1 = no ramp) */
     double channel_bytes; /* B a channel needs at least (0 = no ramp) */
+    double sharers;       /* copies of the collective that instances of
+                             deeper clusters run at once through the same
+                             links of this dim's cluster (1 when none) */
 } NetDim;
 
 typedef struct NetCost {

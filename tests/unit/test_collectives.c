@@ -6,7 +6,7 @@
 #include "tests/unit/unit.h"
 
 static NetDim dim(int64_t p, Topology t, bool uni) {
-    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0, 1, 0};
+    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0, 1, 0, 1};
     return d;
 }
 
@@ -99,13 +99,13 @@ int main(void) {
                "systolic fold formula four arrays");
     /* Channels (cost-model.md section 4): a switch of 4 ranks, 300 GB/s
        links, alpha 1 us, call 10 us, 24 channels of at least 256 KiB.
-       A 1 MiB all-reduce uses ceil(1048576 / 262144) = 4 channels, so beta
+       A 1 MiB all-reduce uses min(24, max(1, 1048576 / 262144)) = 4 channels, so beta
        is 24/4 = 6 times 1/300e9 (50 GB/s): 10 us + 2 * (log2 4 = 2) * 1 us
        + 2 * 3/4 * 1048576 / 50e9 s = 10 + 4 + 31.45728 = 45.45728 us.
        A 1 GiB call fills all 24: 14 us + 1.5 * 1073741824 / 300e9 s =
        14 + 5368.70912 = 5382.70912 us.  Below channel_bytes one channel:
        8 B, beta x 24: 14 us + 1.5 * 8 / 12.5e9 s = 14.00096 us. */
-    NetDim nv = {4, TOPO_SWITCH, false, 1e-6, 1.0 / 300e9, 0, 10e-6, 24, 262144};
+    NetDim nv = {4, TOPO_SWITCH, false, 1e-6, 1.0 / 300e9, 0, 10e-6, 24, 262144, 1};
     CHECK_NEAR(channel_beta_scale(&nv, 1048576), 6, 1e-12, "1 MiB uses 4 of 24 channels");
     CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 1048576).time_s, 45.45728e-6, 1e-9,
                "1 MiB all-reduce over 4 channels is 45.45728 us");
@@ -113,6 +113,18 @@ int main(void) {
                "1 GiB all-reduce fills the 24 channels: 5382.70912 us");
     CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 8).time_s, 14.00096e-6, 1e-9,
                "8 B all-reduce on one channel: 14.00096 us");
+    /* the ramp is continuous: 384 KiB fills 1.5 channels, beta x 16 */
+    CHECK_NEAR(channel_beta_scale(&nv, 393216), 16, 1e-12, "384 KiB uses 1.5 of 24 channels");
+    /* Shared links (section 4): 4 ranks below each switch port (the SMs of
+       a GPU) each all-reduce 256 KiB at once.  The port carries 4 x 256 KiB
+       = 1 MiB: 4 channels, beta x 6, and x 4 for the sharers, 24 / 300e9
+       in all: 10 + 4 + 2 * 3/4 * 262144 / 12.5e9 s = 10 + 4 + 31.45728 =
+       45.45728 us, the time of one rank's 1 MiB call. */
+    NetDim shared = nv;
+    shared.sharers = 4;
+    CHECK_NEAR(channel_beta_scale(&shared, 262144), 6, 1e-12, "4 x 256 KiB use 4 of 24 channels");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &shared, 1, 262144).time_s, 45.45728e-6, 1e-9,
+               "4 sharers' 256 KiB all-reduces take 45.45728 us");
     NetDim single = nv;
     single.channels = 1;
     CHECK_NEAR(channel_beta_scale(&single, 8), 1, 0, "one channel: no ramp");

@@ -53,6 +53,8 @@ static const char *program_text =
     "mapping n_outer for gemm_softmax on chip {\n"
     "  spatial n -> (x, y);\n  tile GLB: m 16, n 32;\n  order GLB: n, m;\n"
     "  fuse C, mx, e, s, D at GLB;\n}\n"
+    "mapping shared_links for gemm_softmax on chip {\n"
+    "  spatial n -> x, m -> c;\n  tile GLB: m 16;\n  fuse C, mx, e, s, D at GLB;\n}\n"
     "mapping holes for gemm_softmax on chip {\n"
     "  spatial ?;\n}\n";
 
@@ -238,6 +240,20 @@ int main(void) {
           "n outer: allreduce of mx after the whole loop nest");
     CHECK(no_ar && no_ar->count == 1 && no_ar->bytes == 64, "n outer: one allreduce of 64 B");
     CHECK_NEAR(no_ar ? no_ar->latency_s : 0, 26e-9, 1e-9, "n outer: allreduce takes 26 ns");
+
+    /* shared links (cost-model.md section 4): n over x, m over the 4 cores
+       of each chip.  mx is partial over x, and each core holds other rows
+       of it (4 of the GLB tile's 16, 4 B), so the 4 cores' allreduces run
+       at once through their chip's x links: beta x 4.  Per call RS
+       5 + 1/2*(4*4)/16 = 5.5 ns, AG 5.5 ns: 11 ns, once per GLB tile of m
+       (64 / 16 = 4): 44 ns (alone, 4 * 10.25 = 41 ns) */
+    const Schedule *sh = lowered("shared_links");
+    const SchedNode *sh_ar = coll(sh, CK_ALLREDUCE, "mx");
+    CHECK(sh_ar && sh_ar->count == 4 && sh_ar->bytes == 4, "shared links: 4 allreduces of 4 B");
+    CHECK_NEAR(sh_ar ? sh_ar->latency_s : 0, 44e-9, 1e-12,
+               "shared links: the 4 cores' calls share the chip's links, 44 ns");
+    /* the nested mapping's allreduce spans the cores' dim too: no copies
+       run beside it, nothing shared (its time above is unchanged) */
 
     /* holes: the evaluation API refuses */
     EvalResult eh;
