@@ -558,6 +558,20 @@ typedef struct Builder {
     bool *role_reported; /* [level]: a role error there was reported */
 } Builder;
 
+/* `efficiency F;` of a compute unit or a memory: the fraction of its peak
+ * rate that real kernels sustain, 1 when not given. */
+static double efficiency_attr(ArchCtx *c, EffItem *e) {
+    const Attr *eff = find_attr(e, "efficiency");
+    double v;
+    UnitDim dim;
+    static const UnitDim number[] = {{BU_NONE, BU_NONE}};
+    if (!eff || !quantity_attr(c, eff, number, 1, &v, &dim)) return 1.0;
+    if (v > 0 && v <= 1) return v;
+    arch_error(c, eff->values[0]->span, "E0511", "efficiency must be in (0, 1], got %s",
+               span_text(c->arena, c->s->prog->sources, eff->values[0]->span));
+    return 1.0;
+}
+
 static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
     check_known_keys(c, e, "a memory", MEMORY_KEYS, COUNT_OF(MEMORY_KEYS));
     IrMemory *m = &b->memories[b->memory_count];
@@ -685,6 +699,8 @@ static void build_memory(ArchCtx *c, Builder *b, EffItem *e, bool *split_open) {
             SIGN_NOT_NEGATIVE);
     si_attr(c, e, "transfer_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &m->transfer_latency,
             SIGN_NOT_NEGATIVE);
+    /* the sustained bandwidth is what every formula uses */
+    m->bandwidth *= efficiency_attr(c, e);
     b->memory_count++;
 }
 
@@ -931,19 +947,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
                 u->count = (int)n;
         }
     }
-    const Attr *eff = find_attr(e, "efficiency");
-    if (eff) {
-        double v;
-        UnitDim dim;
-        static const UnitDim number[] = {{BU_NONE, BU_NONE}};
-        if (quantity_attr(c, eff, number, 1, &v, &dim)) {
-            if (!(v > 0 && v <= 1))
-                arch_error(c, eff->values[0]->span, "E0511", "efficiency must be in (0, 1], got %s",
-                           span_text(c->arena, c->s->prog->sources, eff->values[0]->span));
-            else
-                u->efficiency = v;
-        }
-    }
+    u->efficiency = efficiency_attr(c, e);
     const Attr *array = find_attr(e, "array");
     if (array) {
         if (!u->matrix) {

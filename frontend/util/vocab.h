@@ -84,6 +84,7 @@
     X("write_energy") \
     X("energy") \
     X("transfer_latency") \
+    X("efficiency") \
     X("kind")
 #define CMT_CLUSTER_KEYS(X) \
     X("link_bandwidth") \

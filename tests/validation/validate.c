@@ -23,6 +23,9 @@
  *   NAME@STMT    the group that runs statement STMT (a kernel of a layer)
  *   NAME%TENSOR  the collectives that move TENSOR, summed (an all-reduce)
  *
+ * A row whose FILE is `=` adds up earlier rows, MAPPING naming them as
+ * ROW+ROW+...: a published total of separately measured kernels.
+ *
  * usage: validate CMTC MANIFEST
  * Exit status: 0 when every row was evaluated, 1 when a row could not be
  * (its line says why), 2 on a usage or manifest error. */
@@ -90,6 +93,13 @@ static bool parse_row(const char *manifest, int line_no, const char *line, Row *
     const char *slash = strrchr(manifest, '/');
     int dir_len = slash ? (int)(slash - manifest + 1) : 0;
     snprintf(row->file, sizeof row->file, "%.*s%s", dir_len, manifest, file);
+    if (strcmp(file, "=") == 0) {
+        row->file[0] = 0; /* a sum of earlier rows */
+        row->part = 0;
+        row->part_name[0] = 0;
+        row->line = line_no;
+        return true;
+    }
     if (!shell_safe(row->file) || !shell_safe(row->mapping)) {
         fprintf(stderr, "%s:%d: file and mapping names may use letters, digits and ._/-+@%% only\n",
                 manifest, line_no);
@@ -192,6 +202,32 @@ static double compiled_latency(const char *cmtc, const Row *row, char *why, size
     return latency;
 }
 
+/* Rows evaluated so far, for the sums. */
+#define MAX_ROWS 512
+static char done_id[MAX_ROWS][128];
+static double done_seconds[MAX_ROWS];
+static int done_count;
+
+/* The sum of the earlier rows ROW+ROW+... in seconds, or a negative
+ * number with *why set. */
+static double summed_latency(const Row *row, char *why, size_t why_size) {
+    char names[128];
+    snprintf(names, sizeof names, "%s", row->mapping);
+    double total = 0;
+    for (char *save = NULL, *name = strtok_r(names, "+", &save); name;
+         name = strtok_r(NULL, "+", &save)) {
+        int found = -1;
+        for (int r = 0; r < done_count && found < 0; r++)
+            if (strcmp(done_id[r], name) == 0) found = r;
+        if (found < 0) {
+            snprintf(why, why_size, "no row %s evaluated before it", name);
+            return -1;
+        }
+        total += done_seconds[found];
+    }
+    return total;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: validate CMTC MANIFEST\n");
@@ -223,12 +259,17 @@ int main(int argc, char **argv) {
             fitted++;
         }
         char why[600];
-        double seconds = compiled_latency(argv[1], &row, why, sizeof why);
+        double seconds = row.file[0] ? compiled_latency(argv[1], &row, why, sizeof why)
+                                     : summed_latency(&row, why, sizeof why);
         if (seconds < 0) {
             printf("validate %s published %.4g %s cmtc failed (%s)\n", row.id, row.published,
                    row.unit, why);
             failed++;
             continue;
+        }
+        if (done_count < MAX_ROWS) {
+            snprintf(done_id[done_count], sizeof done_id[0], "%s", row.id);
+            done_seconds[done_count++] = seconds;
         }
         double value = seconds / unit_seconds(row.unit);
         double ratio = value / row.published;
