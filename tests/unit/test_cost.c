@@ -34,6 +34,9 @@ static const char *arch_text =
     "  cluster grid[x = 2] ring { call_latency 20 ns; }\n"
     "  memory GLB { transfer_latency 2 cycles; }\n"
     "}\n"
+    "arch tiny_sustained : tiny {\n"
+    "  memory DRAM { efficiency 0.5; }\n"
+    "}\n"
     "arch tiny_rf {\n"
     "  clock 1 GHz;\n"
     "  memory DRAM { bandwidth 16 B/cycle; }\n"
@@ -109,6 +112,8 @@ int main(void) {
                    "mapping shaped for gemm_rowsum on tiny_shaped {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
                    "mapping shape_filled for gemm_rowsum on tiny_shape_filled {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
+                   "mapping sustained for gemm_rowsum on tiny_sustained {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
                    "mapping overheads for gemm_rowsum on tiny_overheads {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
@@ -236,6 +241,16 @@ int main(void) {
     if (sf) {
         Schedule *fs = lower_mapping(&arena, sf, false, NULL);
         CHECK_EXACT(fs->stmts[0].compute_s, 256e-9, "a filled shape costs work / throughput");
+    }
+    /* memory efficiency (docs/cost-model.md 3): DRAM sustains 0.5 x 16
+       B/cycle = 8 GB/s, so the worked example's 3104 B of DRAM traffic
+       (194 ns at 16 GB/s) take 388 ns */
+    const IrMapping *su = mapping_of("", "sustained");
+    CHECK(su != NULL, "sustained mapping found");
+    if (su) {
+        Schedule *ss = lower_mapping(&arena, su, false, NULL);
+        CHECK_EXACT(su->arch->memories[su->arch->levels[0].first_memory].bandwidth, 8e9, "DRAM sustains 8 GB/s");
+        CHECK_EXACT(ss->groups[0].level_s[0], 388e-9, "DRAM time 3104 B / 8 GB/s = 388 ns");
     }
     /* overheads (docs/cost-model.md 9.1): DRAM 6 transfers x 8 ns + 194 =
        242 ns, GLB 5 x 2 ns + 81 = 91 ns; broadcast A 2 x (20 + 68) = 176 ns,
