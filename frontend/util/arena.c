@@ -17,6 +17,21 @@
  * array does not waste the rest of the current chunk. */
 #define ARENA_BIG_REQUEST (ARENA_MIN_CHUNK / 4)
 
+/* Under AddressSanitizer every chunk comes from calloc: the leak checker
+ * scans heap blocks for pointers but not pages we map ourselves, so a
+ * chunk linked only from a mapped one would be reported as leaked, and
+ * heap chunks get the sanitizer's bounds checks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_MAP_PAGES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_MAP_PAGES 0
+#endif
+#endif
+#ifndef ARENA_MAP_PAGES
+#define ARENA_MAP_PAGES 1
+#endif
+
 struct ArenaChunk {
     ArenaChunk *next;
     size_t capacity; /* usable bytes after the header */
@@ -45,6 +60,7 @@ static void out_of_memory(void) {
     abort();
 }
 
+#if ARENA_MAP_PAGES
 /* `bytes` (a multiple of ARENA_MAX_CHUNK) of fresh zero pages, aligned to
  * ARENA_MAX_CHUNK so that the kernel can back them with huge pages (one
  * fault per 2 MiB instead of 512, and on a virtual machine a fault costs
@@ -62,6 +78,7 @@ static void *map_huge(size_t bytes) {
 #endif
     return (void *)start;
 }
+#endif
 
 /* A chunk of at least `capacity` usable bytes.  The largest (a growing
  * arena's 2 MiB chunks, a big array or a source text) are mapped fresh
@@ -77,7 +94,11 @@ static ArenaChunk *chunk_new(size_t capacity, bool dedicated) {
     if (bytes >= ARENA_MAX_CHUNK / 2) {
         mapped = (bytes + ARENA_MAX_CHUNK - 1) & ~(size_t)(ARENA_MAX_CHUNK - 1);
         if (mapped < bytes || mapped / ARENA_MAX_CHUNK > UINT32_MAX) out_of_memory();
+#if ARENA_MAP_PAGES
         c = map_huge(mapped);
+#else
+        c = calloc(1, mapped);
+#endif
         capacity = mapped - sizeof(ArenaChunk);
     } else {
         c = dedicated ? calloc(1, bytes) : malloc(bytes);
@@ -86,7 +107,7 @@ static ArenaChunk *chunk_new(size_t capacity, bool dedicated) {
     c->capacity = capacity;
     c->used = 0;
     c->next = NULL;
-    c->huge_blocks = (uint32_t)(mapped / ARENA_MAX_CHUNK);
+    c->huge_blocks = ARENA_MAP_PAGES ? (uint32_t)(mapped / ARENA_MAX_CHUNK) : 0;
     c->zero_tail = mapped || dedicated;
     return c;
 }
