@@ -308,25 +308,11 @@ static int cmd_vocab(void) {
                                            CMT_MEMORY_ROLES(VOCAB_NAME)
                                            CMT_OBJECTIVES(VOCAB_NAME) NULL};
     static const char *const type[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
-    static const char *const function[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                           CMT_REDUCTIONS(VOCAB_NAME) NULL};
+    static const char *const function[] = {CMT_WORDS_FUNCTIONS NULL};
     static const char *const top[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
-    static const char *const op[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
-                                     CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
-                                     CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                     CMT_REDUCTIONS(VOCAB_NAME) NULL};
-    static const char *const attribute[] = {CMT_ARCH_KEYS(VOCAB_WORD)
-                                            CMT_MEMORY_KEYS(VOCAB_WORD)
-                                            CMT_CLUSTER_KEYS(VOCAB_WORD)
-                                            CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
-    static const char *const arch[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
-                                       CMT_UNIT_KINDS(VOCAB_WORD)
-                                       CMT_MEMORY_ROLES(VOCAB_NAME)
-                                       CMT_TOPOLOGIES(VOCAB_NAME)
-                                       CMT_ARCH_KEYS(VOCAB_WORD)
-                                       CMT_MEMORY_KEYS(VOCAB_WORD)
-                                       CMT_CLUSTER_KEYS(VOCAB_WORD)
-                                       CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const op[] = {CMT_WORDS_OP_KEYWORDS CMT_WORDS_FUNCTIONS NULL};
+    static const char *const attribute[] = {CMT_WORDS_ATTRIBUTES NULL};
+    static const char *const arch[] = {CMT_WORDS_ARCH_KEYWORDS CMT_WORDS_ATTRIBUTES NULL};
     static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
     static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};

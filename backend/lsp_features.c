@@ -1892,18 +1892,10 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
      * `cost` and `array` keywords before they are keys) */
     /* clang-format off */
     static const char *const top_kw[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
-    static const char *const op_kw[] = {CMT_OP_KEYWORDS(VOCAB_WORD)
-                                        CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
-    static const char *const fns[] = {CMT_FUNCTIONS(VOCAB_FUNCTION_NAME)
-                                      CMT_REDUCTIONS(VOCAB_NAME) NULL};
-    static const char *const arch_kw[] = {CMT_ARCH_KEYWORDS(VOCAB_WORD)
-                                          CMT_UNIT_KINDS(VOCAB_WORD)
-                                          CMT_MEMORY_ROLES(VOCAB_NAME)
-                                          CMT_TOPOLOGIES(VOCAB_NAME) NULL};
-    static const char *const arch_attrs[] = {CMT_ARCH_KEYS(VOCAB_WORD)
-                                             CMT_MEMORY_KEYS(VOCAB_WORD)
-                                             CMT_CLUSTER_KEYS(VOCAB_WORD)
-                                             CMT_COMPUTE_KEYS(VOCAB_WORD) NULL};
+    static const char *const op_kw[] = {CMT_WORDS_OP_KEYWORDS NULL};
+    static const char *const fns[] = {CMT_WORDS_FUNCTIONS NULL};
+    static const char *const arch_kw[] = {CMT_WORDS_ARCH_KEYWORDS NULL};
+    static const char *const arch_attrs[] = {CMT_WORDS_ATTRIBUTES NULL};
     /* clang-format on */
     int kind;
     const Decl *x = enclosing_decl(d, offset, &kind);

@@ -226,13 +226,17 @@ static void chunk_release(ArenaChunk *c) {
         free(c);
 }
 
-void arena_free_all(Arena *a) {
-    ArenaChunk *c = a->head;
+/* Releases c and every chunk after it. */
+static void chain_release(ArenaChunk *c) {
     while (c) {
         ArenaChunk *next = c->next;
         chunk_release(c);
         c = next;
     }
+}
+
+void arena_free_all(Arena *a) {
+    chain_release(a->head);
     a->head = NULL;
     a->used_total = 0;
 }
@@ -240,12 +244,7 @@ void arena_free_all(Arena *a) {
 void arena_reset(Arena *a) {
     ArenaChunk *keep = a->head;
     if (!keep) return;
-    ArenaChunk *c = keep->next;
-    while (c) {
-        ArenaChunk *next = c->next;
-        chunk_release(c);
-        c = next;
-    }
+    chain_release(keep->next);
     keep->next = NULL;
     keep->used = 0;
     keep->zero_tail = false; /* arena_alloc zeroes what it hands out again */

@@ -164,6 +164,18 @@
 #define VOCAB_ELEM_ENUM(id, word, bits) id,
 #define VOCAB_ELEM_NAME(id, word, bits) word,
 
+/* The word lists completion offers per context, as initialiser bodies:
+ * the language server and `cmtc __vocab` build theirs from these so the
+ * two cannot drift apart. */
+#define CMT_WORDS_OP_KEYWORDS CMT_OP_KEYWORDS(VOCAB_WORD) CMT_ELEM_TYPES(VOCAB_ELEM_NAME)
+#define CMT_WORDS_FUNCTIONS CMT_FUNCTIONS(VOCAB_FUNCTION_NAME) CMT_REDUCTIONS(VOCAB_NAME)
+#define CMT_WORDS_ARCH_KEYWORDS                                                                    \
+    CMT_ARCH_KEYWORDS(VOCAB_WORD)                                                                  \
+    CMT_UNIT_KINDS(VOCAB_WORD) CMT_MEMORY_ROLES(VOCAB_NAME) CMT_TOPOLOGIES(VOCAB_NAME)
+#define CMT_WORDS_ATTRIBUTES                                                                       \
+    CMT_ARCH_KEYS(VOCAB_WORD)                                                                      \
+    CMT_MEMORY_KEYS(VOCAB_WORD) CMT_CLUSTER_KEYS(VOCAB_WORD) CMT_COMPUTE_KEYS(VOCAB_WORD)
+
 /* Writes words[0..count) as "a, b and c" (last_sep " and ") or "a, b or
  * c" into buf; returns buf. */
 #include <stddef.h>

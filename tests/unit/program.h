@@ -18,12 +18,24 @@ static inline Program *unit_load_named(Arena *arena, SourceManager *sm, DiagSink
     return check_program(arena, sm, diags, f, &opts);
 }
 
+/* The mapping called `name`, or NULL. */
+static inline const IrMapping *unit_mapping(const Program *p, const char *name) {
+    for (int i = 0; i < p->mapping_count; i++)
+        if (strcmp(p->mappings[i]->name, name) == 0) return p->mappings[i];
+    return NULL;
+}
+
+/* The id of the memory called `name` in `a`, or -1. */
+static inline int unit_memory_id(const IrArch *a, const char *name) {
+    for (int m = 0; m < a->memory_count; m++)
+        if (strcmp(a->memories[m].name, name) == 0) return m;
+    return -1;
+}
+
 /* The schedule (with listing text) of the mapping called `name`, or NULL. */
 static inline const Schedule *unit_lowered(Arena *arena, const Program *p, const char *name) {
-    for (int i = 0; i < p->mapping_count; i++)
-        if (strcmp(p->mappings[i]->name, name) == 0)
-            return lower_mapping(arena, p->mappings[i], true, NULL);
-    return NULL;
+    const IrMapping *m = unit_mapping(p, name);
+    return m ? lower_mapping(arena, m, true, NULL) : NULL;
 }
 
 #endif

@@ -4,6 +4,7 @@
  * formulas, and against the reference interpreter. */
 #include "passes/passes.h"
 #include "passes/verify.h"
+#include "tests/unit/program.h"
 #include "tests/unit/unit.h"
 
 #include <string.h>
@@ -39,21 +40,9 @@ static Arena arena;
 static SourceManager sources;
 static DiagSink diags;
 
-static const IrMapping *find(Program *p, const char *name) {
-    for (int i = 0; i < p->mapping_count; i++)
-        if (strcmp(p->mappings[i]->name, name) == 0) return p->mappings[i];
-    return NULL;
-}
-
-static int mem_id(const IrArch *a, const char *name) {
-    for (int i = 0; i < a->memory_count; i++)
-        if (strcmp(a->memories[i].name, name) == 0) return i;
-    return -1;
-}
-
 /* Bytes a memory serves in group 0 of the mapping's schedule. */
 static double bytes_at(const Schedule *s, const char *mem) {
-    int m = mem_id(s->arch, mem);
+    int m = unit_memory_id(s->arch, mem);
     return m >= 0 ? s->groups[0].mem_bytes[m] : -1;
 }
 
@@ -83,7 +72,7 @@ int main(void) {
     }
 
     /* The arch: ACC joins SRAM's level as its accumulator. */
-    const IrArch *acc_arch = find(p, "acc")->arch;
+    const IrArch *acc_arch = unit_mapping(p, "acc")->arch;
     CHECK(acc_arch->level_count == 3, "an accumulator adds no level");
     CHECK(ir_level_memory(acc_arch, 2, ROLE_OUTPUT)->role == ROLE_ACCUMULATOR,
           "results at the innermost level go to the accumulator");
@@ -98,7 +87,7 @@ int main(void) {
        SRAM: A, B written 2048 + read by the unit 2048, C written by the
        unit 1024 (once: k runs inside every C loop) and read by the store
        1024 = 6144 B / 64 B/ns = 96 ns. */
-    Schedule *s = lower_mapping(&arena, find(p, "plain"), true, NULL);
+    Schedule *s = lower_mapping(&arena, unit_mapping(p, "plain"), true, NULL);
     CHECK_EXACT(bytes_at(s, "DRAM"), 3072, "plain: DRAM 3072 B");
     CHECK_EXACT(bytes_at(s, "L2"), 6144, "plain: L2 6144 B");
     CHECK_EXACT(bytes_at(s, "SRAM"), 6144, "plain: SRAM 6144 B");
@@ -109,7 +98,7 @@ int main(void) {
        64 B/ns = 64 ns; ACC serves the unit's 1024 B of results and the
        store's 1024 B = 2048 B / 128 B/ns = 16 ns; the level takes the
        slower, 64 ns.  L2 and DRAM as before. */
-    s = lower_mapping(&arena, find(p, "acc"), true, NULL);
+    s = lower_mapping(&arena, unit_mapping(p, "acc"), true, NULL);
     CHECK_EXACT(bytes_at(s, "SRAM"), 4096, "acc: SRAM 4096 B (A and B only)");
     CHECK_EXACT(bytes_at(s, "ACC"), 2048, "acc: ACC 2048 B (C in and out once)");
     CHECK_EXACT(s->groups[0].level_s[2], 64e-9, "acc: innermost level 64 ns");
@@ -123,7 +112,7 @@ int main(void) {
        192 ns).  The 2048 B filled from DRAM and the 1024 B C writes back
        pass through.  Energy is unchanged: the arrays are still written
        and read. */
-    s = lower_mapping(&arena, find(p, "stream"), true, NULL);
+    s = lower_mapping(&arena, unit_mapping(p, "stream"), true, NULL);
     CHECK_EXACT(bytes_at(s, "L2"), 3072, "stream: L2 3072 B");
     CHECK_EXACT(s->groups[0].level_s[1], 96e-9, "stream: L2 96 ns");
     CHECK_EXACT(bytes_at(s, "DRAM"), 3072, "stream: DRAM unchanged");
@@ -136,7 +125,7 @@ int main(void) {
        512 = 2048 and reads back 2 x 512 = 1024; the store reads 2048 and
        the read-backs write 1024: 6144 B.  L2 gets C written 2048 and read
        1024 back. */
-    s = lower_mapping(&arena, find(p, "spill"), true, NULL);
+    s = lower_mapping(&arena, unit_mapping(p, "spill"), true, NULL);
     CHECK_EXACT(bytes_at(s, "ACC"), 6144, "spill: ACC 6144 B with 2 read-backs");
     check_verified(s, "spill: the interpreter agrees");
     return unit_finish();

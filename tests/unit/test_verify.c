@@ -104,18 +104,6 @@ static const char *text =
     "mapping resident for mmrelu<M = 2, N = 2, K = 2> on a3 { fuse C, D at L1; }\n"
     "mapping huge for big on a2 { }\n";
 
-static const IrMapping *find(Program *p, const char *name) {
-    for (int i = 0; i < p->mapping_count; i++)
-        if (strcmp(p->mappings[i]->name, name) == 0) return p->mappings[i];
-    return NULL;
-}
-
-static int memory_id(const IrArch *a, const char *name) {
-    for (int m = 0; m < a->memory_count; m++)
-        if (strcmp(a->memories[m].name, name) == 0) return m;
-    return -1;
-}
-
 /* The interpreter's report and the comparison for one mapping. */
 typedef struct Run {
     const Schedule *s;
@@ -128,7 +116,7 @@ typedef struct Run {
 static Run run(Arena *a, Program *p, const char *name) {
     Run x;
     memset(&x, 0, sizeof x);
-    const IrMapping *m = find(p, name);
+    const IrMapping *m = unit_mapping(p, name);
     if (!m) return x;
     x.s = lower_mapping(a, m, false, NULL);
     x.ran = verify_schedule(a, x.s, &x.r);
@@ -138,7 +126,7 @@ static Run run(Arena *a, Program *p, const char *name) {
 
 static const VerifyMemory *mem(const Run *x, int g, const char *name) {
     static VerifyMemory none;
-    int m = memory_id(x->s->arch, name);
+    int m = unit_memory_id(x->s->arch, name);
     return x->ran && m >= 0 && g < x->r.group_count ? &x->r.groups[g].memories[m] : &none;
 }
 
@@ -151,7 +139,7 @@ static const VerifyCollective *coll(const Run *x, const char *tensor, VerifyClas
 }
 
 static double analytic_footprint(const Run *x, int g, const char *name) {
-    int m = memory_id(x->s->arch, name);
+    int m = unit_memory_id(x->s->arch, name);
     double b = 0;
     for (int k = 0; k < x->s->groups[g].footprint_count; k++)
         if (x->s->groups[g].footprints[k].memory == m) b += x->s->groups[g].footprints[k].bytes;
