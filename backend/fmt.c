@@ -583,6 +583,12 @@ static void print_map_item(Fmt *F, const MapItem *m) {
             put_ident(F, m->value, true);
         }
         break;
+    case MI_ONLINE:
+        for (int i = 0; i < m->stmts.count; i++) {
+            if (i) puts_(F, ",", false);
+            put_ident(F, m->stmts.items[i], true);
+        }
+        break;
     case MI_OVERLAP:
     case MI_OBJECTIVE: put_ident(F, m->value, true); break;
     case MI_REPEAT: print_expr(F, m->count, true, false); break;

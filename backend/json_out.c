@@ -48,6 +48,7 @@ static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
     if (n->kind == SN_COMPUTE) {
         json_object_set_new(o, "unit", n->unit ? json_string(n->unit->name) : json_null());
         json_object_set_new(o, "ops", json_real(n->ops));
+        if (n->rescale) json_object_set_new(o, "rescale", json_true());
     }
     json_object_set_new(o, "bytes", json_real(n->bytes));
     json_object_set_new(o, "count", json_real(n->count));

@@ -68,7 +68,10 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
                  level_name(s, n->to_level));
         break;
     case SN_COMPUTE:
-        snprintf(what, sizeof what, "%s", stmt_text(a, s, n->stmt));
+        if (n->rescale)
+            snprintf(what, sizeof what, "rescale %s", s->op->stmts[n->stmt].name);
+        else
+            snprintf(what, sizeof what, "%s", stmt_text(a, s, n->stmt));
         snprintf(route, sizeof route, "%s", n->unit ? n->unit->name : "-");
         break;
     case SN_COLLECTIVE:
@@ -90,12 +93,13 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
         n->kind == SN_COLLECTIVE ? coll_kind_name(n->coll) : sched_kind_name(n->kind);
     char amount[64];
     if (n->kind == SN_COMPUTE)
-        snprintf(
-            amount, sizeof amount, "%s",
-            unit_format(
-                a, n->ops,
-                (UnitDim){(uint8_t)(s->op->stmts[n->stmt].cls == SC_CONTRACTION ? BU_MAC : BU_OP),
-                          BU_NONE}));
+        snprintf(amount, sizeof amount, "%s",
+                 unit_format(
+                     a, n->ops,
+                     (UnitDim){(uint8_t)(s->op->stmts[n->stmt].cls == SC_CONTRACTION && !n->rescale
+                                             ? BU_MAC
+                                             : BU_OP),
+                               BU_NONE}));
     else if (n->count > 1)
         snprintf(amount, sizeof amount, "%s x%.0f", fmt_bytes(a, n->bytes), n->count);
     else
@@ -246,6 +250,15 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                 arena_printf(a, "fuse %s at %s", buf, level_name(s, grp->level)), given,
                 grp->level_prov == PV_GIVEN ? given : "default");
     }
+    if (m->online) {
+        char buf[256] = "";
+        size_t used = 0;
+        for (int st = 0; st < op->stmt_count && used + 40 < sizeof buf; st++)
+            if (m->online[st])
+                used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", used ? ", " : "",
+                                         op->stmts[st].name);
+        fprintf(out, "  %-40s given\n", arena_printf(a, "online %s", buf));
+    }
     fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
             ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",
@@ -273,7 +286,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                     r->solver.candidates, r->solver.rows, r->solver.columns,
                     r->solver.method ? r->solver.method : "", r->mapping_text);
         print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
-        const char *bound = bound_name(dominant_bound(s->compute_s, s->memory_s, s->network_s));
+        const char *bound = bound_name(s->bound);
         fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
                 fmt_energy(a, s->energy_j), bound);
         if (r->baseline && r->baseline->latency_s > 0) {

@@ -1831,6 +1831,8 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
         values = objective_words;
         value_count = objective_count;
+    } else if (strncmp(line, "online", kw) == 0 && kw == 6) {
+        want = WANT_STMTS;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {
         globals_of_kind(it, d, DK_CONST);
         return;
@@ -2302,11 +2304,10 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
         mapping_cost_text(&b, &r, true);
         json_object_set_new(ans, "hover", lsp_jstr(b.buf));
         /* and what its code lens shows */
-        json_object_set_new(
-            ans, "lens",
-            json_pack("{s:f,s:f,s:s,s:b,s:b}", "latency_s", r.latency_s, "energy_j", r.energy_j,
-                      "bound", bound_name(dominant_bound(r.compute_s, r.memory_s, r.network_s)),
-                      "feasible", r.feasible, "optimized", report.status != SOLVER_NOT_NEEDED));
+        json_object_set_new(ans, "lens",
+                            json_pack("{s:f,s:f,s:s,s:b,s:b}", "latency_s", r.latency_s, "energy_j",
+                                      r.energy_j, "bound", bound_name(r.bound), "feasible",
+                                      r.feasible, "optimized", report.status != SOLVER_NOT_NEEDED));
     }
     const Schedule *sc = lower_mapping(a, m, false, NULL);
     if (sc) {

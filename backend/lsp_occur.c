@@ -78,19 +78,12 @@ const char *lsp_scope_path(LspScope sc, int file_id) {
 }
 
 bool lsp_reserved_word(const char *w, size_t n) {
-#define WORD(x)                                                                                    \
-    { x, sizeof x - 1 }
-    static const struct {
-        const char *text;
-        size_t len;
-    } words[] = {WORD("use"),  WORD("const"),   WORD("op"),        WORD("in"),      WORD("out"),
-                 WORD("var"),  WORD("arch"),    WORD("memory"),    WORD("cluster"), WORD("compute"),
-                 WORD("role"), WORD("cost"),    WORD("array"),     WORD("mapping"), WORD("for"),
-                 WORD("on"),   WORD("spatial"), WORD("tile"),      WORD("order"),   WORD("fuse"),
-                 WORD("at"),   WORD("overlap"), WORD("objective"), WORD("repeat")};
-#undef WORD
+    /* the scanner's keywords (frontend/util/vocab.h) */
+    static const char *const words[] = {
+        CMT_DECL_KEYWORDS(VOCAB_WORD) CMT_OP_KEYWORDS(VOCAB_WORD) CMT_ARCH_KEYWORDS(VOCAB_WORD)
+            CMT_MAPPING_ITEMS(VOCAB_NAME) CMT_MAPPING_KEYWORDS(VOCAB_WORD)};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (words[i].len == n && memcmp(words[i].text, w, n) == 0) return true;
+        if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0) return true;
     return false;
 }
 

@@ -154,6 +154,11 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
             text_add(&t, " overlap %s", overlap_words[m->fuse.overlap[g]]);
         text_add(&t, "; ");
     }
+    for (int st = 0, k = 0; st < S && m->online; st++)
+        if (m->online[st])
+            text_add(&t, "%s%s%s", k++ ? ", " : "online ", op->stmts[st].name,
+                     st == S - 1 || !memchr(m->online + st + 1, true, (size_t)(S - st - 1)) ? "; "
+                                                                                            : "");
     if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))
         text_add(&t, "overlap %s; ", overlap_name(m->overlap));
     if (m->objective_given) text_add(&t, "objective %s; ", objective_name(m->objective));

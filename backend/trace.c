@@ -155,7 +155,8 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
             const char *label;
             if (n->kind == SN_COMPUTE) {
                 names[nt++] = arena_printf(ar, "unit %s", n->unit ? n->unit->name : "-");
-                label = arena_printf(ar, "compute %s", s->op->stmts[n->stmt].name);
+                label = arena_printf(ar, "%s %s", n->rescale ? "rescale" : "compute",
+                                     s->op->stmts[n->stmt].name);
             } else if (n->kind == SN_COLLECTIVE) {
                 for (int j = 0; j < n->dim_count; j++)
                     names[nt++] = arena_printf(ar, "network %s", s->arch->dims[n->dims[j]].name);
@@ -194,7 +195,7 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
     int *compute_of = ARENA_ARRAY(ar, int, s->op->stmt_count + 1);
     for (int st = 0; st < s->op->stmt_count; st++) compute_of[st] = -1;
     for (int i = 0; i < s->node_count; i++)
-        if (s->nodes[i].kind == SN_COMPUTE && s->nodes[i].stmt >= 0 &&
+        if (s->nodes[i].kind == SN_COMPUTE && s->nodes[i].stmt >= 0 && !s->nodes[i].rescale &&
             compute_of[s->nodes[i].stmt] < 0)
             compute_of[s->nodes[i].stmt] = i;
     Flow *flows;

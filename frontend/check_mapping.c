@@ -1037,6 +1037,160 @@ static void check_names_only(MapCtx *c) {
     }
 }
 
+/* ------------------------------------------------------------- online */
+
+static bool reduces_index(const IrStmt *st, int index) {
+    for (int i = 0; i < st->reduced_count; i++)
+        if (st->reduced[i] == index) return true;
+    return false;
+}
+
+/* `online S, ...;`: S is a max, min or sum over one index whose readers in
+ * its group take its running value.  Every value computed from a running
+ * value must be correctable when the statistic moves on: each reader
+ * follows it by a power (a sum: the reader divides by it, c^k) or a shift
+ * (a max or min: the reader uses exp(x - S), exp(-k d)), and whatever is
+ * computed from those readers follows them by a power, so the correction
+ * is one factor per statement (its degree).  Accumulators over S's index
+ * are corrected in place; other affected values live for one tile, so
+ * they may not leave the group or wait for a statistic that is not
+ * online (docs/language.md 5.6). */
+static void check_online(MapCtx *c) {
+    IrMapping *m = c->m;
+    const IrOp *op = c->op;
+    int S = op->stmt_count;
+    for (int i = 0; i < c->md->item_count; i++) {
+        const MapItem *it = c->md->items[i];
+        if (it->kind != MI_ONLINE) continue;
+        if (!m->online) {
+            m->online = ARENA_ARRAY(c->arena, bool, S + 1);
+            m->online_span = ARENA_ARRAY(c->arena, Span, S + 1);
+            m->online_degree = ARENA_ARRAY(c->arena, signed char, (size_t)S *(size_t)S + 1);
+        }
+        if (m->fuse.whole_hole) {
+            Diag *d = map_error(c, it->span, "E0343",
+                                "`online` needs the fusion written out, but `fuse ?` leaves it "
+                                "to the optimizer");
+            diag_label(d, c->diags, m->fuse.hole_span, "`fuse ?` here");
+            diag_help(d, c->diags,
+                      "write the `fuse` line that puts the online statement and "
+                      "its readers in one group");
+            continue;
+        }
+        for (int k = 0; k < it->stmts.count; k++) {
+            const Ident *id = &it->stmts.items[k];
+            if (!id->name) continue;
+            int st = lookup_stmt(c, id);
+            if (st < 0) continue;
+            const IrStmt *r = &op->stmts[st];
+            if (m->online[st]) {
+                Diag *d = map_error(c, id->span, "E0340", "`%s` is named online twice", r->name);
+                diag_label(d, c->diags, m->online_span[st], "first here");
+                continue;
+            }
+            bool kind_ok =
+                r->reduce_op == RO_SUM || r->reduce_op == RO_MAX || r->reduce_op == RO_MIN;
+            if (!kind_ok || r->reduced_count != 1) {
+                Diag *d =
+                    map_error(c, id->span, "E0340", "`%s` cannot be online: it is %s", r->name,
+                              !r->reduced_count ? "not a reduction"
+                              : !kind_ok        ? "a mean (write it as a sum and a scale)"
+                                                : "a reduction over more than one index");
+                diag_label(d, c->diags, r->span, "`%s` is defined here", r->name);
+                diag_note(d, c->diags,
+                          "an online statement is a sum, max or min over one index, "
+                          "whose readers use its running value");
+                continue;
+            }
+            m->online[st] = true;
+            m->online_span[st] = id->span;
+        }
+    }
+    if (!m->online || !c->ok) return;
+    int *deg = ARENA_ARRAY(c->arena, int, S + 1);
+    for (int r = 0; r < S; r++) {
+        if (!m->online[r]) continue;
+        const IrStmt *rs = &op->stmts[r];
+        int n = rs->reduced[0];
+        int g = m->fuse.group[r];
+        for (int j = 0; j < S; j++) deg[j] = 0;
+        for (int j = r + 1; j < S; j++) {
+            const IrStmt *js = &op->stmts[j];
+            bool in_group = m->fuse.group[j] == g;
+            bool affected = false;
+            int d = 0;
+            for (int q = 0; q < js->input_count; q++) {
+                int p = op->tensors[js->inputs[q]].producer;
+                if (p < 0 || (p != r && deg[p] == 0)) continue;
+                if (!in_group) {
+                    if (p == r || reduces_index(&op->stmts[p], n)) continue;
+                    Diag *d2 = map_error(c, m->online_span[r], "E0342",
+                                         "`%s` reads `%s` in another group, but `%s` is "
+                                         "computed from the running value of online `%s`",
+                                         js->name, op->stmts[p].name, op->stmts[p].name, rs->name);
+                    diag_label(d2, c->diags, js->span, "`%s` is here", js->name);
+                    diag_help(d2, c->diags, "fuse `%s` with `%s`, or drop `online %s`", js->name,
+                              rs->name, rs->name);
+                    break;
+                }
+                affected = true;
+                int k;
+                if (p == r)
+                    k = rs->reduce_op == RO_SUM ? js->power[q] : js->shift[q];
+                else
+                    k = js->power[q] == IR_NOT_SCALING ? IR_NOT_SCALING : js->power[q] * deg[p];
+                if (k == IR_NOT_SCALING || k < -100 || k > 100) {
+                    Diag *d2 = map_error(
+                        c, m->online_span[r], "E0341",
+                        "`%s` uses %s`%s` in a way no correction factor can follow, so `%s` "
+                        "cannot be online",
+                        js->name, p == r ? "" : "a value computed from the running ",
+                        p == r ? rs->name : op->stmts[p].name, rs->name);
+                    diag_label(d2, c->diags, js->span, "`%s` is here", js->name);
+                    diag_note(d2, c->diags,
+                              rs->reduce_op == RO_SUM
+                                  ? "the readers of an online sum divide by it (`x / s`, "
+                                    "`x * recip(s)`), and what they compute scales with them"
+                                  : "the readers of an online max or min use it as "
+                                    "`exp(x - m)`, and what they compute scales with them");
+                    d = 0;
+                    break;
+                }
+                d += k;
+            }
+            if (!in_group || !affected) continue;
+            if (d < -100 || d > 100) d = 0;
+            deg[j] = d;
+            m->online_degree[j * S + r] = (signed char)d;
+            /* a value corrected only while it is live: an accumulator over
+             * n is final when the loop closes, anything else lasts a tile */
+            bool accumulates = reduces_index(js, n);
+            if (!accumulates && d != 0 && op->tensors[js->out_tensor].kind == TK_OUTPUT) {
+                Diag *d2 = map_error(c, m->online_span[r], "E0342",
+                                     "`%s` is an output computed from the running value of "
+                                     "online `%s`, before `%s` is complete",
+                                     js->name, rs->name, rs->name);
+                diag_label(d2, c->diags, js->span, "`%s` is here", js->name);
+                diag_help(d2, c->diags, "drop `online %s`, or make `%s` a `var`", rs->name,
+                          js->name);
+            }
+            for (int q = 0; q < js->input_count; q++) {
+                int p = op->tensors[js->inputs[q]].producer;
+                if (p < 0 || p == r || m->fuse.group[p] != g || m->online[p] ||
+                    !reduces_index(&op->stmts[p], n))
+                    continue;
+                Diag *d2 = map_error(c, m->online_span[r], "E0342",
+                                     "`%s` waits for `%s`, a reduction over `%s` that is not "
+                                     "online, and so would read values computed from the "
+                                     "running `%s` after it moved on",
+                                     js->name, op->stmts[p].name, op->indices[n].name, rs->name);
+                diag_label(d2, c->diags, js->span, "`%s` is here", js->name);
+                diag_help(d2, c->diags, "add `%s` to the `online` line", op->stmts[p].name);
+            }
+        }
+    }
+}
+
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -1156,6 +1310,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         case MI_OVERLAP:
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
+        case MI_ONLINE: break;
         }
     }
     if (spatial_hole)
@@ -1196,5 +1351,6 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         m->fuse.level[g] = IR_UNSET;
         m->fuse.span[g] = c->op->stmts[st].span;
     }
+    check_online(c);
     return c->ok ? m : NULL;
 }

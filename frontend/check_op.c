@@ -647,6 +647,119 @@ static void classify(OpBuild *b, IrStmt *st, const Expr *body) {
     st->input_count = 2;
 }
 
+/* ------------------------------------------------ scaling of the inputs */
+
+/* Exponents of the online-reduction analysis (IrStmt.power and .shift):
+ * IR_NOT_SCALING absorbs, and a sum outside +-100 is treated as not
+ * scaling (signed char storage; no real op comes near). */
+static int scale_sum(int a, int b) {
+    if (a == IR_NOT_SCALING || b == IR_NOT_SCALING) return IR_NOT_SCALING;
+    int r = a + b;
+    return r < -100 || r > 100 ? IR_NOT_SCALING : r;
+}
+
+static int scale_neg(int a) {
+    return a == IR_NOT_SCALING ? a : -a;
+}
+
+static bool fn_is(const Ident *fn, const char *name) {
+    return fn->name && strcmp(fn->name, name) == 0;
+}
+
+static bool expr_reads(const OpBuild *b, const Expr *e, int t) {
+    if (!e) return false;
+    switch (e->kind) {
+    case EX_ACCESS: return e->u.access.tensor.name == b->tensors[t].name;
+    case EX_UNARY: return expr_reads(b, e->u.unary.operand, t);
+    case EX_BINARY: return expr_reads(b, e->u.binary.lhs, t) || expr_reads(b, e->u.binary.rhs, t);
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (expr_reads(b, e->u.call.args[i], t)) return true;
+        return false;
+    case EX_REDUCE: return expr_reads(b, e->u.reduce.body, t);
+    default: return false;
+    }
+}
+
+/* Functions f with f(c x) = c^k f(x) for c > 0 when x scales as c^k:
+ * the positively homogeneous ones. */
+static int call_scaling(const Expr *e, const int *arg, bool shift) {
+    const Ident *fn = &e->u.call.fn;
+    int n = e->u.call.arg_count;
+    bool free = true;
+    for (int i = 0; i < n; i++) free &= arg[i] == 0;
+    if (free) return 0;
+    if (fn_is(fn, "recip") && n == 1) return scale_neg(arg[0]);
+    if ((fn_is(fn, "max") || fn_is(fn, "min")) && n == 2 && arg[0] == arg[1]) return arg[0];
+    if ((fn_is(fn, "relu") || fn_is(fn, "abs")) && n == 1) return arg[0];
+    if ((fn_is(fn, "sqrt") || fn_is(fn, "rsqrt")) && n == 1 && arg[0] != IR_NOT_SCALING &&
+        arg[0] % 2 == 0)
+        return fn_is(fn, "sqrt") ? arg[0] / 2 : -arg[0] / 2;
+    (void)shift;
+    return IR_NOT_SCALING;
+}
+
+/* The coefficient a of tensor t in e when e = X + a t with X free of t
+ * (IR_NOT_SCALING when e is not of that form). */
+static int affine_coefficient(const OpBuild *b, const Expr *e, int t) {
+    if (!expr_reads(b, e, t)) return 0;
+    switch (e->kind) {
+    case EX_ACCESS: return 1;
+    case EX_UNARY: return scale_neg(affine_coefficient(b, e->u.unary.operand, t));
+    case EX_BINARY: {
+        int l = affine_coefficient(b, e->u.binary.lhs, t);
+        int r = affine_coefficient(b, e->u.binary.rhs, t);
+        if (e->u.binary.op == '+') return scale_sum(l, r);
+        if (e->u.binary.op == '-') return scale_sum(l, scale_neg(r));
+        return IR_NOT_SCALING;
+    }
+    default: return IR_NOT_SCALING;
+    }
+}
+
+/* The exponent k with e(c t) = c^k e(t) (shift false), or with
+ * e(t + d) = exp(-k d) e(t) (shift true). */
+static int expr_scaling(const OpBuild *b, const Expr *e, int t, bool shift) {
+    if (!e || !expr_reads(b, e, t)) return 0;
+    switch (e->kind) {
+    case EX_ACCESS: return shift ? IR_NOT_SCALING : 1;
+    case EX_UNARY: return expr_scaling(b, e->u.unary.operand, t, shift);
+    case EX_BINARY: {
+        int l = expr_scaling(b, e->u.binary.lhs, t, shift);
+        int r = expr_scaling(b, e->u.binary.rhs, t, shift);
+        switch (e->u.binary.op) {
+        case '*': return scale_sum(l, r);
+        case '/': return scale_sum(l, scale_neg(r));
+        default: return l == r ? l : IR_NOT_SCALING; /* + and -: terms alike */
+        }
+    }
+    case EX_CALL: {
+        if (shift && fn_is(&e->u.call.fn, "exp") && e->u.call.arg_count == 1)
+            return scale_neg(affine_coefficient(b, e->u.call.args[0], t));
+        int arg[2] = {0, 0};
+        for (int i = 0; i < e->u.call.arg_count && i < 2; i++)
+            arg[i] = expr_scaling(b, e->u.call.args[i], t, shift);
+        return e->u.call.arg_count > 2 ? IR_NOT_SCALING : call_scaling(e, arg, shift);
+    }
+    default: return IR_NOT_SCALING;
+    }
+}
+
+/* IrStmt.power and .shift of every input of statement k. */
+static void record_scaling(OpBuild *b, int k) {
+    IrStmt *st = &b->stmts[k];
+    const Stmt *stmt = b->od->stmts[k];
+    int n = st->input_count;
+    st->power = ARENA_ARRAY(b->arena, signed char, n ? n : 1);
+    st->shift = ARENA_ARRAY(b->arena, signed char, n ? n : 1);
+    const Expr *body =
+        stmt->rhs && stmt->rhs->kind == EX_REDUCE ? stmt->rhs->u.reduce.body : stmt->rhs;
+    for (int q = 0; q < n; q++) {
+        st->power[q] = (signed char)expr_scaling(b, body, st->inputs[q], false);
+        st->shift[q] = (signed char)expr_scaling(b, body, st->inputs[q], true);
+    }
+}
+
 static void walk_stmt(OpBuild *b, StmtWalk *w, int k);
 
 static void check_stmt(OpBuild *b, int k) {
@@ -662,6 +775,7 @@ static void check_stmt(OpBuild *b, int k) {
         memcpy(st->inputs, w->inputs, sizeof(int) * (size_t)n);
         memcpy(st->access, w->access, sizeof w->access[0] * (size_t)n);
     }
+    record_scaling(b, k);
 }
 
 static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {

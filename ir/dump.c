@@ -25,6 +25,7 @@ static void dump_node(FILE *out, const Schedule *s, const SchedNode *n) {
     if (n->kind == SN_LOAD || n->kind == SN_STORE || n->kind == SN_BOUNDARY)
         fprintf(out, " %s->%s", level_name(s, n->from_level), level_name(s, n->to_level));
     if (n->kind == SN_COMPUTE && n->unit) fprintf(out, " unit=%s", n->unit->name);
+    if (n->rescale) fprintf(out, " rescale");
     if (n->kind == SN_COLLECTIVE) {
         if (n->reduce_op != RO_NONE) fprintf(out, " op=%s", reduce_op_name(n->reduce_op));
         fprintf(out, " dims=");

@@ -63,6 +63,7 @@ typedef struct IrAccess {
 } IrAccess;
 
 #define IR_MAX_OPERANDS 16
+#define IR_NOT_SCALING 127
 typedef struct IrStmt {
     int id;
     Name name; /* = name of the tensor it defines */
@@ -83,6 +84,13 @@ typedef struct IrStmt {
      * rank.  Both arrays are exact-size: a statement reads a few tensors,
      * and fixed IR_MAX_OPERANDS rows made every IrStmt 700 bytes. */
     int (*access)[IR_MAX_RANK];
+    /* How the right side answers a change of each input (inputs[q]), for
+     * online reductions (docs/language.md 5.6): scaling the input by c > 0
+     * multiplies the result by c^power[q]; shifting it by d multiplies the
+     * result by exp(-shift[q] d).  IR_NOT_SCALING where it does not (the
+     * input inside a function other than exp, in a sum whose terms scale
+     * differently, ...).  0: the result does not depend on it. */
+    signed char *power, *shift;
     int arith_ops; /* + - * / and unary - per point */
     FnCount *fns;  /* function calls per point */
     int fn_count;
@@ -308,6 +316,20 @@ typedef struct IrMapping {
      * the default applies */
     Span overlap_span, objective_span, repeat_span;
     int hole_count; /* 0: evaluate only */
+    /* `online S, ...;` (docs/language.md 5.6): per statement whether the
+     * readers in its group use its running value (NULL when none is), the
+     * line that said so, and per statement j and online statement r the
+     * exponent k with which j's result follows r's correction factor
+     * ([j * stmt_count + r]; 0: j is not affected). */
+    bool *online;
+    Span *online_span;
+    signed char *online_degree;
 } IrMapping;
+
+/* The correction exponent of statement j for online statement r (0 when
+ * the mapping has no online statement). */
+static inline int ir_online_degree(const IrMapping *m, int j, int r) {
+    return m->online_degree ? m->online_degree[j * m->op->stmt_count + r] : 0;
+}
 
 #endif

@@ -86,6 +86,8 @@ typedef struct SchedNode {
                                  takes more than uncut, q t(n/q) - t(n) (s) */
     double chunks;            /* collectives under `overlap tiles`: the pieces
                                  each execution is cut into (1 otherwise) */
+    bool rescale;             /* compute: the corrections of an online reduction
+                                 (docs/cost-model.md 7.3), not the statement */
     int position;             /* statement's position in its group, for ordering */
     int phase;                /* load 0, broadcast 1, transition 1, compute 2,
                                  reduction 3, store 4, boundary 5 */
@@ -223,6 +225,9 @@ typedef struct Schedule {
     double compute_s, memory_s, network_s;
     double latency_s, energy_j; /* repeat included */
     double compute_energy_j, memory_energy_j, network_energy_j;
+    /* what limits the whole mapping: the largest of the groups' summed
+     * compute stages (the busier unit under overlap), memory and network */
+    Bound bound;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
 

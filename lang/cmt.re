@@ -357,6 +357,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "at"        { token = AT; goto done; }
         "overlap"   { token = OVERLAP; goto done; }
         "objective" { token = OBJECTIVE; goto done; }
+        "online"    { token = ONLINE; goto done; }
         "repeat"    { token = REPEAT; goto done; }
 
         ident {

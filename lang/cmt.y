@@ -373,7 +373,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token ROLE "role" COST "cost" ARRAY "array"
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
-%token OBJECTIVE "objective" REPEAT "repeat"
+%token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -1023,6 +1023,10 @@ map_item:
   | OBJECTIVE name SEMI {
         $$ = new_item(ps, MI_OBJECTIVE, @$, @1);
         $$->value = $2;
+    }
+  | ONLINE ident_list SEMI {
+        $$ = new_item(ps, MI_ONLINE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
     }
   | REPEAT expr SEMI {
         $$ = new_item(ps, MI_REPEAT, @$, @1);

@@ -49,6 +49,49 @@ static void note_live(const Schedule *s, Diag *d, DiagSink *diags, const SchedGr
                   s->op->stmts[f->waiter].name, where, loop);
 }
 
+/* The in-group reductions that waiting readers of group g wait for, over
+ * the loop their live tiles must survive, which `online` could let them
+ * read as they run (docs/language.md 5.6): "mx, s", or "" when none. */
+static const char *online_candidates(const Schedule *s, const SchedGroup *g, int memory) {
+    int S = s->op->stmt_count;
+    bool *named = ARENA_ARRAY(s->arena, bool, S + 1);
+    bool *seen = ARENA_ARRAY(s->arena, bool, S + 1);
+    int *stack = ARENA_ARRAY(s->arena, int, S + 1);
+    for (int k = 0; k < g->footprint_count; k++) {
+        const Footprint *f = &g->footprints[k];
+        if (f->memory != memory || f->live_tiles <= 1 || f->waiter < 0 || f->live_loop < 0)
+            continue;
+        int index = g->loops[f->live_loop].index;
+        /* the waiter and its in-group makers, transitively: a reader
+         * also waits when one of its inputs waited */
+        memset(seen, 0, sizeof(bool) * (size_t)S);
+        int top = 0;
+        stack[top++] = f->waiter;
+        seen[f->waiter] = true;
+        while (top > 0) {
+            const IrStmt *ws = &s->op->stmts[stack[--top]];
+            for (int q = 0; q < ws->input_count; q++) {
+                int p = s->op->tensors[ws->inputs[q]].producer;
+                if (p < 0 || seen[p] || s->stmts[p].group != g->id) continue;
+                seen[p] = true;
+                stack[top++] = p;
+                const IrStmt *ps = &s->op->stmts[p];
+                bool kind =
+                    ps->reduce_op == RO_SUM || ps->reduce_op == RO_MAX || ps->reduce_op == RO_MIN;
+                if (kind && ps->reduced_count == 1 && ps->reduced[0] == index &&
+                    !(s->m->online && s->m->online[p]))
+                    named[p] = true;
+            }
+        }
+    }
+    const char *names = "";
+    for (int p = 0; p < S; p++)
+        if (named[p])
+            names =
+                arena_printf(s->arena, "%s%s%s", names, *names ? ", " : "", s->op->stmts[p].name);
+    return names;
+}
+
 void report_capacity(const Schedule *s, DiagSink *diags) {
     const IrArch *arch = s->arch;
     for (int e = 0; e < s->excess_count; e++) {
@@ -95,6 +138,12 @@ void report_capacity(const Schedule *s, DiagSink *diags) {
                       "(its partial sums are then written back and read again)");
         else
             diag_help(d, diags, "shrink the tiles at %s or fuse fewer statements at it", mem->name);
+        const char *online = any_live ? online_candidates(s, g, x->memory) : "";
+        if (*online)
+            diag_help(d, diags,
+                      "or let the readers take the running value: `online %s;` "
+                      "(docs/language.md 5.6)",
+                      online);
     }
 }
 

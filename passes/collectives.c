@@ -274,7 +274,7 @@ static void broadcasts(Schedule *s) {
                            node.to_level, bytes, transfers, node.depth);
             continue;
         }
-        if (node.kind != SN_COMPUTE || node.stmt < 0) continue;
+        if (node.kind != SN_COMPUTE || node.stmt < 0 || node.rescale) continue;
         const IrStmt *is = &s->op->stmts[node.stmt];
         const SchedGroup *g = &s->groups[node.group];
         for (int q = 0; q < is->input_count; q++) {

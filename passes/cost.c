@@ -323,7 +323,7 @@ void pass_cost(Schedule *s) {
     }
     s->compute_s = s->memory_s = s->network_s = 0;
     s->compute_energy_j = s->memory_energy_j = s->network_energy_j = 0;
-    double latency = 0, energy = 0;
+    double latency = 0, energy = 0, stages = 0;
     for (int i = 0; i < s->node_count; i++) {
         SchedNode *n = &s->nodes[i];
         SchedGroup *g = &s->groups[n->group];
@@ -332,6 +332,21 @@ void pass_cost(Schedule *s) {
         switch (n->kind) {
         case SN_COMPUTE: {
             const SchedStmt *ss = &s->stmts[n->stmt];
+            if (n->rescale) {
+                /* corrections of an online reduction (section 7.3): on
+                 * every instance that runs the statement */
+                double t = n->unit->throughput > 0 ? n->ops / n->unit->throughput : 0;
+                double active = ss->work > 0 ? ss->total_work / ss->work : 1;
+                n->latency_s = t;
+                n->energy_j = n->ops * active * n->unit->energy;
+                g->compute_energy_j += n->energy_j;
+                g->compute_s += t;
+                if (n->unit->matrix)
+                    g->matrix_s += t;
+                else
+                    g->vector_s += t;
+                break;
+            }
             double op_energy = ss->unit ? ss->total_work * ss->unit->energy : 0;
             g->memory_energy_j += n->energy_j; /* operand reads, result writes */
             g->compute_energy_j += op_energy;
@@ -419,6 +434,7 @@ void pass_cost(Schedule *s) {
                        : g->matrix_s > g->vector_s ? g->matrix_s
                                                    : g->vector_s;
         g->bound = dominant_bound(stage, g->memory_s, g->network_s);
+        stages += stage;
         g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
         latency += g->latency_s;
         energy += g->energy_j;
@@ -429,6 +445,7 @@ void pass_cost(Schedule *s) {
         s->memory_energy_j += g->memory_energy_j;
         s->network_energy_j += g->network_energy_j;
     }
+    s->bound = dominant_bound(stages, s->memory_s, s->network_s);
     double repeat = s->m->repeat > 0 ? (double)s->m->repeat : 1;
     s->latency_s = latency * repeat;
     s->energy_j = energy * repeat;

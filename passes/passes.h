@@ -79,6 +79,7 @@ typedef struct EvalResult {
     double latency_s;                      /* whole mapping, repeat included */
     double energy_j;                       /* whole mapping, repeat included */
     double compute_s, memory_s, network_s; /* sums over groups, one repeat */
+    Bound bound;                           /* the schedule's (Schedule.bound) */
     bool feasible;                         /* every tile fits its level and role */
     double worst_excess_bytes;             /* largest capacity excess, 0 when feasible */
     int group_count;

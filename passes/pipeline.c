@@ -83,6 +83,7 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     out->latency_s = s->latency_s;
     out->energy_j = s->energy_j;
     out->compute_s = s->compute_s;
+    out->bound = s->bound;
     out->memory_s = s->memory_s;
     out->network_s = s->network_s;
     out->feasible = s->excess_count == 0 && !s->missing_unit;

@@ -9,6 +9,7 @@
 #include "passes/passes.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The bytes of the statement's level-l tile of t, averaged over the tiles
@@ -257,6 +258,15 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
             tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
+        /* an online statement publishes its running value to its readers
+         * after every execution, not once its reduction is done */
+        if (out && s->m->online && s->m->online[st]) {
+            double executions = 1;
+            int idx[2 * IR_MAX_RANK];
+            int ni = ir_stmt_indices(is, idx);
+            for (int i = 0; i < ni; i++) executions *= ss->count[sched_li(s, unit_level, idx[i])];
+            if (executions > v.visits) written = per_mem * executions;
+        }
         account(s, g, mem, read, written, 0, &energy, false);
         bytes += read + written;
     }
@@ -271,6 +281,83 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->position = pos;
     n->phase = 2;
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
+}
+
+/* The cost of a named function on a unit, in element operations (1 when
+ * the unit does not list it, as ir_stmt_work counts it). */
+static double fn_cost(const IrCompute *unit, const char *fn) {
+    for (int i = 0; unit && i < unit->cost_count; i++)
+        if (strcmp(unit->costs[i].fn, fn) == 0) return unit->costs[i].cost;
+    return 1;
+}
+
+static bool stmt_reduces(const IrStmt *is, int index) {
+    for (int i = 0; i < is->reduced_count; i++)
+        if (is->reduced[i] == index) return true;
+    return false;
+}
+
+/* Online reductions (docs/cost-model.md 7.3): each time an online
+ * statistic r of the group moves on to its next tile of the index n it
+ * reduces, what was computed with its old value is corrected.  Statement
+ * st pays, per element of its result on the busiest instance and per tile
+ * of n after the first (the tiles r walks at the innermost memory level):
+ * as r itself, the correction factor (a sum: old / new, 1 op; a max or
+ * min: exp(old - new), 1 op and an exp); as an accumulator over n that
+ * follows r with exponent k, |k| multiplications.  The work runs on the
+ * vector unit (the statement's own unit when the arch has none).  When n
+ * is split over cluster dims, each instance runs the reduction on its
+ * share and the partial results are corrected once more before they are
+ * combined (the max's collective first): one more step. */
+static void add_rescale(Schedule *s, SchedGroup *g, int st, int pos) {
+    const IrMapping *m = s->m;
+    if (!m->online) return;
+    const IrStmt *is = &s->op->stmts[st];
+    const SchedStmt *ss = &s->stmts[st];
+    const IrCompute *unit = ir_vector_unit(s->arch);
+    if (!unit) unit = ss->unit;
+    double elements = 1;
+    for (int i = 0; i < is->lhs_count; i++)
+        elements *= ss->extent[sched_li(s, s->levels, is->lhs[i])];
+    double ops = 0;
+    const char *why = NULL;
+    for (int r = 0; r < s->op->stmt_count; r++) {
+        if (!m->online[r] || s->stmts[r].group != g->id) continue;
+        const IrStmt *rs = &s->op->stmts[r];
+        int n = rs->reduced[0];
+        double steps = s->stmts[r].count[sched_li(s, s->levels - 1, n)] - 1;
+        bool split = false;
+        for (int d = 0; d < s->arch->dim_count; d++)
+            split |= s->stmts[r].split[d] == n && s->arch->dims[d].size > 1;
+        if (split) steps += 1;
+        if (!(steps > 0)) continue;
+        double per = 0;
+        if (r == st)
+            per = rs->reduce_op == RO_SUM ? 1 : 1 + fn_cost(unit, "exp");
+        else if (stmt_reduces(is, n))
+            per = abs(ir_online_degree(m, st, r));
+        if (per <= 0) continue;
+        ops += elements * steps * per;
+        if (s->want_text)
+            why = arena_printf(
+                s->arena, "%s%s%s: %.0f elements x %.0f step%s (later tiles of %s%s) x %g op",
+                why ? why : "", why ? "; " : "",
+                r == st ? "its correction factor" : arena_printf(s->arena, "online %s", rs->name),
+                elements, steps, steps == 1 ? "" : "s", s->op->indices[n].name,
+                split ? ", and the combine of the split" : "", per);
+    }
+    if (!(ops > 0) || !unit) return;
+    SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);
+    n->stmt = st;
+    n->tensor = is->out_tensor;
+    n->unit = unit;
+    n->rescale = true;
+    n->from_level = n->to_level = s->levels - 1;
+    n->depth = g->loop_count - 1;
+    n->ops = ops;
+    n->position = pos;
+    n->phase = 2;
+    if (why) n->reason = why;
 }
 
 /* The visits of tensor t at `level` by statement st counted over the
@@ -398,6 +485,7 @@ void pass_reuse(Schedule *s) {
                 }
             }
             compute_node(s, g, pos, st);
+            add_rescale(s, g, st, pos);
             int y = is->out_tensor;
             for (int l = s->levels - 1; l >= 1; l--)
                 if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l, 0);

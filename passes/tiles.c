@@ -177,11 +177,16 @@ static void compute_waits(Schedule *s, SchedGroup *g) {
             int j = s->stmts[s->op->tensors[y].producer].position;
             int renamed = renamed_dim_loop(s, g, g->stmts[k], y);
             if (renamed < wait) wait = renamed;
-            if (done[j] < wait) wait = done[j];
+            /* an online maker's readers take its running value: they wait
+             * only for what the maker itself waited for */
+            bool running = s->m->online && s->m->online[g->stmts[j]];
+            int maker_done = running ? g->wait_loop[j] : done[j];
+            if (maker_done < wait) wait = maker_done;
             /* a pass after its maker's when the maker's reduction closes
              * a loop, or when it walks a dimension out of step with the
              * maker (it needs the maker's whole loop, done in its pass) */
-            int r = g->round[j] + (own_done[j] < g->loop_count || renamed < g->loop_count);
+            bool closes = !running && own_done[j] < g->loop_count;
+            int r = g->round[j] + (closes || renamed < g->loop_count);
             if (r > g->round[k]) g->round[k] = r;
         }
         g->wait_loop[k] = wait;

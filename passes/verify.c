@@ -290,6 +290,8 @@ typedef struct GCtx {
     Loop *loops;
     int *loop_at; /* [level * I + index] */
     bool *in_group, *leaves, *read_in;
+    bool *running; /* [tensor]: made by an online statement: its readers
+                      take an element once it has any contribution */
     /* element state of intermediates */
     int64_t **done;
     uint8_t **complete;
@@ -906,8 +908,14 @@ static bool executes_at(const Ctx *c, const GCtx *g, const StmtInfo *si, const i
     return true;
 }
 
+/* Whether an element of an intermediate can be delivered to a reader:
+ * complete, or (an online statement's result) holding its running value. */
+static bool usable(const GCtx *g, int t, int64_t e) {
+    return g->complete[t][e] || (g->running[t] && g->done[t][e] > 0);
+}
+
 /* Whether every element the execution reads of an intermediate of the
- * group is complete; the first one that is not is returned in *bt, *be. */
+ * group is usable; the first one that is not is returned in *bt, *be. */
 static bool ready(Ctx *c, GCtx *g, const StmtInfo *si, const int *p, int *bt, int64_t *be) {
     compute_qboxes(c, g, si, p);
     for (int q = 0; q < c->Q; q++) {
@@ -920,7 +928,7 @@ static bool ready(Ctx *c, GCtx *g, const StmtInfo *si, const int *p, int *bt, in
             int64_t e;
             bi_init(&it, &b, &c->stride[a->tensor * RANK]);
             while (bi_next(&it, &e))
-                if (!g->complete[a->tensor][e]) {
+                if (!usable(g, a->tensor, e)) {
                     *bt = a->tensor;
                     *be = e;
                     return false;
@@ -1002,8 +1010,7 @@ static void run_point(Ctx *c, GCtx *g, const int *p, const bool *member, Pending
             exec_a(c, g, pos, p);
             for (int k = 0; k < pd->n;) {
                 Deferred *d = &pd->def[k];
-                if (!g->complete[d->bt][d->be] ||
-                    !ready(c, g, g->si[d->pos], d->p, &d->bt, &d->be)) {
+                if (!usable(g, d->bt, d->be) || !ready(c, g, g->si[d->pos], d->p, &d->bt, &d->be)) {
                     k++;
                     continue;
                 }
@@ -1420,7 +1427,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         int64_t nd = 0;
         while (bi_next(&it, &e)) {
             if (!g->req_replace[i] && dst[e]) continue;
-            if (inter && !g->complete[t][e]) continue;
+            if (inter && !usable(g, t, e)) continue;
             bool has;
             if (ls == 0) {
                 has = l0_has(c, pu, t, e);
@@ -1841,6 +1848,9 @@ static void run_group(Ctx *c, int gi) {
     g->leaves = ARENA_ARRAY(c->a, bool, T);
     g->read_in = ARENA_ARRAY(c->a, bool, T);
     for (int k = 0; k < g->ns; k++) g->in_group[g->si[k]->out.tensor] = true;
+    g->running = ARENA_ARRAY(c->a, bool, T);
+    for (int k = 0; k < g->ns && c->s->m->online; k++)
+        g->running[g->si[k]->out.tensor] = c->s->m->online[g->si[k]->is->id];
     for (int t = 0; t < T; t++) g->leaves[t] = c->op->tensors[t].kind == TK_OUTPUT;
     for (int st = 0; st < c->op->stmt_count; st++) {
         const StmtInfo *si = &c->si[st];

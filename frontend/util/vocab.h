@@ -111,6 +111,7 @@
     X(MI_FUSE, "fuse") \
     X(MI_OVERLAP, "overlap") \
     X(MI_OBJECTIVE, "objective") \
+    X(MI_ONLINE, "online") \
     X(MI_REPEAT, "repeat")
 
 #define CMT_OVERLAPS(X) \

@@ -4,6 +4,8 @@
 #define CMT_UNIT_PROGRAM_H
 
 #include "passes/optimize/optimize.h"
+#include "passes/verify.h"
+#include "tests/unit/unit.h"
 
 #include <string.h>
 
@@ -36,6 +38,19 @@ static inline int unit_memory_id(const IrArch *a, const char *name) {
 static inline const Schedule *unit_lowered(Arena *arena, const Program *p, const char *name) {
     const IrMapping *m = unit_mapping(p, name);
     return m ? lower_mapping(arena, m, true, NULL) : NULL;
+}
+
+/* The reference interpreter agrees with the model on the schedule (a
+ * check named `name`; the first disagreement is printed). */
+static inline void check_verified(const Schedule *s, const char *name) {
+    Arena scratch = {0};
+    VerifyReport r;
+    bool ran = verify_schedule(&scratch, s, &r);
+    VerifyDiff *d = NULL;
+    int n = ran ? verify_compare(&scratch, s, &r, &d) : -1;
+    if (n > 0) printf("  %s\n", d[0].text);
+    CHECK(n == 0, name);
+    arena_free_all(&scratch);
 }
 
 #endif

@@ -46,17 +46,6 @@ static double bytes_at(const Schedule *s, const char *mem) {
     return m >= 0 ? s->groups[0].mem_bytes[m] : -1;
 }
 
-/* The interpreter agrees with the model on the schedule. */
-static void check_verified(const Schedule *s, const char *name) {
-    Arena scratch = {0};
-    VerifyReport r;
-    bool ran = verify_schedule(&scratch, s, &r);
-    VerifyDiff *d = NULL;
-    int n = ran ? verify_compare(&scratch, s, &r, &d) : -1;
-    if (n > 0) printf("  %s\n", d[0].text);
-    CHECK(n == 0, name);
-    arena_free_all(&scratch);
-}
 
 int main(void) {
     sources_init(&sources, &arena);
