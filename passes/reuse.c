@@ -146,6 +146,111 @@ static const char *move_reason(const Schedule *s, const SchedGroup *g, int st, c
     return arena_printf(s->arena, "%s%s", why, extra);
 }
 
+/* Whether statement st of group g is online and read by another statement
+ * of g: only then do readers take its running value (an online statement
+ * whose readers are all in later groups runs as any reduction). */
+static bool online_in_group(const Schedule *s, const SchedGroup *g, int st) {
+    if (!s->m->online || !s->m->online[st]) return false;
+    int t = s->op->stmts[st].out_tensor;
+    for (int k = 0; k < g->stmt_count; k++) {
+        const IrStmt *rs = &s->op->stmts[g->stmts[k]];
+        for (int q = 0; q < rs->input_count; q++)
+            if (rs->inputs[q] == t) return true;
+    }
+    return false;
+}
+
+/* The executions of statement st: the product of its compute-tile counts
+ * over its indices. */
+static double stmt_executions(const Schedule *s, int st) {
+    int idx[2 * IR_MAX_RANK];
+    int ni = ir_stmt_indices(&s->op->stmts[st], idx);
+    double executions = 1;
+    for (int i = 0; i < ni; i++) executions *= s->stmts[st].count[sched_li(s, s->levels, idx[i])];
+    return executions;
+}
+
+/* The compute unit reads its operand tiles from the innermost memory and
+ * writes its result tile there: once per visit of each tile. */
+static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    const SchedStmt *ss = &s->stmts[st];
+    int inner = s->levels - 1, unit_level = s->levels;
+    double energy = 0, bytes = 0;
+    int tensors[IR_MAX_OPERANDS + 1];
+    int tc = 0;
+    for (int q = 0; q < is->input_count; q++) tensors[tc++] = is->inputs[q];
+    tensors[tc++] = is->out_tensor;
+    for (int q = 0; q < tc; q++) {
+        int t = tensors[q];
+        bool out = t == is->out_tensor;
+        const IrTensor *tn = &s->op->tensors[t];
+        /* the fusion level holds the group's tensors where they were made */
+        MemRole role = inner <= g->level ? sched_held_role(s, st, t) : sched_tensor_role(is, t);
+        const IrMemory *mem = ir_level_memory(s->arch, inner, role);
+        SchedVisits v = sched_visits(s, g, st, tn, unit_level);
+        double children, replicas;
+        fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
+        double per_mem =
+            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
+        double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
+        double written = out ? per_mem * v.visits : 0;
+        /* an online statement publishes its running value to its readers
+         * after every execution, not once its reduction is done */
+        if (out && online_in_group(s, g, st)) {
+            double executions = stmt_executions(s, st);
+            if (executions > v.visits) written = per_mem * executions;
+        }
+        account(s, g, mem, read, written, 0, &energy, false);
+        bytes += read + written;
+    }
+    SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);
+    n->stmt = st;
+    n->tensor = is->out_tensor;
+    n->unit = ss->unit;
+    n->from_level = n->to_level = inner;
+    n->depth = g->loop_count - 1;
+    n->bytes = bytes;
+    n->ops = ss->work;
+    n->position = pos;
+    n->phase = 2;
+    n->energy_j = energy; /* memory side; the cost pass adds the operations */
+}
+
+/* The cost of a named function on a unit, in element operations (1 when
+ * the unit does not list it, as ir_stmt_work counts it). */
+static double fn_cost(const IrCompute *unit, const char *fn) {
+    for (int i = 0; unit && i < unit->cost_count; i++)
+        if (strcmp(unit->costs[i].fn, fn) == 0) return unit->costs[i].cost;
+    return 1;
+}
+
+/* Whether the running value of online statement st (docs/cost-model.md
+ * 7.3) is written back out of `level` after every execution: the unit
+ * publishes it to the innermost memory, and from a level where its readers
+ * take their operand from another memory (a result in an accumulator, the
+ * operand in the level's other memory) it goes on up to the level above,
+ * below the fusion level. */
+static bool publishes_through(const Schedule *s, const SchedGroup *g, int st, int level) {
+    if (!online_in_group(s, g, st)) return false;
+    int t = s->op->stmts[st].out_tensor;
+    const IrMemory *made = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
+    for (int l = s->levels - 1; l >= level; l--) {
+        if (l <= g->level) return false;
+        bool differs = false;
+        const IrMemory *here = ir_level_memory(s->arch, l, sched_tensor_role(&s->op->stmts[st], t));
+        for (int k = 0; k < g->stmt_count; k++) {
+            const IrStmt *rs = &s->op->stmts[g->stmts[k]];
+            for (int q = 0; q < rs->input_count; q++)
+                if (rs->inputs[q] == t &&
+                    ir_level_memory(s->arch, l, sched_tensor_role(rs, t)) != here)
+                    differs = true;
+        }
+        if (!differs) return false;
+    }
+    return made != NULL;
+}
+
 /* Whether the partial sums of st's result t stay at the fusion level
  * across its reduced loop: t leaves the group (so its tiles are written
  * back), but a reader in the group waits for a loop at or outside that
@@ -182,6 +287,12 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
     double per_outer = fp * spread(s, st, tn, is_output, level - 1, level); /* per outer instance */
     double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
+    /* an online statement's running value, published to readers that
+     * take it from the level above */
+    if (is_output && publishes_through(s, g, st, level)) {
+        double executions = stmt_executions(s, st);
+        if (executions > v.visits) v.visits = executions;
+    }
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
     if (is_output) {
@@ -233,64 +344,6 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     }
 }
 
-/* The compute unit reads its operand tiles from the innermost memory and
- * writes its result tile there: once per visit of each tile. */
-static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
-    const IrStmt *is = &s->op->stmts[st];
-    const SchedStmt *ss = &s->stmts[st];
-    int inner = s->levels - 1, unit_level = s->levels;
-    double energy = 0, bytes = 0;
-    int tensors[IR_MAX_OPERANDS + 1];
-    int tc = 0;
-    for (int q = 0; q < is->input_count; q++) tensors[tc++] = is->inputs[q];
-    tensors[tc++] = is->out_tensor;
-    for (int q = 0; q < tc; q++) {
-        int t = tensors[q];
-        bool out = t == is->out_tensor;
-        const IrTensor *tn = &s->op->tensors[t];
-        /* the fusion level holds the group's tensors where they were made */
-        MemRole role = inner <= g->level ? sched_held_role(s, st, t) : sched_tensor_role(is, t);
-        const IrMemory *mem = ir_level_memory(s->arch, inner, role);
-        SchedVisits v = sched_visits(s, g, st, tn, unit_level);
-        double children, replicas;
-        fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem =
-            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
-        double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
-        double written = out ? per_mem * v.visits : 0;
-        /* an online statement publishes its running value to its readers
-         * after every execution, not once its reduction is done */
-        if (out && s->m->online && s->m->online[st]) {
-            double executions = 1;
-            int idx[2 * IR_MAX_RANK];
-            int ni = ir_stmt_indices(is, idx);
-            for (int i = 0; i < ni; i++) executions *= ss->count[sched_li(s, unit_level, idx[i])];
-            if (executions > v.visits) written = per_mem * executions;
-        }
-        account(s, g, mem, read, written, 0, &energy, false);
-        bytes += read + written;
-    }
-    SchedNode *n = sched_add_node(s, SN_COMPUTE, g->id);
-    n->stmt = st;
-    n->tensor = is->out_tensor;
-    n->unit = ss->unit;
-    n->from_level = n->to_level = inner;
-    n->depth = g->loop_count - 1;
-    n->bytes = bytes;
-    n->ops = ss->work;
-    n->position = pos;
-    n->phase = 2;
-    n->energy_j = energy; /* memory side; the cost pass adds the operations */
-}
-
-/* The cost of a named function on a unit, in element operations (1 when
- * the unit does not list it, as ir_stmt_work counts it). */
-static double fn_cost(const IrCompute *unit, const char *fn) {
-    for (int i = 0; unit && i < unit->cost_count; i++)
-        if (strcmp(unit->costs[i].fn, fn) == 0) return unit->costs[i].cost;
-    return 1;
-}
-
 static bool stmt_reduces(const IrStmt *is, int index) {
     for (int i = 0; i < is->reduced_count; i++)
         if (is->reduced[i] == index) return true;
@@ -322,7 +375,7 @@ static void add_rescale(Schedule *s, SchedGroup *g, int st, int pos) {
     double ops = 0;
     const char *why = NULL;
     for (int r = 0; r < s->op->stmt_count; r++) {
-        if (!m->online[r] || s->stmts[r].group != g->id) continue;
+        if (s->stmts[r].group != g->id || !online_in_group(s, g, r)) continue;
         const IrStmt *rs = &s->op->stmts[r];
         int n = rs->reduced[0];
         double steps = s->stmts[r].count[sched_li(s, s->levels - 1, n)] - 1;
