@@ -1113,6 +1113,18 @@ static void check_online(MapCtx *c) {
         const IrStmt *rs = &op->stmts[r];
         int n = rs->reduced[0];
         int g = m->fuse.group[r];
+        bool read_in_group = false;
+        for (int j = r + 1; j < S; j++)
+            for (int q = 0; q < op->stmts[j].input_count && m->fuse.group[j] == g; q++)
+                read_in_group |= op->stmts[j].inputs[q] == rs->out_tensor;
+        if (!read_in_group) {
+            Diag *d = diag_warning(c->diags, m->online_span[r], "W0340",
+                                   "`%s` is online but nothing in its group reads it: it runs "
+                                   "as any reduction",
+                                   rs->name);
+            diag_help(d, c->diags, "fuse its readers with it, or drop it from the `online` line");
+            continue;
+        }
         for (int j = 0; j < S; j++) deg[j] = 0;
         for (int j = r + 1; j < S; j++) {
             const IrStmt *js = &op->stmts[j];

@@ -98,7 +98,8 @@ static const char *bad_text =
     "mapping not_scaling for squash on tiny { fuse mx, e, f, g at L1; online mx; }\n"
     "mapping output for probs on tiny { fuse mx, e, s, P at L1; online mx, s; }\n"
     "mapping waits for sm on tiny { fuse mx, e, s, P, O at L1; online mx; }\n"
-    "mapping hole for sm on tiny { fuse ?; online mx; }\n";
+    "mapping hole for sm on tiny { fuse ?; online mx; }\n"
+    "mapping lonely for sm on tiny { fuse mx at L1; online mx; }\n";
 
 #define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
 
@@ -217,6 +218,8 @@ int main(void) {
     CHECK(reported(&bad_sources, &bad_diags, "E0342", "waits"),
           "E0342: s is not online, so its reader would read stale e");
     CHECK(reported(&bad_sources, &bad_diags, "E0343", "hole"), "E0343: fuse ?");
+    CHECK(reported(&bad_sources, &bad_diags, "W0340", "lonely"),
+          "W0340: mx online with no reader in its group");
     int errors = 0;
     for (int i = 0; i < bad_diags.count; i++)
         errors += bad_diags.items[i]->severity == SEV_ERROR;
