@@ -508,10 +508,18 @@ static bool *claim_for_stmts(MapCtx *c, const MapItem *it, int lv, const MapItem
                                             : "`%s` is named by two `%s %s for` lines",
                                 id->name, keyword, written_level(c, it, lv));
             if (first != it) diag_label(d, c->diags, first->keyword_span, "first here");
-            diag_help(d, c->diags,
-                      "a statement takes its %s at a level from one line: put every index "
-                      "of `%s` on that line",
-                      keyword, id->name);
+            if (first == it)
+                diag_help(d, c->diags, "drop the repeated `%s`", id->name);
+            else if (strcmp(keyword, "tile") == 0)
+                diag_help(d, c->diags,
+                          "a statement takes its tiles at a level from one `for` line: put every "
+                          "index of `%s` on one of them",
+                          id->name);
+            else
+                diag_help(d, c->diags,
+                          "a statement takes its order at a level from one `for` line: drop "
+                          "`%s` from one of them",
+                          id->name);
             continue;
         }
         claimed[st * L + lv] = it;
@@ -904,69 +912,77 @@ static void check_orders(MapCtx *c) {
     }
 }
 
-/* Statements fused in one group run in one loop nest: at and outside the
- * group's fusion level they walk the same tiles of every index they share
- * (E0332), and the nest has one order at each level (E0333).  Checked for
- * groups whose level is known (a level hole: the optimizer keeps only the
- * levels where they agree); once per group. */
 static Span order_span_or_stmt(MapCtx *c, int st, int l) {
     Span sp = c->m->order.span[ir_order_slot(c->m, st, l)];
     return sp.file >= 0 ? sp : c->op->stmts[st].span;
 }
 
+/* Statements fused in one group run in one loop nest, at every level: they
+ * walk the same tiles of every index they share (E0332) and the nest has
+ * one order at each level (E0333).  Once per group. */
 static void check_group_tiles(MapCtx *c) {
     const IrMapping *m = c->m;
     const IrFuse *f = &m->fuse;
     int sc = c->op->stmt_count, ic = c->op->index_count, L = c->arch->level_count;
     for (int g = 0; g < f->group_count; g++) {
-        int lvl = f->level[g];
-        if (lvl == IR_HOLE) continue;
-        if (lvl == IR_UNSET) lvl = L > 1 ? 1 : 0; /* passes/fusion.c's default */
-        bool reported = false;
-        for (int b = 0; b < sc && !reported; b++) {
+        bool tiles = false, orders = false; /* reported for the group */
+        for (int b = 0; b < sc && !(tiles && orders); b++) {
             if (f->group[b] != g) continue;
-            for (int a = 0; a < b && !reported; a++) {
+            for (int a = 0; a < b && !(tiles && orders); a++) {
                 if (f->group[a] != g) continue;
-                for (int l = 1; l <= lvl && l < L && !reported; l++)
-                    for (int ix = 0; ix < ic && !reported; ix++) {
+                for (int l = 1; l < L && !tiles; l++)
+                    for (int ix = 0; ix < ic && !tiles; ix++) {
                         if (!ir_stmt_uses_index(&c->op->stmts[a], ix) ||
                             !ir_stmt_uses_index(&c->op->stmts[b], ix) ||
                             ir_same_tile(m, a, b, l, ix))
                             continue;
-                        int ka = ir_tile_slot(m, a, l, ix), kb = ir_tile_slot(m, b, l, ix);
-                        Span sa = m->tile.span[ka].file >= 0 ? m->tile.span[ka] : f->span[g];
-                        Span sb = m->tile.span[kb].file >= 0 ? m->tile.span[kb] : f->span[g];
+                        /* the error at the `for` line's entry, the
+                         * other statement's labelled */
+                        int p = a, q = b;
+                        if (m->tile.from[ir_tile_slot(m, b, l, ix)] > 0) p = b, q = a;
+                        int kp = ir_tile_slot(m, p, l, ix), kq = ir_tile_slot(m, q, l, ix);
+                        Span sp = m->tile.span[kp].file >= 0 ? m->tile.span[kp] : f->span[g];
+                        Span sq = m->tile.span[kq].file >= 0 ? m->tile.span[kq] : f->span[g];
                         Diag *d = map_error(
-                            c, sb, "E0332",
-                            "`%s` and `%s` are fused at `%s` but take different tiles of `%s` "
-                            "at `%s`",
-                            c->op->stmts[a].name, c->op->stmts[b].name, c->arch->levels[lvl].name,
-                            c->op->indices[ix].name, c->arch->levels[l].name);
-                        diag_label(d, c->diags, sa, "the tile of `%s`", c->op->stmts[a].name);
+                            c, sp, "E0332",
+                            "`%s` and `%s` are fused but take different tiles of `%s` at `%s`",
+                            c->op->stmts[p].name, c->op->stmts[q].name, c->op->indices[ix].name,
+                            c->arch->levels[l].name);
+                        if (m->tile.span[kq].file >= 0)
+                            diag_label(d, c->diags, sq, "the tile of `%s`", c->op->stmts[q].name);
+                        else
+                            diag_label(d, c->diags, sq, "`%s` has no tile of `%s` at `%s`",
+                                       c->op->stmts[q].name, c->op->indices[ix].name,
+                                       c->arch->levels[l].name);
                         diag_note(d, c->diags,
-                                  "fused statements walk one loop nest at and outside their "
-                                  "fusion level");
+                                  "fused statements walk one loop nest: one tile of each "
+                                  "index they share at every level");
                         diag_help(d, c->diags,
                                   "give both the same tile of `%s` (name them on one `tile %s "
-                                  "for` line), or fuse them at an outer level",
+                                  "for` line), or take one out of the group",
                                   c->op->indices[ix].name, c->arch->levels[l].name);
-                        reported = true;
+                        tiles = true;
                     }
-                for (int l = 1; l < L && !reported; l++) {
+                for (int l = 1; l < L && !orders; l++) {
                     if (ir_same_order(m, a, b, l)) continue;
-                    Diag *d = map_error(c, order_span_or_stmt(c, b, l), "E0333",
+                    int p = a, q = b;
+                    if (m->order.from[ir_order_slot(m, b, l)] > 0) p = b, q = a;
+                    Diag *d = map_error(c, order_span_or_stmt(c, p, l), "E0333",
                                         "`%s` and `%s` are fused but take different orders at `%s`",
-                                        c->op->stmts[a].name, c->op->stmts[b].name,
+                                        c->op->stmts[p].name, c->op->stmts[q].name,
                                         c->arch->levels[l].name);
-                    diag_label(d, c->diags, order_span_or_stmt(c, a, l), "the order of `%s`",
-                               c->op->stmts[a].name);
+                    diag_label(d, c->diags, order_span_or_stmt(c, q, l),
+                               m->order.length[ir_order_slot(m, q, l)] == 0
+                                   ? "`%s` keeps the default order"
+                                   : "the order of `%s`",
+                               c->op->stmts[q].name);
                     diag_note(d, c->diags,
                               "a fusion group's statements share one loop nest, one order per "
                               "level");
                     diag_help(d, c->diags,
                               "name every statement of the group on one `order %s for` line",
                               c->arch->levels[l].name);
-                    reported = true;
+                    orders = true;
                 }
             }
         }

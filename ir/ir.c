@@ -162,10 +162,10 @@ bool ir_same_order(const IrMapping *m, int a, int b, int l) {
     return true;
 }
 
-bool ir_fusable(const IrMapping *m, int a, int b, int level) {
+bool ir_fusable(const IrMapping *m, int a, int b) {
     const IrOp *op = m->op;
     int L = m->arch->level_count;
-    for (int l = 1; l <= level && l < L; l++)
+    for (int l = 1; l < L; l++)
         for (int i = 0; i < op->index_count; i++)
             if (ir_stmt_uses_index(&op->stmts[a], i) && ir_stmt_uses_index(&op->stmts[b], i) &&
                 !ir_same_tile(m, a, b, l, i))

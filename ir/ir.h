@@ -334,10 +334,10 @@ static inline int ir_order_slot(const IrMapping *m, int st, int l) {
  * l; a hole is the same only as itself (the same line's). */
 bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i);
 bool ir_same_order(const IrMapping *m, int a, int b, int l);
-/* Whether statements fused at `level` may share one loop nest: the same
- * tiles of every index both use at levels 1 .. level, the same order at
- * every level (E0332, E0333). */
-bool ir_fusable(const IrMapping *m, int a, int b, int level);
+/* Whether two statements may be fused, sharing one loop nest: the same
+ * tiles of every index both use and the same order, at every level
+ * (E0332, E0333). */
+bool ir_fusable(const IrMapping *m, int a, int b);
 /* The number of entries of IrTile's and IrOrder's per-statement arrays. */
 static inline int ir_tile_slots(const IrMapping *m) {
     return m->op->stmt_count * m->arch->level_count * m->op->index_count;

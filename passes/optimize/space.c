@@ -906,33 +906,30 @@ static bool relevance(OptSpace *sp) {
 /* The arcs: fixed groups from `fuse` lines first, then every run of each
  * block of `fuse ?` statements, at every level.  Returns false when the
  * budget or the clock stopped it. */
-/* Whether the statements of a run may be fused at `level` (OPT_LEVEL_DEFAULT:
- * passes/fusion.c's default): they walk one loop nest there, so their
- * tiles and orders must agree (ir_fusable, E0332/E0333).  Holes of
- * different lines count as different even where a configuration would
- * fill them alike: the arc is left out rather than costed per
+/* Whether the statements of a group may be fused: they share one loop
+ * nest, so their tiles and orders must agree (ir_fusable, E0332/E0333).
+ * Holes of different lines count as different even where a configuration
+ * would fill them alike: the arc is left out rather than costed per
  * configuration. */
-static bool arc_fusable(const OptSpace *sp, const int *stmts, int n, int level) {
-    if (level == OPT_LEVEL_DEFAULT) level = sp->L > 1 ? 1 : 0;
+static bool arc_fusable(const OptSpace *sp, const int *stmts, int n) {
     for (int q = 1; q < n; q++)
         for (int r = 0; r < q; r++)
-            if (!ir_fusable(sp->m, stmts[r], stmts[q], level)) return false;
+            if (!ir_fusable(sp->m, stmts[r], stmts[q])) return false;
     return true;
 }
 
 /* The last statement j <= last such that the statements i..j (consecutive
- * ids) may be fused at `level`.  Agreement is an equivalence (the same
- * line, or the same given value), so each statement is compared with the
- * run's first user of each index and with the run's first statement. */
-static int fusable_reach(const OptSpace *sp, int i, int last, int level, int *first_user) {
+ * ids) may be fused.  Agreement is an equivalence (the same line, or the
+ * same given value), so each statement is compared with the run's first
+ * user of each index and with the run's first statement. */
+static int fusable_reach(const OptSpace *sp, int i, int last, int *first_user) {
     const IrMapping *m = sp->m;
     if (m->tile.line_count == 0 && m->order.line_count == 0) return last; /* one line each */
     int L = sp->L, I = sp->I;
     for (int k = 0; k < L * I; k++) first_user[k] = -1;
-    for (int j = i; j <= last; j++) {
-        for (int l = 1; l < L; l++)
+    for (int j = i; j <= last; j++)
+        for (int l = 1; l < L; l++) {
             if (!ir_same_order(m, i, j, l)) return j - 1;
-        for (int l = 1; l <= level && l < L; l++)
             for (int x = 0; x < I; x++) {
                 if (!ir_stmt_uses_index(&sp->op->stmts[j], x)) continue;
                 int *f = &first_user[l * I + x];
@@ -941,7 +938,7 @@ static int fusable_reach(const OptSpace *sp, int i, int last, int level, int *fi
                 else if (!ir_same_tile(m, *f, j, l, x))
                     return j - 1;
             }
-    }
+        }
     return last;
 }
 
@@ -1000,7 +997,6 @@ static bool build_arcs(OptSpace *sp) {
     sp->arc_count = 0;
     int *ident = ARENA_ARRAY(a, int, S + 1);
     for (int st = 0; st < S; st++) ident[st] = st;
-    int *reach = ARENA_ARRAY(a, int, nlev + 1);
     int *first_user = ARENA_ARRAY(a, int, sp->L * sp->I + 1);
     /* blocks: fixed groups, then runs of free statements; positions lay
      * the blocks end to end by first statement */
@@ -1024,7 +1020,7 @@ static bool build_arcs(OptSpace *sp) {
                         : lv >= 0     ? lv
                         : n == 1      ? OPT_UNFUSED
                                       : OPT_LEVEL_DEFAULT;
-            if (n > 1 && !arc_fusable(sp, stmts, n, level)) continue;
+            if (n > 1 && !arc_fusable(sp, stmts, n)) continue;
             OptArc *arc = &sp->arcs[sp->arc_count++];
             arc->stmts = stmts;
             arc->count = n;
@@ -1043,12 +1039,10 @@ static bool build_arcs(OptSpace *sp) {
         while (end < S && m->fuse.group[end] == IR_HOLE) end++;
         for (int i = st; i < end; i++) {
             block_of[i] = block;
-            for (int k = 0; k < nlev; k++)
-                reach[k] = fusable_reach(sp, i, end - 1, levels[k], first_user);
-            for (int j = i + 1; j <= end; j++) {
+            int reach = fusable_reach(sp, i, end - 1, first_user);
+            for (int j = i + 1; j <= end && j - 1 <= reach; j++) {
                 int n = j - i;
                 for (int k = 0; k < (n == 1 ? 1 : nlev); k++) {
-                    if (n > 1 && j - 1 > reach[k]) continue;
                     OptArc *arc = &sp->arcs[sp->arc_count++];
                     arc->stmts = ident + i;
                     arc->count = n;
