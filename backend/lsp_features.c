@@ -1754,9 +1754,9 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it, 
 }
 
 /* Inside a mapping: what the line written so far asks for.  `tile L: `
- * and `order L: ` want indices, `tile ` a level, `spatial ... -> ` a
- * dimension, `fuse ` statements and `at ` a level; a line's first word is
- * a keyword. */
+ * and `order L: ` want indices, `tile ` a level, `tile L ` the word
+ * `for`, `tile L for ` statements, `spatial ... -> ` a dimension, `fuse `
+ * statements and `at ` a level; a line's first word is a keyword. */
 static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_t offset) {
     static const char *const map_kw[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     const char *t = d->file->text;
