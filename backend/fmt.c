@@ -503,6 +503,18 @@ static void print_arch_item(Fmt *F, const ArchItem *it) {
     }
 }
 
+/* `for S1, S2:` of a `spatial`, `tile` or `order` line, or just `:`. */
+static void print_for_list(Fmt *F, const MapItem *m) {
+    if (m->stmts.count > 0) {
+        puts_(F, "for", true);
+        for (int i = 0; i < m->stmts.count; i++) {
+            if (i) puts_(F, ",", false);
+            put_ident(F, m->stmts.items[i], true);
+        }
+    }
+    puts_(F, ":", false);
+}
+
 static void print_map_item(Fmt *F, const MapItem *m) {
     static const char *const kw[] = {[MI_ERROR] = "", CMT_MAPPING_ITEMS(VOCAB_INDEXED)};
     if (m->kind == MI_ERROR) {
@@ -514,14 +526,7 @@ static void print_map_item(Fmt *F, const MapItem *m) {
     put(F, k, strlen(k), m->keyword_span.start, m->keyword_span.end, false);
     switch (m->kind) {
     case MI_SPATIAL:
-        if (m->stmts.count > 0) {
-            puts_(F, "for", true);
-            for (int i = 0; i < m->stmts.count; i++) {
-                if (i) puts_(F, ",", false);
-                put_ident(F, m->stmts.items[i], true);
-            }
-            puts_(F, ":", false);
-        }
+        if (m->stmts.count > 0) print_for_list(F, m);
         if (m->whole_hole) {
             puts_(F, "?", true);
             break;
@@ -542,7 +547,7 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         break;
     case MI_TILE:
         put_ident(F, m->level, true);
-        puts_(F, ":", false);
+        print_for_list(F, m);
         if (m->whole_hole) {
             puts_(F, "?", true);
             break;
@@ -555,7 +560,7 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         break;
     case MI_ORDER:
         put_ident(F, m->level, true);
-        puts_(F, ":", false);
+        print_for_list(F, m);
         if (m->whole_hole) {
             puts_(F, "?", true);
             break;

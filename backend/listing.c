@@ -218,26 +218,52 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         any = true;
     }
     if (!any) fprintf(out, "  %-40s default   every instance runs everything\n", "spatial (none)");
-    for (int l = 1; l < s->levels; l++) {
-        char buf[256] = "";
-        size_t used = 0;
-        bool tiled = false;
-        for (int i = 0; i < op->index_count && used + 40 < sizeof buf; i++) {
-            double t = 0;
-            Provenance pv = PV_DEFAULT;
-            for (int st = 0; st < op->stmt_count; st++)
-                if (ir_stmt_uses_index(&op->stmts[st], i) &&
-                    s->stmts[st].tile[sched_li(s, l, i)] > t) {
-                    t = s->stmts[st].tile[sched_li(s, l, i)];
-                    pv = s->stmts[st].tile_prov[sched_li(s, l, i)];
+    /* tiles: a line per level, and one per `tile L for ...` line naming
+     * statements there, each over the statements it gives tiles to (the
+     * mapping-wide line: those no `for` line names at the level) */
+    bool *among = ARENA_ARRAY(a, bool, op->stmt_count + 1);
+    for (int l = 1; l < s->levels; l++)
+        for (int line = 0; line <= m->tile.line_count; line++) {
+            const char *head = "";
+            int n = 0;
+            for (int st = 0; st < op->stmt_count; st++) {
+                bool named = false, by_line = false;
+                for (int i = 0; i < op->index_count; i++) {
+                    int f = m->tile.from[ir_tile_slot(m, st, l, i)];
+                    named |= f > 0;
+                    by_line |= f == line;
                 }
-            tiled |= pv == PV_GIVEN;
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %.0f%s", i ? ", " : "",
+                among[st] = line == 0 ? !named : by_line;
+                if (line > 0 && among[st])
+                    head = arena_printf(a, "%s%s%s", head, n ? ", " : " for ", op->stmts[st].name);
+                if (among[st]) n++;
+            }
+            if (n == 0 && (line > 0 || m->tile.line_count > 0)) continue;
+            char buf[256] = "";
+            size_t used = 0;
+            bool tiled = false;
+            for (int i = 0; i < op->index_count && used + 40 < sizeof buf; i++) {
+                double t = 0;
+                Provenance pv = PV_DEFAULT;
+                bool uses = false;
+                for (int st = 0; st < op->stmt_count; st++)
+                    if (among[st] && ir_stmt_uses_index(&op->stmts[st], i)) {
+                        uses = true;
+                        if (s->stmts[st].tile[sched_li(s, l, i)] > t) {
+                            t = s->stmts[st].tile[sched_li(s, l, i)];
+                            pv = s->stmts[st].tile_prov[sched_li(s, l, i)];
+                        }
+                    }
+                if (!uses) continue;
+                tiled |= pv == PV_GIVEN;
+                used +=
+                    (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %.0f%s", used ? ", " : "",
                                      op->indices[i].name, t, pv == PV_GIVEN ? "" : "*");
+            }
+            fprintf(out, "  %-40s %-9s (* not given: the whole share of the level above)\n",
+                    arena_printf(a, "tile %s%s: %s", level_name(s, l), head, buf),
+                    tiled ? given : "default");
         }
-        fprintf(out, "  %-40s %-9s (* not given: the whole share of the level above)\n",
-                arena_printf(a, "tile %s: %s", level_name(s, l), buf), tiled ? given : "default");
-    }
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
         if (!grp->fused) continue;

@@ -695,8 +695,7 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                 if (!on_ident(w, off)) continue;
                 const ArchItem *ai = arch ? find_arch_item(d, arch, w.name) : NULL;
                 const ArchItem *owner = NULL;
-                if (op && find_stmt(op, w.name) &&
-                    (it->kind == MI_FUSE || it->kind == MI_SPATIAL) && k < it->stmts.count) {
+                if (op && find_stmt(op, w.name) && k < it->stmts.count) {
                     *h = (Hit){.kind = H_TENSOR, .decl = op, .name = w.name, .span = w.span};
                 } else if (ai && ai->kind == AI_MEMORY) {
                     *h = (Hit){.kind = H_ARCH_ITEM, .decl = arch, .name = w.name, .span = w.span};
@@ -1468,6 +1467,13 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                 const char *name = kw[it->kind];
                 if ((it->kind == MI_TILE || it->kind == MI_ORDER) && it->level.name)
                     name = arena_printf(a, "%s %s", name, it->level.name);
+                /* `tile GLB for C, D`: the statements it is for */
+                for (int q = 0; name[0] && (it->kind == MI_TILE || it->kind == MI_ORDER) &&
+                                q < it->stmts.count;
+                     q++)
+                    if (it->stmts.items[q].name)
+                        name = arena_printf(a, "%s%s%s", name, q ? ", " : " for ",
+                                            it->stmts.items[q].name);
                 add_child(sym, symbol(s, d, name, span_src(d, it->span), SK_KEY, it->span,
                                       it->keyword_span));
             }
@@ -1748,9 +1754,9 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it, 
 }
 
 /* Inside a mapping: what the line written so far asks for.  `tile L: `
- * and `order L: ` want indices, `tile ` a level, `spatial ... -> ` a
- * dimension, `fuse ` statements and `at ` a level; a line's first word is
- * a keyword. */
+ * and `order L: ` want indices, `tile ` a level, `tile L ` the word
+ * `for`, `tile L for ` statements, `spatial ... -> ` a dimension, `fuse `
+ * statements and `at ` a level; a line's first word is a keyword. */
 static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_t offset) {
     static const char *const map_kw[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     const char *t = d->file->text;
@@ -1810,12 +1816,18 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     const char *extra[4] = {NULL};
     const char *const *values = NULL; /* the words an `overlap` or `objective` takes */
     int value_count = 0;
-    if (strncmp(line, "tile", kw) == 0 && kw == 4) {
-        want = colon ? WANT_INDICES : WANT_LEVELS;
+    if ((strncmp(line, "tile", kw) == 0 && kw == 4) ||
+        (strncmp(line, "order", kw) == 0 && kw == 5)) {
+        /* `tile LEVEL [for S, ...]: ...`: a level, then `for` or the
+         * statements after it, then indices */
+        bool for_list = strstr(line, " for ") != NULL && !colon;
+        int words = 0;
+        for (const char *p = line + kw; *p; p++)
+            if (word_char_c(*p) && !word_char_c(p[-1])) words++;
+        bool level_done = !colon && !for_list && words >= 1 && w < end;
+        want = colon ? WANT_INDICES : for_list ? WANT_STMTS : level_done ? 0 : WANT_LEVELS;
         extra[0] = colon ? "?" : NULL;
-    } else if (strncmp(line, "order", kw) == 0 && kw == 5) {
-        want = colon ? WANT_INDICES : WANT_LEVELS;
-        extra[0] = colon ? "?" : NULL;
+        extra[1] = level_done ? "for" : NULL;
     } else if (strncmp(line, "spatial", kw) == 0 && kw == 7) {
         bool for_list = strstr(line, " for ") != NULL && !colon;
         want = for_list ? WANT_STMTS : arrow ? WANT_DIMS : WANT_INDICES;
@@ -2135,6 +2147,26 @@ static int stmt_id(const IrMapping *m, Name name) {
     return ir_find_stmt(m->op, name);
 }
 
+/* The head of a `tile` or `order` line as the completed mapping prints it
+ * (backend/mapping_text.c): "tile GLB:", or for a `for` line "tile GLB for
+ * C, D:" with its statements in source order; *first gets the first of
+ * them, -1 for a mapping-wide line. */
+static const char *line_head(Arena *a, const IrMapping *m, const MapItem *it, const char *kw,
+                             int lv, int *first) {
+    *first = -1;
+    if (it->stmts.count == 0) return arena_printf(a, "%s %s:", kw, m->arch->levels[lv].name);
+    const char *head = arena_printf(a, "%s %s for ", kw, m->arch->levels[lv].name);
+    int n = 0;
+    for (int st = 0; st < m->op->stmt_count; st++)
+        for (int k = 0; k < it->stmts.count; k++)
+            if (it->stmts.items[k].name && stmt_id(m, it->stmts.items[k].name) == st) {
+                head = arena_printf(a, "%s%s%s", head, n++ ? ", " : "", m->op->stmts[st].name);
+                if (*first < 0) *first = st;
+                break;
+            }
+    return arena_printf(a, "%s:", head);
+}
+
 /* Which dims index `ix` is split over for the statements of `it` (all when
  * the line names none), as "x" or "(x, y)"; "none" when none. */
 static const char *dims_of_index(Arena *a, const IrMapping *m, const MapItem *it, int ix) {
@@ -2180,7 +2212,6 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
     const Decl *decl = decl_of(d, m->span);
     if (!decl) return;
     const MappingDecl *md = &decl->u.mapping;
-    int I = m->op->index_count;
     for (int i = 0; i < md->item_count; i++) {
         const MapItem *it = md->items[i];
         int lv = it->level.name ? ir_find_level(m->arch, it->level.name) : -1;
@@ -2204,11 +2235,12 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
                     hint_add(a, h, as->dims.items[0].span.end, dims_of_index(a, m, it, ix));
             }
             break;
-        case MI_TILE:
+        case MI_TILE: {
             if (lv < 0) break;
+            int first;
+            const char *head = line_head(a, m, it, "tile", lv, &first);
             if (it->whole_hole) {
-                const char *c =
-                    clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name));
+                const char *c = clauses(a, text, head);
                 hint_add(a, h, hole_end(f, it->span),
                          c && c[0] ? c : "the whole share of the level above");
                 break;
@@ -2216,24 +2248,28 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
             for (int k = 0; k < it->tile_count; k++) {
                 const TileEntry *te = &it->tiles[k];
                 if (te->index.hole) {
-                    hint_add(
-                        a, h, te->index.span.end,
-                        clauses(a, text, arena_printf(a, "tile %s:", m->arch->levels[lv].name)));
+                    hint_add(a, h, te->index.span.end, clauses(a, text, head));
                     continue;
                 }
                 int ix = te->index.name ? ir_find_index(m->op, te->index.name) : -1;
-                if (ix >= 0 && te->size && te->size->kind == EX_HOLE && m->tile.size) {
-                    int64_t v = m->tile.size[lv * I + ix];
+                if (ix >= 0 && te->size && te->size->kind == EX_HOLE) {
+                    /* the line's entry: a statement it names, or one the
+                     * mapping-wide line gives it to */
+                    int st = first;
+                    for (int q = 0; q < m->op->stmt_count && st < 0; q++)
+                        if (m->tile.from[ir_tile_slot(m, q, lv, ix)] == 0) st = q;
+                    int64_t v = st >= 0 ? m->tile.size[ir_tile_slot(m, st, lv, ix)] : 0;
                     hint_add(a, h, te->size->span.end,
                              v > 0 ? arena_printf(a, "%lld", (long long)v)
                                    : arena_printf(a, "%lld", (long long)m->op->indices[ix].extent));
                 }
             }
             break;
+        }
         case MI_ORDER:
             if (lv >= 0 && it->whole_hole) {
-                const char *c =
-                    clauses(a, text, arena_printf(a, "order %s:", m->arch->levels[lv].name));
+                int first;
+                const char *c = clauses(a, text, line_head(a, m, it, "order", lv, &first));
                 hint_add(a, h, hole_end(f, it->span), c && c[0] ? c : "the default order");
             }
             break;

@@ -122,25 +122,54 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         spatial_clause(&t, m, want);
         text_add(&t, "; ");
     }
-    for (int l = 0; l < arch->level_count && m->tile.size; l++) {
-        int k = 0;
-        for (int i = 0; i < I; i++) {
-            int64_t v = m->tile.size[l * I + i];
-            if (v < 1) continue;
-            text_add(&t, "%s%s %lld",
-                     k++ ? ", " : arena_printf(a, "tile %s: ", arch->levels[l].name),
-                     op->indices[i].name, (long long)v);
+    /* tiles and orders: the mapping-wide line of each level, then each
+     * `for` line with the statements it names (IrTile.from, IrOrder.from) */
+    for (int l = 0; l < arch->level_count; l++)
+        for (int line = 0; line <= m->tile.line_count; line++) {
+            const char *head = line == 0 ? arena_printf(a, "tile %s: ", arch->levels[l].name)
+                                         : arena_printf(a, "tile %s for ", arch->levels[l].name);
+            int named = 0;
+            for (int st = 0; st < S && line > 0; st++)
+                for (int i = 0; i < I; i++) {
+                    int k = ir_tile_slot(m, st, l, i);
+                    if (m->tile.from[k] != line || m->tile.size[k] < 1) continue;
+                    head = arena_printf(a, "%s%s%s", head, named++ ? ", " : "", op->stmts[st].name);
+                    break;
+                }
+            if (line > 0) head = arena_printf(a, "%s: ", head);
+            int n = 0;
+            for (int i = 0; i < I; i++)
+                for (int st = 0; st < S; st++) {
+                    int k = ir_tile_slot(m, st, l, i);
+                    if (m->tile.from[k] != line || m->tile.size[k] < 1) continue;
+                    text_add(&t, "%s%s %lld", n++ ? ", " : head, op->indices[i].name,
+                             (long long)m->tile.size[k]);
+                    break;
+                }
+            if (n) text_add(&t, "; ");
         }
-        if (k) text_add(&t, "; ");
-    }
-    for (int l = 0; l < arch->level_count && m->order.length; l++) {
-        int len = m->order.length[l];
-        if (len <= 0) continue;
-        text_add(&t, "order %s: ", arch->levels[l].name);
-        for (int k = 0; k < len; k++)
-            text_add(&t, "%s%s", k ? ", " : "", op->indices[m->order.perm[l * I + k]].name);
-        text_add(&t, "; ");
-    }
+    for (int l = 0; l < arch->level_count; l++)
+        for (int line = 0; line <= m->order.line_count; line++) {
+            int first = -1, named = 0;
+            for (int st = 0; st < S; st++) {
+                int o = ir_order_slot(m, st, l);
+                if (m->order.from[o] != line || m->order.length[o] <= 0) continue;
+                if (first < 0) first = st;
+                if (line == 0) break;
+                text_add(&t, "%s%s",
+                         named++ ? ", " : arena_printf(a, "order %s for ", arch->levels[l].name),
+                         op->stmts[st].name);
+            }
+            if (first < 0) continue;
+            int o = ir_order_slot(m, first, l);
+            if (line == 0)
+                text_add(&t, "order %s: ", arch->levels[l].name);
+            else
+                text_add(&t, ": ");
+            for (int k = 0; k < m->order.length[o]; k++)
+                text_add(&t, "%s%s", k ? ", " : "", op->indices[m->order.perm[o * I + k]].name);
+            text_add(&t, "; ");
+        }
     for (int g = 0; g < m->fuse.group_count && m->fuse.group; g++) {
         if (!sched_fuse_group_written(m, g)) continue;
         int k = 0;

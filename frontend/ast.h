@@ -186,7 +186,7 @@ typedef struct MapItem {
     Span span;
     Span keyword_span;
     bool whole_hole;        /* `spatial ?;`, `fuse ?;`, `order GLB: ?;` */
-    IdentList stmts;        /* spatial for S, ...: / fuse S, ... */
+    IdentList stmts;        /* spatial/tile/order L for S, ...: / fuse S, ... */
     SpatialAssign *assigns; /* spatial */
     int assign_count;
     Ident level; /* tile, order, fuse ... at LEVEL (may be hole) */

@@ -22,6 +22,11 @@ typedef struct MapCtx {
     /* the tile line and order line of each level, for duplicate checks */
     const MapItem **tile_line;
     const MapItem **order_line;
+    /* the `tile L for ...` and `order L for ...` lines in source order
+     * (line k >= 1 of IrTile.from / IrOrder.from is [k - 1]), and the one
+     * that names each statement at each level ([st * level_count + lv]) */
+    const MapItem **tile_for, **order_for;
+    const MapItem **tile_for_of, **order_for_of;
     const MapItem *overlap_line, *objective_line, *repeat_line;
 } MapCtx;
 
@@ -127,11 +132,12 @@ static int lookup_level(MapCtx *c, const Ident *id) {
     return -1;
 }
 
-static int lookup_stmt(MapCtx *c, const Ident *id) {
+/* E0308 for `spatial for` and `fuse`, E0330 for `tile ... for` and
+ * `order ... for`. */
+static int lookup_stmt_as(MapCtx *c, const Ident *id, const char *code) {
     int st = ir_find_stmt(c->op, id->name);
     if (st >= 0) return st;
-    Diag *d =
-        map_error(c, id->span, "E0308", "op `%s` has no statement `%s`", c->op->name, id->name);
+    Diag *d = map_error(c, id->span, code, "op `%s` has no statement `%s`", c->op->name, id->name);
     const char **names = ARENA_ARRAY(c->arena, const char *, c->op->stmt_count + 1);
     for (int i = 0; i < c->op->stmt_count; i++) names[i] = c->op->stmts[i].name;
     const char *best = spell_suggest(id->name, names, c->op->stmt_count);
@@ -142,6 +148,10 @@ static int lookup_stmt(MapCtx *c, const Ident *id) {
                   "the tensor they define",
                   id->name);
     return -1;
+}
+
+static int lookup_stmt(MapCtx *c, const Ident *id) {
+    return lookup_stmt_as(c, id, "E0308");
 }
 
 /* The grammar allows a hole as the level of `fuse` only; a hole anywhere
@@ -467,28 +477,108 @@ static int claim_level_line(MapCtx *c, const MapItem *it, const MapItem **lines,
     return lv;
 }
 
-static void apply_tile(MapCtx *c, const MapItem *it) {
-    int lv = claim_level_line(c, it, c->tile_line, "tile");
+/* The name a mapping line used for a level: for a level split by role,
+ * the memory the user wrote (`tile WBUF: ...`), not the level's first. */
+static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
+    if (line && line->level.name) return line->level.name;
+    return c->arch->levels[lv].name;
+}
+
+/* The statements a `tile L for ...` or `order L for ...` line names, as a
+ * mask (NULL when none checks).  E0330: one the op does not have; E0331:
+ * one that another line of the kind (or this one) already names at the
+ * level.  `claimed` is tile_for_of or order_for_of. */
+static bool *claim_for_stmts(MapCtx *c, const MapItem *it, int lv, const MapItem **claimed,
+                             const char *keyword) {
+    int L = c->arch->level_count;
+    bool *named = ARENA_ARRAY(c->arena, bool, c->op->stmt_count + 1);
+    int n = 0;
+    for (int k = 0; k < it->stmts.count; k++) {
+        const Ident *id = &it->stmts.items[k];
+        if (id->hole || !id->name) {
+            c->ok = false;
+            continue;
+        }
+        int st = lookup_stmt_as(c, id, "E0330");
+        if (st < 0) continue;
+        const MapItem *first = claimed[st * L + lv];
+        if (first) {
+            Diag *d = map_error(c, id->span, "E0331",
+                                first == it ? "`%s` is named twice on this `%s` line"
+                                            : "`%s` is named by two `%s %s for` lines",
+                                id->name, keyword, written_level(c, it, lv));
+            if (first != it) diag_label(d, c->diags, first->keyword_span, "first here");
+            if (first == it)
+                diag_help(d, c->diags, "drop the repeated `%s`", id->name);
+            else if (strcmp(keyword, "tile") == 0)
+                diag_help(d, c->diags,
+                          "a statement takes its tiles at a level from one `for` line: put every "
+                          "index of `%s` on one of them",
+                          id->name);
+            else
+                diag_help(d, c->diags,
+                          "a statement takes its order at a level from one `for` line: drop "
+                          "`%s` from one of them",
+                          id->name);
+            continue;
+        }
+        claimed[st * L + lv] = it;
+        named[st] = true;
+        n++;
+    }
+    return n ? named : NULL;
+}
+
+/* A `tile` line: the mapping-wide one (`line` 0) gives every statement its
+ * entries; the k-th `tile L for ...` line (`line` k) replaces, for the
+ * statements it names, the entries of the indices it names.  The
+ * mapping-wide lines are applied before the `for` lines. */
+static void apply_tile(MapCtx *c, const MapItem *it, int line) {
+    int lv;
+    bool *named = NULL;
+    if (line == 0) {
+        lv = claim_level_line(c, it, c->tile_line, "tile");
+    } else {
+        if (reject_level_hole(c, it)) return;
+        if (!it->level.name) {
+            c->ok = false;
+            return;
+        }
+        lv = lookup_level(c, &it->level);
+        if (lv >= 0) named = claim_for_stmts(c, it, lv, c->tile_for_of, "tile");
+        if (!named) return;
+    }
     if (lv < 0) return;
-    int ic = c->op->index_count;
+    int ic = c->op->index_count, sc = c->op->stmt_count;
+    IrTile *tl = &c->m->tile;
     if (it->whole_hole) {
         /* `tile L: ?` leaves the tile of every index at L to the optimizer,
-         * as `tile L: i ?, j ?, ...` would. */
+         * as `tile L: i ?, j ?, ...` would; `tile L for S: ?` every index
+         * its statements use */
         for (int ix = 0; ix < ic; ix++) {
-            c->m->tile.size[lv * ic + ix] = IR_HOLE;
-            c->m->tile.span[lv * ic + ix] = it->span;
-            c->m->hole_count++;
+            bool any = false;
+            for (int st = 0; st < sc; st++) {
+                if (named && (!named[st] || !ir_stmt_uses_index(&c->op->stmts[st], ix))) continue;
+                int k = ir_tile_slot(c->m, st, lv, ix);
+                tl->size[k] = IR_HOLE;
+                tl->span[k] = it->span;
+                tl->from[k] = line;
+                any = true;
+            }
+            if (any) c->m->hole_count++;
         }
         return;
     }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
     env.where = "a tile size";
+    Span *first = ARENA_ARRAY(c->arena, Span, ic + 1);
+    for (int ix = 0; ix < ic; ix++) first[ix] = SPAN_NONE;
     for (int i = 0; i < it->tile_count; i++) {
         const TileEntry *te = &it->tiles[i];
         if (te->index.hole) {
-            c->m->tile.index_hole[lv] = true;
-            c->m->tile.index_hole_span[c->m->tile.index_hole_count++] = te->span;
+            tl->index_hole[lv] = true;
+            tl->index_hole_span[tl->index_hole_count++] = te->span;
             c->m->hole_count++;
             if (te->size && te->size->kind == EX_HOLE) c->m->hole_count++;
             continue;
@@ -499,44 +589,55 @@ static void apply_tile(MapCtx *c, const MapItem *it) {
         }
         int ix = lookup_index(c, &te->index);
         if (ix < 0) continue;
-        int64_t *slot = &c->m->tile.size[lv * ic + ix];
-        if (*slot != IR_UNSET) {
+        if (first[ix].file >= 0) {
             Diag *d = map_error(c, te->index.span, "E0321", "index `%s` is tiled twice at `%s`",
                                 te->index.name, c->arch->levels[lv].name);
-            diag_label(d, c->diags, c->m->tile.span[lv * ic + ix], "first here");
+            diag_label(d, c->diags, first[ix], "first here");
             continue;
         }
-        c->m->tile.span[lv * ic + ix] = te->span;
+        first[ix] = te->span;
+        if (named) {
+            bool used = false;
+            for (int st = 0; st < sc; st++)
+                if (named[st] && ir_stmt_uses_index(&c->op->stmts[st], ix)) used = true;
+            if (!used) {
+                Diag *d = map_error(c, te->index.span, "E0334",
+                                    "no statement of this `tile %s for` line uses index `%s`",
+                                    written_level(c, it, lv), te->index.name);
+                diag_help(d, c->diags,
+                          "drop `%s` from the line, or name a statement that loops over it",
+                          te->index.name);
+                continue;
+            }
+        }
+        int64_t v = IR_HOLE;
         if (!te->size || te->size->kind == EX_ERROR) {
             c->ok = false;
             continue;
         }
         if (te->size->kind == EX_HOLE) {
-            *slot = IR_HOLE;
             c->m->hole_count++;
-            continue;
+        } else {
+            env.expr_depth = 0;
+            if (!const_eval_int(&env, te->size,
+                                arena_printf(c->arena, "the tile of `%s`", te->index.name), &v)) {
+                c->ok = false;
+                continue;
+            }
+            if (v < 1) {
+                map_error(c, te->size->span, "E0324", "tile %s %lld must be positive",
+                          te->index.name, (long long)v);
+                continue;
+            }
         }
-        int64_t v;
-        env.expr_depth = 0;
-        if (!const_eval_int(&env, te->size,
-                            arena_printf(c->arena, "the tile of `%s`", te->index.name), &v)) {
-            c->ok = false;
-            continue;
+        for (int st = 0; st < sc; st++) {
+            if (named && !named[st]) continue;
+            int k = ir_tile_slot(c->m, st, lv, ix);
+            tl->size[k] = v;
+            tl->span[k] = te->span;
+            tl->from[k] = line;
         }
-        if (v < 1) {
-            map_error(c, te->size->span, "E0324", "tile %s %lld must be positive", te->index.name,
-                      (long long)v);
-            continue;
-        }
-        *slot = v;
     }
-}
-
-/* The name a mapping line used for a level: for a level split by role,
- * the memory the user wrote (`tile WBUF: ...`), not the level's first. */
-static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
-    if (line && line->level.name) return line->level.name;
-    return c->arch->levels[lv].name;
 }
 
 /* A tile at a level is dealt out over the split of its index inside that
@@ -547,10 +648,11 @@ static const char *written_level(MapCtx *c, const MapItem *line, int lv) {
  * of blocks of the tile below the dims).  A tile of the whole share is no
  * tile: the range itself is dealt out.  False (with E0326 and the
  * smallest tile that feeds every instance) when it is. */
-static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where) {
+static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span where,
+                                    const bool *among, const MapItem *line) {
     int outside = c->arch->levels[lv].clusters_outside;
     for (int st = 0; st < c->op->stmt_count; st++) {
-        if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+        if (!among[st] || !ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
         int64_t all = split_parts(c, st, ix, -1), outer = split_parts(c, st, ix, outside);
         if (all == 0 || outer == 0) continue;
         int64_t inner = all / outer;
@@ -568,8 +670,8 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
             for (int l = lv + 1; l < c->arch->level_count && below < 0; l++)
                 if (c->arch->dims[d].cluster < c->arch->levels[l].clusters_outside) below = l;
         }
-        if (below > 0 && c->m->tile.size[below * c->op->index_count + ix] >= 1)
-            block = c->m->tile.size[below * c->op->index_count + ix];
+        if (below > 0 && c->m->tile.size[ir_tile_slot(c->m, st, below, ix)] >= 1)
+            block = c->m->tile.size[ir_tile_slot(c->m, st, below, ix)];
         /* contiguous runs of ceil(blocks / inner): how many get one */
         int64_t blocks = (t + block - 1) / block, run = (blocks + inner - 1) / inner;
         int64_t busy = (blocks + run - 1) / run;
@@ -586,25 +688,23 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
                 ? map_error(c, where, "E0326",
                             "tile %s %lld at `%s` deals %lld blocks of %lld in runs of %lld: only "
                             "%lld of the %lld-way split of `%s` inside it get work",
-                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
-                            (long long)blocks, (long long)block, (long long)run, (long long)busy,
-                            (long long)inner, name)
+                            name, (long long)t, written_level(c, line, lv), (long long)blocks,
+                            (long long)block, (long long)run, (long long)busy, (long long)inner,
+                            name)
             : block > 1
                 ? map_error(c, where, "E0326",
                             "tile %s %lld at `%s` makes %lld block%s of %lld for the %lld-way "
                             "split of `%s` inside it",
-                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
-                            (long long)blocks, blocks == 1 ? "" : "s", (long long)block,
-                            (long long)inner, name)
+                            name, (long long)t, written_level(c, line, lv), (long long)blocks,
+                            blocks == 1 ? "" : "s", (long long)block, (long long)inner, name)
                 : map_error(c, where, "E0326",
                             "tile %s %lld at `%s` is smaller than the %lld-way split of `%s` "
                             "inside it",
-                            name, (long long)t, written_level(c, c->tile_line[lv], lv),
-                            (long long)inner, name);
+                            name, (long long)t, written_level(c, line, lv), (long long)inner, name);
         diag_note(d, c->diags,
                   "`%s` is split over %s below `%s`: %lld of the %lld instances there would get "
                   "nothing of each tile",
-                  name, dims, written_level(c, c->tile_line[lv], lv), (long long)(inner - busy),
+                  name, dims, written_level(c, line, lv), (long long)(inner - busy),
                   (long long)inner);
         diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`", name,
                   (long long)(inner * block));
@@ -613,132 +713,279 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
     return true;
 }
 
+/* The line that gave entry `from` of a tile at level lv. */
+static const MapItem *tile_line_of(MapCtx *c, int from, int lv) {
+    return from > 0 ? c->tile_for[from - 1] : c->tile_line[lv];
+}
+
+/* Each line's entry of an index at a level is checked once, against the
+ * statements it gives it to (`among`). */
 static void check_tiles(MapCtx *c) {
-    int ic = c->op->index_count;
+    int ic = c->op->index_count, sc = c->op->stmt_count;
+    const IrTile *tl = &c->m->tile;
+    bool *among = ARENA_ARRAY(c->arena, bool, sc + 1);
     for (int lv = 0; lv < c->arch->level_count; lv++) {
         int outside = c->arch->levels[lv].clusters_outside;
-        for (int ix = 0; ix < ic; ix++) {
-            int64_t t = c->m->tile.size[lv * ic + ix];
-            if (t < 1) continue;
-            Span where = c->m->tile.span[lv * ic + ix];
-            Name name = c->op->indices[ix].name;
-            /* A tile need not divide the extent (the last tile is partial,
-             * docs/cost-model.md section 2); it may not exceed it. */
-            int64_t extent = c->op->indices[ix].extent;
-            if (t > extent) {
-                Diag *d =
-                    map_error(c, where, "E0304", "tile %s %lld is larger than the extent %lld",
-                              name, (long long)t, (long long)extent);
-                diag_help(d, c->diags, "the largest tile is the whole index: `%s %lld`", name,
-                          (long long)extent);
-                continue;
-            }
-            if (!tile_covers_inner_split(c, lv, ix, t, where)) continue;
-            for (int outer = lv - 1; outer >= 0; outer--) {
-                int64_t ot = c->m->tile.size[outer * ic + ix];
-                if (ot == IR_UNSET) continue;
-                if (ot == IR_HOLE) break;
-                /* each instance between the two levels holds its share of
-                 * the outer tile, which the inner tile must divide */
-                int64_t between = 1;
-                for (int st = 0; st < c->op->stmt_count; st++) {
-                    if (!ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
-                    int64_t inside_outer =
-                        split_parts(c, st, ix, c->arch->levels[outer].clusters_outside);
-                    int64_t inside_lv = split_parts(c, st, ix, outside);
-                    if (inside_outer > 0 && inside_lv > 0 && inside_lv / inside_outer > between)
-                        between = inside_lv / inside_outer;
+        for (int ix = 0; ix < ic; ix++)
+            for (int line = 0; line <= tl->line_count; line++) {
+                int first = -1;
+                for (int st = 0; st < sc; st++) {
+                    int k = ir_tile_slot(c->m, st, lv, ix);
+                    among[st] = tl->from[k] == line && tl->size[k] >= 1;
+                    if (among[st] && first < 0) first = st;
                 }
-                /* split between the two levels: the dims deal the outer
-                 * tile out in whole blocks (section 1.1), so an inner tile
-                 * need only fit in it; without a split it must divide it,
-                 * so that only the last tile of the index is partial */
-                if (between > 1 ? t <= ot : ot % t == 0) break;
-                Diag *d = map_error(c, where, "E0311",
-                                    t > ot ? "tile %s %lld at `%s` is larger than "
-                                             "the tile %lld at `%s`"
-                                           : "tile %s %lld at `%s` does not divide "
-                                             "the tile %lld at `%s`",
-                                    name, (long long)t, written_level(c, c->tile_line[lv], lv),
-                                    (long long)ot, written_level(c, c->tile_line[outer], outer));
-                diag_label(d, c->diags, c->m->tile.span[outer * ic + ix], "the enclosing tile");
-                if (t > ot)
-                    diag_help(d, c->diags,
-                              "an inner level holds at most the "
-                              "enclosing tile: `%s %lld`",
-                              name, (long long)ot);
-                else
-                    help_divisors(c, d, ot, t, "divisors");
+                if (first < 0) continue;
+                int64_t t = tl->size[ir_tile_slot(c->m, first, lv, ix)];
+                Span where = tl->span[ir_tile_slot(c->m, first, lv, ix)];
+                const MapItem *it = tile_line_of(c, line, lv);
+                Name name = c->op->indices[ix].name;
+                /* A tile need not divide the extent (the last tile is
+                 * partial, docs/cost-model.md section 2); it may not
+                 * exceed it. */
+                int64_t extent = c->op->indices[ix].extent;
+                if (t > extent) {
+                    Diag *d =
+                        map_error(c, where, "E0304", "tile %s %lld is larger than the extent %lld",
+                                  name, (long long)t, (long long)extent);
+                    diag_help(d, c->diags, "the largest tile is the whole index: `%s %lld`", name,
+                              (long long)extent);
+                    continue;
+                }
+                if (!tile_covers_inner_split(c, lv, ix, t, where, among, it)) continue;
+                for (int st = first; st < sc; st++) {
+                    if (!among[st]) continue;
+                    int outer = lv - 1;
+                    while (outer >= 0 && tl->size[ir_tile_slot(c->m, st, outer, ix)] == IR_UNSET)
+                        outer--;
+                    if (outer < 0) continue;
+                    int ko = ir_tile_slot(c->m, st, outer, ix);
+                    int64_t ot = tl->size[ko];
+                    if (ot == IR_HOLE) continue;
+                    /* each instance between the two levels holds its share
+                     * of the outer tile, which the inner tile must divide */
+                    int64_t between = 1;
+                    for (int s2 = 0; s2 < sc; s2++) {
+                        if (!among[s2] || !ir_stmt_uses_index(&c->op->stmts[s2], ix)) continue;
+                        if (tl->from[ir_tile_slot(c->m, s2, outer, ix)] != tl->from[ko]) continue;
+                        int64_t inside_outer =
+                            split_parts(c, s2, ix, c->arch->levels[outer].clusters_outside);
+                        int64_t inside_lv = split_parts(c, s2, ix, outside);
+                        if (inside_outer > 0 && inside_lv > 0 && inside_lv / inside_outer > between)
+                            between = inside_lv / inside_outer;
+                    }
+                    /* split between the two levels: the dims deal the outer
+                     * tile out in whole blocks (section 1.1), so an inner
+                     * tile need only fit in it; without a split it must
+                     * divide it, so that only the last tile of the index is
+                     * partial */
+                    if (between > 1 ? t <= ot : ot % t == 0) continue;
+                    Diag *d =
+                        map_error(c, where, "E0311",
+                                  t > ot ? "tile %s %lld at `%s` is larger than "
+                                           "the tile %lld at `%s`"
+                                         : "tile %s %lld at `%s` does not divide "
+                                           "the tile %lld at `%s`",
+                                  name, (long long)t, written_level(c, it, lv), (long long)ot,
+                                  written_level(c, tile_line_of(c, tl->from[ko], outer), outer));
+                    diag_label(d, c->diags, tl->span[ko], "the enclosing tile");
+                    if (t > ot)
+                        diag_help(d, c->diags,
+                                  "an inner level holds at most the "
+                                  "enclosing tile: `%s %lld`",
+                                  name, (long long)ot);
+                    else
+                        help_divisors(c, d, ot, t, "divisors");
+                    break;
+                }
+            }
+    }
+}
+
+/* ------------------------------------------------------------- order */
+
+/* An `order` line: the mapping-wide one (`line` 0) gives every statement
+ * its order at the level; the k-th `order L for ...` line (`line` k)
+ * replaces it, whole, for the statements it names. */
+static void apply_order(MapCtx *c, const MapItem *it, int line) {
+    int lv;
+    bool *named = NULL;
+    if (line == 0) {
+        lv = claim_level_line(c, it, c->order_line, "order");
+    } else {
+        if (reject_level_hole(c, it)) return;
+        if (!it->level.name) {
+            c->ok = false;
+            return;
+        }
+        lv = lookup_level(c, &it->level);
+        if (lv >= 0) named = claim_for_stmts(c, it, lv, c->order_for_of, "order");
+        if (!named) return;
+    }
+    if (lv < 0) return;
+    int ic = c->op->index_count;
+    int *perm = ARENA_ARRAY(c->arena, int, ic + 1);
+    int n = 0;
+    if (it->whole_hole) {
+        n = IR_HOLE;
+        c->m->hole_count++;
+    } else {
+        for (int i = 0; i < it->order.count; i++) {
+            const Ident *id = &it->order.items[i];
+            if (id->hole || !id->name) {
+                c->ok = false;
+                return;
+            }
+            int ix = lookup_index(c, id);
+            if (ix < 0) return;
+            for (int k = 0; k < n; k++)
+                if (perm[k] == ix) {
+                    Diag *d =
+                        map_error(c, id->span, "E0313", "`%s` appears twice in the order of `%s`",
+                                  id->name, c->arch->levels[lv].name);
+                    diag_label(d, c->diags, it->order.items[k].span, "first here");
+                    return;
+                }
+            perm[n++] = ix;
+        }
+    }
+    IrOrder *o = &c->m->order;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        if (named && !named[st]) continue;
+        int k = ir_order_slot(c->m, st, lv);
+        o->span[k] = it->span;
+        o->from[k] = line;
+        o->length[k] = n;
+        for (int q = 0; q < n; q++) o->perm[k * ic + q] = perm[q];
+    }
+}
+
+/* An order lists distinct indices of the op and must include every index
+ * the statement's `tile` line at the level names (others iterate once;
+ * naming them is harmless).  Checked once per order line, at the first
+ * statement it leaves an index out for. */
+static void check_orders(MapCtx *c) {
+    int ic = c->op->index_count, sc = c->op->stmt_count;
+    const IrOrder *o = &c->m->order;
+    const IrTile *tl = &c->m->tile;
+    for (int lv = 0; lv < c->arch->level_count; lv++) {
+        if (tl->index_hole[lv]) continue; /* the optimizer picks them */
+        for (int line = 0; line <= o->line_count; line++) {
+            const MapItem *it = line > 0 ? c->order_for[line - 1] : c->order_line[lv];
+            if (!it) continue;
+            for (int st = 0; st < sc; st++) {
+                int k = ir_order_slot(c->m, st, lv);
+                int len = o->length[k];
+                if (o->from[k] != line || len <= 0) continue;
+                const char *missing = "";
+                const MapItem *tile = NULL;
+                for (int ix = 0; ix < ic; ix++) {
+                    int kt = ir_tile_slot(c->m, st, lv, ix);
+                    bool tiled = tl->size[kt] != IR_UNSET;
+                    bool ordered = false;
+                    for (int q = 0; q < len; q++)
+                        if (o->perm[k * ic + q] == ix) ordered = true;
+                    if (tiled && !ordered) {
+                        missing = arena_printf(c->arena, "%s%s`%s`", missing,
+                                               missing[0] ? ", " : "", c->op->indices[ix].name);
+                        if (!tile) tile = tile_line_of(c, tl->from[kt], lv);
+                    }
+                }
+                if (!missing[0] || !tile) continue;
+                Diag *d =
+                    line > 0
+                        ? map_error(c, it->span, "E0313",
+                                    "the order of `%s` for `%s` leaves out %s, which its `tile` "
+                                    "line loops over",
+                                    c->arch->levels[lv].name, c->op->stmts[st].name, missing)
+                        : map_error(c, it->span, "E0313",
+                                    "the order of `%s` leaves out %s, which its `tile` "
+                                    "line loops over",
+                                    c->arch->levels[lv].name, missing);
+                diag_label(d, c->diags, tile->keyword_span, "the tiled indices of `%s`",
+                           c->arch->levels[lv].name);
+                diag_help(d, c->diags,
+                          "an order is a permutation of the level's loops: "
+                          "list every tiled index once");
                 break;
             }
         }
     }
 }
 
-/* ------------------------------------------------------------- order */
-
-static void apply_order(MapCtx *c, const MapItem *it) {
-    int lv = claim_level_line(c, it, c->order_line, "order");
-    if (lv < 0) return;
-    c->m->order.span[lv] = it->span;
-    if (it->whole_hole) {
-        c->m->order.length[lv] = IR_HOLE;
-        c->m->hole_count++;
-        return;
-    }
-    int ic = c->op->index_count;
-    int n = 0;
-    for (int i = 0; i < it->order.count; i++) {
-        const Ident *id = &it->order.items[i];
-        if (id->hole || !id->name) {
-            c->ok = false;
-            return;
-        }
-        int ix = lookup_index(c, id);
-        if (ix < 0) return;
-        for (int k = 0; k < n; k++)
-            if (c->m->order.perm[lv * ic + k] == ix) {
-                Diag *d = map_error(c, id->span, "E0313", "`%s` appears twice in the order of `%s`",
-                                    id->name, c->arch->levels[lv].name);
-                diag_label(d, c->diags, it->order.items[k].span, "first here");
-                return;
-            }
-        c->m->order.perm[lv * ic + n++] = ix;
-    }
-    c->m->order.length[lv] = n;
+static Span order_span_or_stmt(MapCtx *c, int st, int l) {
+    Span sp = c->m->order.span[ir_order_slot(c->m, st, l)];
+    return sp.file >= 0 ? sp : c->op->stmts[st].span;
 }
 
-/* An order lists distinct indices of the op and must include every index
- * the level's `tile` line names (others iterate once; naming them is
- * harmless). */
-static void check_orders(MapCtx *c) {
-    int ic = c->op->index_count;
-    for (int lv = 0; lv < c->arch->level_count; lv++) {
-        const MapItem *it = c->order_line[lv];
-        int len = c->m->order.length[lv];
-        const MapItem *tile = c->tile_line[lv];
-        if (!it || len <= 0 || !tile) continue;
-        if (c->m->tile.index_hole[lv]) continue; /* the optimizer picks them */
-        const char *missing = "";
-        for (int ix = 0; ix < ic; ix++) {
-            bool tiled = c->m->tile.size[lv * ic + ix] != IR_UNSET;
-            bool ordered = false;
-            for (int k = 0; k < len; k++)
-                if (c->m->order.perm[lv * ic + k] == ix) ordered = true;
-            if (tiled && !ordered)
-                missing = arena_printf(c->arena, "%s%s`%s`", missing, missing[0] ? ", " : "",
-                                       c->op->indices[ix].name);
+/* Statements fused in one group run in one loop nest, at every level: they
+ * walk the same tiles of every index they share (E0332) and the nest has
+ * one order at each level (E0333).  Once per group. */
+static void check_group_tiles(MapCtx *c) {
+    const IrMapping *m = c->m;
+    const IrFuse *f = &m->fuse;
+    int sc = c->op->stmt_count, ic = c->op->index_count, L = c->arch->level_count;
+    for (int g = 0; g < f->group_count; g++) {
+        bool tiles = false, orders = false; /* reported for the group */
+        for (int b = 0; b < sc && !(tiles && orders); b++) {
+            if (f->group[b] != g) continue;
+            for (int a = 0; a < b && !(tiles && orders); a++) {
+                if (f->group[a] != g) continue;
+                for (int l = 1; l < L && !tiles; l++)
+                    for (int ix = 0; ix < ic && !tiles; ix++) {
+                        if (!ir_stmt_uses_index(&c->op->stmts[a], ix) ||
+                            !ir_stmt_uses_index(&c->op->stmts[b], ix) ||
+                            ir_same_tile(m, a, b, l, ix))
+                            continue;
+                        /* the error at the `for` line's entry, the
+                         * other statement's labelled */
+                        int p = a, q = b;
+                        if (m->tile.from[ir_tile_slot(m, b, l, ix)] > 0) p = b, q = a;
+                        int kp = ir_tile_slot(m, p, l, ix), kq = ir_tile_slot(m, q, l, ix);
+                        Span sp = m->tile.span[kp].file >= 0 ? m->tile.span[kp] : f->span[g];
+                        Span sq = m->tile.span[kq].file >= 0 ? m->tile.span[kq] : f->span[g];
+                        Diag *d = map_error(
+                            c, sp, "E0332",
+                            "`%s` and `%s` are fused but take different tiles of `%s` at `%s`",
+                            c->op->stmts[p].name, c->op->stmts[q].name, c->op->indices[ix].name,
+                            c->arch->levels[l].name);
+                        if (m->tile.span[kq].file >= 0)
+                            diag_label(d, c->diags, sq, "the tile of `%s`", c->op->stmts[q].name);
+                        else
+                            diag_label(d, c->diags, sq, "`%s` has no tile of `%s` at `%s`",
+                                       c->op->stmts[q].name, c->op->indices[ix].name,
+                                       c->arch->levels[l].name);
+                        diag_note(d, c->diags,
+                                  "fused statements walk one loop nest: one tile of each "
+                                  "index they share at every level");
+                        diag_help(d, c->diags,
+                                  "give both the same tile of `%s` (name them on one `tile %s "
+                                  "for` line), or take one out of the group",
+                                  c->op->indices[ix].name, c->arch->levels[l].name);
+                        tiles = true;
+                    }
+                for (int l = 1; l < L && !orders; l++) {
+                    if (ir_same_order(m, a, b, l)) continue;
+                    int p = a, q = b;
+                    if (m->order.from[ir_order_slot(m, b, l)] > 0) p = b, q = a;
+                    Diag *d = map_error(c, order_span_or_stmt(c, p, l), "E0333",
+                                        "`%s` and `%s` are fused but take different orders at `%s`",
+                                        c->op->stmts[p].name, c->op->stmts[q].name,
+                                        c->arch->levels[l].name);
+                    diag_label(d, c->diags, order_span_or_stmt(c, q, l),
+                               m->order.length[ir_order_slot(m, q, l)] == 0
+                                   ? "`%s` keeps the default order"
+                                   : "the order of `%s`",
+                               c->op->stmts[q].name);
+                    diag_note(d, c->diags,
+                              "a fusion group's statements share one loop nest, one order per "
+                              "level");
+                    diag_help(d, c->diags,
+                              "name every statement of the group on one `order %s for` line",
+                              c->arch->levels[l].name);
+                    orders = true;
+                }
+            }
         }
-        if (!missing[0]) continue;
-        Diag *d = map_error(c, it->span, "E0313",
-                            "the order of `%s` leaves out %s, which its `tile` "
-                            "line loops over",
-                            c->arch->levels[lv].name, missing);
-        diag_label(d, c->diags, tile->keyword_span, "the tiled indices of `%s`",
-                   c->arch->levels[lv].name);
-        diag_help(d, c->diags,
-                  "an order is a permutation of the level's loops: "
-                  "list every tiled index once");
     }
 }
 
@@ -1014,10 +1261,11 @@ static void check_names_only(MapCtx *c) {
         const MapItem *it = md->items[i];
         bool has_level = it->kind == MI_TILE || it->kind == MI_ORDER || it->kind == MI_FUSE;
         if (c->arch && has_level && !it->level.hole && it->level.name) lookup_level(c, &it->level);
-        if (c->op && (it->kind == MI_SPATIAL || it->kind == MI_FUSE))
+        if (c->op)
             for (int k = 0; k < it->stmts.count; k++)
                 if (it->stmts.items[k].name && !it->stmts.items[k].hole)
-                    lookup_stmt(c, &it->stmts.items[k]);
+                    lookup_stmt_as(c, &it->stmts.items[k],
+                                   it->kind == MI_TILE || it->kind == MI_ORDER ? "E0330" : "E0308");
         if (it->kind == MI_SPATIAL)
             for (int a = 0; a < it->assign_count; a++) {
                 const SpatialAssign *as = &it->assigns[a];
@@ -1259,21 +1507,24 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         m->spatial.split_span[i] = SPAN_NONE;
     }
     m->spatial.hole_span = SPAN_NONE;
-    m->tile.size = ARENA_ARRAY(s->arena, int64_t, lc * ic + 1);
-    m->tile.span = ARENA_ARRAY(s->arena, Span, lc * ic + 1);
+    int ts = sc * lc * ic, os = sc * lc;
+    m->tile.size = ARENA_ARRAY(s->arena, int64_t, ts + 1);
+    m->tile.span = ARENA_ARRAY(s->arena, Span, ts + 1);
+    m->tile.from = ARENA_ARRAY(s->arena, int, ts + 1);
     m->tile.index_hole = ARENA_ARRAY(s->arena, bool, lc + 1);
     int tile_entries = 0;
     for (int i = 0; i < md->item_count; i++)
         if (md->items[i]->kind == MI_TILE) tile_entries += md->items[i]->tile_count;
     m->tile.index_hole_span = ARENA_ARRAY(s->arena, Span, tile_entries + 1);
-    for (int i = 0; i < lc * ic; i++) {
+    for (int i = 0; i < ts; i++) {
         m->tile.size[i] = IR_UNSET;
         m->tile.span[i] = SPAN_NONE;
     }
-    m->order.perm = ARENA_ARRAY(s->arena, int, lc *ic + 1);
-    m->order.length = ARENA_ARRAY(s->arena, int, lc + 1);
-    m->order.span = ARENA_ARRAY(s->arena, Span, lc + 1);
-    for (int i = 0; i < lc; i++) m->order.span[i] = SPAN_NONE;
+    m->order.perm = ARENA_ARRAY(s->arena, int, os *ic + 1);
+    m->order.length = ARENA_ARRAY(s->arena, int, os + 1);
+    m->order.span = ARENA_ARRAY(s->arena, Span, os + 1);
+    m->order.from = ARENA_ARRAY(s->arena, int, os + 1);
+    for (int i = 0; i < os; i++) m->order.span[i] = SPAN_NONE;
     m->fuse.group = ARENA_ARRAY(s->arena, int, sc + 1);
     m->fuse.level = ARENA_ARRAY(s->arena, int, sc + 1);
     m->fuse.span = ARENA_ARRAY(s->arena, Span, sc + 1);
@@ -1289,6 +1540,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     c->stmt_overridden = ARENA_ARRAY(s->arena, bool, sc + 1);
     c->tile_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
     c->order_line = ARENA_ARRAY(s->arena, const MapItem *, lc + 1);
+    c->tile_for = ARENA_ARRAY(s->arena, const MapItem *, md->item_count + 1);
+    c->order_for = ARENA_ARRAY(s->arena, const MapItem *, md->item_count + 1);
+    c->tile_for_of = ARENA_ARRAY(s->arena, const MapItem *, os + 1);
+    c->order_for_of = ARENA_ARRAY(s->arena, const MapItem *, os + 1);
 
     const MapItem *spatial_hole = NULL;
     /* Global spatial lines first, then `spatial for` lines override. */
@@ -1316,13 +1571,30 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         switch (it->kind) {
         case MI_ERROR: c->ok = false; break;
         case MI_SPATIAL: break;
-        case MI_TILE: apply_tile(c, it); break;
-        case MI_ORDER: apply_order(c, it); break;
+        case MI_TILE:
+            if (it->stmts.count == 0) apply_tile(c, it, 0);
+            break;
+        case MI_ORDER:
+            if (it->stmts.count == 0) apply_order(c, it, 0);
+            break;
         case MI_FUSE: apply_fuse(c, it); break;
         case MI_OVERLAP:
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
         case MI_ONLINE: break;
+        }
+    }
+    /* `tile L for ...` and `order L for ...` lines override the
+     * mapping-wide ones, whatever their place in the mapping */
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        if (it->stmts.count == 0) continue;
+        if (it->kind == MI_TILE) {
+            c->tile_for[m->tile.line_count++] = it;
+            apply_tile(c, it, m->tile.line_count);
+        } else if (it->kind == MI_ORDER) {
+            c->order_for[m->order.line_count++] = it;
+            apply_order(c, it, m->order.line_count);
         }
     }
     if (spatial_hole)
@@ -1349,6 +1621,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     if (c->repeat_line) m->repeat_span = c->repeat_line->span;
     check_tiles(c);
     check_orders(c);
+    check_group_tiles(c);
     check_convex(c);
     check_units(c);
     /* Statements in no group: a group of their own, or holes under `fuse ?`. */

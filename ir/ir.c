@@ -144,3 +144,33 @@ IR_VOCABULARY_TABLES(MemRole, mem_role, CMT_MEMORY_ROLES, "any")
 IR_VOCABULARY_TABLES(MemKind, mem_kind, CMT_MEMORY_KINDS, "buffer")
 IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
 IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")
+
+bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i) {
+    int ka = ir_tile_slot(m, a, l, i), kb = ir_tile_slot(m, b, l, i);
+    if (m->tile.from[ka] == m->tile.from[kb]) return true;
+    return m->tile.size[ka] != IR_HOLE && m->tile.size[ka] == m->tile.size[kb];
+}
+
+bool ir_same_order(const IrMapping *m, int a, int b, int l) {
+    int ka = ir_order_slot(m, a, l), kb = ir_order_slot(m, b, l);
+    const IrOrder *o = &m->order;
+    if (o->from[ka] == o->from[kb]) return true;
+    if (o->length[ka] != o->length[kb] || o->length[ka] == IR_HOLE) return false;
+    int ic = m->op->index_count;
+    for (int q = 0; q < o->length[ka]; q++)
+        if (o->perm[ka * ic + q] != o->perm[kb * ic + q]) return false;
+    return true;
+}
+
+bool ir_fusable(const IrMapping *m, int a, int b) {
+    const IrOp *op = m->op;
+    int L = m->arch->level_count;
+    for (int l = 1; l < L; l++)
+        for (int i = 0; i < op->index_count; i++)
+            if (ir_stmt_uses_index(&op->stmts[a], i) && ir_stmt_uses_index(&op->stmts[b], i) &&
+                !ir_same_tile(m, a, b, l, i))
+                return false;
+    for (int l = 1; l < L; l++)
+        if (!ir_same_order(m, a, b, l)) return false;
+    return true;
+}

@@ -270,18 +270,29 @@ typedef struct IrSpatial {
     Span hole_span;
 } IrSpatial;
 
+/* Tiles and orders are per statement: the mapping-wide `tile L: ...` line
+ * gives every statement its entries, a `tile L for S1, S2: ...` line
+ * replaces the entries it names for the statements it names (an index it
+ * does not name keeps the mapping-wide entry).  `from` says which line
+ * gave an entry: 0 the mapping-wide one (or none), k >= 1 the k-th `for`
+ * line of that kind in source order.  The holes of one line are one
+ * decision, shared by every statement the line gives them to. */
 typedef struct IrTile {
-    int64_t *size;         /* [level * index_count + index]: IR_UNSET, IR_HOLE or extent */
-    Span *span;            /* where each was written */
+    int64_t *size;         /* [ir_tile_slot()]: IR_UNSET, IR_HOLE or extent */
+    Span *span;            /* [ir_tile_slot()]: where each was written */
+    int *from;             /* [ir_tile_slot()]: the line that gave it */
+    int line_count;        /* `tile L for ...` lines */
     bool *index_hole;      /* [level]: `tile L: ? 64` — an index hole at level */
     Span *index_hole_span; /* each such entry, in source order */
     int index_hole_count;
 } IrTile;
 
 typedef struct IrOrder {
-    int *perm;   /* [level * index_count + k] index ids outermost first; */
-    int *length; /* [level]: 0 = unset, -2 = hole (`order L: ?`) */
-    Span *span;  /* [level] */
+    int *perm;   /* [ir_order_slot() * index_count + k] index ids outermost first */
+    int *length; /* [ir_order_slot()]: 0 = unset, -2 = hole (`order L: ?`) */
+    Span *span;  /* [ir_order_slot()] */
+    int *from;   /* [ir_order_slot()]: 0 the mapping-wide line, k the k-th `for` line */
+    int line_count;
 } IrOrder;
 
 typedef struct IrFuse {
@@ -330,6 +341,30 @@ typedef struct IrMapping {
  * the mapping has no online statement). */
 static inline int ir_online_degree(const IrMapping *m, int j, int r) {
     return m->online_degree ? m->online_degree[j * m->op->stmt_count + r] : 0;
+}
+/* Where statement st's tile of index i at level l sits in IrTile's arrays. */
+static inline int ir_tile_slot(const IrMapping *m, int st, int l, int i) {
+    return (st * m->arch->level_count + l) * m->op->index_count + i;
+}
+/* Where statement st's order at level l sits in IrOrder's arrays. */
+static inline int ir_order_slot(const IrMapping *m, int st, int l) {
+    return st * m->arch->level_count + l;
+}
+/* Whether statements a and b walk the same tiles of index i at level l
+ * (one line gave both, or equal given sizes), and the same order at level
+ * l; a hole is the same only as itself (the same line's). */
+bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i);
+bool ir_same_order(const IrMapping *m, int a, int b, int l);
+/* Whether two statements may be fused, sharing one loop nest: the same
+ * tiles of every index both use and the same order, at every level
+ * (E0332, E0333). */
+bool ir_fusable(const IrMapping *m, int a, int b);
+/* The number of entries of IrTile's and IrOrder's per-statement arrays. */
+static inline int ir_tile_slots(const IrMapping *m) {
+    return m->op->stmt_count * m->arch->level_count * m->op->index_count;
+}
+static inline int ir_order_slots(const IrMapping *m) {
+    return m->op->stmt_count * m->arch->level_count;
 }
 
 #endif

@@ -117,8 +117,9 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
         if (e > d) after *= (double)s->arch->dims[e].size;
     }
     int I = s->op->index_count;
-    int64_t given = enter >= 1 && enter < s->levels && s->m->tile.size
-                        ? s->m->tile.size[enter * I + i]
+    int st = (int)(ss - s->stmts);
+    int64_t given = enter >= 1 && enter < s->levels
+                        ? s->m->tile.size[ir_tile_slot(s->m, st, enter, i)]
                         : IR_UNSET;
     double block = given >= 1 ? (double)given : 1;
     double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;

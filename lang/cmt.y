@@ -991,6 +991,19 @@ map_item:
         $$->tiles = list_items(ps, $4);
         $$->tile_count = list_count($4);
     }
+  | TILE name FOR for_stmts COLON HOLE SEMI {
+        $$ = new_item(ps, MI_TILE, @$, @1);
+        $$->level = $2;
+        $$->stmts = ident_list(ps, $4);
+        $$->whole_hole = true;
+    }
+  | TILE name FOR for_stmts COLON tiles SEMI {
+        $$ = new_item(ps, MI_TILE, @$, @1);
+        $$->level = $2;
+        $$->stmts = ident_list(ps, $4);
+        $$->tiles = list_items(ps, $6);
+        $$->tile_count = list_count($6);
+    }
   | ORDER name COLON HOLE SEMI {
         $$ = new_item(ps, MI_ORDER, @$, @1);
         $$->level = $2;
@@ -1000,6 +1013,18 @@ map_item:
         $$ = new_item(ps, MI_ORDER, @$, @1);
         $$->level = $2;
         $$->order = ident_list(ps, $4);
+    }
+  | ORDER name FOR for_stmts COLON HOLE SEMI {
+        $$ = new_item(ps, MI_ORDER, @$, @1);
+        $$->level = $2;
+        $$->stmts = ident_list(ps, $4);
+        $$->whole_hole = true;
+    }
+  | ORDER name FOR for_stmts COLON ident_list SEMI {
+        $$ = new_item(ps, MI_ORDER, @$, @1);
+        $$->level = $2;
+        $$->stmts = ident_list(ps, $4);
+        $$->order = ident_list(ps, $6);
     }
   | FUSE HOLE SEMI {
         $$ = new_item(ps, MI_FUSE, @$, @1);

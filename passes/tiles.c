@@ -15,8 +15,9 @@ static bool internal_to_group(const Schedule *s, int t, int g) {
 }
 
 /* The group's loop nest: the loops of every level, outermost level first,
- * each level in the mapping's `order` (else index order); a loop takes the
- * largest trip count of the statements that use its index. */
+ * each level in its statements' `order` (one order: the checker and the
+ * optimizer keep a group's statements to one, E0333; else index order); a
+ * loop takes the largest trip count of the statements that use its index. */
 static void build_loops(Schedule *s, SchedGroup *g) {
     const IrOp *op = s->op;
     const IrMapping *m = s->m;
@@ -30,10 +31,11 @@ static void build_loops(Schedule *s, SchedGroup *g) {
     for (int l = 1; l <= s->levels; l++) {
         bool *used = ARENA_ARRAY(s->arena, bool, I);
         int n = 0;
-        int given = (l < s->levels && m->order.length) ? m->order.length[l] : 0;
+        int slot = l < s->levels ? ir_order_slot(m, g->stmts[0], l) : 0;
+        int given = l < s->levels ? m->order.length[slot] : 0;
         g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
         for (int k = 0; k < given; k++) {
-            int i = m->order.perm[l * I + k];
+            int i = m->order.perm[slot * I + k];
             if (i >= 0 && i < I && !used[i]) {
                 used[i] = true;
                 g->order[l * I + n++] = i;
@@ -279,10 +281,11 @@ static double reader_copy_tiles(const Schedule *s, const SchedGroup *g, int read
 static Span capacity_span(const Schedule *s, const SchedGroup *g, int level) {
     const IrMapping *m = s->m;
     int I = s->op->index_count;
-    if (m->tile.span)
-        for (int i = 0; i < I; i++)
-            if (m->tile.size[level * I + i] >= 1 && m->tile.span[level * I + i].file >= 0)
-                return m->tile.span[level * I + i];
+    for (int q = 0; q < g->stmt_count; q++)
+        for (int i = 0; i < I; i++) {
+            int k = ir_tile_slot(m, g->stmts[q], level, i);
+            if (m->tile.size[k] >= 1 && m->tile.span[k].file >= 0) return m->tile.span[k];
+        }
     if (g->fused && m->fuse.span) {
         int fg = m->fuse.group[g->stmts[0]];
         if (fg >= 0 && m->fuse.span[fg].file >= 0) return m->fuse.span[fg];
@@ -354,7 +357,7 @@ static void walk_tiles(Schedule *s, int st) {
         add_class(cur, &n, cap, e, 1);
         for (int l = 1; l <= s->levels; l++) {
             double p = sched_split_between(s, ss, l - 1, l, i);
-            int64_t given = (l < s->levels && m->tile.size) ? m->tile.size[l * I + i] : IR_UNSET;
+            int64_t given = l < s->levels ? m->tile.size[ir_tile_slot(m, st, l, i)] : IR_UNSET;
             double block = given >= 1 ? (double)given : 1;
             double share = sched_deal(ss->tile[sched_li(s, l - 1, i)], p, block);
             if (share < 1) share = 1;

@@ -553,8 +553,9 @@ static void range_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int i, int
             k = k * c->dim_size[d] + c->coord[q * D + d];
         }
         if (parts > 1) {
-            int64_t given =
-                l >= 1 && l < c->V && c->s->m->tile.size ? c->s->m->tile.size[l * I + i] : IR_UNSET;
+            int64_t given = l >= 1 && l < c->V
+                                ? c->s->m->tile.size[ir_tile_slot(c->s->m, si->st, l, i)]
+                                : IR_UNSET;
             int64_t b = given >= 1 ? given : 1, len = hi - lo;
             int64_t blocks = (len + b - 1) / b, per = (blocks + parts - 1) / parts;
             int64_t nlo = k * per * b, nhi = (k + 1) * per * b;

@@ -148,12 +148,15 @@ static const char *cfg_column(Arena *a, const OptSpace *sp, int c) {
     for (int h = 0; h < sp->th_count; h++) {
         bool same_level = h > 0 && sp->th_level[h - 1] == sp->th_level[h];
         if (!same_level) column_add(buf, &len, "_tile_%s", sp->arch->levels[sp->th_level[h]].name);
+        /* a `tile L for ...` line's hole: the line's number (IrTile.from) */
+        if (sp->th_line[h] > 0) column_add(buf, &len, "_for%d", sp->th_line[h]);
         column_add(buf, &len, "_%s_%lld", sp->op->indices[sp->th_index[h]].name,
                    (long long)tiles[h]);
     }
     const int *orders = opt_cfg_order(sp, c);
     for (int k = 0; k < sp->oh_count; k++) {
         column_add(buf, &len, "_order_%s", sp->arch->levels[sp->oh_level[k]].name);
+        if (sp->oh_line[k] > 0) column_add(buf, &len, "_for%d", sp->oh_line[k]);
         for (int i = 0; i < sp->I; i++)
             column_add(buf, &len, "_%s", sp->op->indices[orders[k * sp->I + i]].name);
     }
@@ -174,12 +177,10 @@ static Span config_span(const IrMapping *m) {
     if (m->spatial.split && m->spatial.split_span)
         for (int k = 0; k < S * D; k++)
             if (m->spatial.split[k] == IR_HOLE) return m->spatial.split_span[k];
-    if (m->tile.size && m->tile.span)
-        for (int k = 0; k < L * I; k++)
-            if (m->tile.size[k] == IR_HOLE) return m->tile.span[k];
-    if (m->order.length && m->order.span)
-        for (int l = 0; l < L; l++)
-            if (m->order.length[l] == IR_HOLE) return m->order.span[l];
+    for (int k = 0; k < S * L * I; k++)
+        if (m->tile.size[k] == IR_HOLE) return m->tile.span[k];
+    for (int k = 0; k < S * L; k++)
+        if (m->order.length[k] == IR_HOLE) return m->order.span[k];
     if (m->fuse.whole_hole) return m->fuse.hole_span;
     return m->span;
 }
@@ -1094,11 +1095,8 @@ static IrMapping *relaxed_copy(Arena *a, const IrMapping *m, const OptDecision *
     *r = *m;
     int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
     int L = m->arch->level_count;
-    r->tile.size = ARENA_ARRAY(a, int64_t, L * I + 1);
-    if (m->tile.size)
-        memcpy(r->tile.size, m->tile.size, sizeof(int64_t) * (size_t)(L * I));
-    else
-        for (int k = 0; k < L * I; k++) r->tile.size[k] = IR_UNSET;
+    r->tile.size = ARENA_ARRAY(a, int64_t, S * L * I + 1);
+    memcpy(r->tile.size, m->tile.size, sizeof(int64_t) * (size_t)(S * L * I));
     r->spatial.split = ARENA_ARRAY(a, int, S *D + 1);
     if (m->spatial.split)
         memcpy(r->spatial.split, m->spatial.split, sizeof(int) * (size_t)(S * D));
@@ -1112,7 +1110,12 @@ static IrMapping *relaxed_copy(Arena *a, const IrMapping *m, const OptDecision *
         if (keep[d]) continue;
         const OptDecision *x = &dec[d];
         switch (x->kind) {
-        case OD_TILE: r->tile.size[x->level * I + x->index] = IR_HOLE; break;
+        case OD_TILE: /* the line's entry, for every statement it gives it to */
+            for (int st = 0; st < S; st++) {
+                int k = ir_tile_slot(m, st, x->level, x->index);
+                if (m->tile.from[k] == x->group && m->tile.size[k] >= 1) r->tile.size[k] = IR_HOLE;
+            }
+            break;
         case OD_SPLIT:
             for (int k = 0; k < S * D; k++) {
                 Span s = m->spatial.split_span[k];
@@ -1169,9 +1172,13 @@ static const char *decision_text(Arena *a, const IrMapping *m, const OptDecision
     const IrOp *op = m->op;
     switch (d->kind) {
     case OD_TILE:
-        return arena_printf(a, "tile %s %lld at %s", op->indices[d->index].name,
-                            (long long)m->tile.size[d->level * op->index_count + d->index],
-                            m->arch->levels[d->level].name);
+        for (int st = 0; st < op->stmt_count; st++) {
+            int k = ir_tile_slot(m, st, d->level, d->index);
+            if (m->tile.from[k] == d->group && m->tile.size[k] >= 1)
+                return arena_printf(a, "tile %s %lld at %s", op->indices[d->index].name,
+                                    (long long)m->tile.size[k], m->arch->levels[d->level].name);
+        }
+        return "this tile";
     case OD_SPLIT: return "this split";
     case OD_FUSE: return "this fusion group";
     case OD_FUSE_LEVEL:
@@ -1187,12 +1194,19 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
     int S = m->op->stmt_count, D = m->arch->dim_count, I = m->op->index_count;
     int L = m->arch->level_count;
     /* the user's decisions */
-    OptDecision *dec = ARENA_ARRAY(a, OptDecision, L * I + S * D + 2 * S + 1);
+    int TL = m->tile.line_count + 1;
+    OptDecision *dec = ARENA_ARRAY(a, OptDecision, L * I * TL + S * D + 2 * S + 1);
     int nd = 0;
-    for (int l = 0; l < L && m->tile.size; l++)
+    /* a tile decision: one line's entry of an index at a level */
+    for (int l = 0; l < L; l++)
         for (int i = 0; i < I; i++)
-            if (m->tile.size[l * I + i] >= 1)
-                dec[nd++] = (OptDecision){OD_TILE, l, i, -1, m->tile.span[l * I + i]};
+            for (int line = 0; line < TL; line++)
+                for (int st = 0; st < S; st++) {
+                    int k = ir_tile_slot(m, st, l, i);
+                    if (m->tile.from[k] != line || m->tile.size[k] < 1) continue;
+                    dec[nd++] = (OptDecision){OD_TILE, l, i, line, m->tile.span[k]};
+                    break;
+                }
     int split_first = nd; /* one decision per `spatial` assignment: few */
     if (m->spatial.split && !m->spatial.whole_hole)
         for (int k = 0; k < S * D; k++) {

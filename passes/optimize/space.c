@@ -140,8 +140,8 @@ static bool split_divides(const OptSpace *sp, const int *split) {
             }
             /* a given tile is no smaller than the split inside its level
              * (E0326) */
-            for (int l = 1; sp->m->tile.size && l < sp->L; l++) {
-                int64_t t = sp->m->tile.size[l * sp->I + i];
+            for (int l = 1; l < sp->L; l++) {
+                int64_t t = sp->m->tile.size[ir_tile_slot(sp->m, st, l, i)];
                 if (t < 1 || !ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
                 if (t < split_between(sp, split, st, l, sp->L, i)) return false;
             }
@@ -437,14 +437,17 @@ static int64_t gcd64(int64_t a, int64_t b) {
     return a;
 }
 
-/* The tile of index i at level l as far as it is known: given, or the
- * value assigned to a hole so far; 0 when neither. */
-static int64_t known_tile(const OptSpace *sp, const int64_t *hv, int l, int i) {
-    int64_t v = sp->m->tile.size ? sp->m->tile.size[l * sp->I + i] : IR_UNSET;
+/* Statement st's tile of index i at level l as far as it is known: given,
+ * or the value assigned to its hole so far; 0 when neither. */
+static int64_t known_tile(const OptSpace *sp, const int64_t *hv, int st, int l, int i) {
+    int k = ir_tile_slot(sp->m, st, l, i);
+    int64_t v = sp->m->tile.size[k];
     if (v >= 1) return v;
     if (v == IR_HOLE)
         for (int h = 0; h < sp->th_count; h++)
-            if (sp->th_level[h] == l && sp->th_index[h] == i) return hv[h];
+            if (sp->th_level[h] == l && sp->th_index[h] == i &&
+                sp->th_line[h] == sp->m->tile.from[k])
+                return hv[h];
     return 0;
 }
 
@@ -460,10 +463,10 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
     int64_t g = 0;
     *most = 0;
     for (int st = 0; st < sp->S; st++) {
-        if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
         int64_t e = instance_extent(sp, split, st, l, i), share = e;
         for (int lo = l - 1; lo >= 0; lo--) {
-            int64_t v = known_tile(sp, hv, lo, i);
+            int64_t v = known_tile(sp, hv, st, lo, i);
             if (v < 1) continue;
             int64_t p = split_between(sp, split, st, lo, l, i);
             if (p == 1) *most = -1; /* must divide v */
@@ -488,25 +491,25 @@ static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64
     /* no smaller than the split inside it (E0326); it is dealt out in
      * whole blocks, so it need not be a multiple */
     for (int st = 0; st < sp->S; st++) {
-        if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
         int64_t p = split_between(sp, split, st, l, sp->L, i);
         if (p <= 1) continue;
         /* contiguous runs of ceil(t / p) elements: every instance gets one */
         int64_t run = (t + p - 1) / p;
         if (t < p || (t + run - 1) / run < p) return false;
     }
-    for (int li = l + 1; li < sp->L; li++) {
-        int64_t w = sp->m->tile.size ? sp->m->tile.size[li * sp->I + i] : IR_UNSET;
-        if (w == IR_HOLE) break; /* checked when that hole is enumerated */
-        if (w < 1) continue;
-        for (int st = 0; st < sp->S; st++) {
-            if (!ir_stmt_uses_index(&sp->op->stmts[st], i)) continue;
+    for (int st = 0; st < sp->S; st++) {
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
+        for (int li = l + 1; li < sp->L; li++) {
+            int64_t w = sp->m->tile.size[ir_tile_slot(sp->m, st, li, i)];
+            if (w == IR_HOLE) break; /* checked when that hole is enumerated */
+            if (w < 1) continue;
             /* an inner given tile divides it when no split lies between
              * (E0311); across a split it only fits in it */
             int64_t p = split_between(sp, split, st, l, li, i);
             if (p == 1 ? t % w != 0 : w > t) return false;
+            break;
         }
-        break;
     }
     (void)hv;
     return true;
@@ -732,7 +735,7 @@ static bool find_loops(Enum *e) {
         for (int i = 0; i < I; i++) {
             bool loops = false;
             for (int st = 0; st < sp->S && !loops; st++)
-                if (ir_stmt_uses_index(&sp->op->stmts[st], i) &&
+                if (ir_stmt_uses_index(&sp->op->stmts[st], i) && opt_order_hole_of(sp, k, st) &&
                     s->stmts[st].trips[sched_li(s, l, i)] > 1)
                     loops = true;
             if (loops) e->loops[k * I + n++] = i;
@@ -903,6 +906,42 @@ static bool relevance(OptSpace *sp) {
 /* The arcs: fixed groups from `fuse` lines first, then every run of each
  * block of `fuse ?` statements, at every level.  Returns false when the
  * budget or the clock stopped it. */
+/* Whether the statements of a group may be fused: they share one loop
+ * nest, so their tiles and orders must agree (ir_fusable, E0332/E0333).
+ * Holes of different lines count as different even where a configuration
+ * would fill them alike: the arc is left out rather than costed per
+ * configuration. */
+static bool arc_fusable(const OptSpace *sp, const int *stmts, int n) {
+    for (int q = 1; q < n; q++)
+        for (int r = 0; r < q; r++)
+            if (!ir_fusable(sp->m, stmts[r], stmts[q])) return false;
+    return true;
+}
+
+/* The last statement j <= last such that the statements i..j (consecutive
+ * ids) may be fused.  Agreement is an equivalence (the same line, or the
+ * same given value), so each statement is compared with the run's first
+ * user of each index and with the run's first statement. */
+static int fusable_reach(const OptSpace *sp, int i, int last, int *first_user) {
+    const IrMapping *m = sp->m;
+    if (m->tile.line_count == 0 && m->order.line_count == 0) return last; /* one line each */
+    int L = sp->L, I = sp->I;
+    for (int k = 0; k < L * I; k++) first_user[k] = -1;
+    for (int j = i; j <= last; j++)
+        for (int l = 1; l < L; l++) {
+            if (!ir_same_order(m, i, j, l)) return j - 1;
+            for (int x = 0; x < I; x++) {
+                if (!ir_stmt_uses_index(&sp->op->stmts[j], x)) continue;
+                int *f = &first_user[l * I + x];
+                if (*f < 0)
+                    *f = j;
+                else if (!ir_same_tile(m, *f, j, l, x))
+                    return j - 1;
+            }
+        }
+    return last;
+}
+
 static bool build_arcs(OptSpace *sp) {
     const IrMapping *m = sp->m;
     Arena *a = sp->arena;
@@ -958,6 +997,7 @@ static bool build_arcs(OptSpace *sp) {
     sp->arc_count = 0;
     int *ident = ARENA_ARRAY(a, int, S + 1);
     for (int st = 0; st < S; st++) ident[st] = st;
+    int *first_user = ARENA_ARRAY(a, int, sp->L * sp->I + 1);
     /* blocks: fixed groups, then runs of free statements; positions lay
      * the blocks end to end by first statement */
     int *block_of = ARENA_ARRAY(a, int, S + 1);
@@ -976,13 +1016,15 @@ static bool build_arcs(OptSpace *sp) {
         int k0 = 0, k1 = 1;
         if (lv == IR_HOLE) k1 = nlev;
         for (int k = k0; k < k1; k++) {
+            int level = lv == IR_HOLE ? levels[k]
+                        : lv >= 0     ? lv
+                        : n == 1      ? OPT_UNFUSED
+                                      : OPT_LEVEL_DEFAULT;
+            if (n > 1 && !arc_fusable(sp, stmts, n)) continue;
             OptArc *arc = &sp->arcs[sp->arc_count++];
             arc->stmts = stmts;
             arc->count = n;
-            arc->level = lv == IR_HOLE ? levels[k]
-                         : lv >= 0     ? lv
-                         : n == 1      ? OPT_UNFUSED
-                                       : OPT_LEVEL_DEFAULT;
+            arc->level = level;
             arc->given_group = g;
             arc->block = block;
         }
@@ -997,7 +1039,8 @@ static bool build_arcs(OptSpace *sp) {
         while (end < S && m->fuse.group[end] == IR_HOLE) end++;
         for (int i = st; i < end; i++) {
             block_of[i] = block;
-            for (int j = i + 1; j <= end; j++) {
+            int reach = fusable_reach(sp, i, end - 1, first_user);
+            for (int j = i + 1; j <= end && j - 1 <= reach; j++) {
                 int n = j - i;
                 for (int k = 0; k < (n == 1 ? 1 : nlev); k++) {
                     OptArc *arc = &sp->arcs[sp->arc_count++];
@@ -1012,6 +1055,9 @@ static bool build_arcs(OptSpace *sp) {
         block++;
         st = end;
     }
+    /* fewer than counted when statements that may not share a loop nest
+     * left runs out (arc_fusable, fusable_reach) */
+    A = sp->arc_count;
     for (int st = 0; st < S; st++) /* in no group and not free: no arc */
         if (block_of[st] < 0) block_of[st] = block++;
     /* positions: blocks in the order of their first statements */
@@ -1099,18 +1145,34 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
                                    : -1;
     }
     build_splits(sp, config_limit);
-    /* tile holes, by index then level (outer first) */
-    sp->th_level = ARENA_ARRAY(arena, int, L *I + 1);
-    sp->th_index = ARENA_ARRAY(arena, int, L *I + 1);
+    /* tile holes, by index then level (outer first), then line: one per
+     * line that leaves the index open at the level */
+    int TL = m->tile.line_count + 1, OL = m->order.line_count + 1;
+    sp->th_level = ARENA_ARRAY(arena, int, L *I *TL + 1);
+    sp->th_index = ARENA_ARRAY(arena, int, L *I *TL + 1);
+    sp->th_line = ARENA_ARRAY(arena, int, L *I *TL + 1);
     for (int i = 0; i < I; i++)
         for (int l = 0; l < L; l++)
-            if (m->tile.size && m->tile.size[l * I + i] == IR_HOLE) {
-                sp->th_level[sp->th_count] = l;
-                sp->th_index[sp->th_count++] = i;
-            }
-    sp->oh_level = ARENA_ARRAY(arena, int, L + 1);
+            for (int line = 0; line < TL; line++)
+                for (int st = 0; st < S; st++) {
+                    int k = ir_tile_slot(m, st, l, i);
+                    if (m->tile.size[k] != IR_HOLE || m->tile.from[k] != line) continue;
+                    sp->th_level[sp->th_count] = l;
+                    sp->th_index[sp->th_count] = i;
+                    sp->th_line[sp->th_count++] = line;
+                    break;
+                }
+    sp->oh_level = ARENA_ARRAY(arena, int, L *OL + 1);
+    sp->oh_line = ARENA_ARRAY(arena, int, L *OL + 1);
     for (int l = 0; l < L; l++)
-        if (m->order.length && m->order.length[l] == IR_HOLE) sp->oh_level[sp->oh_count++] = l;
+        for (int line = 0; line < OL; line++)
+            for (int st = 0; st < S; st++) {
+                int k = ir_order_slot(m, st, l);
+                if (m->order.length[k] != IR_HOLE || m->order.from[k] != line) continue;
+                sp->oh_level[sp->oh_count] = l;
+                sp->oh_line[sp->oh_count++] = line;
+                break;
+            }
     if (!sp->truncated && !build_arcs(sp)) sp->truncated = true;
     if (sp->truncated) {
         sp->enumerated = 0;
@@ -1158,38 +1220,35 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         m->spatial.split_span = ARENA_ARRAY(arena, Span, S * D + 1);
         for (int k = 0; k < S * D; k++) m->spatial.split_span[k] = SPAN_NONE;
     }
-    m->tile.size = ARENA_ARRAY(arena, int64_t, L * I + 1);
-    for (int k = 0; k < L * I; k++) {
-        int64_t v = src->tile.size ? src->tile.size[k] : IR_UNSET;
+    int TS = ir_tile_slots(src), OS = ir_order_slots(src);
+    m->tile.size = ARENA_ARRAY(arena, int64_t, TS + 1);
+    for (int k = 0; k < TS; k++) {
+        int64_t v = src->tile.size[k];
         m->tile.size[k] = v == IR_HOLE ? IR_UNSET : v;
     }
     const int64_t *tiles = opt_cfg_tile(sp, c);
     for (int h = 0; h < sp->th_count; h++)
-        m->tile.size[sp->th_level[h] * I + sp->th_index[h]] = tiles[h];
-    if (!src->tile.span) {
-        m->tile.span = ARENA_ARRAY(arena, Span, L * I + 1);
-        for (int k = 0; k < L * I; k++) m->tile.span[k] = SPAN_NONE;
-    }
+        for (int st = 0; st < S; st++)
+            if (opt_tile_hole_of(sp, h, st))
+                m->tile.size[ir_tile_slot(src, st, sp->th_level[h], sp->th_index[h])] = tiles[h];
     m->tile.index_hole = ARENA_ARRAY(arena, bool, L + 1);
     m->tile.index_hole_count = 0;
-    m->order.perm = ARENA_ARRAY(arena, int, L *I + 1);
-    m->order.length = ARENA_ARRAY(arena, int, L + 1);
-    for (int l = 0; l < L; l++) {
-        int len = src->order.length ? src->order.length[l] : 0;
+    m->order.perm = ARENA_ARRAY(arena, int, OS *I + 1);
+    m->order.length = ARENA_ARRAY(arena, int, OS + 1);
+    for (int o = 0; o < OS; o++) {
+        int len = src->order.length[o];
         if (len < 0) len = 0;
-        m->order.length[l] = len;
-        for (int k = 0; k < len; k++) m->order.perm[l * I + k] = src->order.perm[l * I + k];
+        m->order.length[o] = len;
+        for (int k = 0; k < len; k++) m->order.perm[o * I + k] = src->order.perm[o * I + k];
     }
     const int *orders = opt_cfg_order(sp, c);
-    for (int k = 0; k < sp->oh_count; k++) {
-        int l = sp->oh_level[k];
-        m->order.length[l] = I;
-        for (int i = 0; i < I; i++) m->order.perm[l * I + i] = orders[k * I + i];
-    }
-    if (!src->order.span) {
-        m->order.span = ARENA_ARRAY(arena, Span, L + 1);
-        for (int l = 0; l < L; l++) m->order.span[l] = SPAN_NONE;
-    }
+    for (int k = 0; k < sp->oh_count; k++)
+        for (int st = 0; st < S; st++) {
+            if (!opt_order_hole_of(sp, k, st)) continue;
+            int o = ir_order_slot(src, st, sp->oh_level[k]);
+            m->order.length[o] = I;
+            for (int i = 0; i < I; i++) m->order.perm[o * I + i] = orders[k * I + i];
+        }
     m->fuse.group = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.level = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.span = ARENA_ARRAY(arena, Span, S + 1);

@@ -89,7 +89,7 @@ typedef enum OptDecisionKind { OD_TILE, OD_SPLIT, OD_FUSE, OD_FUSE_LEVEL } OptDe
 typedef struct OptDecision {
     OptDecisionKind kind;
     int level, index; /* OD_TILE */
-    int group;        /* OD_FUSE, OD_FUSE_LEVEL */
+    int group;        /* OD_FUSE, OD_FUSE_LEVEL; OD_TILE: its line (IrTile.from) */
     Span span;        /* OD_SPLIT: all cells with this span */
 } OptDecision;
 
@@ -128,12 +128,13 @@ typedef struct OptSpace {
     int split_count;
     int *splits;        /* split_count tables of S * D */
     bool *split_varies; /* [st]: its row differs between split tables */
-    /* tile holes, sorted by index then level */
+    /* tile holes, sorted by index then level (then line): one per line
+     * that leaves an index open, shared by the statements it names */
     int th_count;
-    int *th_level, *th_index;
-    /* order holes */
+    int *th_level, *th_index, *th_line; /* th_line: IrTile.from of its entries */
+    /* order holes: one per line (`order L: ?`, `order L for S: ?`) */
     int oh_count;
-    int *oh_level;
+    int *oh_level, *oh_line; /* oh_line: IrOrder.from of its entries */
     /* fusion: blocks (a fixed group, or a maximal run of `fuse ?`
      * statements) laid end to end, ordered by first statement, give every
      * statement a position; every arc is a run of positions */
@@ -165,6 +166,16 @@ static inline const int64_t *opt_cfg_tile(const OptSpace *sp, int c) {
 static inline const int *opt_cfg_order(const OptSpace *sp, int c) {
     return sp->cfg_pages[c / OPT_CFG_PAGE].order +
            (size_t)(c % OPT_CFG_PAGE) * (size_t)sp->oh_count * (size_t)sp->I;
+}
+/* Whether tile hole h is statement st's tile (st is named by its line). */
+static inline bool opt_tile_hole_of(const OptSpace *sp, int h, int st) {
+    int k = ir_tile_slot(sp->m, st, sp->th_level[h], sp->th_index[h]);
+    return sp->m->tile.size[k] == IR_HOLE && sp->m->tile.from[k] == sp->th_line[h];
+}
+/* Whether order hole k is statement st's order. */
+static inline bool opt_order_hole_of(const OptSpace *sp, int k, int st) {
+    int o = ir_order_slot(sp->m, st, sp->oh_level[k]);
+    return sp->m->order.length[o] == IR_HOLE && sp->m->order.from[o] == sp->oh_line[k];
 }
 static inline const int *opt_split_table(const OptSpace *sp, int split) {
     return sp->splits + (size_t)split * (size_t)sp->S * (size_t)sp->D;

@@ -139,7 +139,7 @@ else
 fi
 
 # ------------------------------------------------------------ round trip
-for m in s11_all_softmax s13_mlp s22_partial_fuse; do
+for m in s11_all_softmax s13_mlp s22_partial_fuse s25_group_tiles s26_group_orders s27_group_tiles_fuse; do
     $CMTC compile $SPACES -m "$m" --format json >"$TMP/rt.json" 2>/dev/null
     python3 -c '
 import json, re, sys

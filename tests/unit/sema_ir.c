@@ -161,9 +161,13 @@ static void test_fused(const IrMapping *m) {
     CHECK(m->spatial.split[mx->id * dc + x] == in, "n split over x for mx");
     CHECK(m->spatial.split[mx->id * dc + y] == im, "m split over y for mx");
     int glb = ir_find_level(m->arch, intern_cstr("GLB"));
-    CHECK(m->tile.size[glb * ic + im] == 64, "tile m 64 at GLB");
-    CHECK(m->tile.size[0 * ic + im] == IR_UNSET, "no tile at DRAM");
-    CHECK(m->order.length[glb] == 3 && m->order.perm[glb * ic] == im, "order m, n, k");
+    for (int st = 0; st < op->stmt_count; st++) {
+        CHECK(m->tile.size[ir_tile_slot(m, st, glb, im)] == 64, "tile m 64 at GLB");
+        CHECK(m->tile.from[ir_tile_slot(m, st, glb, im)] == 0, "from the mapping-wide line");
+        CHECK(m->tile.size[ir_tile_slot(m, st, 0, im)] == IR_UNSET, "no tile at DRAM");
+        int o = ir_order_slot(m, st, glb);
+        CHECK(m->order.length[o] == 3 && m->order.perm[o * ic] == im, "order m, n, k");
+    }
     CHECK(m->fuse.group_count == 1 && m->fuse.level[0] == glb, "one group at GLB");
     CHECK(m->repeat == 96 && m->hole_count == 0 && m->overlap == OVERLAP_FULL,
           "repeat, no holes, full overlap");
@@ -180,7 +184,7 @@ static void test_searched(const IrMapping *m) {
     CHECK(m->spatial.split[c->id * dc + 1] == IR_UNSET, "C: y unset");
     int glb = ir_find_level(m->arch, intern_cstr("GLB"));
     CHECK(m->tile.index_hole[glb], "index hole at GLB");
-    CHECK(m->order.length[glb] == IR_HOLE, "order hole");
+    CHECK(m->order.length[ir_order_slot(m, c->id, glb)] == IR_HOLE, "order hole");
     CHECK(m->fuse.whole_hole && m->fuse.group[c->id] == 0 &&
               m->fuse.level[0] == IR_HOLE,
           "C, mx fused at a hole; the rest left to the optimizer");

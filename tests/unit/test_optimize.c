@@ -61,12 +61,13 @@ static const char *decisions(Arena *a, const IrMapping *m) {
                            m->spatial.whole_hole, m->fuse.whole_hole, m->tile.index_hole_count);
     for (int k = 0; k < S * D; k++) t = arena_printf(a, "%s %d", t, m->spatial.split[k]);
     t = arena_printf(a, "%s\ntile", t);
-    for (int k = 0; k < L * I; k++) t = arena_printf(a, "%s %lld", t, (long long)m->tile.size[k]);
+    for (int k = 0; k < S * L * I; k++)
+        t = arena_printf(a, "%s %lld/%d", t, (long long)m->tile.size[k], m->tile.from[k]);
     t = arena_printf(a, "%s\norder", t);
-    for (int l = 0; l < L; l++) {
-        t = arena_printf(a, "%s [%d:", t, m->order.length[l]);
-        for (int k = 0; k < m->order.length[l]; k++)
-            t = arena_printf(a, "%s %d", t, m->order.perm[l * I + k]);
+    for (int o = 0; o < S * L; o++) {
+        t = arena_printf(a, "%s [%d/%d:", t, m->order.length[o], m->order.from[o]);
+        for (int k = 0; k < m->order.length[o]; k++)
+            t = arena_printf(a, "%s %d", t, m->order.perm[o * I + k]);
         t = arena_printf(a, "%s]", t);
     }
     t = arena_printf(a, "%s\nfuse %d:", t, m->fuse.group_count);
