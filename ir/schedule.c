@@ -195,11 +195,43 @@ static double real_combinations(const Schedule *s, const SchedGroup *g, int st, 
     return n;
 }
 
+/* The level of the deepest loop at positions < upto that st runs more
+ * than once over `index`, -1 when none. */
+static int deepest_loop_level(const Schedule *s, const SchedGroup *g, int st, int upto, int index) {
+    int level = -1;
+    for (int k = 0; k < upto; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->index == index && s->stmts[st].trips[sched_li(s, lp->level, index)] > 1)
+            level = lp->level;
+    }
+    return level;
+}
+
+/* The fraction of the combinations real_combinations counts that a
+ * restriction leaves (docs/cost-model.md section 3.1): the pairs of x
+ * and y ranges the loops before `upto` step (over the tensor's indices
+ * only when only_tensor >= 0) that meet the allowed region, over the
+ * tile counts real_combinations multiplied for x and y. */
+static double mask_fraction(const Schedule *s, const SchedGroup *g, int st, int upto, int level,
+                            int only_tensor) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    int lx = deepest_loop_level(s, g, st, upto, mk->x);
+    int ly = deepest_loop_level(s, g, st, upto, mk->y);
+    if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, mk->x)) lx = -1;
+    if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, mk->y)) ly = -1;
+    double all, pairs = sched_mask_pairs(mk, level, lx, ly, &all);
+    double counted = (lx >= 0 ? ss->count[sched_li(s, lx, mk->x)] : 1) *
+                     (ly >= 0 ? ss->count[sched_li(s, ly, mk->y)] : 1);
+    (void)all;
+    return counted > 0 ? pairs / counted : 1;
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
-    SchedVisits v = {1, 1, -1};
+    SchedVisits v = {1, 1, -1, 1};
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level) break;
@@ -210,6 +242,17 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
     if (v.depth >= 0) {
         v.visits = real_combinations(s, g, st, v.depth + 1, -1);
         v.distinct = real_combinations(s, g, st, v.depth + 1, t->id);
+    }
+    v.full = v.visits;
+    if (ss->mask) {
+        /* a tile wholly outside the restriction is neither loaded nor
+         * computed nor stored */
+        double loads, leaves;
+        if (sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &leaves) && leaves > 0)
+            v.visits *= loads / leaves;
+        else
+            v.visits *= mask_fraction(s, g, st, v.depth + 1, level, -1);
+        v.distinct *= mask_fraction(s, g, st, v.depth + 1, level, t->id);
     }
     return v;
 }

@@ -177,6 +177,29 @@ typedef struct SchedClass {
     double size, count;
 } SchedClass;
 
+/* A statement's restriction (`where`, own or inherited, canonical as
+ * x <= y + k) on the tile grid its schedule walks (docs/cost-model.md
+ * section 3.1): the tiles of x and of y that the chosen compute
+ * instance's ancestor at each level walks, and the points of the compute
+ * tiles that intersect the allowed region.  The chosen instance is the
+ * one with the most such points (the busiest under the restriction). */
+typedef struct SchedRange {
+    double lo, hi; /* [lo, hi) elements of the index */
+    int parent;    /* its tile at the level above */
+} SchedRange;
+
+typedef struct SchedMask {
+    int x, y;
+    int64_t k;
+    SchedRange **xs, **ys;           /* [level][tile] for levels 0..L */
+    int *nx, *ny;                    /* [level] */
+    double visited_points;           /* x-y points of the visited compute tiles */
+    double all_points;               /* x-y points of all its compute tiles */
+    double visited_tiles, all_tiles; /* compute tile pairs */
+    double every_visited;            /* visited points over every instance (energy) */
+    double every_points;             /* extent(x) x extent(y) */
+} SchedMask;
+
 typedef struct SchedStmt {
     int group;
     int position;              /* in its group's statement list */
@@ -197,6 +220,7 @@ typedef struct SchedStmt {
     int class_cap;
     Layout out_layout[SCHED_MAX_DIMS]; /* its result along each dim */
     const IrCompute *unit;
+    SchedMask *mask;   /* NULL when the statement runs unrestricted */
     double work;       /* MACs or element ops of the busiest instance */
     double total_work; /* MACs or element ops over every instance (energy) */
     double compute_s;
@@ -278,10 +302,31 @@ typedef struct SchedVisits {
     double visits;   /* times the tile is brought in / written back */
     double distinct; /* distinct tiles */
     int depth;       /* loop position of the innermost loop that moves it */
+    double full;     /* visits without the statement's restriction (= visits
+                        when it has none) */
 } SchedVisits;
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level);
+
+/* The restriction of statement ss on its tile grid, or NULL: built by
+ * the tiles pass once tiles and trips are known (ir/mask.c). */
+SchedMask *sched_mask_build(const Schedule *s, int st);
+/* Pairs of (x-range, y-range) that intersect the allowed region, as the
+ * level-`level` instance sees them: each x-range the union of its
+ * level-`level` x tiles under one level-lx tile (lx -1: all of them, the
+ * loops do not step x), likewise y; *all gets every pair. */
+double sched_mask_pairs(const SchedMask *mk, int level, int lx, int ly, double *all);
+/* Walks statement st's loops at positions < upto and levels <= level in
+ * nest order and counts the iterations that meet the restriction and
+ * find another tile of `tensor` than the last such one (a tile the last
+ * visited iteration used stays resident: the last tile of one row of a
+ * triangle may be the first of the next).  *leaves gets the product of
+ * the trips walked.  False when the nest is too large to walk. */
+bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                      int upto, double *loads, double *leaves);
+/* The visited compute tiles of size sx along x and sy along y. */
+double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
 
 /* Position in g's nest of the outermost loop over an index statement st
  * reduces (with more than one trip for st); g->loop_count when none.  A
