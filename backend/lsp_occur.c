@@ -87,7 +87,7 @@ bool lsp_reserved_word(const char *w, size_t n) {
                  WORD("var"),  WORD("arch"),    WORD("memory"),    WORD("cluster"), WORD("compute"),
                  WORD("role"), WORD("cost"),    WORD("array"),     WORD("mapping"), WORD("for"),
                  WORD("on"),   WORD("spatial"), WORD("tile"),      WORD("order"),   WORD("fuse"),
-                 WORD("at"),   WORD("overlap"), WORD("objective"), WORD("repeat")};
+                 WORD("at"),   WORD("overlap"), WORD("objective"), WORD("repeat"),  WORD("where")};
 #undef WORD
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (words[i].len == n && memcmp(words[i].text, w, n) == 0) return true;
@@ -231,6 +231,22 @@ static void walk_op(Walk *w, const Decl *x) {
         for (int k = 0; k < s->indices.count; k++)
             emit(w, LSYM_INDEX, s->indices.items[k], x, false, false);
         walk_expr(w, s->rhs);
+        if (s->where) {
+            /* `where n <= m + W`: two indices, the offset a value */
+            emit(w, LSYM_INDEX, s->where->lhs, x, false, false);
+            const Expr *r = s->where->rhs;
+            if (r && r->kind == EX_BINARY) {
+                if (r->u.binary.lhs->kind == EX_NAME)
+                    emit(w, LSYM_INDEX,
+                         (Ident){r->u.binary.lhs->u.name, r->u.binary.lhs->span, false}, x, false,
+                         false);
+                walk_expr(w, r->u.binary.rhs);
+            } else if (r && r->kind == EX_NAME) {
+                emit(w, LSYM_INDEX, (Ident){r->u.name, r->span, false}, x, false, false);
+            } else {
+                walk_expr(w, r);
+            }
+        }
     }
 }
 

@@ -841,7 +841,7 @@ static void check_where(OpBuild *b, int k) {
 
 /* The offsets of the `where` clauses, now that the parameters have
  * values, and whether each leaves some but not all points (E0223 when it
- * leaves none, W0224 when it leaves every one); then the restriction each
+ * leaves none, E0224, a warning, when it leaves every one); then the restriction each
  * statement runs under: its own, else the first restricted tensor it
  * reads that names both restricted dimensions with indices it iterates
  * (docs/language.md 3.8).  The statements are copied: the structure's are
@@ -891,7 +891,7 @@ static bool instantiate_where(OpBuild *b, ConstEnv *env, DiagSink *diags) {
             continue;
         }
         if (ex - 1 <= kk) {
-            Diag *d = diag_warning(diags, st->where.span, "W0224",
+            Diag *d = diag_warning(diags, st->where.span, "E0224",
                                    "`where %s` holds at every point of `%s`: it restricts nothing",
                                    text, st->name);
             diag_note(

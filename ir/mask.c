@@ -322,7 +322,8 @@ typedef struct Walk {
     bool *moves;   /* [pos]: over an index of the tensor */
     int *coord, *last;
     bool any;
-    double loads, leaves;
+    bool has_x, has_y; /* the tensor has x, y */
+    double loads, xy;  /* loads, and the x-by-y extent of their tiles summed */
 } Walk;
 
 static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
@@ -334,7 +335,12 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
         bool same = w->any;
         for (int p = 0; p < w->n && same; p++)
             if (w->moves[p] && w->coord[p] != w->last[p]) same = false;
-        if (!same) w->loads++;
+        if (!same) {
+            w->loads++;
+            double ex = jx ? w->ax[0].hi[jx - 1][gx] - xlo : w->ax[0].all_hi - xlo;
+            double ylo = jy ? w->ax[1].lo[jy - 1][gy] : w->ax[1].all_lo;
+            w->xy += (w->has_x ? ex : 1) * (w->has_y ? yhi - ylo : 1);
+        }
         memcpy(w->last, w->coord, sizeof(int) * (size_t)w->n);
         w->any = true;
         return;
@@ -359,12 +365,14 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
 }
 
 bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
-                      int upto, double *loads, double *leaves) {
+                      int upto, double *loads, double *other, double *xy) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     const SchedMask *mk = ss->mask;
     Arena scratch = {0}, *a = &scratch;
     Walk w = {.mk = mk};
+    w.has_x = sched_access_has_index(s, st, tensor, mk->x);
+    w.has_y = sched_access_has_index(s, st, tensor, mk->y);
     w.kind = ARENA_ARRAY(a, int, upto + 1);
     w.trips = ARENA_ARRAY(a, double, upto + 1);
     w.moves = ARENA_ARRAY(a, bool, upto + 1);
@@ -372,6 +380,7 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
     w.last = ARENA_ARRAY(a, int, upto + 1);
     int *lv[2] = {ARENA_ARRAY(a, int, upto + 1), ARENA_ARRAY(a, int, upto + 1)}, nl[2] = {0, 0};
     double product = 1;
+    *other = 1;
     for (int k = 0; k < upto && k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level || !ir_stmt_uses_index(is, lp->index)) continue;
@@ -379,6 +388,7 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
         if (trips <= 1) continue;
         int kind = lp->index == mk->x ? 0 : lp->index == mk->y ? 1 : 2;
         if (kind < 2) lv[kind][nl[kind]++] = lp->level;
+        if (kind == 2) *other *= trips;
         w.kind[w.n] = kind;
         w.trips[w.n] = trips;
         w.moves[w.n] = sched_access_has_index(s, st, tensor, lp->index);
@@ -394,9 +404,8 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
     build_axis(a, &w.ax[0], mk->xs, mk->nx, level, lv[0], nl[0]);
     build_axis(a, &w.ax[1], mk->ys, mk->ny, level, lv[1], nl[1]);
     walk_nest(&w, 0, 0, 0, 0, 0);
-    /* every iteration, unrestricted: the product of the groups walked */
-    *leaves = product;
     *loads = w.loads;
+    *xy = w.xy;
     arena_free_all(a);
     return true;
 }

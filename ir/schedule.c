@@ -227,6 +227,16 @@ static double mask_fraction(const Schedule *s, const SchedGroup *g, int st, int 
     return counted > 0 ? pairs / counted : 1;
 }
 
+/* The tile counts real_combinations multiplied for x and y over the
+ * loops before upto. */
+static double mask_counted(const Schedule *s, const SchedGroup *g, int st, int upto) {
+    const SchedStmt *ss = &s->stmts[st];
+    int lx = deepest_loop_level(s, g, st, upto, ss->mask->x);
+    int ly = deepest_loop_level(s, g, st, upto, ss->mask->y);
+    return (lx >= 0 ? ss->count[sched_li(s, lx, ss->mask->x)] : 1) *
+           (ly >= 0 ? ss->count[sched_li(s, ly, ss->mask->y)] : 1);
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
     const SchedStmt *ss = &s->stmts[st];
@@ -247,14 +257,33 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
     if (ss->mask) {
         /* a tile wholly outside the restriction is neither loaded nor
          * computed nor stored */
-        double loads, leaves;
-        if (sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &leaves) && leaves > 0)
-            v.visits *= loads / leaves;
+        double loads, other, xy;
+        if (sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) && other > 0)
+            /* the walk's other loops at their real tile counts */
+            v.visits = loads * (v.visits / mask_counted(s, g, st, v.depth + 1)) / other;
         else
             v.visits *= mask_fraction(s, g, st, v.depth + 1, level, -1);
         v.distinct *= mask_fraction(s, g, st, v.depth + 1, level, t->id);
     }
     return v;
+}
+
+double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    if (!mk) return 1;
+    bool hx = sched_access_has_index(s, st, t->id, mk->x);
+    bool hy = sched_access_has_index(s, st, t->id, mk->y);
+    if (!hx && !hy) return 1;
+    SchedVisits v = sched_visits(s, g, st, t, level);
+    double loads, other, xy;
+    if (!sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) || loads <= 0)
+        return 1;
+    double mean = 1;
+    if (hx) mean *= ss->extent[sched_li(s, level, mk->x)] / ss->count[sched_li(s, level, mk->x)];
+    if (hy) mean *= ss->extent[sched_li(s, level, mk->y)] / ss->count[sched_li(s, level, mk->y)];
+    return mean > 0 ? xy / loads / mean : 1;
 }
 
 MemRole sched_held_role(const Schedule *s, int st, int tensor) {

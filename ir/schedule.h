@@ -321,10 +321,18 @@ double sched_mask_pairs(const SchedMask *mk, int level, int lx, int ly, double *
  * nest order and counts the iterations that meet the restriction and
  * find another tile of `tensor` than the last such one (a tile the last
  * visited iteration used stays resident: the last tile of one row of a
- * triangle may be the first of the next).  *leaves gets the product of
- * the trips walked.  False when the nest is too large to walk. */
+ * triangle may be the first of the next).  The loops over x and y walk
+ * the real ranges, the others their trips, whose product goes to
+ * *other; *xy the extents along x and y (those the tensor has) of the
+ * tiles loaded, summed.  False when the nest is too large to walk. */
 bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
-                      int upto, double *loads, double *leaves);
+                      int upto, double *loads, double *other, double *xy);
+/* What the bytes of a level-`level` tile of tensor t, averaged over
+ * every tile (extent / count along each index), are multiplied by to
+ * average them over the tiles a restricted statement st really moves
+ * (uneven tiles are not visited alike); 1 when unrestricted. */
+double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level);
 /* The visited compute tiles of size sx along x and sy along y. */
 double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
 

@@ -176,7 +176,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     SchedVisits v = sched_visits(s, g, st, tn, level);
     double all_visits = v.visits;
     v.visits -= served;
-    double fp = tile_bytes(s, st, tn, level);
+    double fp = tile_bytes(s, st, tn, level) * sched_mask_bytes_scale(s, g, st, tn, level);
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
     double per_outer = fp * spread(s, st, tn, is_output, level - 1, level); /* per outer instance */
@@ -223,6 +223,13 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
             n->reason =
                 arena_printf(s->arena, "%s; streams through %s (counted as it %s)", n->reason,
                              inner->name, is_output ? "came from below" : "goes on below");
+        if (v.full > v.visits)
+            n->reason = arena_printf(
+                s->arena,
+                "%s; where %s: moved on %.0f of %.0f visits (none for a "
+                "tile wholly outside it, nor for the tile the last visit "
+                "left)",
+                n->reason, ir_pred_text(s->arena, s->op, &s->op->stmts[st].mask), v.visits, v.full);
         if (served > 0)
             n->reason = arena_printf(s->arena,
                                      "%s; %.0f of its %.0f visits find the tile its producer "
@@ -253,8 +260,9 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         SchedVisits v = sched_visits(s, g, st, tn, unit_level);
         double children, replicas;
         fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem =
-            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
+        double per_mem = tile_bytes(s, st, tn, unit_level) *
+                         sched_mask_bytes_scale(s, g, st, tn, unit_level) *
+                         spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
         account(s, g, mem, read, written, 0, &energy, false);
