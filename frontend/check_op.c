@@ -965,7 +965,8 @@ static void warn_unused_params(OpBuild *b) {
         for (int q = 0; q < od->param_count && !used; q++)
             used = q != p && expr_mentions(od->params[q].default_value, n);
         for (int k = 0; k < od->stmt_count && !used; k++)
-            used = expr_mentions(od->stmts[k]->rhs, n);
+            used = expr_mentions(od->stmts[k]->rhs, n) ||
+                   (od->stmts[k]->where && expr_mentions(od->stmts[k]->where->rhs, n));
         if (used) continue;
         Diag *d = diag_warning(b->diags, od->params[p].name.span, "W0402",
                                "parameter `%s` of op `%s` is never used", n, b->decl->name.name);

@@ -11,6 +11,7 @@
 #include "ir/schedule.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,8 @@ SchedMask *sched_mask_build(const Schedule *s, int st) {
         }
     } while (next_instance(s, ss, x, kx));
     mk->every_points = (double)s->op->indices[x].extent * (double)s->op->indices[y].extent;
+    mk->kx = best_x;
+    mk->ky = ykv[best_y];
     mk->xs = ARENA_ARRAY(a, SchedRange *, L + 1);
     mk->ys = ARENA_ARRAY(a, SchedRange *, L + 1);
     mk->nx = ARENA_ARRAY(a, int, L + 1);
@@ -324,6 +327,8 @@ typedef struct Walk {
     bool any;
     bool has_x, has_y; /* the tensor has x, y */
     double loads, xy;  /* loads, and the x-by-y extent of their tiles summed */
+    int *local;        /* [pos]: the position inside the enclosing tile */
+    uint8_t *steps;    /* when set: loaders per lockstep step */
 } Walk;
 
 static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
@@ -337,6 +342,11 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
             if (w->moves[p] && w->coord[p] != w->last[p]) same = false;
         if (!same) {
             w->loads++;
+            if (w->steps) {
+                double key = 0;
+                for (int p = 0; p < w->n; p++) key = key * w->trips[p] + w->local[p];
+                if (w->steps[(size_t)key] < 255) w->steps[(size_t)key]++;
+            }
             double ex = jx ? w->ax[0].hi[jx - 1][gx] - xlo : w->ax[0].all_hi - xlo;
             double ylo = jy ? w->ax[1].lo[jy - 1][gy] : w->ax[1].all_lo;
             w->xy += (w->has_x ? ex : 1) * (w->has_y ? yhi - ylo : 1);
@@ -348,6 +358,7 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
     if (w->kind[pos] == 2) {
         for (int c = 0; c < (int)w->trips[pos]; c++) {
             w->coord[pos] = c;
+            w->local[pos] = c;
             walk_nest(w, pos + 1, gx, gy, jx, jy);
         }
         return;
@@ -357,6 +368,7 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
     if (j == 0) parent = 0;
     for (int c = ax->first[j][parent]; c < ax->last[j][parent]; c++) {
         w->coord[pos] = c;
+        w->local[pos] = c - ax->first[j][parent];
         if (a)
             walk_nest(w, pos + 1, gx, c, jx, jy + 1);
         else
@@ -364,22 +376,29 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
     }
 }
 
-bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
-                      int upto, double *loads, double *other, double *xy) {
+/* Sets up the walk of st's loops before upto at levels <= level; false
+ * when it is too large.  *other gets the product of the trips of the
+ * loops over neither x nor y, *levels_x / *levels_y the levels of the
+ * loops over x and y (counts in nl). */
+static bool walk_setup(Arena *a, Walk *w, const Schedule *s, const SchedGroup *g, int st,
+                       int tensor, int level, int upto, double *other, int **lv, int *nl,
+                       double *product) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     const SchedMask *mk = ss->mask;
-    Arena scratch = {0}, *a = &scratch;
-    Walk w = {.mk = mk};
-    w.has_x = sched_access_has_index(s, st, tensor, mk->x);
-    w.has_y = sched_access_has_index(s, st, tensor, mk->y);
-    w.kind = ARENA_ARRAY(a, int, upto + 1);
-    w.trips = ARENA_ARRAY(a, double, upto + 1);
-    w.moves = ARENA_ARRAY(a, bool, upto + 1);
-    w.coord = ARENA_ARRAY(a, int, upto + 1);
-    w.last = ARENA_ARRAY(a, int, upto + 1);
-    int *lv[2] = {ARENA_ARRAY(a, int, upto + 1), ARENA_ARRAY(a, int, upto + 1)}, nl[2] = {0, 0};
-    double product = 1;
+    w->mk = mk;
+    w->has_x = sched_access_has_index(s, st, tensor, mk->x);
+    w->has_y = sched_access_has_index(s, st, tensor, mk->y);
+    w->kind = ARENA_ARRAY(a, int, upto + 1);
+    w->trips = ARENA_ARRAY(a, double, upto + 1);
+    w->moves = ARENA_ARRAY(a, bool, upto + 1);
+    w->coord = ARENA_ARRAY(a, int, upto + 1);
+    w->last = ARENA_ARRAY(a, int, upto + 1);
+    w->local = ARENA_ARRAY(a, int, upto + 1);
+    lv[0] = ARENA_ARRAY(a, int, upto + 1);
+    lv[1] = ARENA_ARRAY(a, int, upto + 1);
+    nl[0] = nl[1] = 0;
+    *product = 1;
     *other = 1;
     for (int k = 0; k < upto && k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
@@ -389,15 +408,25 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
         int kind = lp->index == mk->x ? 0 : lp->index == mk->y ? 1 : 2;
         if (kind < 2) lv[kind][nl[kind]++] = lp->level;
         if (kind == 2) *other *= trips;
-        w.kind[w.n] = kind;
-        w.trips[w.n] = trips;
-        w.moves[w.n] = sched_access_has_index(s, st, tensor, lp->index);
-        w.n++;
-        product *= trips;
+        w->kind[w->n] = kind;
+        w->trips[w->n] = trips;
+        w->moves[w->n] = sched_access_has_index(s, st, tensor, lp->index);
+        w->n++;
+        *product *= trips;
     }
     /* an enumeration beyond this many iterations is left to the
      * fraction of pairs (docs/cost-model.md 3.1) */
-    if (product > 4e6) {
+    return *product <= 4e6;
+}
+
+bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                      int upto, double *loads, double *other, double *xy) {
+    const SchedMask *mk = s->stmts[st].mask;
+    Arena scratch = {0}, *a = &scratch;
+    Walk w = {0};
+    int *lv[2], nl[2];
+    double product;
+    if (!walk_setup(a, &w, s, g, st, tensor, level, upto, other, lv, nl, &product)) {
         arena_free_all(a);
         return false;
     }
@@ -408,4 +437,53 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
     *xy = w.xy;
     arena_free_all(a);
     return true;
+}
+
+bool sched_mask_children(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                         int upto, double *xy_sum, double *any, double *multi) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    int L = s->levels;
+    double px = parts_at(s, ss, level, mk->x), py = parts_at(s, ss, level, mk->y);
+    if (px <= 1 && py <= 1) return false;
+    Arena scratch = {0}, *a = &scratch;
+    Walk w = {0};
+    int *lv[2], nl[2];
+    double product, other;
+    bool ok = walk_setup(a, &w, s, g, st, tensor, level, upto, &other, lv, nl, &product);
+    if (ok) {
+        w.steps = ARENA_ARRAY(a, uint8_t, (size_t)product + 1);
+        int *kx = ARENA_ARRAY(a, int, L + 1), *ky = ARENA_ARRAY(a, int, L + 1);
+        memcpy(kx, mk->kx, sizeof(int) * (size_t)(L + 1));
+        memcpy(ky, mk->ky, sizeof(int) * (size_t)(L + 1));
+        RangeList *lx = ARENA_ARRAY(a, RangeList, L + 1), *ly = ARENA_ARRAY(a, RangeList, L + 1);
+        *xy_sum = 0;
+        for (kx[level] = 0; kx[level] < (int)px; kx[level]++) {
+            walk_ranges(s, ss, mk->x, kx, lx);
+            for (ky[level] = 0; ky[level] < (int)py; ky[level]++) {
+                walk_ranges(s, ss, mk->y, ky, ly);
+                SchedRange **xr = ARENA_ARRAY(a, SchedRange *, L + 1);
+                SchedRange **yr = ARENA_ARRAY(a, SchedRange *, L + 1);
+                int *xn = ARENA_ARRAY(a, int, L + 1), *yn = ARENA_ARRAY(a, int, L + 1);
+                for (int l = 0; l <= L; l++) {
+                    xr[l] = lx[l].r, xn[l] = lx[l].n;
+                    yr[l] = ly[l].r, yn[l] = ly[l].n;
+                }
+                if (!xn[level] || !yn[level]) continue;
+                build_axis(a, &w.ax[0], xr, xn, level, lv[0], nl[0]);
+                build_axis(a, &w.ax[1], yr, yn, level, lv[1], nl[1]);
+                w.any = false;
+                w.loads = w.xy = 0;
+                walk_nest(&w, 0, 0, 0, 0, 0);
+                *xy_sum += w.xy;
+            }
+        }
+        *any = *multi = 0;
+        for (size_t k = 0; k < (size_t)product; k++) {
+            *any += w.steps[k] >= 1;
+            *multi += w.steps[k] >= 2;
+        }
+    }
+    arena_free_all(a);
+    return ok;
 }

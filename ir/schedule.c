@@ -286,6 +286,33 @@ double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, co
     return mean > 0 ? xy / loads / mean : 1;
 }
 
+double sched_mask_outer_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    if (!mk) return 1;
+    SchedVisits v = sched_visits(s, g, st, t, level);
+    double loads, other, xy, xy_sum, any, multi;
+    if (!sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) ||
+        !sched_mask_children(s, g, st, t->id, level, v.depth + 1, &xy_sum, &any, &multi) ||
+        loads <= 0 || xy <= 0)
+        return 1;
+    /* the spread of section 3 along x and y when t has them and they are
+     * split between the levels: replaced by the children's own moves */
+    double spread_xy = 1;
+    bool has_split = false;
+    int ix[2] = {mk->x, mk->y};
+    for (int q = 0; q < 2; q++) {
+        if (sched_split_between(s, ss, level - 1, level, ix[q]) <= 1) continue;
+        if (!sched_access_has_index(s, st, t->id, ix[q])) continue;
+        has_split = true;
+        spread_xy *=
+            ss->extent[sched_li(s, level - 1, ix[q])] / ss->extent[sched_li(s, level, ix[q])];
+    }
+    if (has_split) return xy_sum / xy / spread_xy;
+    return any / loads;
+}
+
 MemRole sched_held_role(const Schedule *s, int st, int tensor) {
     int producer = s->op->tensors[tensor].producer;
     if (producer >= 0 && s->stmts[producer].group == s->stmts[st].group) return ROLE_OUTPUT;

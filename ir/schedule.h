@@ -192,6 +192,7 @@ typedef struct SchedMask {
     int x, y;
     int64_t k;
     SchedRange **xs, **ys;           /* [level][tile] for levels 0..L */
+    int *kx, *ky;                    /* [level]: the chosen instance's child position */
     int *nx, *ny;                    /* [level] */
     double visited_points;           /* x-y points of the visited compute tiles */
     double all_points;               /* x-y points of all its compute tiles */
@@ -332,6 +333,24 @@ bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor
  * average them over the tiles a restricted statement st really moves
  * (uneven tiles are not visited alike); 1 when unrestricted. */
 double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level);
+/* The children of the chosen instance's level-(level-1) ancestor that
+ * differ from it along the dims entering `level` that split x or y, each
+ * walked as sched_mask_loads does, in lockstep: *xy_sum gets their loads'
+ * x-by-y extents summed, *any the steps at which at least one of them
+ * moves a tile of `tensor`, *multi those at which two or more do (a
+ * multicast).  False when there are no such dims or the walk is too
+ * large. */
+bool sched_mask_children(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                         int upto, double *xy_sum, double *any, double *multi);
+/* What a restricted statement's outer level (level - 1) serves of
+ * tensor t per visit, over what the busiest child's visits times the
+ * spread of section 3 say: its children along the dims entering `level`
+ * that split x or y do not visit alike (docs/cost-model.md 3.1).  Those
+ * holding other parts of t (t has the split index): their moves summed;
+ * those sharing t: the steps at which any of them moves it.  1 when
+ * unrestricted or no such dim. */
+double sched_mask_outer_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                               int level);
 /* The visited compute tiles of size sx along x and sy along y. */
 double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);

@@ -179,7 +179,9 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double fp = tile_bytes(s, st, tn, level) * sched_mask_bytes_scale(s, g, st, tn, level);
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
-    double per_outer = fp * spread(s, st, tn, is_output, level - 1, level); /* per outer instance */
+    /* per outer instance; a restriction's children do not visit alike */
+    double outer_scale = sched_mask_outer_scale(s, g, st, tn, level);
+    double per_outer = fp * spread(s, st, tn, is_output, level - 1, level) * outer_scale;
     double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
@@ -198,7 +200,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
      * out of each inner instance; the outer instance serves the distinct
      * tiles of its children (replicas share one transfer) */
     double moves = is_output ? v.visits + partial : v.visits;
-    double outer_moves = moves * children / replicas;
+    double outer_moves = moves * children / replicas * outer_scale;
     account(s, g, outer, outer_read, outer_written, outer_moves, &energy, false);
     account(s, g, inner, inner_read, inner_written, moves, &energy, true);
     SchedNode *n = sched_add_node(s, is_output ? SN_STORE : SN_LOAD, g->id);
