@@ -328,7 +328,12 @@ typedef struct Walk {
     bool has_x, has_y; /* the tensor has x, y */
     double loads, xy;  /* loads, and the x-by-y extent of their tiles summed */
     int *local;        /* [pos]: the position inside the enclosing tile */
-    uint8_t *steps;    /* when set: loaders per lockstep step */
+    int prefix;        /* positions of the rows counted by single_rows */
+    bool in_row;       /* a row is open */
+    int *row, row_tiles;
+    double singles;            /* closed rows with a single tile */
+    double row_xy, singles_xy; /* the open row's x-by-y extent; the singles' */
+    uint8_t *steps;            /* when set: loaders per lockstep step */
 } Walk;
 
 static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
@@ -337,11 +342,23 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
     /* a region wholly outside stays outside in every tile inside it */
     if (xlo > yhi - 1 + (double)w->mk->k) return;
     if (pos == w->n) {
+        if (w->row) {
+            bool new_row = !w->in_row;
+            for (int p = 0; p < w->prefix && !new_row; p++) new_row = w->coord[p] != w->row[p];
+            if (new_row) {
+                if (w->in_row && w->row_tiles == 1) w->singles++, w->singles_xy += w->row_xy;
+                memcpy(w->row, w->coord, sizeof(int) * (size_t)(w->prefix + 1));
+                w->in_row = true;
+                w->row_tiles = 0;
+                w->any = false; /* a row starts on its own tile */
+            }
+        }
         bool same = w->any;
         for (int p = 0; p < w->n && same; p++)
             if (w->moves[p] && w->coord[p] != w->last[p]) same = false;
         if (!same) {
             w->loads++;
+            w->row_tiles++;
             if (w->steps) {
                 double key = 0;
                 for (int p = 0; p < w->n; p++) key = key * w->trips[p] + w->local[p];
@@ -349,7 +366,8 @@ static void walk_nest(Walk *w, int pos, int gx, int gy, int jx, int jy) {
             }
             double ex = jx ? w->ax[0].hi[jx - 1][gx] - xlo : w->ax[0].all_hi - xlo;
             double ylo = jy ? w->ax[1].lo[jy - 1][gy] : w->ax[1].all_lo;
-            w->xy += (w->has_x ? ex : 1) * (w->has_y ? yhi - ylo : 1);
+            w->row_xy = (w->has_x ? ex : 1) * (w->has_y ? yhi - ylo : 1);
+            w->xy += w->row_xy;
         }
         memcpy(w->last, w->coord, sizeof(int) * (size_t)w->n);
         w->any = true;
@@ -486,4 +504,35 @@ bool sched_mask_children(const Schedule *s, const SchedGroup *g, int st, int ten
     }
     arena_free_all(a);
     return ok;
+}
+
+double sched_mask_single_rows(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                              int before, double *bytes) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    const IrStmt *is = &s->op->stmts[st];
+    SchedVisits v = sched_visits(s, g, st, &s->op->tensors[tensor], level);
+    Arena scratch = {0}, *a = &scratch;
+    Walk w = {0};
+    int *lv[2], nl[2];
+    double product, other, singles = 0;
+    *bytes = 0;
+    if (walk_setup(a, &w, s, g, st, tensor, level, v.depth + 1, &other, lv, nl, &product)) {
+        for (int k = 0; k < before && k < g->loop_count; k++) {
+            const SchedLoop *lp = &g->loops[k];
+            if (lp->level <= level && ir_stmt_uses_index(is, lp->index) &&
+                ss->trips[sched_li(s, lp->level, lp->index)] > 1 && k <= v.depth)
+                w.prefix++;
+        }
+        w.row = ARENA_ARRAY(a, int, w.n + 1);
+        build_axis(a, &w.ax[0], mk->xs, mk->nx, level, lv[0], nl[0]);
+        build_axis(a, &w.ax[1], mk->ys, mk->ny, level, lv[1], nl[1]);
+        walk_nest(&w, 0, 0, 0, 0, 0);
+        if (w.in_row && w.row_tiles == 1) w.singles++, w.singles_xy += w.row_xy;
+        singles = w.singles * other;
+        /* their bytes: the x-by-y extents over the mean of every load's */
+        *bytes = w.xy > 0 ? w.singles_xy * other / (w.xy / w.loads) : 0;
+    }
+    arena_free_all(a);
+    return singles;
 }

@@ -352,6 +352,14 @@ bool sched_mask_children(const Schedule *s, const SchedGroup *g, int st, int ten
  * unrestricted or no such dim. */
 double sched_mask_outer_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                               int level);
+/* The iterations of the loops before position `before` (those st runs, at
+ * levels <= level) inside which st's restricted walk down to its loads of
+ * `tensor` meets a single tile of it: a reader running in a pass after
+ * its producer's finds that tile where the producer's pass left it.
+ * *tiles gets how many average tiles of the walk's loads they weigh
+ * (they need not be of the average size). */
+double sched_mask_single_rows(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                              int before, double *tiles);
 /* The visited compute tiles of size sx along x and sy along y. */
 double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
 

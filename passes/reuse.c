@@ -163,7 +163,7 @@ static bool partials_live(const Schedule *s, const SchedGroup *g, int st, int t,
 }
 
 static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
-                        int level, double served) {
+                        int level, double served, double served_weight) {
     const IrStmt *is = &s->op->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     MemRole role = sched_tensor_role(is, t);
@@ -177,6 +177,8 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double all_visits = v.visits;
     v.visits -= served;
     double fp = tile_bytes(s, st, tn, level) * sched_mask_bytes_scale(s, g, st, tn, level);
+    /* tiles found resident that are not of the average size */
+    if (served_weight >= 0 && v.visits > 0) fp *= (all_visits - served_weight) / v.visits;
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
     /* per outer instance; a restriction's children do not visit alike */
@@ -321,12 +323,14 @@ static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
  * producer's visits when the reader also runs loops its producer does
  * not (the producer runs in their first iteration only): there the
  * reader follows the producer tile by tile, and loads in the others. */
-static double resident_visits(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
+static double resident_visits(const Schedule *s, const SchedGroup *g, int st, int t, int level,
+                              double *weight) {
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     const IrMemory *mem = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
     int wait = g->wait_loop[s->stmts[st].position];
     double mine = sched_visits(s, g, st, tn, level).visits, served = 0;
+    *weight = -1; /* served tiles weigh their number of average tiles */
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         bool loaded = n->kind == SN_LOAD && n->to_level == level;
@@ -339,12 +343,15 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
         int other_wait = g->wait_loop[other_pos];
         bool same_pass =
             other_wait == wait && g->round[other_pos] == g->round[s->stmts[st].position];
-        if (!same_pass) {
-            int w = other_wait < wait ? other_wait : wait;
-            if (sched_visits(s, g, st, tn, level).depth >= w ||
-                sched_visits(s, g, n->stmt, tn, level).depth >= w)
-                continue;
-        }
+        bool later = false;
+        int w = other_wait < wait ? other_wait : wait;
+        if (!same_pass)
+            later = sched_visits(s, g, st, tn, level).depth >= w ||
+                    sched_visits(s, g, n->stmt, tn, level).depth >= w;
+        /* under a restriction a row of the waited loop may hold a single
+         * tile: the reader's pass then starts on the tile the producer's
+         * pass ended on (docs/cost-model.md 3.1) */
+        if (later && !(written && ss->mask && s->stmts[n->stmt].mask)) continue;
         const SchedStmt *other = &s->stmts[n->stmt];
         bool same = true;
         for (int r = 0; r < tn->rank && same; r++)
@@ -360,6 +367,14 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
             same = tensor_dim_split(s, n->stmt, t, d) == tensor_dim_split(s, st, t, d);
         }
         if (!same) continue;
+        if (later) {
+            double tiles, single = sched_mask_single_rows(s, g, st, t, level, w, &tiles);
+            if (single > served) {
+                served = single;
+                *weight = tiles;
+            }
+            continue;
+        }
         double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
         if (theirs == mine) return mine;
         if (written && theirs < mine && visits_over(s, g, st, t, level, n->stmt) == theirs &&
@@ -402,15 +417,16 @@ void pass_reuse(Schedule *s) {
                 bool internal = s->tensor_group[t] == gi;
                 for (int l = 1; l < s->levels; l++) {
                     if (internal && l <= g->level) continue;
-                    double served = resident_visits(s, g, st, t, l);
+                    double weight, served = resident_visits(s, g, st, t, l, &weight);
                     if (served < sched_visits(s, g, st, &op->tensors[t], l).visits)
-                        move_tensor(s, g, pos, st, t, false, l, served);
+                        move_tensor(s, g, pos, st, t, false, l, served, weight);
                 }
             }
             compute_node(s, g, pos, st);
             int y = is->out_tensor;
             for (int l = s->levels - 1; l >= 1; l--)
-                if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l, 0);
+                if (s->tensor_crosses[y] || l > g->level)
+                    move_tensor(s, g, pos, st, y, true, l, 0, -1);
             defer_waiting(s, g, pos, first);
         }
     }
