@@ -223,8 +223,7 @@ static double mask_fraction(const Schedule *s, const SchedGroup *g, int st, int 
     double all, pairs = sched_mask_pairs(mk, level, lx, ly, &all);
     double counted = (lx >= 0 ? ss->count[sched_li(s, lx, mk->x)] : 1) *
                      (ly >= 0 ? ss->count[sched_li(s, ly, mk->y)] : 1);
-    (void)all;
-    return counted > 0 ? pairs / counted : 1;
+    return counted > 0 ? pairs / counted : all > 0 ? pairs / all : 1;
 }
 
 /* The tile counts real_combinations multiplied for x and y over the

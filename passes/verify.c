@@ -663,14 +663,12 @@ static int64_t pairs_below(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, i
  * (the element's own coordinate for an index of the result) that meet
  * x <= y + k, over the reduced indices: the contributions an element
  * gets from them. */
-static int64_t masked_points(const Ctx *c, const StmtInfo *si, const int64_t *lo,
-                             const int64_t *hi) {
+static int64_t masked_points(const StmtInfo *si, const int64_t *lo, const int64_t *hi) {
     int64_t n = pairs_below(lo[si->mx], hi[si->mx], lo[si->my], hi[si->my], si->mk);
     for (int k = 0; k < si->idx_count; k++) {
         int i = si->idx[k];
         if (si->reduced[i] && i != si->mx && i != si->my) n *= hi[i] - lo[i];
     }
-    (void)c;
     return n;
 }
 
@@ -700,7 +698,7 @@ static int64_t need_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int64_t 
     (void)g;
     if (!si->masked) return si->need;
     element_ranges(c, g, si, e, -1, si->mlo, si->mhi);
-    return masked_points(c, si, si->mlo, si->mhi);
+    return masked_points(si, si->mlo, si->mhi);
 }
 
 /* Contributions compute instance q's tile gives result element e. */
@@ -708,7 +706,7 @@ static int64_t contrib_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int q
                           int64_t all) {
     if (!si->masked || !all) return all;
     element_ranges(c, g, si, e, q, si->mlo, si->mhi);
-    return masked_points(c, si, si->mlo, si->mhi);
+    return masked_points(si, si->mlo, si->mhi);
 }
 
 static int64_t reduced_points(const Ctx *c, const GCtx *g, const StmtInfo *si, int q) {
