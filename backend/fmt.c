@@ -661,6 +661,15 @@ static void print_op(Fmt *F, const Decl *d) {
             }
             puts_(F, "=", true);
             print_expr(F, s->rhs, true, false);
+            if (s->where) {
+                static const char *const cmp[] = {
+                    [WC_LT] = "<", [WC_LE] = "<=", [WC_GT] = ">", [WC_GE] = ">="};
+                puts_(F, "where", true);
+                put_ident(F, s->where->lhs, true);
+                put(F, cmp[s->where->cmp], strlen(cmp[s->where->cmp]), s->where->cmp_span.start,
+                    s->where->cmp_span.end, true);
+                print_expr(F, s->where->rhs, true, false);
+            }
             put_semi(F, s->span);
         }
     }
@@ -967,7 +976,11 @@ static bool decl_eq(const Decl *a, const Decl *b) {
         for (int i = 0; i < x->stmt_count; i++) {
             const Stmt *s = x->stmts[i], *t = y->stmts[i];
             if (!ident_eq(s->target, t->target) || !idents_eq(s->indices, t->indices) ||
-                !expr_eq(s->rhs, t->rhs))
+                !expr_eq(s->rhs, t->rhs) || !s->where != !t->where)
+                return false;
+            if (s->where &&
+                (!ident_eq(s->where->lhs, t->where->lhs) || s->where->cmp != t->where->cmp ||
+                 !expr_eq(s->where->rhs, t->where->rhs)))
                 return false;
         }
         return true;

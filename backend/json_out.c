@@ -34,6 +34,20 @@ static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
     if (n->stmt >= 0) json_object_set_new(o, "statement", json_string(s->op->stmts[n->stmt].name));
     if (n->tensor >= 0)
         json_object_set_new(o, "tensor", json_string(s->op->tensors[n->tensor].name));
+    if (n->kind == SN_COMPUTE && n->stmt >= 0 && s->stmts[n->stmt].mask) {
+        const SchedMask *mk = s->stmts[n->stmt].mask;
+        const IrPredicate *pr = &s->op->stmts[n->stmt].mask;
+        Arena a = {0};
+        json_t *r = json_object();
+        json_object_set_new(r, "where", json_string(ir_pred_text(&a, s->op, pr)));
+        json_object_set_new(r, "from", json_string(s->op->stmts[pr->from].name));
+        json_object_set_new(r, "tiles_run", json_real(mk->visited_tiles));
+        json_object_set_new(r, "tiles", json_real(mk->all_tiles));
+        json_object_set_new(r, "points_run", json_real(mk->visited_points));
+        json_object_set_new(r, "points", json_real(mk->all_points));
+        json_object_set_new(o, "restriction", r);
+        arena_free_all(&a);
+    }
     if (n->kind == SN_COLLECTIVE) {
         json_object_set_new(o, "collective", json_string(coll_kind_name(n->coll)));
         if (n->reduce_op != RO_NONE)

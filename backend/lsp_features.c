@@ -874,6 +874,15 @@ static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name 
              group_digits(&d->arena, work), mac ? "MAC" : "op");
     if (is->reduce_op != RO_NONE) text_add(b, ", reduction %s", reduce_op_name(is->reduce_op));
     text_add(b, "\n");
+    if (is->mask.cmp != PC_NONE)
+        text_add(b,
+                 "restricted: `where %s`%s; the work above is the whole space, a mapping runs "
+                 "only the compute tiles that meet it (docs/cost-model.md 3.1)\n",
+                 ir_pred_text(&d->arena, ir, &is->mask),
+                 is->mask.from != si
+                     ? arena_printf(&d->arena, " (inherited from `%s`, whose result it reads)",
+                                    ir->stmts[is->mask.from].name)
+                     : "");
     /* its cost in the mapping under the cursor, else in the first few
      * mappings of this op in the file: from the lowered schedule when the
      * mapping is complete, from the worker's answer when it has holes */

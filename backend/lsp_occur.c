@@ -224,6 +224,22 @@ static void walk_op(Walk *w, const Decl *x) {
         for (int k = 0; k < s->indices.count; k++)
             emit(w, LSYM_INDEX, s->indices.items[k], x, false, false);
         walk_expr(w, s->rhs);
+        if (s->where) {
+            /* `where n <= m + W`: two indices, the offset a value */
+            emit(w, LSYM_INDEX, s->where->lhs, x, false, false);
+            const Expr *r = s->where->rhs;
+            if (r && r->kind == EX_BINARY) {
+                if (r->u.binary.lhs->kind == EX_NAME)
+                    emit(w, LSYM_INDEX,
+                         (Ident){r->u.binary.lhs->u.name, r->u.binary.lhs->span, false}, x, false,
+                         false);
+                walk_expr(w, r->u.binary.rhs);
+            } else if (r && r->kind == EX_NAME) {
+                emit(w, LSYM_INDEX, (Ident){r->u.name, r->span, false}, x, false, false);
+            } else {
+                walk_expr(w, r);
+            }
+        }
     }
 }
 

@@ -96,10 +96,23 @@ typedef struct TensorDecl {
     Span span;
 } TensorDecl;
 
+/* `where A <= B + c` after a statement's right side: A an index, the
+ * comparison, and the right side as written (an index, optionally plus or
+ * minus a constant; check_op reads it). */
+typedef enum WhereCmp { WC_LT, WC_LE, WC_GT, WC_GE } WhereCmp;
+typedef struct Where {
+    Ident lhs;
+    WhereCmp cmp;
+    Span cmp_span;
+    Expr *rhs;
+    Span span; /* from `where` to the end of the right side */
+} Where;
+
 typedef struct Stmt {
     Ident target;
     IdentList indices; /* left-hand side indices */
     Expr *rhs;
+    Where *where; /* NULL when the statement has none */
     Span span;
 } Stmt;
 

@@ -872,6 +872,177 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     classify(b, st, body);
 }
 
+/* ------------------------------------------------------------ where */
+
+/* The index a name of statement k's `where` names: E0220 when the op has
+ * no such index, E0221 when the statement does not iterate it; -1 then. */
+static int where_index(OpBuild *b, int k, const Ident *id) {
+    const IrStmt *st = &b->stmts[k];
+    for (int i = 0; i < b->index_count; i++)
+        if (b->indices[i].name == id->name) {
+            if (ir_stmt_uses_index(st, i)) return i;
+            Diag *d = op_error(b, id->span, "E0221", "statement `%s` does not iterate `%s`",
+                               st->name, id->name);
+            diag_help(d, b->diags,
+                      "a `where` compares two indices of its own statement (on its left side "
+                      "or summed on its right)");
+            return -1;
+        }
+    Diag *d = op_error(b, id->span, "E0220", "`%s` in `where` is not an index of op `%s`", id->name,
+                       b->decl->name.name);
+    if (find_param(b->od, id->name) >= 0)
+        diag_help(d, b->diags,
+                  "`%s` is a parameter: a `where` compares two indices, and the right side may "
+                  "add or subtract a constant (`where n <= m + %s`)",
+                  id->name, id->name);
+    else
+        diag_help(d, b->diags, "a `where` compares two indices of its statement");
+    return -1;
+}
+
+/* The right side of a `where`: an index, alone or plus or minus a
+ * constant expression (`m`, `m + 1`, `m - W`); the index's name, and the
+ * constant's expression in *offset (NULL when none), *negate for minus. */
+static const Ident *where_rhs(const Expr *e, Ident *out, const Expr **offset, bool *negate) {
+    *offset = NULL;
+    *negate = false;
+    if (e && e->kind == EX_BINARY && (e->u.binary.op == '+' || e->u.binary.op == '-') &&
+        e->u.binary.lhs->kind == EX_NAME) {
+        *offset = e->u.binary.rhs;
+        *negate = e->u.binary.op == '-';
+        e = e->u.binary.lhs;
+    }
+    if (!e || e->kind != EX_NAME) return NULL;
+    *out = (Ident){e->u.name, e->span, false};
+    return out;
+}
+
+/* Statement k's `where`, by names: both sides indices the statement
+ * iterates, and not the same one (E0220-E0222, E0225).  The offset is a
+ * value: instantiation evaluates it. */
+static void check_where(OpBuild *b, int k) {
+    const Where *wh = b->od->stmts[k]->where;
+    IrStmt *st = &b->stmts[k];
+    st->where.cmp = PC_NONE;
+    st->mask.cmp = PC_NONE;
+    if (!wh || !wh->lhs.name || !st->name) return;
+    Ident rid;
+    const Expr *offset;
+    bool negate;
+    if (wh->rhs && wh->rhs->kind == EX_ERROR) return;
+    if (!where_rhs(wh->rhs, &rid, &offset, &negate)) {
+        Diag *d = op_error(b, wh->rhs ? wh->rhs->span : wh->span, "E0225",
+                           "the right side of `where` must be an index, or an index plus or "
+                           "minus a constant");
+        diag_help(d, b->diags, "write `where n <= m`, `where n < m + 1` or `where j > i - W`");
+        return;
+    }
+    int lhs = where_index(b, k, &wh->lhs);
+    int rhs = where_index(b, k, &rid);
+    if (lhs < 0 || rhs < 0) return;
+    if (lhs == rhs) {
+        Diag *d = op_error(b, wh->span, "E0222", "`where` compares `%s` with itself", wh->lhs.name);
+        diag_help(d, b->diags,
+                  "a `where` restricts the pairs of two different indices; drop it, or "
+                  "name the other index");
+        return;
+    }
+    static const PredCmp cmp[] = {
+        [WC_LT] = PC_LT, [WC_LE] = PC_LE, [WC_GT] = PC_GT, [WC_GE] = PC_GE};
+    st->where = (IrPredicate){cmp[wh->cmp], lhs, rhs, 0, k, wh->span};
+    st->mask = st->where;
+}
+
+/* The offsets of the `where` clauses, now that the parameters have
+ * values, and whether each leaves some but not all points (E0223 when it
+ * leaves none, E0224, a warning, when it leaves every one); then the restriction each
+ * statement runs under: its own, else the first restricted tensor it
+ * reads that names both restricted dimensions with indices it iterates
+ * (docs/language.md 3.8).  The statements are copied: the structure's are
+ * shared by every instance. */
+static bool instantiate_where(OpBuild *b, ConstEnv *env, DiagSink *diags) {
+    bool any = false;
+    for (int k = 0; k < b->stmt_count; k++) any |= b->stmts[k].where.cmp != PC_NONE;
+    if (!any) return true;
+    IrStmt *stmts = ARENA_ARRAY(env->arena, IrStmt, b->stmt_count);
+    memcpy(stmts, b->stmts, sizeof(IrStmt) * (size_t)b->stmt_count);
+    b->stmts = stmts;
+    bool ok = true;
+    for (int k = 0; k < b->stmt_count; k++) {
+        IrStmt *st = &stmts[k];
+        if (st->where.cmp == PC_NONE) continue;
+        Ident rid;
+        const Expr *offset;
+        bool negate;
+        where_rhs(b->od->stmts[k]->where->rhs, &rid, &offset, &negate);
+        int64_t c = 0;
+        if (offset) {
+            env->where = "the offset of `where`";
+            if (!const_eval_int(env, offset, "the offset of `where`", &c)) {
+                ok = false;
+                continue;
+            }
+            if (negate) c = -c;
+        }
+        st->where.offset = c;
+        int x, y;
+        int64_t kk;
+        ir_pred_canon(&st->where, &x, &y, &kk);
+        int64_t ex = b->indices[x].extent, ey = b->indices[y].extent;
+        const char *text = ir_pred_text(env->arena, &(IrOp){.indices = b->indices}, &st->where);
+        /* x <= y + k holds somewhere when the least x, 0, is at most the
+         * greatest y + k; everywhere when the greatest x is at most the
+         * least y + k */
+        if (0 > ey - 1 + kk) {
+            ok = false;
+            Diag *d = diag_error(diags, st->where.span, "E0223",
+                                 "`where %s` leaves no point of `%s` to compute", text, st->name);
+            diag_note(
+                d, diags, "`%s` ranges over 0..%lld and `%s` over 0..%lld",
+                b->indices[st->where.lhs].name, (long long)b->indices[st->where.lhs].extent - 1,
+                b->indices[st->where.rhs].name, (long long)b->indices[st->where.rhs].extent - 1);
+            diag_help(d, diags, "turn the comparison around, or change the offset");
+            continue;
+        }
+        if (ex - 1 <= kk) {
+            Diag *d = diag_warning(diags, st->where.span, "E0224",
+                                   "`where %s` holds at every point of `%s`: it restricts nothing",
+                                   text, st->name);
+            diag_note(
+                d, diags, "`%s` ranges over 0..%lld and `%s` over 0..%lld",
+                b->indices[st->where.lhs].name, (long long)b->indices[st->where.lhs].extent - 1,
+                b->indices[st->where.rhs].name, (long long)b->indices[st->where.rhs].extent - 1);
+            diag_help(d, diags, "drop the clause, or change the offset");
+            st->where.cmp = PC_NONE; /* nothing to skip */
+        }
+        st->mask = st->where;
+    }
+    /* inheritance, in dependence order: a reader of a tensor its maker
+     * computed under a restriction between two of its dimensions */
+    for (int k = 0; k < b->stmt_count; k++) {
+        IrStmt *st = &stmts[k];
+        if (st->mask.cmp != PC_NONE) continue;
+        for (int q = 0; q < st->input_count && st->mask.cmp == PC_NONE; q++) {
+            int t = st->inputs[q];
+            int maker = b->tensors[t].producer;
+            if (maker < 0 || maker >= k || stmts[maker].mask.cmp == PC_NONE) continue;
+            const IrStmt *ms = &stmts[maker];
+            int rl = -1, rr = -1;
+            for (int r = 0; r < b->tensors[t].rank && r < IR_MAX_RANK; r++) {
+                if (b->tensors[t].index[r] == ms->mask.lhs) rl = r;
+                if (b->tensors[t].index[r] == ms->mask.rhs) rr = r;
+            }
+            if (rl < 0 || rr < 0) continue; /* reduced over: written in full */
+            int il = st->access[q][rl], ir = st->access[q][rr];
+            if (il < 0 || ir < 0 || il == ir) continue;
+            st->mask = ms->mask;
+            st->mask.lhs = il;
+            st->mask.rhs = ir;
+        }
+    }
+    return ok;
+}
+
 /* Does `e` mention the name `n`?  (The parser bounds the recursion.) */
 static bool expr_mentions(const Expr *e, Name n) {
     if (!e) return false;
@@ -908,7 +1079,8 @@ static void warn_unused_params(OpBuild *b) {
         for (int q = 0; q < od->param_count && !used; q++)
             used = q != p && expr_mentions(od->params[q].default_value, n);
         for (int k = 0; k < od->stmt_count && !used; k++)
-            used = expr_mentions(od->stmts[k]->rhs, n);
+            used = expr_mentions(od->stmts[k]->rhs, n) ||
+                   (od->stmts[k]->where && expr_mentions(od->stmts[k]->where->rhs, n));
         if (used) continue;
         Diag *d = diag_warning(b->diags, od->params[p].name.span, "W0402",
                                "parameter `%s` of op `%s` is never used", n, b->decl->name.name);
@@ -991,6 +1163,7 @@ static void build_structure(OpBuild *b) {
     b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
     b->stmt_count = od->stmt_count;
     for (int k = 0; k < od->stmt_count; k++) check_stmt(b, k);
+    for (int k = 0; k < od->stmt_count; k++) check_where(b, k);
 
     if (b->ok) warn_unused_params(b);
     ElemType fallback = widest_input(b);
@@ -1253,6 +1426,7 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagS
     }
     if (!check_sizes(b, value_diags)) return NULL;
     if (b->incomplete) return NULL; /* its structural error was reported */
+    if (!instantiate_where(b, &env, value_diags)) return NULL;
     IrOp *op = op_of(s, decl, b);
     op->param_count = b->od->param_count;
     op->param_names = names;

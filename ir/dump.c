@@ -52,6 +52,13 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
             fprintf(out, "%s%s:%s", d ? "," : "", s->arch->dims[d].name,
                     ss->split[d] >= 0 ? op->indices[ss->split[d]].name : "-");
         fprintf(out, " (%s)\n", provenance_name(ss->split_prov));
+        const IrPredicate *mk = &op->stmts[st].mask;
+        if (mk->cmp != PC_NONE) {
+            Arena a = {0};
+            fprintf(out, "   where %s (from %s)\n", ir_pred_text(&a, op, mk),
+                    op->stmts[mk->from].name);
+            arena_free_all(&a);
+        }
         if (!ss->extent) continue;
         for (int l = 0; l <= s->levels; l++) {
             fprintf(out, "   level %s\n", level_name(s, l));

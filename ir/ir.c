@@ -174,3 +174,29 @@ bool ir_fusable(const IrMapping *m, int a, int b) {
         if (!ir_same_order(m, a, b, l)) return false;
     return true;
 }
+
+bool ir_pred_canon(const IrPredicate *p, int *x, int *y, int64_t *k) {
+    switch (p->cmp) {
+    case PC_NONE: return false;
+    case PC_LT: /* a < b + c  <=>  a <= b + c - 1 */
+        *x = p->lhs, *y = p->rhs, *k = p->offset - 1;
+        return true;
+    case PC_LE: *x = p->lhs, *y = p->rhs, *k = p->offset; return true;
+    case PC_GT: /* a > b + c  <=>  b <= a - c - 1 */
+        *x = p->rhs, *y = p->lhs, *k = -p->offset - 1;
+        return true;
+    case PC_GE: /* a >= b + c  <=>  b <= a - c */
+        *x = p->rhs, *y = p->lhs, *k = -p->offset;
+        return true;
+    }
+    return false;
+}
+
+const char *ir_pred_text(Arena *a, const IrOp *op, const IrPredicate *p) {
+    static const char *const cmp[] = {"", "<", "<=", ">", ">="};
+    if (p->cmp == PC_NONE) return "";
+    const char *l = op->indices[p->lhs].name, *r = op->indices[p->rhs].name;
+    if (p->offset == 0) return arena_printf(a, "%s %s %s", l, cmp[p->cmp], r);
+    return arena_printf(a, "%s %s %s %c %lld", l, cmp[p->cmp], r, p->offset < 0 ? '-' : '+',
+                        (long long)(p->offset < 0 ? -p->offset : p->offset));
+}

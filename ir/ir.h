@@ -62,6 +62,19 @@ typedef struct IrAccess {
     int index[IR_MAX_RANK];
 } IrAccess;
 
+/* A restriction of a statement's iteration space between two of its
+ * indices (`where lhs <= rhs + offset`): the point is iterated only when
+ * it holds.  PC_NONE: no restriction. */
+typedef enum PredCmp { PC_NONE, PC_LT, PC_LE, PC_GT, PC_GE } PredCmp;
+typedef struct IrPredicate {
+    PredCmp cmp;
+    int lhs, rhs;   /* index ids of the statement */
+    int64_t offset; /* added to rhs */
+    int from;       /* the statement that wrote it (itself, or the maker of
+                       a restricted tensor it reads: docs/language.md) */
+    Span span;      /* the `where` clause that wrote it */
+} IrPredicate;
+
 #define IR_MAX_OPERANDS 16
 #define IR_NOT_SCALING 127
 typedef struct IrStmt {
@@ -102,6 +115,10 @@ typedef struct IrStmt {
     IrAccess *reads;
     int read_count;
     const char *text;
+    /* `where` as written (cmp PC_NONE when none), and the restriction the
+     * statement runs under: its own, else one inherited from a restricted
+     * tensor it reads naming both restricted dimensions (docs/language.md) */
+    IrPredicate where, mask;
     Span span;
 } IrStmt;
 
@@ -134,6 +151,11 @@ double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
 const int *ir_stmt_tensor_indices(const IrOp *op, const IrStmt *s, int tensor);
 /* The dimension of `tensor` that statement s addresses with `index`, or -1. */
 int ir_stmt_tensor_dim(const IrOp *op, const IrStmt *s, int tensor, int index);
+/* The restriction as `x <= y + k` over integers (x, y index ids); false
+ * when there is none. */
+bool ir_pred_canon(const IrPredicate *p, int *x, int *y, int64_t *k);
+/* "n <= m", "j < i - 128": the restriction as the user would write it. */
+const char *ir_pred_text(Arena *a, const IrOp *op, const IrPredicate *p);
 int ir_find_index(const IrOp *op, Name name);
 int ir_find_tensor(const IrOp *op, Name name);
 int ir_find_stmt(const IrOp *op, Name name);

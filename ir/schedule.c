@@ -196,11 +196,52 @@ static double real_combinations(const Schedule *s, const SchedGroup *g, int st, 
     return n;
 }
 
+/* The level of the deepest loop at positions < upto that st runs more
+ * than once over `index`, -1 when none. */
+static int deepest_loop_level(const Schedule *s, const SchedGroup *g, int st, int upto, int index) {
+    int level = -1;
+    for (int k = 0; k < upto; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->index == index && s->stmts[st].trips[sched_li(s, lp->level, index)] > 1)
+            level = lp->level;
+    }
+    return level;
+}
+
+/* The fraction of the combinations real_combinations counts that a
+ * restriction leaves (docs/cost-model.md section 3.1): the pairs of x
+ * and y ranges the loops before `upto` step (over the tensor's indices
+ * only when only_tensor >= 0) that meet the allowed region, over the
+ * tile counts real_combinations multiplied for x and y. */
+static double mask_fraction(const Schedule *s, const SchedGroup *g, int st, int upto, int level,
+                            int only_tensor) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    int lx = deepest_loop_level(s, g, st, upto, mk->x);
+    int ly = deepest_loop_level(s, g, st, upto, mk->y);
+    if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, mk->x)) lx = -1;
+    if (only_tensor >= 0 && !sched_access_has_index(s, st, only_tensor, mk->y)) ly = -1;
+    double all, pairs = sched_mask_pairs(mk, level, lx, ly, &all);
+    double counted = (lx >= 0 ? ss->count[sched_li(s, lx, mk->x)] : 1) *
+                     (ly >= 0 ? ss->count[sched_li(s, ly, mk->y)] : 1);
+    return counted > 0 ? pairs / counted : all > 0 ? pairs / all : 1;
+}
+
+/* The tile counts real_combinations multiplied for x and y over the
+ * loops before upto. */
+static double mask_counted(const Schedule *s, const SchedGroup *g, int st, int upto) {
+    const SchedStmt *ss = &s->stmts[st];
+    int lx = deepest_loop_level(s, g, st, upto, ss->mask->x);
+    int ly = deepest_loop_level(s, g, st, upto, ss->mask->y);
+    return (lx >= 0 ? ss->count[sched_li(s, lx, ss->mask->x)] : 1) *
+           (ly >= 0 ? ss->count[sched_li(s, ly, ss->mask->y)] : 1);
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
-    SchedVisits v = {1, 1, -1};
+    SchedVisits v = {1, 1, -1, 1};
     for (int k = 0; k < g->loop_count; k++) {
         const SchedLoop *lp = &g->loops[k];
         if (lp->level > level) break;
@@ -212,7 +253,64 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
         v.visits = real_combinations(s, g, st, v.depth + 1, -1);
         v.distinct = real_combinations(s, g, st, v.depth + 1, t->id);
     }
+    v.full = v.visits;
+    if (ss->mask) {
+        /* a tile wholly outside the restriction is neither loaded nor
+         * computed nor stored */
+        double loads, other, xy;
+        if (sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) && other > 0)
+            /* the walk's other loops at their real tile counts */
+            v.visits = loads * (v.visits / mask_counted(s, g, st, v.depth + 1)) / other;
+        else
+            v.visits *= mask_fraction(s, g, st, v.depth + 1, level, -1);
+        v.distinct *= mask_fraction(s, g, st, v.depth + 1, level, t->id);
+    }
     return v;
+}
+
+double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    if (!mk) return 1;
+    bool hx = sched_access_has_index(s, st, t->id, mk->x);
+    bool hy = sched_access_has_index(s, st, t->id, mk->y);
+    if (!hx && !hy) return 1;
+    SchedVisits v = sched_visits(s, g, st, t, level);
+    double loads, other, xy;
+    if (!sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) || loads <= 0)
+        return 1;
+    double mean = 1;
+    if (hx) mean *= ss->extent[sched_li(s, level, mk->x)] / ss->count[sched_li(s, level, mk->x)];
+    if (hy) mean *= ss->extent[sched_li(s, level, mk->y)] / ss->count[sched_li(s, level, mk->y)];
+    return mean > 0 ? xy / loads / mean : 1;
+}
+
+double sched_mask_outer_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level) {
+    const SchedStmt *ss = &s->stmts[st];
+    const SchedMask *mk = ss->mask;
+    if (!mk) return 1;
+    SchedVisits v = sched_visits(s, g, st, t, level);
+    double loads, other, xy, xy_sum, any, multi;
+    if (!sched_mask_loads(s, g, st, t->id, level, v.depth + 1, &loads, &other, &xy) ||
+        !sched_mask_children(s, g, st, t->id, level, v.depth + 1, &xy_sum, &any, &multi) ||
+        loads <= 0 || xy <= 0)
+        return 1;
+    /* the spread of section 3 along x and y when t has them and they are
+     * split between the levels: replaced by the children's own moves */
+    double spread_xy = 1;
+    bool has_split = false;
+    int ix[2] = {mk->x, mk->y};
+    for (int q = 0; q < 2; q++) {
+        if (sched_split_between(s, ss, level - 1, level, ix[q]) <= 1) continue;
+        if (!sched_access_has_index(s, st, t->id, ix[q])) continue;
+        has_split = true;
+        spread_xy *=
+            ss->extent[sched_li(s, level - 1, ix[q])] / ss->extent[sched_li(s, level, ix[q])];
+    }
+    if (has_split) return xy_sum / xy / spread_xy;
+    return any / loads;
 }
 
 MemRole sched_held_role(const Schedule *s, int st, int tensor) {

@@ -179,6 +179,30 @@ typedef struct SchedClass {
     double size, count;
 } SchedClass;
 
+/* A statement's restriction (`where`, own or inherited, canonical as
+ * x <= y + k) on the tile grid its schedule walks (docs/cost-model.md
+ * section 3.1): the tiles of x and of y that the chosen compute
+ * instance's ancestor at each level walks, and the points of the compute
+ * tiles that intersect the allowed region.  The chosen instance is the
+ * one with the most such points (the busiest under the restriction). */
+typedef struct SchedRange {
+    double lo, hi; /* [lo, hi) elements of the index */
+    int parent;    /* its tile at the level above */
+} SchedRange;
+
+typedef struct SchedMask {
+    int x, y;
+    int64_t k;
+    SchedRange **xs, **ys;           /* [level][tile] for levels 0..L */
+    int *kx, *ky;                    /* [level]: the chosen instance's child position */
+    int *nx, *ny;                    /* [level] */
+    double visited_points;           /* x-y points of the visited compute tiles */
+    double all_points;               /* x-y points of all its compute tiles */
+    double visited_tiles, all_tiles; /* compute tile pairs */
+    double every_visited;            /* visited points over every instance (energy) */
+    double every_points;             /* extent(x) x extent(y) */
+} SchedMask;
+
 typedef struct SchedStmt {
     int group;
     int position;              /* in its group's statement list */
@@ -199,6 +223,7 @@ typedef struct SchedStmt {
     int class_cap;
     Layout out_layout[SCHED_MAX_DIMS]; /* its result along each dim */
     const IrCompute *unit;
+    SchedMask *mask;   /* NULL when the statement runs unrestricted */
     double work;       /* MACs or element ops of the busiest instance */
     double total_work; /* MACs or element ops over every instance (energy) */
     double compute_s;
@@ -283,10 +308,65 @@ typedef struct SchedVisits {
     double visits;   /* times the tile is brought in / written back */
     double distinct; /* distinct tiles */
     int depth;       /* loop position of the innermost loop that moves it */
+    double full;     /* visits without the statement's restriction (= visits
+                        when it has none) */
 } SchedVisits;
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level);
+
+/* The restriction of statement ss on its tile grid, or NULL: built by
+ * the tiles pass once tiles and trips are known (ir/mask.c). */
+SchedMask *sched_mask_build(const Schedule *s, int st);
+/* Pairs of (x-range, y-range) that intersect the allowed region, as the
+ * level-`level` instance sees them: each x-range the union of its
+ * level-`level` x tiles under one level-lx tile (lx -1: all of them, the
+ * loops do not step x), likewise y; *all gets every pair. */
+double sched_mask_pairs(const SchedMask *mk, int level, int lx, int ly, double *all);
+/* Walks statement st's loops at positions < upto and levels <= level in
+ * nest order and counts the iterations that meet the restriction and
+ * find another tile of `tensor` than the last such one (a tile the last
+ * visited iteration used stays resident: the last tile of one row of a
+ * triangle may be the first of the next).  The loops over x and y walk
+ * the real ranges, the others their trips, whose product goes to
+ * *other; *xy the extents along x and y (those the tensor has) of the
+ * tiles loaded, summed.  False when the nest is too large to walk. */
+bool sched_mask_loads(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                      int upto, double *loads, double *other, double *xy);
+/* What the bytes of a level-`level` tile of tensor t, averaged over
+ * every tile (extent / count along each index), are multiplied by to
+ * average them over the tiles a restricted statement st really moves
+ * (uneven tiles are not visited alike); 1 when unrestricted. */
+double sched_mask_bytes_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level);
+/* The children of the chosen instance's level-(level-1) ancestor that
+ * differ from it along the dims entering `level` that split x or y, each
+ * walked as sched_mask_loads does, in lockstep: *xy_sum gets their loads'
+ * x-by-y extents summed, *any the steps at which at least one of them
+ * moves a tile of `tensor`, *multi those at which two or more do (a
+ * multicast).  False when there are no such dims or the walk is too
+ * large. */
+bool sched_mask_children(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                         int upto, double *xy_sum, double *any, double *multi);
+/* What a restricted statement's outer level (level - 1) serves of
+ * tensor t per visit, over what the busiest child's visits times the
+ * spread of section 3 say: its children along the dims entering `level`
+ * that split x or y do not visit alike (docs/cost-model.md 3.1).  Those
+ * holding other parts of t (t has the split index): their moves summed;
+ * those sharing t: the steps at which any of them moves it.  1 when
+ * unrestricted or no such dim. */
+double sched_mask_outer_scale(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
+                              int level);
+/* The iterations of the loops before position `before` (those st runs, at
+ * levels <= level) inside which st's restricted walk down to its loads of
+ * `tensor` meets a single tile of it: a reader running in a pass after
+ * its producer's finds that tile where the producer's pass left it.
+ * *tiles gets how many average tiles of the walk's loads they weigh
+ * (they need not be of the average size). */
+double sched_mask_single_rows(const Schedule *s, const SchedGroup *g, int st, int tensor, int level,
+                              int before, double *tiles);
+/* The visited compute tiles of size sx along x and sy along y. */
+double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
 
 /* Position in g's nest of the outermost loop over an index statement st
  * reduces (with more than one trip for st); g->loop_count when none.  A

@@ -359,6 +359,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "objective" { token = OBJECTIVE; goto done; }
         "online"    { token = ONLINE; goto done; }
         "repeat"    { token = REPEAT; goto done; }
+        "where"     { token = WHERE; goto done; }
 
         ident {
             value->name = intern(start, (size_t)(ps->cursor - start));
@@ -392,6 +393,8 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
             ps->brace_closed_block = ps->brace_depth > 0;
             if (ps->brace_depth > 0) ps->brace_depth--;
             token = RBRACE; goto done; }
+        "<="  { token = LE; goto done; }
+        ">="  { token = GE; goto done; }
         "<"  { token = LANGLE; goto done; }
         ">"  { token = RANGLE; goto done; }
         "="  { token = EQUALS; goto done; }

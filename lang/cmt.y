@@ -358,6 +358,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
     MapItem *map_item;
     TensorDecl *tensor;
     Stmt *stmt;
+    Where *where;
     void *tagged;
 }
 
@@ -373,10 +374,10 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token ROLE "role" COST "cost" ARRAY "array"
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
-%token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat"
+%token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" WHERE "where"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
-%token LANGLE "<" RANGLE ">" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
+%token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
 %token HOLE "?"
 
 %left PLUS MINUS
@@ -396,6 +397,8 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <map_item> map_item
 %type <tensor> tensor_decl
 %type <stmt> stmt
+%type <where> where_opt
+%type <int_value> where_cmp
 %type <tagged> op_item
 %type <name> parent_opt_name
 %type <ident> role_opt kind_opt at_opt
@@ -583,25 +586,48 @@ expr_list:
   ;
 
 stmt:
-    name LBRACKET ident_list RBRACKET EQUALS expr SEMI {
+    name LBRACKET ident_list RBRACKET EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = $1;
         $$->indices = ident_list(ps, $3);
         $$->rhs = hoist_reduction(ps, $6);
+        $$->where = $7;
         $$->span = sp(ps, @$);
     }
-  | name LBRACKET RBRACKET EQUALS expr SEMI {
+  | name LBRACKET RBRACKET EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = $1;
         $$->rhs = hoist_reduction(ps, $5);
+        $$->where = $6;
         $$->span = sp(ps, @$);
     }
-  | name EQUALS expr SEMI {
+  | name EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = $1;
         $$->rhs = hoist_reduction(ps, $3);
+        $$->where = $4;
         $$->span = sp(ps, @$);
     }
+  ;
+
+/* `where A <= B + c`: restricts the statement's iteration space */
+where_opt:
+    %empty                      { $$ = NULL; }
+  | WHERE name where_cmp expr {
+        $$ = ARENA_NEW(ps->arena, Where);
+        $$->lhs = $2;
+        $$->cmp = (WhereCmp)$3;
+        $$->cmp_span = sp(ps, @3);
+        $$->rhs = $4;
+        $$->span = sp(ps, @$);
+    }
+  ;
+
+where_cmp:
+    LANGLE                      { $$ = WC_LT; }
+  | LE                          { $$ = WC_LE; }
+  | RANGLE                      { $$ = WC_GT; }
+  | GE                          { $$ = WC_GE; }
   ;
 
 ident_list:
@@ -1243,7 +1269,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     for (int i = 0; i < n; i++)
         if (expected[i] == YYSYMBOL_IDENT) wants_name = true;
     if ((wants_name || wants_expression) && found >= YYSYMBOL_USE &&
-        found <= YYSYMBOL_REPEAT) {
+        found <= YYSYMBOL_WHERE) {
         /* `const tile = 4;`: a reserved word where a name goes */
         Diag *d = diag_error(ps->diags, at, "E0110",
                              "expected %s, found %s, which is a keyword", want, what);

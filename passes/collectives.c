@@ -264,12 +264,29 @@ static double filled_pieces(const Schedule *s, const SchedNode *node, double *by
     return transfers;
 }
 
+/* Under a restriction (docs/cost-model.md 3.1) the children along a dim
+ * that splits x or y do not move a tile they share at the same steps: a
+ * multicast runs at the steps where two or more of them move it (one
+ * alone loads it as usual).  `count` otherwise. */
+static double masked_multicasts(const Schedule *s, const SchedNode *node, int level, double count) {
+    const SchedStmt *ss = &s->stmts[node->stmt];
+    if (!ss->mask) return count;
+    const SchedGroup *g = &s->groups[node->group];
+    const IrTensor *tn = &s->op->tensors[node->tensor];
+    SchedVisits v = sched_visits(s, g, node->stmt, tn, level);
+    double xy, any, multi;
+    if (!sched_mask_children(s, g, node->stmt, tn->id, level, v.depth + 1, &xy, &any, &multi))
+        return count;
+    return multi;
+}
+
 static void broadcasts(Schedule *s) {
     int count = s->node_count;
     for (int ni = 0; ni < count; ni++) {
         SchedNode node = s->nodes[ni];
         if (node.kind == SN_LOAD) {
             double bytes, transfers = filled_pieces(s, &node, &bytes);
+            transfers = masked_multicasts(s, &node, node.to_level, transfers);
             broadcast_tile(s, node.group, node.position, node.stmt, node.tensor, node.from_level,
                            node.to_level, bytes, transfers, node.depth);
             continue;
@@ -288,8 +305,11 @@ static void broadcasts(Schedule *s) {
                 int li = sched_li(s, s->levels, sched_access_index(s, node.stmt, t, r));
                 bytes *= s->stmts[node.stmt].extent[li] / s->stmts[node.stmt].count[li];
             }
+            SchedNode probe = node;
+            probe.tensor = t;
             broadcast_tile(s, node.group, node.position, node.stmt, t, s->levels - 1, s->levels,
-                           bytes, v.visits, node.after_inner ? node.depth : v.depth);
+                           bytes, masked_multicasts(s, &probe, s->levels, v.visits),
+                           node.after_inner ? node.depth : v.depth);
         }
     }
 }

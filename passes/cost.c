@@ -66,11 +66,17 @@ static double over_tile_sizes(const Schedule *s, int st, TileCost cost, int *siz
     double total = 0;
     *sizes = 0;
     for (;;) {
-        double m = 1, nn = 1, k = 1, count = 1;
+        double m = 1, nn = 1, k = 1, count = 1, sx = 0, sy = 0;
         for (int q = 0; q < n; q++) {
             int i = idx[q];
             const SchedClass *c = &ss->classes[i * ss->class_cap + pick[q]];
-            count *= c->count;
+            /* under a restriction the tiles of x and y count as pairs */
+            if (ss->mask && i == ss->mask->x)
+                sx = c->size;
+            else if (ss->mask && i == ss->mask->y)
+                sy = c->size;
+            else
+                count *= c->count;
             bool lhs = false;
             for (int r = 0; r < is->lhs_count; r++) lhs |= is->lhs[r] == i;
             if (!lhs)
@@ -80,6 +86,8 @@ static double over_tile_sizes(const Schedule *s, int st, TileCost cost, int *siz
             else
                 m *= c->size;
         }
+        /* only the compute tiles that meet it run (section 3.1) */
+        if (ss->mask) count *= sched_mask_sized(ss->mask, s->levels, sx, sy);
         total += count * cost(ss->unit, m, nn, k);
         (*sizes)++;
         int q = 0;
@@ -314,8 +322,21 @@ void pass_cost(Schedule *s) {
         if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = BOUNDARY_PHASE;
     order_nodes(s);
     const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
-    for (int st = 0; st < s->op->stmt_count; st++)
+    for (int st = 0; st < s->op->stmt_count; st++) {
         s->stmts[st].compute_s = compute_time(s, st, &why[st]);
+        const SchedMask *mk = s->stmts[st].mask;
+        const IrPredicate *pr = &s->op->stmts[st].mask;
+        if (s->want_text && mk)
+            why[st] = arena_printf(
+                s->arena,
+                "%s; where %s%s: %.0f of %.0f compute tiles of (%s, %s) run, %.3g%% of "
+                "the points",
+                why[st] ? why[st] : "", ir_pred_text(s->arena, s->op, pr),
+                pr->from != st ? arena_printf(s->arena, " (from %s)", s->op->stmts[pr->from].name)
+                               : "",
+                mk->visited_tiles, mk->all_tiles, s->op->indices[mk->x].name,
+                s->op->indices[mk->y].name, 100 * mk->visited_points / mk->all_points);
+    }
     for (int g = 0; g < s->group_count; g++) {
         s->groups[g].first_node = -1;
         s->groups[g].node_count = 0;

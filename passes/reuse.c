@@ -191,8 +191,9 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         SchedVisits v = sched_visits(s, g, st, tn, unit_level);
         double children, replicas;
         fan_out(s, st, tn, out, inner, unit_level, &children, &replicas);
-        double per_mem =
-            tile_bytes(s, st, tn, unit_level) * spread(s, st, tn, out, inner, unit_level);
+        double per_mem = tile_bytes(s, st, tn, unit_level) *
+                         sched_mask_bytes_scale(s, g, st, tn, unit_level) *
+                         spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
         /* an online statement publishes its running value to its readers
@@ -269,7 +270,7 @@ static bool partials_live(const Schedule *s, const SchedGroup *g, int st, int t,
 }
 
 static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool is_output,
-                        int level, double served) {
+                        int level, double served, double served_weight) {
     const IrStmt *is = &s->op->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     MemRole role = sched_tensor_role(is, t);
@@ -282,10 +283,14 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     SchedVisits v = sched_visits(s, g, st, tn, level);
     double all_visits = v.visits;
     v.visits -= served;
-    double fp = tile_bytes(s, st, tn, level);
+    double fp = tile_bytes(s, st, tn, level) * sched_mask_bytes_scale(s, g, st, tn, level);
+    /* tiles found resident that are not of the average size */
+    if (served_weight >= 0 && v.visits > 0) fp *= (all_visits - served_weight) / v.visits;
     double children, replicas;
     fan_out(s, st, tn, is_output, level - 1, level, &children, &replicas);
-    double per_outer = fp * spread(s, st, tn, is_output, level - 1, level); /* per outer instance */
+    /* per outer instance; a restriction's children do not visit alike */
+    double outer_scale = sched_mask_outer_scale(s, g, st, tn, level);
+    double per_outer = fp * spread(s, st, tn, is_output, level - 1, level) * outer_scale;
     double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
     /* an online statement's running value, published to readers that
      * take it from the level above */
@@ -310,7 +315,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
      * out of each inner instance; the outer instance serves the distinct
      * tiles of its children (replicas share one transfer) */
     double moves = is_output ? v.visits + partial : v.visits;
-    double outer_moves = moves * children / replicas;
+    double outer_moves = moves * children / replicas * outer_scale;
     account(s, g, outer, outer_read, outer_written, outer_moves, &energy, false);
     account(s, g, inner, inner_read, inner_written, moves, &energy, true);
     SchedNode *n = sched_add_node(s, is_output ? SN_STORE : SN_LOAD, g->id);
@@ -335,6 +340,13 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
             n->reason =
                 arena_printf(s->arena, "%s; streams through %s (counted as it %s)", n->reason,
                              inner->name, is_output ? "came from below" : "goes on below");
+        if (v.full > v.visits)
+            n->reason = arena_printf(
+                s->arena,
+                "%s; where %s: moved on %.0f of %.0f visits (none for a "
+                "tile wholly outside it, nor for the tile the last visit "
+                "left)",
+                n->reason, ir_pred_text(s->arena, s->op, &s->op->stmts[st].mask), v.visits, v.full);
         if (served > 0)
             n->reason = arena_printf(s->arena,
                                      "%s; %.0f of its %.0f visits find the tile its producer "
@@ -451,12 +463,14 @@ static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
  * producer's visits when the reader also runs loops its producer does
  * not (the producer runs in their first iteration only): there the
  * reader follows the producer tile by tile, and loads in the others. */
-static double resident_visits(const Schedule *s, const SchedGroup *g, int st, int t, int level) {
+static double resident_visits(const Schedule *s, const SchedGroup *g, int st, int t, int level,
+                              double *weight) {
     const SchedStmt *ss = &s->stmts[st];
     const IrTensor *tn = &s->op->tensors[t];
     const IrMemory *mem = ir_level_memory(s->arch, level, sched_tensor_role(&s->op->stmts[st], t));
     int wait = g->wait_loop[s->stmts[st].position];
     double mine = sched_visits(s, g, st, tn, level).visits, served = 0;
+    *weight = -1; /* served tiles weigh their number of average tiles */
     for (int i = g->first_node; i < s->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
         bool loaded = n->kind == SN_LOAD && n->to_level == level;
@@ -469,12 +483,15 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
         int other_wait = g->wait_loop[other_pos];
         bool same_pass =
             other_wait == wait && g->round[other_pos] == g->round[s->stmts[st].position];
-        if (!same_pass) {
-            int w = other_wait < wait ? other_wait : wait;
-            if (sched_visits(s, g, st, tn, level).depth >= w ||
-                sched_visits(s, g, n->stmt, tn, level).depth >= w)
-                continue;
-        }
+        bool later = false;
+        int w = other_wait < wait ? other_wait : wait;
+        if (!same_pass)
+            later = sched_visits(s, g, st, tn, level).depth >= w ||
+                    sched_visits(s, g, n->stmt, tn, level).depth >= w;
+        /* under a restriction a row of the waited loop may hold a single
+         * tile: the reader's pass then starts on the tile the producer's
+         * pass ended on (docs/cost-model.md 3.1) */
+        if (later && !(written && ss->mask && s->stmts[n->stmt].mask)) continue;
         const SchedStmt *other = &s->stmts[n->stmt];
         bool same = true;
         for (int r = 0; r < tn->rank && same; r++)
@@ -490,6 +507,14 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
             same = tensor_dim_split(s, n->stmt, t, d) == tensor_dim_split(s, st, t, d);
         }
         if (!same) continue;
+        if (later) {
+            double tiles, single = sched_mask_single_rows(s, g, st, t, level, w, &tiles);
+            if (single > served) {
+                served = single;
+                *weight = tiles;
+            }
+            continue;
+        }
         double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
         if (theirs == mine) return mine;
         if (written && theirs < mine && visits_over(s, g, st, t, level, n->stmt) == theirs &&
@@ -532,16 +557,17 @@ void pass_reuse(Schedule *s) {
                 bool internal = s->tensor_group[t] == gi;
                 for (int l = 1; l < s->levels; l++) {
                     if (internal && l <= g->level) continue;
-                    double served = resident_visits(s, g, st, t, l);
+                    double weight, served = resident_visits(s, g, st, t, l, &weight);
                     if (served < sched_visits(s, g, st, &op->tensors[t], l).visits)
-                        move_tensor(s, g, pos, st, t, false, l, served);
+                        move_tensor(s, g, pos, st, t, false, l, served, weight);
                 }
             }
             compute_node(s, g, pos, st);
             add_rescale(s, g, st, pos);
             int y = is->out_tensor;
             for (int l = s->levels - 1; l >= 1; l--)
-                if (s->tensor_crosses[y] || l > g->level) move_tensor(s, g, pos, st, y, true, l, 0);
+                if (s->tensor_crosses[y] || l > g->level)
+                    move_tensor(s, g, pos, st, y, true, l, 0, -1);
             defer_waiting(s, g, pos, first);
         }
     }

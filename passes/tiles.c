@@ -407,6 +407,16 @@ static void walk_tiles(Schedule *s, int st) {
     ss->work = points * per_point;
     /* every instance along a dim that splits none of its indices repeats it */
     ss->total_work = all * per_point * ((double)s->total_instances / split);
+    /* a restriction (`where`): only the compute tiles that meet the
+     * allowed region run, each in full (docs/cost-model.md section 3.1) */
+    ss->mask = sched_mask_build(s, st);
+    if (ss->mask) {
+        const SchedMask *mk = ss->mask;
+        double xy =
+            ss->extent[sched_li(s, s->levels, mk->x)] * ss->extent[sched_li(s, s->levels, mk->y)];
+        if (xy > 0) ss->work = points / xy * mk->visited_points * per_point;
+        ss->total_work *= mk->every_visited / mk->every_points;
+    }
 }
 
 void pass_tiles(Schedule *s) {

@@ -211,9 +211,16 @@ typedef struct StmtInfo {
     int idx[2 * RANK];
     bool *uses, *reduced, *lhs; /* [index] */
     int64_t need;               /* contributions per result element */
-    double ops;                 /* per iteration point */
-    int *trips, *tile;          /* [(V + 1) * I] */
-    unsigned partial;           /* dims (mask) that split a reduced index */
+    /* `where` (own or inherited) as x <= y + k: a compute tile wholly
+     * outside it is skipped; inside a tile the points outside it are
+     * masked (they contribute nothing) */
+    bool masked;
+    int mx, my;
+    int64_t mk;
+    int64_t *mlo, *mhi; /* [index]: scratch of need_of and contrib_of */
+    double ops;         /* per iteration point */
+    int *trips, *tile;  /* [(V + 1) * I] */
+    unsigned partial;   /* dims (mask) that split a reduced index */
     /* the reduction collective's tiles (passes/verify.c header, (a)) */
     bool reduce_needed;
     int key_loops[64], key_count;
@@ -393,6 +400,9 @@ static void setup_stmt(Ctx *c, int st) {
             si->uses[i] = true;
             if (!si->lhs[i]) si->reduced[i] = true;
         }
+    si->masked = ir_pred_canon(&si->is->mask, &si->mx, &si->my, &si->mk);
+    si->mlo = ARENA_ARRAY(c->a, int64_t, I + 1);
+    si->mhi = ARENA_ARRAY(c->a, int64_t, I + 1);
     si->need = 1;
     for (int i = 0; i < I; i++) {
         if (si->uses[i]) si->idx[si->idx_count++] = i;
@@ -589,6 +599,9 @@ static void compute_qboxes(Ctx *c, GCtx *g, const StmtInfo *si, const int *p) {
             range_of(c, g, si, i, q, p, c->V, c->V, &g->qlo[q * I + i], &g->qhi[q * I + i]);
             if (g->qhi[q * I + i] <= g->qlo[q * I + i]) act = false;
         }
+        /* a compute tile wholly outside the restriction: no x in it is at
+         * most any y in it plus k */
+        if (si->masked && g->qlo[q * I + si->mx] > g->qhi[q * I + si->my] - 1 + si->mk) act = false;
         g->active[q] = act;
     }
     for (int l = 0; l <= c->V; l++) {
@@ -637,6 +650,66 @@ static bool is_rep(const Ctx *c, const StmtInfo *si, int q) {
     for (int d = 0; d < c->D; d++)
         if (si->ss->split[d] < 0 && c->coord[q * c->D + d] != 0) return false;
     return true;
+}
+
+/* Pairs (a, b), a in [alo, ahi), b in [blo, bhi), with a <= b + k. */
+static int64_t pairs_below(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t k) {
+    int64_t n = 0;
+    for (int64_t b = blo; b < bhi; b++) {
+        int64_t top = b + k + 1 < ahi ? b + k + 1 : ahi;
+        if (top > alo) n += top - alo;
+    }
+    return n;
+}
+
+/* The restricted statement's points over ranges [lo, hi) of each index
+ * (the element's own coordinate for an index of the result) that meet
+ * x <= y + k, over the reduced indices: the contributions an element
+ * gets from them. */
+static int64_t masked_points(const StmtInfo *si, const int64_t *lo, const int64_t *hi) {
+    int64_t n = pairs_below(lo[si->mx], hi[si->mx], lo[si->my], hi[si->my], si->mk);
+    for (int k = 0; k < si->idx_count; k++) {
+        int i = si->idx[k];
+        if (si->reduced[i] && i != si->mx && i != si->my) n *= hi[i] - lo[i];
+    }
+    return n;
+}
+
+/* The coordinates of result element e of si in lo/hi (a range of one),
+ * the reduced indices over the given box (compute instance q's tile, or
+ * the whole extent when q < 0). */
+static void element_ranges(const Ctx *c, const GCtx *g, const StmtInfo *si, int64_t e, int q,
+                           int64_t *lo, int64_t *hi) {
+    int Y = si->out.tensor;
+    for (int k = 0; k < si->idx_count; k++) {
+        int i = si->idx[k];
+        lo[i] = q >= 0 ? g->qlo[q * c->I + i] : 0;
+        hi[i] = q >= 0 ? g->qhi[q * c->I + i] : c->op->indices[i].extent;
+    }
+    for (int r = 0; r < si->out.rank; r++) {
+        int i = si->out.index[r];
+        if (i < 0) continue;
+        lo[i] = (e / c->stride[Y * RANK + r]) % c->op->tensors[Y].extent[r];
+        hi[i] = lo[i] + 1;
+    }
+}
+
+/* Contributions result element e needs in all: every reduced point, or
+ * under a restriction those that meet it (none for an element outside
+ * it: a masked element, complete from the start). */
+static int64_t need_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int64_t e) {
+    (void)g;
+    if (!si->masked) return si->need;
+    element_ranges(c, g, si, e, -1, si->mlo, si->mhi);
+    return masked_points(si, si->mlo, si->mhi);
+}
+
+/* Contributions compute instance q's tile gives result element e. */
+static int64_t contrib_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int q, int64_t e,
+                          int64_t all) {
+    if (!si->masked || !all) return all;
+    element_ranges(c, g, si, e, q, si->mlo, si->mhi);
+    return masked_points(si, si->mlo, si->mhi);
 }
 
 static int64_t reduced_points(const Ctx *c, const GCtx *g, const StmtInfo *si, int q) {
@@ -973,10 +1046,12 @@ static void exec_a(Ctx *c, GCtx *g, int pos, const int *p) {
         bi_init(&it, &b, &c->stride[Y * RANK]);
         while (bi_next(&it, &e)) {
             prod[e] = 1;
-            if (!contrib) continue;
-            g->done[Y][e] += contrib;
-            if (g->done[Y][e] == si->need && !waits_collective(si)) g->complete[Y][e] = 1;
-            if (g->done[Y][e] > si->need)
+            int64_t add = contrib_of(c, g, si, q, e, contrib);
+            if (!add) continue;
+            int64_t need = need_of(c, g, si, e);
+            g->done[Y][e] += add;
+            if (g->done[Y][e] == need && !waits_collective(si)) g->complete[Y][e] = 1;
+            if (g->done[Y][e] > need)
                 problem(c, "group %d: an element of %s gets more contributions than %s has points",
                         g->g, tname(c, Y), si->is->name);
         }
@@ -1673,7 +1748,7 @@ static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p, bool rec
         int64_t e;
         bi_init(&it, &b, &c->stride[Y * RANK]);
         while (bi_next(&it, &e)) {
-            if (g->complete[Y][e] || g->done[Y][e] != si->need) continue;
+            if (g->complete[Y][e] || g->done[Y][e] != need_of(c, g, si, e)) continue;
             if (record)
                 element_completed(c, g, Y, e);
             else
@@ -1741,9 +1816,11 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
             a->valid[e] = 1;
             bytes_of(c, &a->fresh, Y)[e] = 1;
             lv->produced[e] = 1;
-            if (!contrib) continue;
-            g->done[Y][e] += contrib;
-            if (g->done[Y][e] == si->need && !waits_collective(si)) element_completed(c, g, Y, e);
+            int64_t add = contrib_of(c, g, si, q, e, contrib);
+            if (!add) continue;
+            g->done[Y][e] += add;
+            if (g->done[Y][e] == need_of(c, g, si, e) && !waits_collective(si))
+                element_completed(c, g, Y, e);
         }
     }
     /* reads: the last one frees a fused intermediate */
@@ -1829,6 +1906,18 @@ static void finish_relayouts(Ctx *c, GCtx *g) {
     }
 }
 
+/* The elements a restriction masks are complete from the start: no
+ * point contributes to them, and a reader under the same restriction
+ * takes them as masked. */
+static void masked_complete(Ctx *c, GCtx *g) {
+    for (int k = 0; k < g->ns; k++) {
+        const StmtInfo *si = g->si[k];
+        if (!si->masked) continue;
+        for (int64_t e = 0; e < c->telems[si->out.tensor]; e++)
+            if (need_of(c, g, si, e) == 0) g->complete[si->out.tensor][e] = 1;
+    }
+}
+
 static void run_group(Ctx *c, int gi) {
     const Schedule *s = c->s;
     const SchedGroup *sg = &s->groups[gi];
@@ -1896,6 +1985,7 @@ static void run_group(Ctx *c, int gi) {
             g->complete[t] = ARENA_ARRAY(c->a, uint8_t, c->telems[t]);
             g->remote_left[t] = ARENA_ARRAY(c->a, int32_t, c->telems[t]);
         }
+    masked_complete(c, g);
     int nF = c->ninst[g->F];
     g->live = ARENA_ARRAY(c->a, Live, nF * T);
     g->live_mem = g->F > 0 ? mem_of(c, g->F, ROLE_OUTPUT) : mem_of(c, 0, ROLE_OUTPUT);
@@ -1945,6 +2035,7 @@ static void run_group(Ctx *c, int gi) {
             memset(g->done[t], 0, sizeof(int64_t) * (size_t)c->telems[t]);
             memset(g->complete[t], 0, (size_t)c->telems[t]);
         }
+    masked_complete(c, g);
 
     /* phase B: the memories */
     g->slots = ARENA_ARRAY(c->a, Slot *, c->M);
@@ -1977,15 +2068,18 @@ static void run_group(Ctx *c, int gi) {
         if (!g->in_group[t]) continue;
         const StmtInfo *prod = &c->si[c->op->tensors[t].producer];
         for (int64_t e = 0; e < c->telems[t]; e++)
-            if (g->done[t][e] != prod->need) {
+            if (g->done[t][e] != need_of(c, g, prod, e)) {
                 problem(c, "group %d: an element of %s gets %lld of its %lld contributions", gi,
-                        tname(c, t), (long long)g->done[t][e], (long long)prod->need);
+                        tname(c, t), (long long)g->done[t][e], (long long)need_of(c, g, prod, e));
                 break;
             }
         if (!g->leaves[t]) continue;
         for (int64_t e = 0; e < c->telems[t]; e++) {
             bool out = false;
             for (int u0 = 0; u0 < c->ninst[0] && !out; u0++) out = l0_has(c, u0, t, e);
+            /* an element its restriction masks in a skipped tile is never
+             * computed, so never written */
+            if (!out && prod->masked && need_of(c, g, prod, e) == 0) continue;
             if (!out) {
                 problem(c, "group %d: an element of %s never reaches %s", gi, tname(c, t),
                         c->arch->levels[0].name);

@@ -134,7 +134,8 @@
 #define CMT_OP_KEYWORDS(X) \
     X("in") \
     X("out") \
-    X("var")
+    X("var") \
+    X("where")
 #define CMT_ARCH_KEYWORDS(X) \
     X("memory") \
     X("cluster") \
