@@ -529,25 +529,30 @@ static bool *claim_for_stmts(MapCtx *c, const MapItem *it, int lv, const MapItem
     return n ? named : NULL;
 }
 
+/* The level of a `tile` or `order` line (`what`), -1 when it cannot be
+ * applied: the mapping-wide line (`line` 0) claims its level once; a
+ * `for` line also claims its statements at the level (*named). */
+static int line_level(MapCtx *c, const MapItem *it, int line, const MapItem **wide,
+                      const MapItem **for_of, const char *what, bool **named) {
+    *named = NULL;
+    if (line == 0) return claim_level_line(c, it, wide, what);
+    if (reject_level_hole(c, it)) return -1;
+    if (!it->level.name) {
+        c->ok = false;
+        return -1;
+    }
+    int lv = lookup_level(c, &it->level);
+    if (lv >= 0) *named = claim_for_stmts(c, it, lv, for_of, what);
+    return *named ? lv : -1;
+}
+
 /* A `tile` line: the mapping-wide one (`line` 0) gives every statement its
  * entries; the k-th `tile L for ...` line (`line` k) replaces, for the
  * statements it names, the entries of the indices it names.  The
  * mapping-wide lines are applied before the `for` lines. */
 static void apply_tile(MapCtx *c, const MapItem *it, int line) {
-    int lv;
-    bool *named = NULL;
-    if (line == 0) {
-        lv = claim_level_line(c, it, c->tile_line, "tile");
-    } else {
-        if (reject_level_hole(c, it)) return;
-        if (!it->level.name) {
-            c->ok = false;
-            return;
-        }
-        lv = lookup_level(c, &it->level);
-        if (lv >= 0) named = claim_for_stmts(c, it, lv, c->tile_for_of, "tile");
-        if (!named) return;
-    }
+    bool *named;
+    int lv = line_level(c, it, line, c->tile_line, c->tile_for_of, "tile", &named);
     if (lv < 0) return;
     int ic = c->op->index_count, sc = c->op->stmt_count;
     IrTile *tl = &c->m->tile;
@@ -807,20 +812,8 @@ static void check_tiles(MapCtx *c) {
  * its order at the level; the k-th `order L for ...` line (`line` k)
  * replaces it, whole, for the statements it names. */
 static void apply_order(MapCtx *c, const MapItem *it, int line) {
-    int lv;
-    bool *named = NULL;
-    if (line == 0) {
-        lv = claim_level_line(c, it, c->order_line, "order");
-    } else {
-        if (reject_level_hole(c, it)) return;
-        if (!it->level.name) {
-            c->ok = false;
-            return;
-        }
-        lv = lookup_level(c, &it->level);
-        if (lv >= 0) named = claim_for_stmts(c, it, lv, c->order_for_of, "order");
-        if (!named) return;
-    }
+    bool *named;
+    int lv = line_level(c, it, line, c->order_line, c->order_for_of, "order", &named);
     if (lv < 0) return;
     int ic = c->op->index_count;
     int *perm = ARENA_ARRAY(c->arena, int, ic + 1);

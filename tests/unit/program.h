@@ -40,6 +40,16 @@ static inline const Schedule *unit_lowered(Arena *arena, const Program *p, const
     return m ? lower_mapping(arena, m, true, NULL) : NULL;
 }
 
+/* The first node of `kind` for the tensor called `tensor` in the
+ * schedule, or NULL. */
+static inline const SchedNode *node_of(const Schedule *s, SchedKind kind, const char *tensor) {
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].kind == kind && s->nodes[i].tensor >= 0 &&
+            strcmp(s->op->tensors[s->nodes[i].tensor].name, tensor) == 0)
+            return &s->nodes[i];
+    return NULL;
+}
+
 /* The reference interpreter agrees with the model on the schedule (a
  * check named `name`; the first disagreement is printed). */
 static inline void check_verified(const Schedule *s, const char *name) {

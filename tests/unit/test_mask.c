@@ -51,13 +51,6 @@ static const char *text =
     "mapping uneven for causal<M = 20> on one { tile GLB: m 8, n 8; }\n"
     "mapping inherited for inherit on one { tile GLB: m 8, n 8, i 8, j 8; }\n";
 
-static const SchedNode *node_of(const Schedule *s, SchedKind kind, const char *tensor) {
-    for (int i = 0; i < s->node_count; i++)
-        if (s->nodes[i].kind == kind && s->nodes[i].tensor >= 0 &&
-            strcmp(s->op->tensors[s->nodes[i].tensor].name, tensor) == 0)
-            return &s->nodes[i];
-    return NULL;
-}
 
 int main(void) {
     Arena arena = {0};

@@ -165,13 +165,6 @@ static const Footprint *footprint(const Schedule *s, const char *memory, const c
     return NULL;
 }
 
-static const SchedNode *node_of(const Schedule *s, SchedKind kind, const char *tensor) {
-    for (int i = 0; i < s->node_count; i++)
-        if (s->nodes[i].kind == kind && s->nodes[i].tensor >= 0 &&
-            strcmp(s->op->tensors[s->nodes[i].tensor].name, tensor) == 0)
-            return &s->nodes[i];
-    return NULL;
-}
 
 int main(void) {
     SourceManager sm;

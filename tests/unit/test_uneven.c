@@ -37,14 +37,6 @@ static const char *text =
     "mapping partial for g on one { tile GLB: m 4; }\n"
     "mapping shaped for g on one_shaped { tile GLB: m 4; }\n";
 
-/* The node of `kind` for tensor t (by name) in the schedule. */
-static const SchedNode *node_of(const Schedule *s, SchedKind kind, const char *tensor) {
-    for (int i = 0; i < s->node_count; i++)
-        if (s->nodes[i].kind == kind && s->nodes[i].tensor >= 0 &&
-            strcmp(s->op->tensors[s->nodes[i].tensor].name, tensor) == 0)
-            return &s->nodes[i];
-    return NULL;
-}
 
 static void test_deal(void) {
     /* T = ceil(E / b) blocks, ceil(T / P) of them to the busiest, at most E */
