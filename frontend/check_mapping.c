@@ -1280,12 +1280,6 @@ static void check_names_only(MapCtx *c) {
 
 /* ------------------------------------------------------------- online */
 
-static bool reduces_index(const IrStmt *st, int index) {
-    for (int i = 0; i < st->reduced_count; i++)
-        if (st->reduced[i] == index) return true;
-    return false;
-}
-
 /* `online S, ...;`: S is a max, min or sum over one index whose readers in
  * its group take its running value.  Every value computed from a running
  * value must be correctable when the statistic moves on: each reader
@@ -1331,7 +1325,7 @@ static void check_online(MapCtx *c) {
             }
             bool kind_ok =
                 r->reduce_op == RO_SUM || r->reduce_op == RO_MAX || r->reduce_op == RO_MIN;
-            if (!kind_ok || r->reduced_count != 1) {
+            if (!ir_stmt_online_kind(r)) {
                 Diag *d =
                     map_error(c, id->span, "E0340", "`%s` cannot be online: it is %s", r->name,
                               !r->reduced_count ? "not a reduction"
@@ -1376,7 +1370,7 @@ static void check_online(MapCtx *c) {
                 int p = op->tensors[js->inputs[q]].producer;
                 if (p < 0 || (p != r && deg[p] == 0)) continue;
                 if (!in_group) {
-                    if (p == r || reduces_index(&op->stmts[p], n)) continue;
+                    if (p == r || ir_stmt_reduces(&op->stmts[p], n)) continue;
                     Diag *d2 = map_error(c, m->online_span[r], "E0342",
                                          "`%s` reads `%s` in another group, but `%s` is "
                                          "computed from the running value of online `%s`",
@@ -1392,7 +1386,9 @@ static void check_online(MapCtx *c) {
                     k = rs->reduce_op == RO_SUM ? js->power[q] : js->shift[q];
                 else
                     k = js->power[q] == IR_NOT_SCALING ? IR_NOT_SCALING : js->power[q] * deg[p];
-                if (k == IR_NOT_SCALING || k < -100 || k > 100) {
+                /* exponents beyond +-100 do not fit the IR's record (no real
+                 * op comes near): refused like a reader no factor follows */
+                if (k == IR_NOT_SCALING || d + k < -100 || d + k > 100) {
                     Diag *d2 = map_error(
                         c, m->online_span[r], "E0341",
                         "`%s` uses %s`%s` in a way no correction factor can follow, so `%s` "
@@ -1412,12 +1408,11 @@ static void check_online(MapCtx *c) {
                 d += k;
             }
             if (!in_group || !affected) continue;
-            if (d < -100 || d > 100) d = 0;
             deg[j] = d;
             m->online_degree[j * S + r] = (signed char)d;
             /* a value corrected only while it is live: an accumulator over
              * n is final when the loop closes, anything else lasts a tile */
-            bool accumulates = reduces_index(js, n);
+            bool accumulates = ir_stmt_reduces(js, n);
             if (!accumulates && d != 0 && op->tensors[js->out_tensor].kind == TK_OUTPUT) {
                 Diag *d2 = map_error(c, m->online_span[r], "E0342",
                                      "`%s` is an output computed from the running value of "
@@ -1430,7 +1425,7 @@ static void check_online(MapCtx *c) {
             for (int q = 0; q < js->input_count; q++) {
                 int p = op->tensors[js->inputs[q]].producer;
                 if (p < 0 || p == r || m->fuse.group[p] != g || m->online[p] ||
-                    !reduces_index(&op->stmts[p], n))
+                    !ir_stmt_reduces(&op->stmts[p], n))
                     continue;
                 Diag *d2 = map_error(c, m->online_span[r], "E0342",
                                      "`%s` waits for `%s`, a reduction over `%s` that is not "

@@ -10,12 +10,21 @@ int ir_stmt_indices(const IrStmt *s, int out[2 * IR_MAX_RANK]) {
     return n;
 }
 
-bool ir_stmt_uses_index(const IrStmt *s, int index) {
-    for (int i = 0; i < s->lhs_count; i++)
-        if (s->lhs[i] == index) return true;
+bool ir_stmt_reduces(const IrStmt *s, int index) {
     for (int i = 0; i < s->reduced_count; i++)
         if (s->reduced[i] == index) return true;
     return false;
+}
+
+bool ir_stmt_uses_index(const IrStmt *s, int index) {
+    for (int i = 0; i < s->lhs_count; i++)
+        if (s->lhs[i] == index) return true;
+    return ir_stmt_reduces(s, index);
+}
+
+bool ir_stmt_online_kind(const IrStmt *s) {
+    bool op = s->reduce_op == RO_SUM || s->reduce_op == RO_MAX || s->reduce_op == RO_MIN;
+    return op && s->reduced_count == 1;
 }
 
 const int *ir_stmt_tensor_indices(const IrOp *op, const IrStmt *s, int tensor) {
@@ -34,8 +43,7 @@ int ir_stmt_tensor_dim(const IrOp *op, const IrStmt *s, int tensor, int index) {
     return -1;
 }
 
-/* The cost of one call of `fn` on `unit`: its `cost` entry, else 1. */
-static double fn_cost(const IrCompute *unit, Name fn) {
+double ir_fn_cost(const IrCompute *unit, Name fn) {
     if (unit)
         for (int i = 0; i < unit->cost_count; i++)
             if (unit->costs[i].fn == fn) return unit->costs[i].cost;
@@ -52,7 +60,7 @@ double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
     if (s->cls == SC_CONTRACTION) return points;
     double per_point = (double)s->arith_ops;
     for (int i = 0; i < s->fn_count; i++)
-        per_point += s->fns[i].count * fn_cost(unit, s->fns[i].fn);
+        per_point += s->fns[i].count * ir_fn_cost(unit, s->fns[i].fn);
     if (s->reduced_count > 0) per_point += 1.0; /* combining into the result */
     return per_point * points;
 }

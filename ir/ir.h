@@ -139,12 +139,19 @@ typedef struct IrOp {
 /* Every index a statement iterates over: lhs then reduced. */
 int ir_stmt_indices(const IrStmt *s, int out[2 * IR_MAX_RANK]);
 bool ir_stmt_uses_index(const IrStmt *s, int index);
+bool ir_stmt_reduces(const IrStmt *s, int index);
+/* Whether s may be online (docs/language.md 5.6): a sum, max or min over
+ * one index. */
+bool ir_stmt_online_kind(const IrStmt *s);
 /* Work of one statement over the given per-index extents (MACs for a
  * contraction, element ops for a vector statement, using fn costs from the
  * given compute unit or 1 each when unit is NULL). */
 struct IrCompute;
 double ir_stmt_work(const IrOp *op, const IrStmt *s, const int64_t *extents,
                     const struct IrCompute *unit);
+/* The cost of one call of `fn` on `unit` in element ops: its `cost`
+ * entry, else 1 (also when unit is NULL). */
+double ir_fn_cost(const struct IrCompute *unit, Name fn);
 /* The index ids a statement uses for the dimensions of `tensor` (its
  * result: the left side; an operand: the indices of its access), or NULL
  * when the statement does not touch the tensor. */

@@ -76,9 +76,7 @@ static const char *online_candidates(const Schedule *s, const SchedGroup *g, int
                 seen[p] = true;
                 stack[top++] = p;
                 const IrStmt *ps = &s->op->stmts[p];
-                bool kind =
-                    ps->reduce_op == RO_SUM || ps->reduce_op == RO_MAX || ps->reduce_op == RO_MIN;
-                if (kind && ps->reduced_count == 1 && ps->reduced[0] == index &&
+                if (ir_stmt_online_kind(ps) && ps->reduced[0] == index &&
                     !(s->m->online && s->m->online[p]))
                     named[p] = true;
             }

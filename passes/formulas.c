@@ -201,13 +201,7 @@ double systolic_cycles(double m, double k, double n, int rows, int cols, int cou
 double stmt_ops_per_point(const IrStmt *s, const IrCompute *unit) {
     if (s->cls == SC_CONTRACTION) return 1; /* one MAC */
     double ops = s->arith_ops;
-    for (int i = 0; i < s->fn_count; i++) {
-        double cost = 1;
-        if (unit)
-            for (int c = 0; c < unit->cost_count; c++)
-                if (unit->costs[c].fn == s->fns[i].fn) cost = unit->costs[c].cost;
-        ops += cost * s->fns[i].count;
-    }
+    for (int i = 0; i < s->fn_count; i++) ops += ir_fn_cost(unit, s->fns[i].fn) * s->fns[i].count;
     if (s->reduced_count > 0) ops += 1; /* combining into the reduction */
     return ops > 0 ? ops : 1;           /* a plain copy still moves a value */
 }

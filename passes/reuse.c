@@ -218,14 +218,6 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
     n->energy_j = energy; /* memory side; the cost pass adds the operations */
 }
 
-/* The cost of a named function on a unit, in element operations (1 when
- * the unit does not list it, as ir_stmt_work counts it). */
-static double fn_cost(const IrCompute *unit, const char *fn) {
-    for (int i = 0; unit && i < unit->cost_count; i++)
-        if (strcmp(unit->costs[i].fn, fn) == 0) return unit->costs[i].cost;
-    return 1;
-}
-
 /* Whether the running value of online statement st (docs/cost-model.md
  * 7.3) is written back out of `level` after every execution: the unit
  * publishes it to the innermost memory, and from a level where its readers
@@ -356,12 +348,6 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     }
 }
 
-static bool stmt_reduces(const IrStmt *is, int index) {
-    for (int i = 0; i < is->reduced_count; i++)
-        if (is->reduced[i] == index) return true;
-    return false;
-}
-
 /* Online reductions (docs/cost-model.md 7.3): each time an online
  * statistic r of the group moves on to its next tile of the index n it
  * reduces, what was computed with its old value is corrected.  Statement
@@ -398,8 +384,8 @@ static void add_rescale(Schedule *s, SchedGroup *g, int st, int pos) {
         if (!(steps > 0)) continue;
         double per = 0;
         if (r == st)
-            per = rs->reduce_op == RO_SUM ? 1 : 1 + fn_cost(unit, "exp");
-        else if (stmt_reduces(is, n))
+            per = rs->reduce_op == RO_SUM ? 1 : 1 + ir_fn_cost(unit, intern_cstr("exp"));
+        else if (ir_stmt_reduces(is, n))
             per = abs(ir_online_degree(m, st, r));
         if (per <= 0) continue;
         ops += elements * steps * per;

@@ -34,7 +34,6 @@ static const char *text =
     "mapping stream for gemm on three_stream { tile SRAM: k 16; }\n"
     "mapping spill for gemm on three_acc { tile L2: k 32; tile SRAM: m 8, k 16; }\n";
 
-#define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
 
 static Arena arena;
 static SourceManager sources;

@@ -57,7 +57,6 @@ static const char *arch_text =
 
 /* Seconds and joules of order 1e-7 and 1e-8, hand-computed: equal to a
  * relative 1e-9 (CHECK_NEAR is relative). */
-#define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
 
 static Arena arena;
 static SourceManager sources;

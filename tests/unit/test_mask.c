@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
 
 static const char *text =
     "arch one {\n"

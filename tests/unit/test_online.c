@@ -101,7 +101,6 @@ static const char *bad_text =
     "mapping hole for sm on tiny { fuse ?; online mx; }\n"
     "mapping lonely for sm on tiny { fuse mx at L1; online mx; }\n";
 
-#define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
 
 static Arena arena;
 static SourceManager sources;

@@ -47,6 +47,9 @@ static inline bool unit_near_abs(double actual, double expected, double tol) {
         }                                                                    \
     } while (0)
 
+/* Equal up to rounding (relative 1e-9): values computed by hand. */
+#define CHECK_EXACT(actual, expected, name) CHECK_NEAR(actual, expected, 1e-9, name)
+
 #define CHECK_NEAR_ABS(actual, expected, tol, name)                          \
     do {                                                                     \
         double unit_a_ = (double)(actual), unit_e_ = (double)(expected);     \
