@@ -363,3 +363,23 @@ int sched_next_loop(const Schedule *s, const SchedGroup *g, int st, int depth) {
     }
     return g->loop_count;
 }
+
+/* The visits of tensor t at `level` by statement st counted over the
+ * loops whose index `other` uses: st's visits in the first iteration of
+ * the loops only st runs. */
+double sched_visits_over(const Schedule *s, const SchedGroup *g, int st, int t, int level,
+                         int other) {
+    double running = 1, visits = 1;
+    for (int k = 0; k < g->loop_count; k++) {
+        const SchedLoop *lp = &g->loops[k];
+        if (lp->level > level) break;
+        if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index) ||
+            !ir_stmt_uses_index(&s->op->stmts[other], lp->index))
+            continue;
+        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
+        if (trips <= 1) continue;
+        running *= trips;
+        if (sched_access_has_index(s, st, t, lp->index)) visits = running;
+    }
+    return visits;
+}

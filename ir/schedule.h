@@ -314,6 +314,11 @@ typedef struct SchedVisits {
 
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level);
+/* The visits of tensor t at `level` by statement st counted over the
+ * loops whose index `other` uses too: st's visits in the first iteration
+ * of the loops only st runs. */
+double sched_visits_over(const Schedule *s, const SchedGroup *g, int st, int t, int level,
+                         int other);
 
 /* The restriction of statement ss on its tile grid, or NULL: built by
  * the tiles pass once tiles and trips are known (ir/mask.c). */

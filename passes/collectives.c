@@ -239,7 +239,9 @@ static double pieces_per_tile(const Schedule *s, const SchedGroup *g, int st, in
  * its producer's pass, those outside the loop it waits for when it runs
  * in a later pass: on its first visit the tile arrives piece by piece,
  * one piece per compute tile of the reader made in those loops (fewer
- * when the producer makes bigger pieces); later visits find it complete.
+ * when the producer makes bigger pieces); later visits find it complete,
+ * and so do the visits in iterations of loops the maker does not run (it
+ * made everything in their first iteration).
  * Returns the transfers, and the bytes of each in *bytes. */
 static double filled_pieces(const Schedule *s, const SchedNode *node, double *bytes) {
     const IrTensor *tn = &s->op->tensors[node->tensor];
@@ -258,7 +260,11 @@ static double filled_pieces(const Schedule *s, const SchedNode *node, double *by
     double made = pieces_per_tile(s, g, maker, tn->id, l, w);
     if (made < per_tile) per_tile = made;
     if (!(per_tile > 1)) return node->count;
+    /* the visits that find the tile being made: those in the maker's
+     * iterations (the first iteration of the loops only the reader runs) */
     double first = sched_visits(s, g, node->stmt, tn, l).distinct;
+    double during = sched_visits_over(s, g, node->stmt, tn->id, l, maker);
+    if (during < first) first = during;
     double transfers = first * per_tile + (node->count - first);
     *bytes = node->bytes * node->count / transfers;
     return transfers;

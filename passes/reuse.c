@@ -411,26 +411,6 @@ static void add_rescale(Schedule *s, SchedGroup *g, int st, int pos) {
     if (why) n->reason = why;
 }
 
-/* The visits of tensor t at `level` by statement st counted over the
- * loops whose index `other` uses: st's visits in the first iteration of
- * the loops only st runs. */
-static double visits_over(const Schedule *s, const SchedGroup *g, int st, int t, int level,
-                          int other) {
-    double running = 1, visits = 1;
-    for (int k = 0; k < g->loop_count; k++) {
-        const SchedLoop *lp = &g->loops[k];
-        if (lp->level > level) break;
-        if (!ir_stmt_uses_index(&s->op->stmts[st], lp->index) ||
-            !ir_stmt_uses_index(&s->op->stmts[other], lp->index))
-            continue;
-        double trips = s->stmts[st].trips[sched_li(s, lp->level, lp->index)];
-        if (trips <= 1) continue;
-        running *= trips;
-        if (sched_access_has_index(s, st, t, lp->index)) visits = running;
-    }
-    return visits;
-}
-
 /* The dimension of tensor t that statement st splits over cluster dim d
  * as it reads (or writes) it, -1 for none. */
 static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
@@ -503,7 +483,7 @@ static double resident_visits(const Schedule *s, const SchedGroup *g, int st, in
         }
         double theirs = sched_visits(s, g, n->stmt, tn, level).visits;
         if (theirs == mine) return mine;
-        if (written && theirs < mine && visits_over(s, g, st, t, level, n->stmt) == theirs &&
+        if (written && theirs < mine && sched_visits_over(s, g, st, t, level, n->stmt) == theirs &&
             theirs > served)
             served = theirs;
     }

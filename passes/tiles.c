@@ -458,11 +458,17 @@ void pass_tiles(Schedule *s) {
                     MemRole role = internal && l <= grp->level ? sched_held_role(s, st, t)
                                                                : sched_tensor_role(is, t);
                     const IrMemory *mem = ir_level_memory(s->arch, l, role);
-                    int reader =
-                        internal && !result && l == grp->level && reader_view_differs(s, st, t)
-                            ? st
-                            : -1;
-                    if (reader >= 0) {
+                    /* a reader that sees it otherwise than its maker left
+                     * it holds its own tile beside the maker's: at the
+                     * fusion level, and below it where the maker's result
+                     * tile is in the same memory */
+                    const IrMemory *made_in = ir_level_memory(s->arch, l, ROLE_OUTPUT);
+                    bool beside = l == grp->level || (mem && made_in && mem->id == made_in->id);
+                    int reader = internal && !result && l >= grp->level && beside &&
+                                         reader_view_differs(s, st, t)
+                                     ? st
+                                     : -1;
+                    if (reader >= 0 && l == grp->level) {
                         live = reader_copy_tiles(s, grp, st, t, &live_loop);
                         waiter = live > 1 ? st : -1;
                     }

@@ -65,7 +65,9 @@
  * read-backs): they cross its inner side too, and are counted there once.
  * One slot per tensor per memory: where a statement's result and a later
  * statement's operand share a memory, the operand finds the result tile
- * already resident.
+ * already resident.  A reader that sees an intermediate otherwise than its
+ * maker left it (renamed indices, another split) has a second slot there,
+ * its own tile beside the result tile (operand_slot).
  *
  * Multicast.  When several children of one parent load the identical tile
  * in the same step, the parent reads it once and a broadcast delivers it
@@ -99,7 +101,11 @@
  *  - deferred executions that became ready run before the timeline's next
  *    one, oldest first;
  *  - one slot per tensor per memory, shared by a result and later operands
- *    (the second bullet of "Results" above), and before a level is
+ *    (the second bullet of "Results" above), except a reader that sees
+ *    the tensor otherwise, which keeps its own tile beside the result tile
+ *    while the maker still runs (it shares the result tile only when that
+ *    is exactly its tile) and after it as long as its own tile is the one
+ *    it needs; its next tile then replaces the result tile; and before a level is
  *    checked for an intermediate's tile, newer copies below it are written
  *    back into it: the producer's tile may be the one needed;
  *  - the compute unit keeps each statement's operand tiles apart (a unit
@@ -315,9 +321,12 @@ typedef struct GCtx {
     const char *early_what;
     bool **walk_inner, **walk_pass; /* [loop]: scratch statement sets */
     /* phase B */
-    Slot **slots; /* [memory][u * T + t] */
-    Slot *uin;    /* [(pos * Q + q) * T + t]: a statement's operands in a unit */
-    Slot *uacc;   /* [q * T + t]: results being accumulated */
+    Slot **slots;    /* [memory][u * T + t] */
+    Slot **rslots;   /* [memory][u * T + t]: a reader's own tile of an
+                        intermediate whose result tile there differs */
+    int *execs_left; /* [pos]: executions of the statement still to run */
+    Slot *uin;       /* [(pos * Q + q) * T + t]: a statement's operands in a unit */
+    Slot *uacc;      /* [q * T + t]: results being accumulated */
     uint8_t **l0_touch;
     double **occ, **peak, **rd, **wr; /* [memory][instance] */
     double **work;                    /* [pos][q] */
@@ -333,7 +342,8 @@ typedef struct GCtx {
     int *list_flush, *list_dirty, *list_req, *list_copy, *list_copy2;
     bool *flags_wb, *flags_win, *flags_req;
     Box *req_box, *box_copy;
-    bool *req_replace;
+    bool *req_replace, *req_own;
+    Slot **req_slot;
     int64_t *deliver_at;
 } GCtx;
 
@@ -436,13 +446,28 @@ static void setup_stmt(Ctx *c, int st) {
         int i = si->idx[k];
         int64_t len = op->indices[i].extent;
         for (int l = 0; l <= V && !c->rep->uneven; l++) {
+            /* the dims entering here deal the range in blocks of the
+             * level's tile (range_of): even when every instance gets the
+             * same whole number of whole blocks */
+            int64_t parts = 1;
+            const char *dims = "";
             for (int d = 0; d < c->D; d++) {
                 if (si->ss->split[d] != i || !c->enters[l * c->D + d]) continue;
-                if (len % c->dim_size[d])
-                    c->rep->uneven = arena_printf(c->a, "%s: %lld of %s split %d ways over %s",
-                                                  si->is->name, (long long)len, op->indices[i].name,
-                                                  c->dim_size[d], c->arch->dims[d].name);
-                len /= c->dim_size[d];
+                parts *= c->dim_size[d];
+                dims = arena_printf(c->a, "%s%s%s", dims, *dims ? "," : "", c->arch->dims[d].name);
+            }
+            if (parts > 1) {
+                int64_t given = l >= 1 && l < V
+                                    ? c->s->m->tile.size[ir_tile_slot(c->s->m, si->st, l, i)]
+                                    : IR_UNSET;
+                int64_t b = given >= 1 ? given : 1;
+                if (len % (parts * b))
+                    c->rep->uneven = arena_printf(
+                        c->a, "%s: %lld of %s split %lld ways over %s%s", si->is->name,
+                        (long long)len, op->indices[i].name, (long long)parts, dims,
+                        b > 1 ? arena_printf(c->a, " in blocks of %lld", (long long)b) : "");
+                int64_t blocks = (len + b - 1) / b, per = (blocks + parts - 1) / parts;
+                len = per * b < len ? per * b : len;
             }
             int trips = si->trips[l * I + i], tile = si->tile[l * I + i];
             if (l >= 1 && trips > 1 && !c->rep->uneven) {
@@ -1192,6 +1217,57 @@ static Slot *result_slot(Ctx *c, GCtx *g, int t, int k, int inst) {
     return slot_at(c, g, mem_of(c, k, ROLE_OUTPUT), inst, t);
 }
 
+/* Whether statement si reads intermediate t otherwise than its maker left
+ * it: another index on a dimension, or another dimension split over a
+ * cluster dim. */
+static bool seen_otherwise(const Ctx *c, const StmtInfo *si, int t) {
+    const StmtInfo *mk = &c->si[c->op->tensors[t].producer];
+    const Access *a = NULL;
+    for (int k = 0; k < si->acc_count && !a; k++)
+        if (si->acc[k].tensor == t) a = &si->acc[k];
+    if (!a) return false;
+    int dim_of_read[SCHED_MAX_DIMS], dim_of_made[SCHED_MAX_DIMS];
+    for (int d = 0; d < c->D && d < SCHED_MAX_DIMS; d++) dim_of_read[d] = dim_of_made[d] = -1;
+    for (int r = 0; r < a->rank && r < mk->out.rank; r++) {
+        if (a->index[r] != mk->out.index[r]) return true;
+        for (int d = 0; d < c->D && d < SCHED_MAX_DIMS; d++) {
+            if (si->ss->split[d] == a->index[r]) dim_of_read[d] = r;
+            if (mk->ss->split[d] == mk->out.index[r]) dim_of_made[d] = r;
+        }
+    }
+    for (int d = 0; d < c->D && d < SCHED_MAX_DIMS; d++)
+        if (c->dim_size[d] > 1 && dim_of_read[d] != dim_of_made[d]) return true;
+    return false;
+}
+
+/* The slot an operand tile b of t takes in memory `mem` (level l < V) of
+ * instance u.  Where t's result tile is held in the same memory, a reader
+ * finds it there.  A reader that sees t otherwise than its maker left it
+ * (renamed indices, another split: a relayout makes its copy) keeps its
+ * own tile beside the result tile while the maker still has executions to
+ * run (it writes that result tile again: evicting it would read its
+ * partial contents back) or while that copy is the tile it needs; once the
+ * maker is done, its next tile replaces the result tile.  A running value
+ * (online) is read from the result tile itself: a copy would go stale. */
+static Slot *operand_slot(Ctx *c, GCtx *g, const StmtInfo *si, int t, int l, int mem, int u,
+                          const Box *b, bool *own) {
+    Slot *res = slot_at(c, g, mem, u, t);
+    Slot *mine = &g->rslots[mem][u * c->T + t];
+    *own = false;
+    if (!g->in_group[t] || g->running[t] || mem != mem_of(c, l, ROLE_OUTPUT) ||
+        kind_of(g, t, l) != K_SLOT || !seen_otherwise(c, si, t))
+        return res;
+    int mp = c->si[c->op->tensors[t].producer].pos;
+    *own = !(res->present && box_equal(&res->box, b)) &&
+           (g->execs_left[mp] > 0 || (mine->present && box_equal(&mine->box, b)));
+    return *own ? mine : res;
+}
+
+/* Whether slot sl of t holds element e. */
+static bool slot_holds(const Ctx *c, const Slot *sl, int t, int64_t e) {
+    return sl->present && sl->valid && sl->valid[e] && in_box(c, t, &sl->box, e);
+}
+
 static Slot *unit_in(const Ctx *c, GCtx *g, const StmtInfo *si, int q, int t) {
     return &g->uin[(si->pos * c->Q + q) * c->T + t];
 }
@@ -1453,18 +1529,28 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         /* newer copies of an intermediate below this level come up first:
          * where its result tile shares this memory, that is the tile needed */
         if (l < V && g->in_group[t]) flush_below(c, g, t, l, u, &b);
-        Slot *sl = l < V ? slot_at(c, g, mem, u, t) : unit_in(c, g, si, u, t);
+        bool own = false;
+        Slot *sl = l < V ? operand_slot(c, g, si, t, l, mem, u, &b, &own) : unit_in(c, g, si, u, t);
+        /* a reader served by the result tile drops its own copy */
+        if (l < V && !own) slot_free(c, g, &g->rslots[mem][u * c->T + t], mem, u, t);
         bool replace = !sl->present || !box_equal(&sl->box, &b);
         if (!replace && !missing_needed(c, g, si, t, sl, l, u, p)) continue;
         g->list_req[n] = u;
         g->req_box[n] = b;
         g->req_replace[n] = replace;
+        g->req_own[n] = own;
+        g->req_slot[n] = sl;
         n++;
     }
     if (!n) return;
     int nr = 0;
-    for (int i = 0; i < n; i++)
-        if (g->req_replace[i]) g->list_dirty[nr++] = g->list_req[i];
+    for (int i = 0; i < n; i++) {
+        if (!g->req_replace[i]) continue;
+        if (g->req_own[i])
+            slot_free(c, g, g->req_slot[i], mem, g->list_req[i], t);
+        else
+            g->list_dirty[nr++] = g->list_req[i];
+    }
     if (l < V) {
         /* replace_batch uses list_dirty itself: hand it a copy */
         int *copy = g->list_copy2;
@@ -1489,10 +1575,11 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
         int pu = l == V ? c->anc[V - 1][u] : c->up[l][u];
         const Box *b = &g->req_box[i];
         if (inter) flush_below(c, g, t, ls, pu, b);
-        Slot *first = l < V ? slot_at(c, g, mem, u, t) : unit_in(c, g, si, u, t);
+        Slot *first = g->req_slot[i];
         if (g->req_replace[i] && !first->present) slot_install(c, g, first, mem, u, t, b);
-        Slot *src =
-            (ls > 0 && src_kind == K_SLOT) ? slot_at(c, g, mem_of(c, ls, role), pu, t) : NULL;
+        int smem = ls > 0 ? mem_of(c, ls, role) : -1;
+        Slot *src = (ls > 0 && src_kind == K_SLOT) ? slot_at(c, g, smem, pu, t) : NULL;
+        Slot *src_own = src && inter ? &g->rslots[smem][pu * c->T + t] : NULL;
         Live *lv = (ls > 0 && src_kind == K_LIVE) ? live_of(c, g, pu, t) : NULL;
         /* what the source can deliver: data it holds, and of an
          * intermediate only complete elements */
@@ -1511,7 +1598,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             } else if (lv) {
                 has = lv->valid[e];
             } else {
-                has = src->present && src->valid && src->valid[e] && in_box(c, t, &src->box, e);
+                has = slot_holds(c, src, t, e) || (src_own && slot_holds(c, src_own, t, e));
             }
             if (!has) continue;
             g->deliver_at[nd++] = e;
@@ -1532,7 +1619,7 @@ static void ensure_operand(Ctx *c, GCtx *g, const StmtInfo *si, int t, MemRole r
             taken[j] = true;
             members++;
             if (j != i) dims |= differing_dims(c, l, u, uj);
-            Slot *sl = l < V ? slot_at(c, g, mem, uj, t) : unit_in(c, g, si, uj, t);
+            Slot *sl = g->req_slot[j];
             if (g->req_replace[j] && !sl->present) slot_install(c, g, sl, mem, uj, t, b);
             uint8_t *v = bytes_of(c, &sl->valid, t);
             for (int64_t k = 0; k < nd; k++) v[g->deliver_at[k]] = 1;
@@ -1765,6 +1852,7 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
     StmtInfo *si = g->si[x->pos];
     const int *p = x->p;
     int I = c->I, F = g->F, Y = si->out.tensor;
+    g->execs_left[x->pos]--;
     compute_qboxes(c, g, si, p);
     /* intermediates produced under another fusion-level instance */
     for (int k = 0; k < si->acc_count; k++) {
@@ -2011,6 +2099,8 @@ static void run_group(Ctx *c, int gi) {
     g->req_box = ARENA_ARRAY(c->a, Box, most + 1);
     g->box_copy = ARENA_ARRAY(c->a, Box, most + 1);
     g->req_replace = ARENA_ARRAY(c->a, bool, most + 1);
+    g->req_own = ARENA_ARRAY(c->a, bool, most + 1);
+    g->req_slot = ARENA_ARRAY(c->a, Slot *, most + 1);
     int64_t biggest = 1;
     for (int t = 0; t < T; t++)
         if (c->telems[t] > biggest) biggest = c->telems[t];
@@ -2039,6 +2129,7 @@ static void run_group(Ctx *c, int gi) {
 
     /* phase B: the memories */
     g->slots = ARENA_ARRAY(c->a, Slot *, c->M);
+    g->rslots = ARENA_ARRAY(c->a, Slot *, c->M);
     g->occ = ARENA_ARRAY(c->a, double *, c->M);
     g->peak = ARENA_ARRAY(c->a, double *, c->M);
     g->rd = ARENA_ARRAY(c->a, double *, c->M);
@@ -2046,6 +2137,7 @@ static void run_group(Ctx *c, int gi) {
     for (int m = 0; m < c->M; m++) {
         int n = c->ninst[c->mem_level[m]];
         g->slots[m] = ARENA_ARRAY(c->a, Slot, n * T);
+        g->rslots[m] = ARENA_ARRAY(c->a, Slot, n * T);
         g->occ[m] = ARENA_ARRAY(c->a, double, n);
         g->peak[m] = ARENA_ARRAY(c->a, double, n);
         g->rd[m] = ARENA_ARRAY(c->a, double, n);
@@ -2056,6 +2148,8 @@ static void run_group(Ctx *c, int gi) {
     g->l0_touch = ARENA_ARRAY(c->a, uint8_t *, c->ninst[0] * T);
     g->work = ARENA_ARRAY(c->a, double *, g->ns);
     for (int k = 0; k < g->ns; k++) g->work[k] = ARENA_ARRAY(c->a, double, Q);
+    g->execs_left = ARENA_ARRAY(c->a, int, g->ns);
+    for (int k = 0; k < g->nexec; k++) g->execs_left[g->execs[k].pos]++;
     for (int k = 0; k < g->nexec; k++) exec_b(c, g, &g->execs[k]);
     /* the end of the group: everything newer goes up */
     for (int t = 0; t < T; t++)

@@ -6,7 +6,8 @@
  * nest with the splits below them, a reader's copy kept across the loop
  * that reads it again, a relayout broadcast by the owner of each tile,
  * a reader finding its producer's tile in the producer's iterations, a
- * tile broadcast piece by piece while its producer fills it, and a
+ * tile broadcast piece by piece while its producer fills it (and whole
+ * once it is made), a reader's own tile below the fusion level, and a
  * relayout over two cluster dims at once. */
 #include "passes/passes.h"
 #include "tests/unit/program.h"
@@ -144,7 +145,29 @@ static const char *program_text_2 =
     "  in A[4, 8] : fp32;\n  out B[4, 8] : fp32;\n  var t1 : fp32;\n"
     "  t1[m] = sum(n) A[m, n];\n  B[m, n] = A[m, n] * t1[m];\n}\n"
     "mapping split_apart for row_scale on grid {\n"
-    "  spatial n -> ya;\n  spatial for B: n -> xa;\n  fuse t1, B at L1;\n}\n";
+    "  spatial n -> ya;\n  spatial for B: n -> xa;\n  fuse t1, B at L1;\n}\n"
+    "op renamed_below {\n"
+    "  in A[8, 4] : fp32;\n  out B[8, 4] : fp32;\n  var t2 : fp32;\n"
+    "  t2[m, n] = A[m, n] * 2;\n  B[j, n] = t2[j, n] + 1;\n}\n"
+    "mapping below_fusion for renamed_below on one_core {\n"
+    "  tile SRAM: j 2;\n  fuse t2, B at DRAM;\n}\n";
+
+/* The third part. */
+static const char *program_text_3 =
+    "arch two_cores {\n"
+    "  clock 1 GHz;\n  memory DRAM { bandwidth 100 GB/s; }\n"
+    "  memory L1 { capacity 1 MiB; bandwidth 1 TB/s; }\n"
+    "  cluster cores[x = 2] ring { link_bandwidth 32 B/cycle; hop_latency 10 cycles; }\n"
+    "  memory L2 { capacity 64 KiB; bandwidth 1 TB/s; }\n"
+    "  memory L3 { capacity 16 KiB; bandwidth 1 TB/s; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "  compute simd vector { throughput 16 op/cycle; }\n}\n"
+    "op fill_once {\n"
+    "  in A[4, 8] : fp32;\n  in W[4, 4] : fp32;\n  out Y[4, 8] : fp32;\n  var t6 : fp32;\n"
+    "  t6[k, j] = A[k, j] * 2;\n  Y[r, j] = W[r, q] * t6[q, j];\n}\n"
+    "mapping made_once for fill_once on two_cores {\n"
+    "  spatial for Y: r -> x;\n  tile L2: q 1;\n  order L2: q, j;\n"
+    "  tile L3: j 4;\n  order L3: j;\n  fuse t6, Y at L1;\n}\n";
 
 static Program *program;
 static Arena arena;
@@ -169,7 +192,7 @@ static const Footprint *footprint(const Schedule *s, const char *memory, const c
 int main(void) {
     SourceManager sm;
     DiagSink diags;
-    const char *text = arena_printf(&arena, "%s%s", program_text, program_text_2);
+    const char *text = arena_printf(&arena, "%s%s%s", program_text, program_text_2, program_text_3);
     program = unit_load_named(&arena, &sm, &diags, "soundness.cmt", text);
     CHECK(program && diags.error_count == 0, "soundness program checks");
     if (!program || diags.error_count) return unit_finish();
@@ -258,6 +281,43 @@ int main(void) {
     }
     CHECK(copy && copy->live_tiles == 4 && copy->bytes == 320,
           "reader copy: t4 keeps 4 tiles of t2 [5,4] across its n loop, 320 B");
+
+    /* Below the fusion level too (DRAM here) the reader keeps its own
+       tile beside the maker's: t2's SRAM result tile is [8,4] fp32 =
+       128 B, B reads it as t2[j,n] in j tiles of 2: [2,4] = 32 B beside
+       it (before, the larger of the two: 128 B); with A's [8,4] (128 B)
+       and B's [2,4] (32 B) the group needs 128 + 32 + 128 + 32 = 320 B */
+    s = lowered("below_fusion");
+    maker = copy = NULL;
+    double sram = 0;
+    for (int k = 0; k < s->groups[0].footprint_count; k++) {
+        const Footprint *fp = &s->groups[0].footprints[k];
+        if (strcmp(s->arch->memories[fp->memory].name, "SRAM") != 0) continue;
+        sram += fp->bytes;
+        if (strcmp(s->op->tensors[fp->tensor].name, "t2") != 0) continue;
+        if (fp->reader < 0)
+            maker = fp;
+        else
+            copy = fp;
+    }
+    CHECK(maker && maker->bytes == 128, "below the fusion level: the maker's t2 tile, 128 B");
+    CHECK(copy && copy->bytes == 32, "below the fusion level: the reader's own t2 tile, 32 B");
+    CHECK(sram == 320, "below the fusion level: SRAM holds 320 B");
+    check_verified(s, "below the fusion level");
+
+    /* t6[4,8] fp32 is made in the first iteration of Y's q loop (4
+       trips: t6 has no q), in 2 L3 tiles of j (4 columns).  Y reads its L2
+       tile t6[q,j] = [1,8] = 32 B once per q, both cores the same tile:
+       a broadcast over x.  In q's first iteration the tile arrives in the
+       2 pieces t6 makes (16 B each); in the other 3 it is complete (32 B
+       each): 2 + 3 = 5 transfers of 128 B / 5 = 25.6 B (before: 2 pieces
+       in every q, 8 of 16 B) */
+    s = lowered("made_once");
+    bc = node_of(s, SN_COLLECTIVE, "t6");
+    CHECK(bc && bc->coll == CK_BROADCAST && bc->count == 5,
+          "made once: t6 reaches both cores in 5 broadcasts");
+    CHECK_NEAR(bc ? bc->bytes : 0, 25.6, 1e-9, "made once: 25.6 B each");
+    check_verified(s, "made once");
 
     /* t6 (made in p's first iteration only) has L2 tiles [1,12,4] fp32 =
        192 B, one per m: 2 visits; t8 visits them for each p and m: 4.  t8
