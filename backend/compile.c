@@ -36,7 +36,7 @@ static void time_evaluation(FILE *out, const IrMapping *m, int runs) {
     }
     qsort(t, (size_t)runs, sizeof *t, compare_doubles);
     fprintf(out, "%s: evaluate median %.2f us, fastest %.2f us over %d runs (latency %.6g s)\n",
-            m->name, t[runs / 2] * 1e6, t[0] * 1e6, runs, r.latency_s);
+            m->name, t[runs / 2] * 1e6, t[0] * 1e6, runs, r.cost.latency_s);
     free(t);
 }
 

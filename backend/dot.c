@@ -25,8 +25,8 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
     const IrOp *op = s->op;
     fprintf(out, "  subgraph cluster_m%d {\n    label=\"", k);
     dot_text(out, arena_printf(a, "%s: %s on %s, %s, %s", r->m->name, op->name, s->arch->name,
-                               unit_format(a, s->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                               unit_format(a, s->energy_j, (UnitDim){BU_JOULE, BU_NONE})));
+                               unit_format(a, s->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                               unit_format(a, s->cost.energy_j, (UnitDim){BU_JOULE, BU_NONE})));
     fprintf(out, "\";\n");
     for (int t = 0; t < op->tensor_count; t++)
         if (op->tensors[t].producer < 0)
@@ -35,10 +35,10 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
         fprintf(out, "    subgraph cluster_m%d_g%d {\n      label=\"", k, g);
-        dot_text(out, arena_printf(a, "group %d at %s: %s, %s-bound", g,
-                                   s->arch->levels[grp->level].name,
-                                   unit_format(a, grp->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                                   bound_name(grp->bound)));
+        dot_text(out, arena_printf(
+                          a, "group %d at %s: %s, %s-bound", g, s->arch->levels[grp->level].name,
+                          unit_format(a, grp->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                          bound_name(grp->cost.bound)));
         fprintf(out, "\";\n");
         for (int q = 0; q < grp->stmt_count; q++) {
             int st = grp->stmts[q];

@@ -128,15 +128,15 @@ static json_t *mapping_json(const MappingResult *r) {
                             json_integer((json_int_t)op->param_values[i]));
     json_object_set_new(o, "params", params);
     json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
-    json_object_set_new(o, "latency_s", json_real(s->latency_s));
-    json_object_set_new(o, "energy_j", json_real(s->energy_j));
+    json_object_set_new(o, "latency_s", json_real(s->cost.latency_s));
+    json_object_set_new(o, "energy_j", json_real(s->cost.energy_j));
     json_t *bd = json_object();
-    json_object_set_new(bd, "compute_s", json_real(s->compute_s));
-    json_object_set_new(bd, "memory_s", json_real(s->memory_s));
-    json_object_set_new(bd, "network_s", json_real(s->network_s));
-    json_object_set_new(bd, "compute_energy_j", json_real(s->compute_energy_j));
-    json_object_set_new(bd, "memory_energy_j", json_real(s->memory_energy_j));
-    json_object_set_new(bd, "network_energy_j", json_real(s->network_energy_j));
+    json_object_set_new(bd, "compute_s", json_real(s->cost.compute_s));
+    json_object_set_new(bd, "memory_s", json_real(s->cost.memory_s));
+    json_object_set_new(bd, "network_s", json_real(s->cost.network_s));
+    json_object_set_new(bd, "compute_energy_j", json_real(s->cost.compute_energy_j));
+    json_object_set_new(bd, "memory_energy_j", json_real(s->cost.memory_energy_j));
+    json_object_set_new(bd, "network_energy_j", json_real(s->cost.network_energy_j));
     json_object_set_new(o, "breakdown", bd);
     json_t *groups = json_array();
     for (int g = 0; g < s->group_count; g++) {
@@ -148,14 +148,14 @@ static json_t *mapping_json(const MappingResult *r) {
             json_array_append_new(names, json_string(op->stmts[grp->stmts[k]].name));
         json_object_set_new(go, "statements", names);
         json_object_set_new(go, "level", json_string(level_name(s, grp->level)));
-        json_object_set_new(go, "latency_s", json_real(grp->latency_s));
-        json_object_set_new(go, "bound", json_string(bound_name(grp->bound)));
-        json_object_set_new(go, "compute_s", json_real(grp->compute_s));
-        json_object_set_new(go, "memory_s", json_real(grp->memory_s));
-        json_object_set_new(go, "network_s", json_real(grp->network_s));
-        json_object_set_new(go, "fill_drain_s", json_real(grp->fill_drain_s));
+        json_object_set_new(go, "latency_s", json_real(grp->cost.latency_s));
+        json_object_set_new(go, "bound", json_string(bound_name(grp->cost.bound)));
+        json_object_set_new(go, "compute_s", json_real(grp->cost.compute_s));
+        json_object_set_new(go, "memory_s", json_real(grp->cost.memory_s));
+        json_object_set_new(go, "network_s", json_real(grp->cost.network_s));
+        json_object_set_new(go, "fill_drain_s", json_real(grp->cost.fill_drain_s));
         json_object_set_new(go, "launch_s", json_real(grp->launch_s));
-        json_object_set_new(go, "energy_j", json_real(grp->energy_j));
+        json_object_set_new(go, "energy_j", json_real(grp->cost.energy_j));
         json_t *loops = json_array();
         for (int k = 0; k < grp->loop_count; k++) {
             const SchedLoop *lp = &grp->loops[k];
@@ -200,10 +200,11 @@ static json_t *mapping_json(const MappingResult *r) {
         json_t *b = json_object();
         json_object_set_new(b, "name", json_string(r->baseline_name));
         json_object_set_new(b, "kind", json_string(r->baseline_is_mapping ? "mapping" : "unfused"));
-        json_object_set_new(b, "latency_s", json_real(r->baseline->latency_s));
-        json_object_set_new(b, "energy_j", json_real(r->baseline->energy_j));
+        json_object_set_new(b, "latency_s", json_real(r->baseline->cost.latency_s));
+        json_object_set_new(b, "energy_j", json_real(r->baseline->cost.energy_j));
         json_object_set_new(
-            b, "speedup", json_real(s->latency_s > 0 ? r->baseline->latency_s / s->latency_s : 0));
+            b, "speedup",
+            json_real(s->cost.latency_s > 0 ? r->baseline->cost.latency_s / s->cost.latency_s : 0));
         json_object_set_new(o, "baseline", b);
     } else {
         json_object_set_new(o, "baseline", json_null());

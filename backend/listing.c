@@ -120,7 +120,7 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
     const IrCompute *mu = ir_matrix_unit(s->arch), *vu = ir_vector_unit(s->arch);
     const char *names[4] = {mu ? mu->name : "matrix", vu ? vu->name : "vector", "memory",
                             "network"};
-    double x[4] = {g->matrix_s, g->vector_s, g->memory_s, g->network_s};
+    double x[4] = {g->matrix_s, g->vector_s, g->cost.memory_s, g->cost.network_s};
     double depth[4] = {g->matrix_depth, g->vector_depth, g->tiles >= 1 ? g->tiles : 1,
                        g->network_depth};
     int peak = 0;
@@ -156,10 +156,11 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
             g->id, level_name(s, g->level),
             solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov),
             g->overlap_own ? ", overlap " : "", g->overlap_own ? overlap_words[g->overlap] : "",
-            names, fmt_time(a, g->latency_s), bound_name(g->bound), fmt_time(a, g->compute_s),
-            fmt_time(a, g->memory_s), fmt_time(a, g->network_s), fmt_time(a, g->fill_drain_s),
+            names, fmt_time(a, g->cost.latency_s), bound_name(g->cost.bound),
+            fmt_time(a, g->cost.compute_s), fmt_time(a, g->cost.memory_s),
+            fmt_time(a, g->cost.network_s), fmt_time(a, g->cost.fill_drain_s),
             g->launch_s > 0 ? ", launch " : "", g->launch_s > 0 ? fmt_time(a, g->launch_s) : "",
-            fmt_energy(a, g->energy_j));
+            fmt_energy(a, g->cost.energy_j));
     print_pipeline(out, a, s, g);
     fprintf(out, "    memory per level:");
     for (int l = 0; l < s->levels; l++)
@@ -312,11 +313,11 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                     r->solver.candidates, r->solver.rows, r->solver.columns,
                     r->solver.method ? r->solver.method : "", r->mapping_text);
         print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
-        const char *bound = bound_name(s->bound);
-        fprintf(out, "  latency %s   energy %s   bound: %s   (derived)", fmt_time(a, s->latency_s),
-                fmt_energy(a, s->energy_j), bound);
-        if (r->baseline && r->baseline->latency_s > 0) {
-            double ratio = r->baseline->latency_s / s->latency_s;
+        const char *bound = bound_name(s->cost.bound);
+        fprintf(out, "  latency %s   energy %s   bound: %s   (derived)",
+                fmt_time(a, s->cost.latency_s), fmt_energy(a, s->cost.energy_j), bound);
+        if (r->baseline && r->baseline->cost.latency_s > 0) {
+            double ratio = r->baseline->cost.latency_s / s->cost.latency_s;
             /* the word follows the printed ratio: a tie to two decimals
              * is neither faster nor slower */
             bool tie = fabs(ratio - 1) < 0.005;
@@ -329,13 +330,14 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         fprintf(out,
                 "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
                 "network %s\n",
-                fmt_time(a, s->compute_s), fmt_time(a, s->memory_s), fmt_time(a, s->network_s),
-                fmt_energy(a, s->compute_energy_j), fmt_energy(a, s->memory_energy_j),
-                fmt_energy(a, s->network_energy_j));
+                fmt_time(a, s->cost.compute_s), fmt_time(a, s->cost.memory_s),
+                fmt_time(a, s->cost.network_s), fmt_energy(a, s->cost.compute_energy_j),
+                fmt_energy(a, s->cost.memory_energy_j), fmt_energy(a, s->cost.network_energy_j));
         if (r->baseline)
             fprintf(out, "  %s baseline: latency %s   energy %s   (%d group%s)\n", r->baseline_name,
-                    fmt_time(a, r->baseline->latency_s), fmt_energy(a, r->baseline->energy_j),
-                    r->baseline->group_count, r->baseline->group_count == 1 ? "" : "s");
+                    fmt_time(a, r->baseline->cost.latency_s),
+                    fmt_energy(a, r->baseline->cost.energy_j), r->baseline->group_count,
+                    r->baseline->group_count == 1 ? "" : "s");
         for (int g = 0; g < s->group_count; g++) {
             fputc('\n', out);
             print_group(out, a, s, &s->groups[g], r->solver.status != SOLVER_NOT_NEEDED);

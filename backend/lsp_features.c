@@ -799,22 +799,23 @@ static void stmt_cost_text(Text *b, const IrMapping *m, const Schedule *sc, int 
                  g->stmt_count == 1 ? "" : "s",
                  g->level >= 0 && g->level < m->arch->level_count ? m->arch->levels[g->level].name
                                                                   : "?",
-                 unit_format(a, g->latency_s, (UnitDim){BU_SECOND, BU_NONE}), bound_name(g->bound));
+                 unit_format(a, g->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                 bound_name(g->cost.bound));
     }
     text_add(b, "; the mapping takes %s and %s\n",
-             unit_format(a, sc->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-             unit_format(a, sc->energy_j, (UnitDim){BU_JOULE, BU_NONE}));
+             unit_format(a, sc->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, sc->cost.energy_j, (UnitDim){BU_JOULE, BU_NONE}));
 }
 
 /* A mapping's cost, for its hover. */
 static void mapping_cost_text(Text *b, const EvalResult *r, bool optimized) {
     Arena *a = b->a;
     text_add(b, "\nlatency %s, energy %s (compute %s, memory %s, network %s)%s\n",
-             unit_format(a, r->latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-             unit_format(a, r->energy_j, (UnitDim){BU_JOULE, BU_NONE}),
-             unit_format(a, r->compute_s, (UnitDim){BU_SECOND, BU_NONE}),
-             unit_format(a, r->memory_s, (UnitDim){BU_SECOND, BU_NONE}),
-             unit_format(a, r->network_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->cost.energy_j, (UnitDim){BU_JOULE, BU_NONE}),
+             unit_format(a, r->cost.compute_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->cost.memory_s, (UnitDim){BU_SECOND, BU_NONE}),
+             unit_format(a, r->cost.network_s, (UnitDim){BU_SECOND, BU_NONE}),
              r->feasible ? "" : "; a tile exceeds its level's capacity");
     text_add(b, "\n%d fusion group%s%s\n", r->group_count, r->group_count == 1 ? "" : "s",
              optimized ? "; holes filled by the optimizer" : "");
@@ -2350,9 +2351,10 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
         json_object_set_new(ans, "hover", lsp_jstr(b.buf));
         /* and what its code lens shows */
         json_object_set_new(ans, "lens",
-                            json_pack("{s:f,s:f,s:s,s:b,s:b}", "latency_s", r.latency_s, "energy_j",
-                                      r.energy_j, "bound", bound_name(r.bound), "feasible",
-                                      r.feasible, "optimized", report.status != SOLVER_NOT_NEEDED));
+                            json_pack("{s:f,s:f,s:s,s:b,s:b}", "latency_s", r.cost.latency_s,
+                                      "energy_j", r.cost.energy_j, "bound",
+                                      bound_name(r.cost.bound), "feasible", r.feasible, "optimized",
+                                      report.status != SOLVER_NOT_NEEDED));
     }
     const Schedule *sc = lower_mapping(a, m, false, NULL);
     if (sc) {

@@ -124,27 +124,27 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         const SchedGroup *grp = &s->groups[g];
         bool serial = grp->overlap == OVERLAP_NONE;
         json_t *ga = json_object();
-        json_object_set_new(ga, "bound", json_string(bound_name(grp->bound)));
-        json_object_set_new(ga, "compute_s", json_real(grp->compute_s));
-        json_object_set_new(ga, "memory_s", json_real(grp->memory_s));
-        json_object_set_new(ga, "network_s", json_real(grp->network_s));
+        json_object_set_new(ga, "bound", json_string(bound_name(grp->cost.bound)));
+        json_object_set_new(ga, "compute_s", json_real(grp->cost.compute_s));
+        json_object_set_new(ga, "memory_s", json_real(grp->cost.memory_s));
+        json_object_set_new(ga, "network_s", json_real(grp->cost.network_s));
         json_object_set_new(ga, "overlap", json_string(overlap_words[grp->overlap]));
         json_object_set_new(ga, "matrix_s", json_real(grp->matrix_s));
         json_object_set_new(ga, "vector_s", json_real(grp->vector_s));
-        json_object_set_new(ga, "fill_drain_s", json_real(grp->fill_drain_s));
+        json_object_set_new(ga, "fill_drain_s", json_real(grp->cost.fill_drain_s));
         json_object_set_new(ga, "tiles", json_real(grp->tiles));
         json_object_set_new(ga, "network_depth", json_real(grp->network_depth));
         /* where each stage starts: one tile of each stage before it */
         double lead_matrix = 0, lead_vector = 0, lead_network = 0;
         if (!serial) {
             double T = grp->tiles >= 1 ? grp->tiles : 1;
-            lead_matrix = grp->memory_s / T;
+            lead_matrix = grp->cost.memory_s / T;
             lead_vector = lead_matrix + (grp->matrix_s > 0 ? grp->matrix_s / grp->matrix_depth : 0);
             lead_network =
                 grp->vector_s > 0 ? lead_vector + grp->vector_s / grp->vector_depth : lead_vector;
         }
         slice(events, pid, group_track, arena_printf(ar, "group %d", g), "group", start * 1e6,
-              grp->latency_s * 1e6, ga);
+              grp->cost.latency_s * 1e6, ga);
         for (int t = 0; t < tracks.count; t++) tracks.items[t].cursor = start;
         double serial_cursor = start;
         for (int i = grp->first_node; i >= 0 && i < grp->first_node + grp->node_count; i++) {
@@ -189,7 +189,7 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
             }
             if (serial) serial_cursor = begin + n->latency_s;
         }
-        start += grp->latency_s;
+        start += grp->cost.latency_s;
     }
     /* data dependencies: producer to consumer, through collectives */
     int *compute_of = ARENA_ARRAY(ar, int, s->op->stmt_count + 1);

@@ -88,8 +88,9 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
             fprintf(out,
                     "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g latency=%.6g "
                     "energy=%.6g bound=%s\n",
-                    grp->compute_s, grp->memory_s, grp->network_s, grp->fill_drain_s,
-                    grp->latency_s, grp->energy_j, bound_name(grp->bound));
+                    grp->cost.compute_s, grp->cost.memory_s, grp->cost.network_s,
+                    grp->cost.fill_drain_s, grp->cost.latency_s, grp->cost.energy_j,
+                    bound_name(grp->cost.bound));
         for (int i = 0; i < s->node_count; i++)
             if (s->nodes[i].group == g) dump_node(out, s, &s->nodes[i]);
     }
@@ -97,5 +98,5 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
         fprintf(out, "  excess group=%d memory=%s need=%.6g capacity=%.6g\n", s->excess[e].group,
                 s->arch->memories[s->excess[e].memory].name, s->excess[e].need,
                 s->excess[e].capacity);
-    fprintf(out, "  total latency=%.6g energy=%.6g\n", s->latency_s, s->energy_j);
+    fprintf(out, "  total latency=%.6g energy=%.6g\n", s->cost.latency_s, s->cost.energy_j);
 }

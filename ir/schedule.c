@@ -53,6 +53,18 @@ Bound dominant_bound(double compute_s, double memory_s, double network_s) {
     return memory_s > compute_s ? BOUND_MEMORY : BOUND_COMPUTE;
 }
 
+void cost_add(Cost *sum, const Cost *part) {
+    sum->latency_s += part->latency_s;
+    sum->compute_s += part->compute_s;
+    sum->memory_s += part->memory_s;
+    sum->network_s += part->network_s;
+    sum->fill_drain_s += part->fill_drain_s;
+    sum->energy_j += part->energy_j;
+    sum->compute_energy_j += part->compute_energy_j;
+    sum->memory_energy_j += part->memory_energy_j;
+    sum->network_energy_j += part->network_energy_j;
+}
+
 SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
     if (s->node_count == s->node_cap) {
         int cap = s->node_cap ? s->node_cap * 2 : 32;

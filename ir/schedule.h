@@ -36,6 +36,29 @@ const char *bound_name(Bound b);
  * network times (compute on a tie). */
 Bound dominant_bound(double compute_s, double memory_s, double network_s);
 
+/* What something costs: a fusion group (SchedGroup, GroupCost), a whole
+ * mapping (Schedule, EvalResult) or one of the optimizer's candidate
+ * groups (OptCost).  One record, embedded wherever costs live, so they are
+ * copied whole and summed by cost_add.  A plain value: the per-level times
+ * (sized to the arch) live beside it in the arena, never inside it, so a
+ * copy never points into memory that another arena owns. */
+typedef struct Cost {
+    double latency_s;    /* a group: one instance, launch included (before
+                            repeat); a mapping: the groups' summed, times repeat */
+    double compute_s;    /* work / throughput, summed over the statements */
+    double memory_s;     /* the levels' times: the slowest (overlap full or
+                            tiles) or their sum (overlap none) */
+    double network_s;    /* the collectives' times summed */
+    double fill_drain_s; /* overlap: what the stages other than the slowest
+                            add (0 under overlap none) */
+    double energy_j;     /* the three below summed; a mapping's times repeat */
+    double compute_energy_j, memory_energy_j, network_energy_j; /* one repeat */
+    Bound bound; /* the largest of the compute stage, memory and network */
+} Cost;
+/* Adds every time and energy of `part` to `sum` (the bound is left alone:
+ * it is not a sum). */
+void cost_add(Cost *sum, const Cost *part);
+
 /* How a tensor lies along one cluster dim after its producer ran. */
 typedef enum LayoutKind {
     LAY_REPLICATED, /* every instance along the dim holds all of it */
@@ -154,7 +177,7 @@ typedef struct SchedGroup {
                               instance (each pays its transfer_latency) */
     double *level_s;       /* [level]: mem_bytes / bandwidth */
     double tiles;          /* tiles of the outermost tiling (pipeline depth) */
-    double compute_s, memory_s, network_s, fill_drain_s, latency_s;
+    Cost cost;             /* one instance of the group (the pass `cost`) */
     /* the compute stages (docs/cost-model.md section 7): the time of the
      * statements on the matrix unit and on the vector unit; under overlap
      * full or tiles they run concurrently, each a pipeline stage */
@@ -167,9 +190,6 @@ typedef struct SchedGroup {
     double launch_s;  /* the arch's launch_overhead, paid once per group */
     Overlap overlap;  /* its `fuse` line's overlap, else the mapping's */
     bool overlap_own; /* given on its `fuse` line */
-    double energy_j;
-    double compute_energy_j, memory_energy_j, network_energy_j;
-    Bound bound;
 } SchedGroup;
 
 /* Per statement: decisions and the shapes derived from them.  Arrays
@@ -246,13 +266,11 @@ typedef struct Schedule {
     int node_count, node_cap;
     CapacityExcess *excess;
     int excess_count, excess_cap;
-    /* totals, one repeat unless said */
-    double compute_s, memory_s, network_s;
-    double latency_s, energy_j; /* repeat included */
-    double compute_energy_j, memory_energy_j, network_energy_j;
-    /* what limits the whole mapping: the largest of the groups' summed
-     * compute stages (the busier unit under overlap), memory and network */
-    Bound bound;
+    /* the totals: the groups' costs summed (cost_add), latency and energy
+     * then times the mapping's repeat; the bound is the largest of the
+     * groups' summed compute stages (the busier unit under overlap),
+     * memory and network */
+    Cost cost;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
 

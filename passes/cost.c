@@ -302,7 +302,7 @@ static double chunk_collectives(Schedule *s, SchedGroup *g, double tiles) {
             n->chunk_extra_s = cut > whole ? cut - whole : 0;
         }
         n->latency_s += k * n->chunk_extra_s;
-        g->network_s += k * n->chunk_extra_s;
+        g->cost.network_s += k * n->chunk_extra_s;
         if (s->want_text && q > 1)
             n->reason = arena_printf(
                 s->arena,
@@ -342,9 +342,8 @@ void pass_cost(Schedule *s) {
         s->groups[g].node_count = 0;
         s->groups[g].matrix_s = s->groups[g].vector_s = 0;
     }
-    s->compute_s = s->memory_s = s->network_s = 0;
-    s->compute_energy_j = s->memory_energy_j = s->network_energy_j = 0;
-    double latency = 0, energy = 0, stages = 0;
+    s->cost = (Cost){0};
+    double stages = 0;
     for (int i = 0; i < s->node_count; i++) {
         SchedNode *n = &s->nodes[i];
         SchedGroup *g = &s->groups[n->group];
@@ -360,8 +359,8 @@ void pass_cost(Schedule *s) {
                 double active = ss->work > 0 ? ss->total_work / ss->work : 1;
                 n->latency_s = t;
                 n->energy_j = n->ops * active * n->unit->energy;
-                g->compute_energy_j += n->energy_j;
-                g->compute_s += t;
+                g->cost.compute_energy_j += n->energy_j;
+                g->cost.compute_s += t;
                 if (n->unit->matrix)
                     g->matrix_s += t;
                 else
@@ -369,14 +368,14 @@ void pass_cost(Schedule *s) {
                 break;
             }
             double op_energy = ss->unit ? ss->total_work * ss->unit->energy : 0;
-            g->memory_energy_j += n->energy_j; /* operand reads, result writes */
-            g->compute_energy_j += op_energy;
+            g->cost.memory_energy_j += n->energy_j; /* operand reads, result writes */
+            g->cost.compute_energy_j += op_energy;
             n->energy_j += op_energy;
             n->latency_s = ss->compute_s;
             n->reason = why[n->stmt];
             if (s->want_text && n->after_inner)
                 n->reason = waiting_reason(s, g, n->stmt, why[n->stmt]);
-            g->compute_s += ss->compute_s;
+            g->cost.compute_s += ss->compute_s;
             if (ss->unit && ss->unit->matrix)
                 g->matrix_s += ss->compute_s;
             else
@@ -384,10 +383,10 @@ void pass_cost(Schedule *s) {
             break;
         }
         case SN_LOAD:
-        case SN_STORE: g->memory_energy_j += n->energy_j; break;
+        case SN_STORE: g->cost.memory_energy_j += n->energy_j; break;
         case SN_COLLECTIVE:
-            g->network_s += n->latency_s;
-            g->network_energy_j += n->energy_j;
+            g->cost.network_s += n->latency_s;
+            g->cost.network_energy_j += n->energy_j;
             break;
         case SN_BOUNDARY: break;
         }
@@ -409,13 +408,13 @@ void pass_cost(Schedule *s) {
             level_sum += worst;
             if (worst > level_max) level_max = worst;
         }
-        double c = g->compute_s;
+        double c = g->cost.compute_s;
         double tiles = g->tiles >= 1 ? g->tiles : 1;
         g->matrix_depth = g->vector_depth = g->network_depth = tiles;
         if (g->overlap == OVERLAP_NONE) {
-            g->memory_s = level_sum;
-            g->fill_drain_s = 0;
-            g->latency_s = c + level_sum + g->network_s;
+            g->cost.memory_s = level_sum;
+            g->cost.fill_drain_s = 0;
+            g->cost.latency_s = c + level_sum + g->cost.network_s;
         } else {
             g->matrix_depth = unit_depth(s, g, true, tiles);
             g->vector_depth = unit_depth(s, g, false, tiles);
@@ -426,12 +425,12 @@ void pass_cost(Schedule *s) {
                 if (g->matrix_depth == tiles) g->matrix_depth = g->network_depth;
                 if (g->vector_depth == tiles) g->vector_depth = g->network_depth;
             }
-            g->memory_s = level_max;
+            g->cost.memory_s = level_max;
             /* stages: matrix unit, vector unit, memory, network; each
              * adds one of its tiles to the slowest one's time (the stages
              * of the outermost tiling summed first, so a group on one
              * unit keeps the arithmetic of (C + M + N - max) / T) */
-            double x[4] = {g->matrix_s, g->vector_s, level_max, g->network_s};
+            double x[4] = {g->matrix_s, g->vector_s, level_max, g->cost.network_s};
             double depth[4] = {g->matrix_depth, g->vector_depth, tiles, g->network_depth};
             int peak = 0;
             for (int k = 1; k < 4; k++)
@@ -443,31 +442,25 @@ void pass_cost(Schedule *s) {
                 else if (k != peak)
                     other += x[k] / depth[k];
             if (depth[peak] == tiles) same -= x[peak];
-            g->fill_drain_s = same / tiles + other;
-            g->latency_s = x[peak] + g->fill_drain_s;
+            g->cost.fill_drain_s = same / tiles + other;
+            g->cost.latency_s = x[peak] + g->cost.fill_drain_s;
         }
         /* a group is a kernel: it is launched, and its end synchronised,
          * before the next one starts; nothing overlaps that */
         g->launch_s = arch->launch_overhead;
-        g->latency_s += g->launch_s;
+        g->cost.latency_s += g->launch_s;
         /* under overlap the compute stage is the busier unit */
-        double stage = g->overlap == OVERLAP_NONE  ? g->compute_s
+        double stage = g->overlap == OVERLAP_NONE  ? g->cost.compute_s
                        : g->matrix_s > g->vector_s ? g->matrix_s
                                                    : g->vector_s;
-        g->bound = dominant_bound(stage, g->memory_s, g->network_s);
+        g->cost.bound = dominant_bound(stage, g->cost.memory_s, g->cost.network_s);
         stages += stage;
-        g->energy_j = g->compute_energy_j + g->memory_energy_j + g->network_energy_j;
-        latency += g->latency_s;
-        energy += g->energy_j;
-        s->compute_s += g->compute_s;
-        s->memory_s += g->memory_s;
-        s->network_s += g->network_s;
-        s->compute_energy_j += g->compute_energy_j;
-        s->memory_energy_j += g->memory_energy_j;
-        s->network_energy_j += g->network_energy_j;
+        g->cost.energy_j =
+            g->cost.compute_energy_j + g->cost.memory_energy_j + g->cost.network_energy_j;
+        cost_add(&s->cost, &g->cost);
     }
-    s->bound = dominant_bound(stages, s->memory_s, s->network_s);
+    s->cost.bound = dominant_bound(stages, s->cost.memory_s, s->cost.network_s);
     double repeat = s->m->repeat > 0 ? (double)s->m->repeat : 1;
-    s->latency_s = latency * repeat;
-    s->energy_j = energy * repeat;
+    s->cost.latency_s *= repeat;
+    s->cost.energy_j *= repeat;
 }

@@ -57,31 +57,25 @@ void pass_cost(Schedule *s);        /* per-group and total cost */
 
 /* ------------------------------------------------ fast evaluation API */
 
-/* The cost of one fusion group.  level_s has one entry per memory level
- * of the arch (EvalResult.level_count). */
+/* The cost of one fusion group: its schedule group's record (one
+ * instance, before repeat) and its memory time per level, level_s, with
+ * one entry per memory level of the arch (EvalResult.level_count). */
 typedef struct GroupCost {
-    double compute_s; /* work / throughput, summed over the statements */
-    double memory_s;  /* max over levels (overlap full) or sum (none) */
-    double network_s; /* sum of the group's collectives */
-    double fill_drain_s;
-    double latency_s; /* one instance of the group (before repeat) */
-    double energy_j;
-    double *level_s; /* [level_count]: memory time per level */
-    Bound bound;
-    int level; /* fusion level */
+    Cost cost;
+    double *level_s; /* [level_count], in the caller's arena */
+    int level;       /* fusion level */
     int stmt_count;
 } GroupCost;
 
-/* The cost of a whole mapping.  Sized to the mapping: groups (and each
- * group's level_s) live in the arena given to evaluate_mapping, so no op
- * or arch is too large for it. */
+/* The cost of a whole mapping: the schedule's totals (Schedule.cost:
+ * latency and energy repeat included, the times summed over groups for
+ * one repeat).  Sized to the mapping: groups (and each group's level_s)
+ * live in the arena given to evaluate_mapping, so no op or arch is too
+ * large for it. */
 typedef struct EvalResult {
-    double latency_s;                      /* whole mapping, repeat included */
-    double energy_j;                       /* whole mapping, repeat included */
-    double compute_s, memory_s, network_s; /* sums over groups, one repeat */
-    Bound bound;                           /* the schedule's (Schedule.bound) */
-    bool feasible;                         /* every tile fits its level and role */
-    double worst_excess_bytes;             /* largest capacity excess, 0 when feasible */
+    Cost cost;
+    bool feasible;             /* every tile fits its level and role */
+    double worst_excess_bytes; /* largest capacity excess, 0 when feasible */
     int group_count;
     int level_count;   /* memory levels of the arch */
     GroupCost *groups; /* [group_count]; NULL when no arena was given */

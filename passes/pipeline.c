@@ -80,12 +80,7 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     if (!schedule_supported(m->arch)) return EVAL_TOO_LARGE;
     Arena scratch = {0};
     Schedule *s = lower_mapping(&scratch, m, false, NULL);
-    out->latency_s = s->latency_s;
-    out->energy_j = s->energy_j;
-    out->compute_s = s->compute_s;
-    out->bound = s->bound;
-    out->memory_s = s->memory_s;
-    out->network_s = s->network_s;
+    out->cost = s->cost;
     out->feasible = s->excess_count == 0 && !s->missing_unit;
     for (int i = 0; i < s->excess_count; i++) {
         double over = s->excess[i].need - s->excess[i].capacity;
@@ -98,15 +93,9 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
         for (int g = 0; g < s->group_count; g++) {
             const SchedGroup *sg = &s->groups[g];
             GroupCost *gc = &out->groups[g];
-            gc->compute_s = sg->compute_s;
-            gc->memory_s = sg->memory_s;
-            gc->network_s = sg->network_s;
-            gc->fill_drain_s = sg->fill_drain_s;
-            gc->latency_s = sg->latency_s;
-            gc->energy_j = sg->energy_j;
+            gc->cost = sg->cost;
             gc->level_s = ARENA_ARRAY(arena, double, s->levels + 1);
             for (int l = 0; l < s->levels; l++) gc->level_s[l] = sg->level_s[l];
-            gc->bound = sg->bound;
             gc->level = sg->level;
             gc->stmt_count = sg->stmt_count;
         }

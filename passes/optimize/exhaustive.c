@@ -46,9 +46,9 @@ static void visit(Ex *ex, int c) {
     EvalStatus st = evaluate_mapping(full, NULL, &ev);
     ex->evaluated++;
     if (st == EVAL_OK) {
-        double v = ev.latency_s;
-        if (ex->obj == OBJ_ENERGY) v = ev.energy_j;
-        if (ex->obj == OBJ_EDP) v = ev.latency_s * ev.energy_j;
+        double v = ev.cost.latency_s;
+        if (ex->obj == OBJ_ENERGY) v = ev.cost.energy_j;
+        if (ex->obj == OBJ_EDP) v = ev.cost.latency_s * ev.cost.energy_j;
         if (ev.feasible && (!ex->have || v < ex->best)) {
             ex->have = true;
             ex->best = v;
@@ -72,7 +72,7 @@ static void visit(Ex *ex, int c) {
             *keep = *ex->m;
             opt_apply(ex->out, sp, keep, c, ex->path, ex->path_len);
             r->evaluated[r->evaluated_count++] =
-                (SolverEvaluated){keep, ev.latency_s, ev.energy_j, ev.feasible};
+                (SolverEvaluated){keep, ev.cost.latency_s, ev.cost.energy_j, ev.feasible};
             ex->list_bytes += ex->out->used_total - before;
         }
     }

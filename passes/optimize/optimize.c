@@ -261,7 +261,7 @@ static double arc_value(const PathCtx *pc, int a) {
     if (c->uncosted) return INFINITY;
     if (pc->which == 2) return c->feasible ? 0 : (c->capacity > 0 ? c->need / c->capacity : 1e300);
     if (!c->feasible || (pc->pruned && pc->pruned[a])) return INFINITY;
-    return pc->which == 0 ? c->latency_s : c->energy_j;
+    return pc->which == 0 ? c->cost.latency_s : c->cost.energy_j;
 }
 
 /* Best value of a partition for one configuration; *arcs (S entries, the
@@ -307,7 +307,8 @@ static bool dominates(const OptSpace *sp, const Kept *d, const Kept *c) {
         bool xu = x->feasible && !c->pruned[a], yu = y->feasible && !d->pruned[a];
         if (!xu) continue;
         if (!yu) return false;
-        if (y->latency_s > x->latency_s || y->energy_j > x->energy_j) return false;
+        if (y->cost.latency_s > x->cost.latency_s || y->cost.energy_j > x->cost.energy_j)
+            return false;
     }
     return true;
 }
@@ -328,8 +329,10 @@ static void prune_levels(OptSpace *sp, Kept *k) {
         for (int b = lo; b < hi; b++) {
             if (a == b || k->pruned[b] || !k->row[b].feasible) continue;
             const OptCost *ca = &k->row[a], *cb = &k->row[b];
-            bool no_worse = cb->latency_s <= ca->latency_s && cb->energy_j <= ca->energy_j;
-            bool tie = cb->latency_s == ca->latency_s && cb->energy_j == ca->energy_j;
+            bool no_worse =
+                cb->cost.latency_s <= ca->cost.latency_s && cb->cost.energy_j <= ca->cost.energy_j;
+            bool tie =
+                cb->cost.latency_s == ca->cost.latency_s && cb->cost.energy_j == ca->cost.energy_j;
             if (no_worse && (!tie || b < a)) {
                 k->pruned[a] = true;
                 sp->pruned_level++;
@@ -366,8 +369,8 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
     for (int k = 0; k < nk; k++)
         for (int x = 0; x < A; x++)
             if (kept[k].row[x].feasible && !kept[k].pruned[x]) {
-                if (kept[k].row[x].latency_s > maxl) maxl = kept[k].row[x].latency_s;
-                if (kept[k].row[x].energy_j > maxe) maxe = kept[k].row[x].energy_j;
+                if (kept[k].row[x].cost.latency_s > maxl) maxl = kept[k].row[x].cost.latency_s;
+                if (kept[k].row[x].cost.energy_j > maxe) maxe = kept[k].row[x].cost.energy_j;
             }
     md->tscale = pow10_scale(maxl);
     md->escale = pow10_scale(maxe);
@@ -421,7 +424,7 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
             for (int x = 0; x < A; x++) {
                 int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
                 if (!col || !kept[k].row[x].feasible) continue;
-                vals[c] = kept[k].row[x].energy_j / md->escale;
+                vals[c] = kept[k].row[x].cost.energy_j / md->escale;
                 cols[c++] = col;
             }
     }
@@ -490,11 +493,11 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
                     int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
                     const OptCost *oc = &kept[k].row[x];
                     if (!col || !oc->feasible) continue;
-                    double v = term == 0   ? oc->compute_s + oc->fill_drain_s
-                               : term == 1 ? oc->memory_s + oc->fill_drain_s
-                               : term == 2 ? oc->network_s + oc->fill_drain_s
-                                           : oc->latency_s;
-                    if (v > oc->latency_s) v = oc->latency_s; /* overlap none: the sum */
+                    double v = term == 0   ? oc->cost.compute_s + oc->cost.fill_drain_s
+                               : term == 1 ? oc->cost.memory_s + oc->cost.fill_drain_s
+                               : term == 2 ? oc->cost.network_s + oc->cost.fill_drain_s
+                                           : oc->cost.latency_s;
+                    if (v > oc->cost.latency_s) v = oc->cost.latency_s; /* overlap none: the sum */
                     if (!(v > 0)) continue;
                     vals[c] = -v / md->tscale;
                     cols[c++] = col;
@@ -513,7 +516,7 @@ static bool build_model(Arena *a, Program *p, const OptSpace *sp, Kept *kept, in
             for (int x = 0; x < A; x++) {
                 int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
                 if (!col || !kept[k].row[x].feasible) continue;
-                vals[c] = kept[k].row[x].energy_j / md->escale;
+                vals[c] = kept[k].row[x].cost.energy_j / md->escale;
                 cols[c++] = col;
             }
         if (!add_constraintex(lp, c, vals, cols, LE, 1e30)) return false;
@@ -586,8 +589,8 @@ static void solve_model(Arena *a, const OptSpace *sp, Kept *kept, int nk, Model 
         int col = md->zcol[(size_t)k * (size_t)A + (size_t)x];
         if (col && var[col - 1] > 0.5) {
             out->arcs[out->arc_count++] = x;
-            out->lat += kept[k].row[x].latency_s;
-            out->en += kept[k].row[x].energy_j;
+            out->lat += kept[k].row[x].cost.latency_s;
+            out->en += kept[k].row[x].cost.energy_j;
         }
     }
 }
@@ -645,8 +648,8 @@ static Labels *pareto_front(Arena *a, const OptSpace *sp, const Kept *k) {
             if (!k->row[x].feasible || k->pruned[x]) continue;
             int j = i + sp->arcs[x].count;
             for (int f = 0; f < at[i].n; f++)
-                label_add(a, &at[j], at[i].l[f] + k->row[x].latency_s,
-                          at[i].e[f] + k->row[x].energy_j, x, f);
+                label_add(a, &at[j], at[i].l[f] + k->row[x].cost.latency_s,
+                          at[i].e[f] + k->row[x].cost.energy_j, x, f);
         }
     return at;
 }
@@ -703,8 +706,8 @@ static void dp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, Object
         for (int st = 0; st < sp->S; st++) {
             if (arcs[st] < 0) continue;
             out->arcs[out->arc_count++] = arcs[st];
-            out->lat += kept[k].row[arcs[st]].latency_s;
-            out->en += kept[k].row[arcs[st]].energy_j;
+            out->lat += kept[k].row[arcs[st]].cost.latency_s;
+            out->en += kept[k].row[arcs[st]].cost.energy_j;
         }
     }
 }
@@ -749,23 +752,23 @@ static void prune_arcs_by_bound(Arena *t, OptSpace *sp, Kept *k, Objective obj, 
             int a = sp->start_arcs[q];
             if (!k->row[a].feasible || k->pruned[a]) continue;
             int j = i + sp->arcs[a].count;
-            if (pl[i] + k->row[a].latency_s < pl[j]) pl[j] = pl[i] + k->row[a].latency_s;
-            if (pe[i] + k->row[a].energy_j < pe[j]) pe[j] = pe[i] + k->row[a].energy_j;
+            if (pl[i] + k->row[a].cost.latency_s < pl[j]) pl[j] = pl[i] + k->row[a].cost.latency_s;
+            if (pe[i] + k->row[a].cost.energy_j < pe[j]) pe[j] = pe[i] + k->row[a].cost.energy_j;
         }
     for (int i = S - 1; i >= 0; i--)
         for (int q = sp->start_first[i]; q < sp->start_first[i + 1]; q++) {
             int a = sp->start_arcs[q];
             if (!k->row[a].feasible || k->pruned[a]) continue;
             int j = i + sp->arcs[a].count;
-            if (sl[j] + k->row[a].latency_s < sl[i]) sl[i] = sl[j] + k->row[a].latency_s;
-            if (se[j] + k->row[a].energy_j < se[i]) se[i] = se[j] + k->row[a].energy_j;
+            if (sl[j] + k->row[a].cost.latency_s < sl[i]) sl[i] = sl[j] + k->row[a].cost.latency_s;
+            if (se[j] + k->row[a].cost.energy_j < se[i]) se[i] = se[j] + k->row[a].cost.energy_j;
         }
     for (int a = 0; a < A; a++) {
         if (k->pruned[a]) continue;
         const OptArc *arc = &sp->arcs[a];
         int i = arc->pos, j = i + arc->count;
-        double l = pl[i] + k->row[a].latency_s + sl[j];
-        double e = pe[i] + k->row[a].energy_j + se[j];
+        double l = pl[i] + k->row[a].cost.latency_s + sl[j];
+        double e = pe[i] + k->row[a].cost.energy_j + se[j];
         double v = obj == OBJ_ENERGY ? e : obj == OBJ_EDP ? l * e : l;
         if (!(v <= threshold)) {
             k->pruned[a] = true;
@@ -991,12 +994,12 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
                 double l1 = 0, e1 = 0, l2 = 0, e2 = 0;
                 for (int st2 = 0; st2 < sp->S; st2++) {
                     if (pl[st2] >= 0) {
-                        l1 += row[pl[st2]].latency_s;
-                        e1 += row[pl[st2]].energy_j;
+                        l1 += row[pl[st2]].cost.latency_s;
+                        e1 += row[pl[st2]].cost.energy_j;
                     }
                     if (pe[st2] >= 0) {
-                        l2 += row[pe[st2]].latency_s;
-                        e2 += row[pe[st2]].energy_j;
+                        l2 += row[pe[st2]].cost.latency_s;
+                        e2 += row[pe[st2]].cost.energy_j;
                     }
                 }
                 k.bound = k.best_lat * k.best_en;
@@ -1398,7 +1401,7 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
     double rep = m->repeat > 0 ? (double)m->repeat : 1;
     if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
         double model = objective_of(obj, best->lat * rep, best->en * rep);
-        double real = objective_of(obj, ev.latency_s, ev.energy_j);
+        double real = objective_of(obj, ev.cost.latency_s, ev.cost.energy_j);
         report->objective = real;
         if (fabs(model - real) > 1e-6 * fabs(real) + 1e-300)
             diag_warning(p->diags, config_span(m), "E0379",

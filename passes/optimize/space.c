@@ -1282,13 +1282,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
 
 static void read_group(const Schedule *s, int g, OptCost *out) {
     const SchedGroup *sg = &s->groups[g];
-    out->latency_s = sg->latency_s;
-    out->energy_j = sg->energy_j;
-    out->compute_s = sg->compute_s;
-    out->memory_s = sg->memory_s;
-    out->network_s = sg->network_s;
-    out->fill_drain_s = sg->fill_drain_s;
-    out->compute_energy_j = sg->compute_energy_j;
+    out->cost = sg->cost;
     out->feasible = !s->missing_unit;
     out->uncosted = false;
     out->memory = -1;
@@ -1577,10 +1571,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             for (int st = 0; st < S; st++) {
                 OptCost alone;
                 read_group(s, s->stmts[st].group, &alone);
-                cl[unit_stage(sp, st)] += alone.compute_s;
-                ce += alone.compute_energy_j;
+                cl[unit_stage(sp, st)] += alone.cost.compute_s;
+                ce += alone.cost.compute_energy_j;
                 int len = stmt_key(sp, st, c, skey);
-                comp_put(x, skey, len, alone.compute_s, alone.compute_energy_j);
+                comp_put(x, skey, len, alone.cost.compute_s, alone.cost.compute_energy_j);
             }
             double lb = bound_value(x->objective, cl[0] > cl[1] ? cl[0] : cl[1], ce);
             if (x->threshold < INFINITY && lb > x->threshold) {

@@ -71,14 +71,13 @@ typedef struct OptArc {
     int block;       /* the run or fixed group it belongs to */
 } OptArc;
 
-/* Cost of one arc under one configuration. */
+/* Cost of one arc under one configuration: its group's record (one
+ * instance, repeat not applied; compute_energy_j is the operations alone,
+ * the same under any grouping) and its worst capacity excess. */
 typedef struct OptCost {
-    double latency_s; /* one instance of the group (repeat not applied) */
-    double energy_j;
-    double compute_s, memory_s, network_s, fill_drain_s;
-    double compute_energy_j; /* the operations alone (any grouping) */
-    double need, capacity;   /* worst capacity excess by ratio (0 when fits) */
-    int memory;              /* IrMemory of that excess, -1 when fits */
+    Cost cost;
+    double need, capacity; /* worst capacity excess by ratio (0 when fits) */
+    int memory;            /* IrMemory of that excess, -1 when fits */
     Span excess_span;
     bool feasible;
     bool uncosted; /* the time limit came first: not a candidate */

@@ -93,7 +93,7 @@ int main(void) {
     CHECK_EXACT(bytes_at(s, "L2"), 6144, "acc: L2 unchanged");
     CHECK(s->excess_count == 0, "acc: C's 1 KiB fits the 1 KiB accumulator");
     check_verified(s, "acc: the interpreter agrees");
-    double acc_energy = s->memory_energy_j;
+    double acc_energy = s->cost.memory_energy_j;
 
     /* stream: L2 counts only its inner side: the SRAM loads' reads 2048 B
        and C's 1024 B written from below = 3072 B / 32 B/ns = 96 ns (was
@@ -104,7 +104,7 @@ int main(void) {
     CHECK_EXACT(bytes_at(s, "L2"), 3072, "stream: L2 3072 B");
     CHECK_EXACT(s->groups[0].level_s[1], 96e-9, "stream: L2 96 ns");
     CHECK_EXACT(bytes_at(s, "DRAM"), 3072, "stream: DRAM unchanged");
-    CHECK_EXACT(s->memory_energy_j, acc_energy, "stream: memory energy unchanged");
+    CHECK_EXACT(s->cost.memory_energy_j, acc_energy, "stream: memory energy unchanged");
     check_verified(s, "stream: the interpreter agrees");
 
     /* spill: k split at L2 (2 trips) outside the SRAM m loop (2 trips):

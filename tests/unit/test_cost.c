@@ -137,14 +137,14 @@ int main(void) {
        s 16*16 points x 1 op = 256 op / 8 op/ns = 32 ns */
     CHECK_EXACT(s->stmts[0].compute_s, 256e-9, "gemm compute 256 ns");
     CHECK_EXACT(s->stmts[1].compute_s, 32e-9, "row sum compute 32 ns");
-    CHECK_EXACT(s->compute_s, 288e-9, "group compute 288 ns");
+    CHECK_EXACT(s->cost.compute_s, 288e-9, "group compute 288 ns");
 
     /* DRAM: A 1024 + B 2048 read, s 32 written = 3104 B / 16 B/ns = 194 ns;
        GLB: 2048 loaded + 32 stored out + 2560 unit reads + 544 unit writes
        = 5184 B / 64 B/ns = 81 ns; overlap full takes the max: 194 ns */
     CHECK_EXACT(s->groups[0].level_s[0], 194e-9, "DRAM time 194 ns");
     CHECK_EXACT(s->groups[0].level_s[1], 81e-9, "GLB time 81 ns");
-    CHECK_EXACT(s->memory_s, 194e-9, "memory time is the slowest level");
+    CHECK_EXACT(s->cost.memory_s, 194e-9, "memory time is the slowest level");
 
     /* network: broadcast A over a ring of 2 (diameter 1): 4 + 512/8 = 68 ns,
        2 m tiles: 136 ns; reduce_scatter s: 4 + 1/2*16/8/2 = 4.5 ns, x2 = 9 */
@@ -159,7 +159,7 @@ int main(void) {
         CHECK_NEAR(rs->bytes, 16, 1e-12, "reduce_scatter 16 B per m tile");
     }
     CHECK(find_node(s, SN_LOAD, CK_ALLREDUCE, "C") == NULL, "C stays at GLB inside the group");
-    CHECK_EXACT(s->network_s, 145e-9, "network 145 ns");
+    CHECK_EXACT(s->cost.network_s, 145e-9, "network 145 ns");
 
     /* overlap full (section 7): the stages are the matrix unit 256 ns, the
        vector unit 32 ns, memory 194 ns and network 145 ns, each over T = 2
@@ -168,40 +168,40 @@ int main(void) {
        two units, 288 + (194 + 145) / 2, gave 457.5 ns) */
     CHECK_EXACT(s->groups[0].matrix_s, 256e-9, "matrix stage 256 ns");
     CHECK_EXACT(s->groups[0].vector_s, 32e-9, "vector stage 32 ns");
-    CHECK_EXACT(s->groups[0].fill_drain_s, 185.5e-9, "fill and drain 185.5 ns");
-    CHECK_EXACT(s->latency_s, 441.5e-9, "latency 441.5 ns");
-    CHECK(s->groups[0].bound == BOUND_COMPUTE, "compute-bound");
+    CHECK_EXACT(s->groups[0].cost.fill_drain_s, 185.5e-9, "fill and drain 185.5 ns");
+    CHECK_EXACT(s->cost.latency_s, 441.5e-9, "latency 441.5 ns");
+    CHECK(s->groups[0].cost.bound == BOUND_COMPUTE, "compute-bound");
 
     /* energy: ops 16384*0.5*2 + 256*0.25*2 = 16512 pJ; DRAM 3072*10 + 32*10
        = 31040 pJ; GLB 2 x (2592 + 2592) x 1 = 10368 pJ; links 1024 + 32 */
-    CHECK_EXACT(s->compute_energy_j, 16512e-12, "operation energy 16512 pJ");
-    CHECK_EXACT(s->memory_energy_j, 41408e-12, "memory energy 41408 pJ");
-    CHECK_EXACT(s->network_energy_j, 1056e-12, "network energy 1056 pJ");
-    CHECK_EXACT(s->energy_j, 58976e-12, "energy 58976 pJ");
+    CHECK_EXACT(s->cost.compute_energy_j, 16512e-12, "operation energy 16512 pJ");
+    CHECK_EXACT(s->cost.memory_energy_j, 41408e-12, "memory energy 41408 pJ");
+    CHECK_EXACT(s->cost.network_energy_j, 1056e-12, "network energy 1056 pJ");
+    CHECK_EXACT(s->cost.energy_j, 58976e-12, "energy 58976 pJ");
 
     /* the evaluation API gives the same numbers without text */
     EvalResult r;
     CHECK(evaluate_mapping(m, &arena, &r) == EVAL_OK, "evaluate_mapping succeeds");
-    CHECK_EXACT(r.latency_s, 441.5e-9, "evaluate latency");
-    CHECK_EXACT(r.energy_j, 58976e-12, "evaluate energy");
+    CHECK_EXACT(r.cost.latency_s, 441.5e-9, "evaluate latency");
+    CHECK_EXACT(r.cost.energy_j, 58976e-12, "evaluate energy");
     CHECK(r.feasible, "worked example fits");
     CHECK(r.group_count == 1, "one group");
-    CHECK_EXACT(r.groups[0].network_s, 145e-9, "evaluate group network");
+    CHECK_EXACT(r.groups[0].cost.network_s, 145e-9, "evaluate group network");
 
     /* overlap none: 288 + (194 + 81) + 145 = 708 ns */
     const IrMapping *none = mapping_of("", "worked_none");
     CHECK(none != NULL, "overlap none mapping found");
     if (none) {
         CHECK(evaluate_mapping(none, NULL, &r) == EVAL_OK, "evaluate overlap none");
-        CHECK_EXACT(r.latency_s, 708e-9, "overlap none sums: 708 ns");
+        CHECK_EXACT(r.cost.latency_s, 708e-9, "overlap none sums: 708 ns");
     }
     /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
     const IrMapping *rep = mapping_of("", "worked_repeat");
     CHECK(rep != NULL, "repeat mapping found");
     if (rep) {
         CHECK(evaluate_mapping(rep, NULL, &r) == EVAL_OK, "evaluate repeat");
-        CHECK_EXACT(r.latency_s, 3 * 441.5e-9, "repeat 3 latency");
-        CHECK_EXACT(r.energy_j, 3 * 58976e-12, "repeat 3 energy");
+        CHECK_EXACT(r.cost.latency_s, 3 * 441.5e-9, "repeat 3 latency");
+        CHECK_EXACT(r.cost.energy_j, 3 * 58976e-12, "repeat 3 energy");
     }
     /* systolic 4x4, 2 arrays: compute tile m 8, n 16, k 64: folds =
        ceil(64/4)*ceil(16/4) = 64, 32 per array, (2*4 + 4 + 8 - 2) = 18
@@ -268,16 +268,16 @@ int main(void) {
         if (obc) CHECK_EXACT(obc->latency_s, 176e-9, "broadcast A 2 x (20 + 68) ns");
         const SchedNode *ors = find_node(os, SN_COLLECTIVE, CK_REDUCE_SCATTER, "s");
         if (ors) CHECK_EXACT(ors->latency_s, 49e-9, "reduce_scatter s 2 x (20 + 4.5) ns");
-        CHECK_EXACT(os->network_s, 225e-9, "network 225 ns");
-        CHECK_EXACT(os->groups[0].fill_drain_s, 249.5e-9, "fill and drain 249.5 ns");
+        CHECK_EXACT(os->cost.network_s, 225e-9, "network 225 ns");
+        CHECK_EXACT(os->groups[0].cost.fill_drain_s, 249.5e-9, "fill and drain 249.5 ns");
         CHECK_EXACT(os->groups[0].launch_s, 100e-9, "one launch");
-        CHECK_EXACT(os->latency_s, 605.5e-9, "latency 605.5 ns");
+        CHECK_EXACT(os->cost.latency_s, 605.5e-9, "latency 605.5 ns");
     }
     /* overlap none: 288 + (242 + 91) + 225 + 100 = 946 ns */
     const IrMapping *ovn = mapping_of("", "overheads_none");
     if (ovn) {
         CHECK(evaluate_mapping(ovn, NULL, &r) == EVAL_OK, "evaluate overheads, overlap none");
-        CHECK_EXACT(r.latency_s, 946e-9, "overlap none with overheads: 946 ns");
+        CHECK_EXACT(r.cost.latency_s, 946e-9, "overlap none with overheads: 946 ns");
     }
     /* unfused: two groups, each launched */
     const IrMapping *ovu = mapping_of("", "overheads_unfused");
@@ -287,10 +287,10 @@ int main(void) {
         double launches = 0, rest = 0;
         for (int g = 0; g < us->group_count; g++) {
             launches += us->groups[g].launch_s;
-            rest += us->groups[g].latency_s - us->groups[g].launch_s;
+            rest += us->groups[g].cost.latency_s - us->groups[g].launch_s;
         }
         CHECK_EXACT(launches, 200e-9, "unfused: 2 x 100 ns of launches");
-        CHECK_EXACT(us->latency_s, rest + 200e-9, "unfused latency includes both launches");
+        CHECK_EXACT(us->cost.latency_s, rest + 200e-9, "unfused latency includes both launches");
     }
     /* a group's own overlap: `fuse C, s at GLB overlap none` sums the terms
        as `overlap none` does for the mapping, 708 ns; `overlap full` on the
@@ -298,12 +298,12 @@ int main(void) {
     const IrMapping *gn = mapping_of("", "group_none");
     if (gn) {
         CHECK(evaluate_mapping(gn, NULL, &r) == EVAL_OK, "evaluate group overlap none");
-        CHECK_EXACT(r.latency_s, 708e-9, "the group's overlap none: 708 ns");
+        CHECK_EXACT(r.cost.latency_s, 708e-9, "the group's overlap none: 708 ns");
     }
     const IrMapping *gf = mapping_of("", "group_full");
     if (gf) {
         CHECK(evaluate_mapping(gf, NULL, &r) == EVAL_OK, "evaluate group overlap full");
-        CHECK_EXACT(r.latency_s, 441.5e-9, "the group's overlap full over the mapping's none");
+        CHECK_EXACT(r.cost.latency_s, 441.5e-9, "the group's overlap full over the mapping's none");
     }
     /* overlap tiles (section 7): the worked example with an RF inside GLB
        (1 MiB/cycle: GLB and RF never set the pace) and `tile RF: m 8`: GLB holds
@@ -323,9 +323,9 @@ int main(void) {
     CHECK(rff != NULL, "rf_full mapping found");
     if (rff) {
         Schedule *fs = lower_mapping(&arena, rff, false, NULL);
-        CHECK_EXACT(fs->memory_s, 194e-9, "rf: DRAM 194 ns");
-        CHECK_EXACT(fs->network_s, 137e-9, "rf: network 132 + 5 ns");
-        CHECK_EXACT(fs->latency_s, 619e-9, "rf, overlap full, one outer tile: 619 ns");
+        CHECK_EXACT(fs->cost.memory_s, 194e-9, "rf: DRAM 194 ns");
+        CHECK_EXACT(fs->cost.network_s, 137e-9, "rf: network 132 + 5 ns");
+        CHECK_EXACT(fs->cost.latency_s, 619e-9, "rf, overlap full, one outer tile: 619 ns");
     }
     const IrMapping *rft = mapping_of("", "rf_tiles");
     CHECK(rft != NULL, "rf_tiles mapping found");
@@ -346,9 +346,9 @@ int main(void) {
         }
         CHECK_EXACT(ts->groups[0].network_depth, 2, "network depth: 2 chunks");
         CHECK_EXACT(ts->groups[0].matrix_depth, 2, "the matrix unit pipelines over the chunks");
-        CHECK_EXACT(ts->network_s, 145e-9, "rf tiles: network 145 ns");
-        CHECK_EXACT(ts->groups[0].fill_drain_s, 282.5e-9, "rf tiles: fill 194 + 16 + 72.5 ns");
-        CHECK_EXACT(ts->latency_s, 538.5e-9, "rf, overlap tiles: 538.5 ns");
+        CHECK_EXACT(ts->cost.network_s, 145e-9, "rf tiles: network 145 ns");
+        CHECK_EXACT(ts->groups[0].cost.fill_drain_s, 282.5e-9, "rf tiles: fill 194 + 16 + 72.5 ns");
+        CHECK_EXACT(ts->cost.latency_s, 538.5e-9, "rf, overlap tiles: 538.5 ns");
     }
     arena_free_all(&arena);
     return unit_finish();

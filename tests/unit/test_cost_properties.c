@@ -135,11 +135,11 @@ int main(void) {
                 less_everywhere &= level_bytes(a, l) <= level_bytes(b, l);
             }
             energy_cases += more_everywhere || less_everywhere;
-            if (more_everywhere && a->memory_energy_j < b->memory_energy_j * (1 - 1e-12) &&
-                !energy_bad)
+            if (more_everywhere &&
+                a->cost.memory_energy_j < b->cost.memory_energy_j * (1 - 1e-12) && !energy_bad)
                 energy_bad = p->mappings[i + f2]->name;
-            if (less_everywhere && b->memory_energy_j < a->memory_energy_j * (1 - 1e-12) &&
-                !energy_bad)
+            if (less_everywhere &&
+                b->cost.memory_energy_j < a->cost.memory_energy_j * (1 - 1e-12) && !energy_bad)
                 energy_bad = p->mappings[i + 2 + f2]->name;
         }
     /* the properties must have had cases to hold on */

@@ -151,7 +151,7 @@ int main(void) {
     CHECK(p2 && d2.error_count == 0, "the printed mapping checks");
     if (p2 && d2.error_count == 0) {
         evaluate_mapping(unit_mapping(p2, "again"), NULL, &e1);
-        CHECK(e0.latency_s == e1.latency_s && e0.energy_j == e1.energy_j,
+        CHECK(e0.cost.latency_s == e1.cost.latency_s && e0.cost.energy_j == e1.cost.energy_j,
               "the printed mapping has the same latency and energy");
     }
 

@@ -80,15 +80,15 @@ int main(void) {
     double lat = 0;
     bool levels_ok = true;
     for (int g = 0; g < r.group_count; g++) {
-        lat += r.groups[g].latency_s;
+        lat += r.groups[g].cost.latency_s;
         for (int l = 0; l < r.level_count; l++)
             if (!(r.groups[g].level_s[l] >= 0)) levels_ok = false;
     }
-    CHECK(close_to(lat, r.latency_s), "the 70 groups sum to the latency");
+    CHECK(close_to(lat, r.cost.latency_s), "the 70 groups sum to the latency");
     CHECK(levels_ok, "every group has a memory time at each of the 9 levels");
     EvalResult totals;
     CHECK(evaluate_mapping(m, NULL, &totals) == EVAL_OK && !totals.groups &&
-              totals.group_count == 70 && totals.latency_s == r.latency_s,
+              totals.group_count == 70 && totals.cost.latency_s == r.cost.latency_s,
           "without an arena: the totals only");
 
     /* with a hole: the MILP and the enumerator agree */
@@ -112,7 +112,7 @@ int main(void) {
         EvalResult e1, e2;
         if (ok1 && ok2 && evaluate_mapping(f1, NULL, &e1) == EVAL_OK &&
             evaluate_mapping(f2, NULL, &e2) == EVAL_OK)
-            CHECK(close_to(e1.latency_s, e2.latency_s), "MILP and exhaustive agree");
+            CHECK(close_to(e1.cost.latency_s, e2.cost.latency_s), "MILP and exhaustive agree");
     }
 
     /* 40 indices j0..j39; splitting j39 over 2 chips halves the last

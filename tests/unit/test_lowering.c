@@ -137,7 +137,7 @@ int main(void) {
     EvalResult ef, eu;
     evaluate_mapping(program->mappings[0], NULL, &ef);
     evaluate_mapping(program->mappings[1], NULL, &eu);
-    CHECK(ef.latency_s < eu.latency_s, "fused is faster than unfused here");
+    CHECK(ef.cost.latency_s < eu.cost.latency_s, "fused is faster than unfused here");
 
     /* nested clusters: n over x (chips) and c (cores): one allreduce over
        both dims, outer dim first */
@@ -286,8 +286,8 @@ int main(void) {
         if (ok) {
             evaluate_mapping(orig, NULL, &e1);
             evaluate_mapping(p2->mappings[0], NULL, &e2);
-            ok = fabs(e1.latency_s - e2.latency_s) <= 1e-12 * e1.latency_s &&
-                 fabs(e1.energy_j - e2.energy_j) <= 1e-12 * e1.energy_j;
+            ok = fabs(e1.cost.latency_s - e2.cost.latency_s) <= 1e-12 * e1.cost.latency_s &&
+                 fabs(e1.cost.energy_j - e2.cost.energy_j) <= 1e-12 * e1.cost.energy_j;
         }
         if (!ok) printf("  mapping text: %s\n", body);
         CHECK(ok,

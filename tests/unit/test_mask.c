@@ -75,7 +75,7 @@ int main(void) {
          * nor the 33280 points n <= m hold: a tile meeting it runs whole) */
         CHECK_EXACT(c->work, 36864, "tri: work 36864 MAC");
         CHECK_EXACT(c->compute_s, 36864e-9, "tri: compute 36.864 us at 1 MAC/ns");
-        CHECK_EXACT(t->compute_energy_j, 36864e-12, "tri: compute energy 36864 pJ");
+        CHECK_EXACT(t->cost.compute_energy_j, 36864e-12, "tri: compute energy 36864 pJ");
         /* A[m,k]: loaded per m tile (resident across n), every m tile has
          * n tile 0: 8 loads of 8 x 16 B = 1024 B */
         const SchedNode *a = node_of(t, SN_LOAD, "A");
@@ -123,7 +123,7 @@ int main(void) {
     CHECK(sp != NULL, "split lowers");
     if (sp) {
         CHECK_EXACT(sp->stmts[0].work, 15360, "split: busiest instance 15360 MAC");
-        CHECK_EXACT(sp->compute_energy_j, 36864e-12, "split: energy of all 36 tiles");
+        CHECK_EXACT(sp->cost.compute_energy_j, 36864e-12, "split: energy of all 36 tiles");
         /* its B loads: 15 pairs, (6,0) ... (6,6), (7,0) ... (7,7): the n
          * tile changes at every step (6,6) -> (7,0) included: 15 */
         const SchedNode *b = node_of(sp, SN_LOAD, "B");

@@ -166,8 +166,8 @@ int main(void) {
         bool ev2 = ok2 && evaluate_mapping(m2, NULL, &e2) == EVAL_OK;
         if (ok1 && m1->hole_count == 0 && ev1) complete++;
         if (ev1 && ev2) {
-            double v1 = objective(objs[i], e1.latency_s, e1.energy_j);
-            double v2 = objective(objs[i], e2.latency_s, e2.energy_j);
+            double v1 = objective(objs[i], e1.cost.latency_s, e1.cost.energy_j);
+            double v2 = objective(objs[i], e2.cost.latency_s, e2.cost.energy_j);
             if (fabs(v1 - v2) <= 1e-9 * fabs(v2))
                 exact++;
             else if (!first_bad)
@@ -175,12 +175,12 @@ int main(void) {
             if (fabs(r1.objective - v1) <= 1e-9 * fabs(v1)) model_exact++;
             double lat = 0, en = 0;
             for (int g = 0; g < e1.group_count; g++) {
-                lat += e1.groups[g].latency_s;
-                en += e1.groups[g].energy_j;
+                lat += e1.groups[g].cost.latency_s;
+                en += e1.groups[g].cost.energy_j;
             }
             double rep = m1->repeat > 0 ? (double)m1->repeat : 1;
-            if (fabs(lat * rep - e1.latency_s) <= 1e-12 * e1.latency_s &&
-                fabs(en * rep - e1.energy_j) <= 1e-12 * e1.energy_j)
+            if (fabs(lat * rep - e1.cost.latency_s) <= 1e-12 * e1.cost.latency_s &&
+                fabs(en * rep - e1.cost.energy_j) <= 1e-12 * e1.cost.energy_j)
                 separable++;
         } else if (!first_bad) {
             first_bad = names[i];

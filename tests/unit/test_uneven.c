@@ -77,7 +77,7 @@ int main(void) {
         CHECK_EXACT(c->work, 128, "waves: busiest work 128 MAC");
         CHECK_EXACT(c->compute_s, 128e-9, "waves: compute 128 ns");
         /* energy: all real work, 10 x 8 x 4 = 320 MAC x 1 pJ (not 4 x 128) */
-        CHECK_EXACT(w->compute_energy_j, 320e-12, "waves: compute energy 320 pJ");
+        CHECK_EXACT(w->cost.compute_energy_j, 320e-12, "waves: compute energy 320 pJ");
         /* A into GLB: 2 visits of 2 x 4 x 1 B = 16 B per instance; DRAM
          * serves its children their real rows, 10 of 10: 2 visits x
          * 8 B x (10 rows / 4 rows of the busiest) = 40 B, all of A once */
