@@ -36,7 +36,12 @@ def main():
         {"jsonrpc": "2.0", "method": "exit"},
     ]
     data = b"".join(client.frame(json.dumps(m).encode()) for m in msgs)
-    out = subprocess.run([cmtc, "lsp"], input=data, capture_output=True, timeout=120).stdout
+    # `cmtc compile` has no time limit; give the server's optimizer room too,
+    # so that a loaded machine (or a sanitizer build) cannot make it stop at
+    # its budget with a worse answer than the one compared against
+    env = dict(os.environ, CMT_LSP_OPTIMIZE_SECONDS=os.environ.get("CMT_LSP_OPTIMIZE_SECONDS", "60"))
+    out = subprocess.run([cmtc, "lsp"], input=data, capture_output=True, timeout=300,
+                         env=env).stdout
     hints = None
     for f in client.parse_frames(out):
         m = json.loads(f) if f.startswith("{") else {}
