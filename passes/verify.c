@@ -2340,7 +2340,7 @@ static void add_diff(DiffList *l, VerifyDiffKind kind, int group, const char *fm
     }
     va_list ap;
     va_start(ap, fmt);
-    l->items[l->count++] = (VerifyDiff){kind, group, arena_vprintf(l->a, fmt, ap)};
+    l->items[l->count++] = (VerifyDiff){kind, group, arena_vprintf(l->a, fmt, ap), 0, 0};
     va_end(ap);
 }
 
@@ -2479,11 +2479,14 @@ int verify_compare(Arena *a, const Schedule *s, const VerifyReport *r, VerifyDif
                          "against a capacity of %.6g B",
                          g, mn, vm->peak_bytes, arch->memories[m].capacity);
             double an = s->groups[g].mem_bytes[m];
-            if (!same_number(an, vm->traffic_bytes))
+            if (!same_number(an, vm->traffic_bytes)) {
                 add_diff(&l, VD_TRAFFIC, g,
                          "group %d, %s: analytic traffic %.6g B per instance, interpreter %.6g B "
                          "(read %.6g B, written %.6g B)",
                          g, mn, an, vm->traffic_bytes, vm->read_bytes, vm->written_bytes);
+                l.items[l.count - 1].analytic = an;
+                l.items[l.count - 1].measured = vm->traffic_bytes;
+            }
         }
         /* collectives by (tensor, class, dims): executions and bytes */
         VerifyCollective *an;

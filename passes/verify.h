@@ -102,6 +102,9 @@ typedef struct VerifyDiff {
     VerifyDiffKind kind;
     int group; /* -1 when not about one group */
     const char *text;
+    /* a traffic disagreement's bytes per instance: the model's and the
+     * interpreter's (0 for the other kinds) */
+    double analytic, measured;
 } VerifyDiff;
 
 /* Compares the analytic schedule with the interpreter's report: work,
