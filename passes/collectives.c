@@ -337,11 +337,8 @@ static double producer_block(const Schedule *s, const Layout *eff, int p, int in
  * the index it reads the dimension with. */
 static double reader_share(const Schedule *s, int c, const IrTensor *y, int r, int via) {
     int ci = sched_access_index(s, c, y->id, r);
-    double e = (double)s->op->indices[y->index[r]].extent;
-    for (int d = 0; d < s->arch->dim_count; d++)
-        if (s->arch->dims[d].size > 1 && sched_dim_outside(s, d, via) && s->stmts[c].split[d] == ci)
-            e /= (double)s->arch->dims[d].size;
-    return e;
+    /* the busiest instance's, dealt in whole blocks (section 1.1) */
+    return s->stmts[c].extent[sched_li(s, via, ci)];
 }
 
 /* Where the elements of one index of a tensor lie across the cluster dims
@@ -378,14 +375,30 @@ static Placement placement(const Schedule *s, int st, int ix, const bool *splits
         int l = whole[d] ? -1 : level_above(s, d);
         double period = l < 0 ? extent : s->stmts[st].tile[sched_li(s, l, ix)];
         if (!(period > 0) || period > extent) period = extent;
-        double parts = 1;
-        for (int e = 0; e <= d; e++)
-            if (splits[e] && arch->dims[e].size > 1 && sched_dim_outside(s, e, via) &&
-                (whole[d] ? whole[e] : !whole[e] && level_above(s, e) == l))
-                parts *= (double)arch->dims[e].size;
+        /* the dims dealing this range together: those up to d (outer, more
+         * significant) and all of them */
+        double parts = 1, all = 1;
+        for (int e = 0; e < arch->dim_count; e++) {
+            bool deals = splits[e] && arch->dims[e].size > 1 && sched_dim_outside(s, e, via) &&
+                         (whole[d] ? whole[e] : !whole[e] && level_above(s, e) == l);
+            if (!deals) continue;
+            all *= (double)arch->dims[e].size;
+            if (e <= d) parts *= (double)arch->dims[e].size;
+        }
+        /* they deal it in whole blocks of b, the tile of the level just
+         * below them (one element when it has none), each instance
+         * ceil(ceil(period / b) / all) of them (section 1.1): the last
+         * instances get less or nothing when that does not divide */
+        int below = l + 1;
+        double b = 1;
+        if (!whole[d] && below >= 1 && below < s->levels) {
+            int64_t given = s->m->tile.size[ir_tile_slot(s->m, st, below, ix)];
+            if (given >= 1) b = (double)given;
+        }
+        double each = ceil(ceil(period / b) / all) * b;
         pl.dims[pl.count] = d;
         pl.period[pl.count] = period;
-        pl.block[pl.count] = period / parts;
+        pl.block[pl.count] = each * all / parts;
         pl.count++;
     }
     return pl;
@@ -572,6 +585,28 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         }
     if ((double)tiles * (double)ranks > 1e6 || (double)ranks * walked > PLACEMENT_WALK_LIMIT)
         return -1;
+    /* a rank whose share of one of the reader's indices is empty (the
+     * last ranks of an uneven split) reads nothing and receives nothing */
+    const IrStmt *cs = &s->op->stmts[c];
+    int cidx[2 * IR_MAX_RANK];
+    int cn = ir_stmt_indices(cs, cidx);
+    Placement split_by[2 * IR_MAX_RANK];
+    double split_step[2 * IR_MAX_RANK], split_extent[2 * IR_MAX_RANK];
+    int sn = 0;
+    for (int k = 0; k < cn; k++) {
+        bool splits[SCHED_MAX_DIMS] = {false}, whole[SCHED_MAX_DIMS] = {false}, any = false;
+        for (int d = 0; d < D; d++) {
+            splits[d] = s->stmts[c].split[d] == cidx[k];
+            any |= splits[d] && arch->dims[d].size > 1 && sched_dim_outside(s, d, via);
+        }
+        if (!any) continue;
+        split_by[sn] = placement(s, c, cidx[k], splits, whole, via);
+        split_step[sn] = walk_step(&split_by[sn], &split_by[sn], 0);
+        split_extent[sn] = (double)s->op->indices[cidx[k]].extent;
+        walked += split_extent[sn] / split_step[sn];
+        sn++;
+    }
+    if ((double)ranks * walked > PLACEMENT_WALK_LIMIT) return -1;
     double *most = ARENA_ARRAY(s->arena, double, tiles);
     double *held[IR_MAX_RANK];
     for (int r = 0; r < R; r++) held[r] = ARENA_ARRAY(s->arena, double, ntiles[r]);
@@ -579,6 +614,13 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
     long tv[IR_MAX_RANK] = {0};
     for (long ri = 0; ri < ranks; ri++) {
         position_coords(s, over, oc, ri, coord);
+        bool idle = false;
+        for (int k = 0; k < sn && !idle; k++) {
+            idle = true;
+            for (double x = 0; x < split_extent[k] && idle; x += split_step[k])
+                if (placed_here(s, &split_by[k], x, coord)) idle = false;
+        }
+        if (idle) continue;
         /* the share of each of its tiles this instance holds, per dim */
         for (int r = 0; r < R; r++) {
             double taken_so_far = 0;

@@ -102,8 +102,11 @@ typedef struct VerifyDiff {
     VerifyDiffKind kind;
     int group; /* -1 when not about one group */
     const char *text;
-    /* a traffic disagreement's bytes per instance: the model's and the
-     * interpreter's (0 for the other kinds) */
+    /* the model's figure and the interpreter's: traffic bytes per
+     * instance, a collective's executions or bytes per rank; for a
+     * collective the model lacks, the bytes of the model's collective of
+     * the same tensor and class over a superset of its dims that runs as
+     * often and moves as much (-1 when none); 0 for the other kinds */
     double analytic, measured;
 } VerifyDiff;
 
