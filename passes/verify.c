@@ -118,7 +118,8 @@
  *  - read-backs of partial sums are memory traffic; relayouts are network
  *    only (the receiving memory holds the data, its bytes are not traffic);
  *  - a reduction's combined result is held by every participant
- *    (allreduce), so a later reader along the reduced dims needs no
+ *    (allreduce), an idle instance along the reduced dims (an empty share
+ *    of an uneven split) included, so a later reader along them needs no
  *    relayout;
  *  - the work of a vector statement is ir_stmt_work's count per point, at
  *    least 1 (a copy still moves a value, language.md 3.7). */
@@ -1037,6 +1038,19 @@ static bool ready(Ctx *c, GCtx *g, const StmtInfo *si, const int *p, int *bt, in
     return true;
 }
 
+/* Whether fusion-level instance h holds what f holds of a result whose
+ * reduced index is split over the dims `partial`: the reduction is an
+ * allreduce over those dims, so every instance along them ends with the
+ * combined result, an idle one (an empty share of an uneven split) too. */
+static bool reduction_peer(const Ctx *c, const GCtx *g, unsigned partial, int f, int h) {
+    int qf = c->rep_q[g->F][f], qh = c->rep_q[g->F][h];
+    for (int d = 0; d < c->D; d++)
+        if (c->outside[g->F * c->D + d] && !(partial & (1u << d)) &&
+            c->coord[qf * c->D + d] != c->coord[qh * c->D + d])
+            return false;
+    return true;
+}
+
 static void exec_a(Ctx *c, GCtx *g, int pos, const int *p) {
     StmtInfo *si = g->si[pos];
     compute_qboxes(c, g, si, p);
@@ -1071,6 +1085,9 @@ static void exec_a(Ctx *c, GCtx *g, int pos, const int *p) {
         bi_init(&it, &b, &c->stride[Y * RANK]);
         while (bi_next(&it, &e)) {
             prod[e] = 1;
+            for (int h = 0; h < c->ninst[F] && waits_collective(si); h++)
+                if (h != f && reduction_peer(c, g, si->partial, f, h))
+                    bytes_of(c, &g->pa_prod[h * c->T + Y], Y)[e] = 1;
             int64_t add = contrib_of(c, g, si, q, e, contrib);
             if (!add) continue;
             int64_t need = need_of(c, g, si, e);
@@ -1813,6 +1830,27 @@ static void element_completed(Ctx *c, GCtx *g, int t, int64_t e) {
  * belongs to is combined when every execution with its key has run; only
  * then are its elements complete (a reader waits for the collective).
  * Phase B records the event. */
+/* The allreduce of element e of si's result also lands on the instances
+ * along its dims that had nothing to add (idle ones of an uneven split):
+ * in their fusion-level memory (network bytes, not memory traffic). */
+static void deliver_to_idle_peers(Ctx *c, GCtx *g, const StmtInfo *si, int q, int64_t e) {
+    int F = g->F, Y = si->out.tensor, f = c->anc[F][q];
+    for (int h = 0; h < c->ninst[F]; h++) {
+        if (h == f || !reduction_peer(c, g, si->partial, f, h)) continue;
+        bool idle = true;
+        for (int q2 = 0; q2 < c->Q && idle; q2++) idle = !(g->active[q2] && c->anc[F][q2] == h);
+        if (!idle) continue;
+        if (F == 0) {
+            bytes_of(c, &c->l0_valid[h * c->T + Y], Y)[e] = 1;
+            continue;
+        }
+        Live *lv = live_of(c, g, h, Y);
+        if (bytes_of(c, &lv->valid, Y)[e]) continue;
+        lv->valid[e] = 1;
+        live_recheck(c, g, h, Y, e);
+    }
+}
+
 static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p, bool record) {
     if (!si->partial || !si->reduce_needed) return;
     int64_t key = 0;
@@ -1836,10 +1874,12 @@ static void reduction_step(Ctx *c, GCtx *g, StmtInfo *si, const int *p, bool rec
         bi_init(&it, &b, &c->stride[Y * RANK]);
         while (bi_next(&it, &e)) {
             if (g->complete[Y][e] || g->done[Y][e] != need_of(c, g, si, e)) continue;
-            if (record)
+            if (record) {
                 element_completed(c, g, Y, e);
-            else
+                deliver_to_idle_peers(c, g, si, q, e);
+            } else {
                 g->complete[Y][e] = 1;
+            }
         }
     }
     if (most <= 0 || !record) return;
@@ -1904,6 +1944,9 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
             a->valid[e] = 1;
             bytes_of(c, &a->fresh, Y)[e] = 1;
             lv->produced[e] = 1;
+            for (int h = 0; h < c->ninst[F] && waits_collective(si); h++)
+                if (h != c->anc[F][q] && reduction_peer(c, g, si->partial, c->anc[F][q], h))
+                    live_of(c, g, h, Y)->produced[e] = 1;
             int64_t add = contrib_of(c, g, si, q, e, contrib);
             if (!add) continue;
             g->done[Y][e] += add;
