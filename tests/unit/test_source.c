@@ -231,14 +231,22 @@ static void test_arena(void) {
     bool aligned = true, zeroed = true;
     for (size_t size = 1; size < 200; size += 7) {
         unsigned char *p = arena_alloc(&a, size);
-        aligned = aligned && ((uintptr_t)p % 16) == 0;
+        aligned = aligned && ((uintptr_t)p % 8) == 0;
         for (size_t i = 0; i < size; i++) zeroed = zeroed && p[i] == 0;
         memset(p, 0xAB, size);
+        /* a type's own alignment, after an odd-sized allocation */
+        double *d = ARENA_NEW(&a, double);
+        int64_t *w = ARENA_ARRAY(&a, int64_t, 3);
+        void **q = ARENA_ARRAY(&a, void *, 5);
+        aligned = aligned && (uintptr_t)d % _Alignof(double) == 0 &&
+                  (uintptr_t)w % _Alignof(int64_t) == 0 && (uintptr_t)q % _Alignof(void *) == 0;
+        zeroed = zeroed && *d == 0 && w[2] == 0 && q[4] == NULL;
+        arena_strndup(&a, "odd", 2);
     }
-    CHECK(aligned, "arena allocations are 16-byte aligned");
+    CHECK(aligned, "arena allocations are 8-byte aligned, also after an odd size");
     CHECK(zeroed, "arena allocations are zeroed");
     unsigned char *big = arena_alloc(&a, 1 << 20);
-    CHECK(big[0] == 0 && big[(1 << 20) - 1] == 0 && ((uintptr_t)big % 16) == 0,
+    CHECK(big[0] == 0 && big[(1 << 20) - 1] == 0 && ((uintptr_t)big % 8) == 0,
           "big allocation zeroed and aligned");
     char *s = arena_strdup(&a, "tile");
     CHECK_STR(s, "tile", "arena_strdup");
