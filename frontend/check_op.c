@@ -482,7 +482,7 @@ static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
         if (arity == 2 && e->u.call.arg_count == 1)
             diag_help(d, b->diags, "to reduce over an index, write `%s(n) X[m, n]`", fn->name);
     } else {
-        count_fn(w, intern_cstr(fn->name));
+        count_fn(w, fn->name);
     }
     for (int i = 0; i < e->u.call.arg_count; i++) walk_expr(b, w, e->u.call.args[i]);
 }
@@ -977,8 +977,8 @@ static bool instantiate_where(OpBuild *b, ConstEnv *env, DiagSink *diags) {
         where_rhs(b->od->stmts[k]->where->rhs, &rid, &offset, &negate);
         int64_t c = 0;
         if (offset) {
-            env->where = "the offset of `where`";
-            if (!const_eval_int(env, offset, "the offset of `where`", &c)) {
+            env->where = subject("the offset of `where`");
+            if (!const_eval_int(env, offset, env->where, &c)) {
                 ok = false;
                 continue;
             }
@@ -1276,11 +1276,19 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
         if (!td || T->kind == TK_INTERMEDIATE) continue;
         for (int i = 0; i < td->dim_count; i++) {
             int64_t v;
+            /* the subject is put together only for a message */
+            static const char *const ordinals[] = {
+                "dimension 1 of ", "dimension 2 of ", "dimension 3 of ", "dimension 4 of ",
+                "dimension 5 of ", "dimension 6 of ", "dimension 7 of ", "dimension 8 of "};
             char ordinal[32];
-            snprintf(ordinal, sizeof ordinal, "dimension %d of ", i + 1);
-            const char *what = intern_quoted(ordinal, T->name);
-            env->where = what;
-            if (!const_eval_int(env, td->dims[i], what, &v)) {
+            if (i < (int)(sizeof ordinals / sizeof ordinals[0]))
+                env->where = subject_of(ordinals[i], T->name);
+            else
+                env->where =
+                    subject_of(intern(ordinal, (size_t)snprintf(ordinal, sizeof ordinal,
+                                                                "dimension %d of ", i + 1)),
+                               T->name);
+            if (!const_eval_int(env, td->dims[i], env->where, &v)) {
                 ok = false;
                 continue;
             }
@@ -1290,7 +1298,7 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
                 int p = de->kind == EX_NAME ? find_param(b->od, de->u.name) : -1;
                 if (p >= 0 && param_reported[p]) continue;
                 Diag *d = diag_error(env->diags, de->span, "E0212", "%s must be positive, got %lld",
-                                     what, (long long)v);
+                                     subject_text(env->where), (long long)v);
                 if (p >= 0) {
                     param_reported[p] = true;
                     diag_note(d, env->diags,
@@ -1510,7 +1518,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
     bool valued = true; /* every parameter has a value */
     bool *given = ARENA_ARRAY(s->arena, bool, od->param_count + 1);
     ConstEnv env = s->env;
-    env.where = "a parameter value";
+    env.where = subject("a parameter value");
     env.expr_depth = 0;
     for (int i = 0; i < binding_count; i++) {
         const ParamBinding *pb = &bindings[i];
@@ -1553,8 +1561,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
             continue;
         }
         given[p] = true;
-        if (!const_eval_int(&env, pb->value, intern_quoted("parameter ", pb->name.name),
-                            &values[p]))
+        if (!const_eval_int(&env, pb->value, subject_of("parameter ", pb->name.name), &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1576,9 +1583,9 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         denv.param_values = values;
         denv.param_count = p; /* earlier parameters are visible */
         denv.param_later = od->param_count;
-        denv.where = "a parameter default";
-        if (!const_eval_int(&denv, pd->default_value,
-                            intern_quoted("the default of ", pd->name.name), &values[p]))
+        denv.where = subject("a parameter default");
+        if (!const_eval_int(&denv, pd->default_value, subject_of("the default of ", pd->name.name),
+                            &values[p]))
             ok = valued = false;
     }
     if (complete) *complete = valued;

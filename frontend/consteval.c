@@ -193,8 +193,8 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     const char *best = spell_suggest(name, all, count + env->param_count);
     /* it may be defined in the module that was not found */
     if (!best && module_missing(env->diags)) return value_error();
-    Diag *d = env_error(env, e->span, "E0201", "unknown name `%s` in %s", name,
-                        env->where ? env->where : "a constant expression");
+    Diag *d =
+        env_error(env, e->span, "E0201", "unknown name `%s` in %s", name, subject_text(env->where));
     if (best) diag_help(d, env->diags, "did you mean `%s`?", best);
     return value_error();
 }
@@ -218,7 +218,7 @@ static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
     /* A constant's own expression sees no op parameters. */
     ConstEnv inner = *env;
     inner.param_count = 0;
-    inner.where = "a constant";
+    inner.where = subject("a constant");
     inner.const_depth = env->const_depth + 1;
     g->const_state = CS_EVALUATING;
     Value v = const_eval(&inner, g->decl->u.const_value);
@@ -246,7 +246,7 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     bool zero_divisor = (b.kind == VK_INT && b.i == 0) || (b.kind != VK_INT && b.r == 0.0);
     if (op == '/' && zero_divisor) {
         Diag *d = env_error(env, e->u.binary.rhs->span, "E0206", "division by zero in %s",
-                            env->where ? env->where : "a constant expression");
+                            subject_text(env->where));
         diag_label(d, env->diags, e->span, "in this division");
         return value_error();
     }
@@ -402,16 +402,16 @@ static Value const_eval_node(ConstEnv *env, const Expr *e) {
     case EX_BINARY: return eval_binary(env, e);
     case EX_ACCESS:
         env_error(env, e->span, "E0207", "a tensor access is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     case EX_CALL:
     case EX_REDUCE:
         env_error(env, e->span, "E0207", "a function call is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     case EX_HOLE:
         env_error(env, e->span, "E0207", "a hole `?` is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     }
     return value_error();
@@ -427,7 +427,12 @@ void const_eval_all(ConstEnv *env, Module **modules, int module_count) {
         }
 }
 
-bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out) {
+const char *subject_text(Subject s) {
+    if (s.name) return intern_quoted(s.text ? s.text : "", s.name);
+    return s.text ? s.text : "a constant expression";
+}
+
+bool const_eval_int(ConstEnv *env, const Expr *e, Subject what, int64_t *out) {
     Value v = const_eval(env, e);
     if (v.kind == VK_ERROR) return false;
     if (v.kind == VK_INT) {
@@ -444,7 +449,8 @@ bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out
                            strchr("aeiou", unit_dim_describe(v.dim)[0]) ? "an" : "a",
                            unit_dim_describe(v.dim))
             : arena_printf(env->arena, "%g", v.r);
-    Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s", what, got);
+    Diag *d =
+        env_error(env, e->span, "E0216", "%s must be an integer, got %s", subject_text(what), got);
     if (v.kind == VK_REAL && e->kind == EX_BINARY && e->u.binary.op == '/')
         diag_note(d, env->diags, "the division does not come out even");
     return false;

@@ -340,7 +340,7 @@ static Sema *sema_new(Program *p, Module **modules, int module_count, DiagSink *
     s->env.arena = p->arena;
     s->env.sources = p->sources;
     s->env.globals = s->globals;
-    s->env.where = "a constant";
+    s->env.where = subject("a constant");
     s->env.diags = report_to;
     const_eval_all(&s->env, modules, module_count);
     s->env.diags = p->diags;
