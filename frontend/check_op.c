@@ -151,6 +151,10 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
     int id = b->tensor_count++;
     IrTensor *t = &b->tensors[id];
     memset(t, 0, sizeof *t);
+    /* room for any rank while the structure is built; built_structure
+     * copies `rank` entries */
+    t->index = ARENA_ARRAY(b->scratch, int, IR_MAX_RANK);
+    t->extent = ARENA_ARRAY(b->scratch, int64_t, IR_MAX_RANK);
     t->id = id;
     t->name = name;
     t->kind = kind;
@@ -1338,6 +1342,29 @@ static void *exact_copy(Arena *arena, const void *items, size_t size, int count)
     return copy;
 }
 
+/* The tensors copied into `arena` with extents of their own, exact-size
+ * (one block for all of them), and index ids copied too when
+ * `own_indices`, else shared with `tensors`. */
+static IrTensor *copy_tensors(Arena *arena, const IrTensor *tensors, int count, bool own_indices) {
+    IrTensor *copy = exact_copy(arena, tensors, sizeof(IrTensor), count);
+    int ranks = 0;
+    for (int t = 0; t < count; t++) ranks += tensors[t].rank;
+    int64_t *extents = ARENA_ARRAY(arena, int64_t, ranks ? ranks : 1);
+    int *indices = own_indices ? ARENA_ARRAY(arena, int, ranks ? ranks : 1) : NULL;
+    for (int t = 0; t < count; t++) {
+        int r = tensors[t].rank;
+        memcpy(extents, tensors[t].extent, sizeof(int64_t) * (size_t)r);
+        copy[t].extent = extents;
+        extents += r;
+        if (own_indices) {
+            memcpy(indices, tensors[t].index, sizeof(int) * (size_t)r);
+            copy[t].index = indices;
+            indices += r;
+        }
+    }
+    return copy;
+}
+
 /* The structure of an op declaration (indices, tensors, statements), its
  * structural errors into `structural`. */
 static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural) {
@@ -1351,7 +1378,7 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->scratch = &scratch;
     build_structure(b);
     b->scratch = NULL;
-    b->tensors = exact_copy(b->arena, b->tensors, sizeof(IrTensor), b->tensor_count);
+    b->tensors = copy_tensors(b->arena, b->tensors, b->tensor_count, true);
     b->info = exact_copy(b->arena, b->info, sizeof(TensorInfo), b->tensor_count);
     b->tensor_cap = b->tensor_count;
     b->indices = exact_copy(b->arena, b->indices, sizeof(IrIndex), b->index_count);
@@ -1389,7 +1416,7 @@ static const OpBuild *op_structure(Sema *s, const Decl *decl) {
  * shared. */
 static OpBuild instance_of(Arena *arena, const OpBuild *shared) {
     OpBuild b = *shared;
-    b.tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
+    b.tensors = copy_tensors(arena, shared->tensors, shared->tensor_count, false);
     b.indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
     b.occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
     return b;
