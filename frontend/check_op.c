@@ -387,8 +387,7 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
         (later >= 0 && b->od->stmts[later]->indices.count == 0)) {
         /* a scalar (no dimensions) is read by its bare name, as it may be
          * written (`t = sum(m) X[m];`) */
-        Expr access = *e;
-        access.kind = EX_ACCESS;
+        Expr access = {.kind = EX_ACCESS, .depth = e->depth, .span = e->span};
         access.u.access.tensor = (Ident){name, e->span, false};
         access.u.access.indices = (IdentList){NULL, 0};
         walk_access(b, w, &access);

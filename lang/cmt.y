@@ -119,7 +119,7 @@ static Ident hole_ident(ParseState *ps, CmtLoc l) {
 }
 
 static Expr *new_expr(ParseState *ps, ExprKind kind, CmtLoc l) {
-    Expr *e = ARENA_NEW(ps->arena, Expr);
+    Expr *e = arena_alloc(ps->arena, expr_size(kind));
     e->kind = kind;
     e->depth = 1;
     e->span = sp(ps, l);
