@@ -19,6 +19,8 @@
 /* Requests larger than this get a chunk of their own, so that one big
  * array does not waste the rest of the current chunk. */
 #define ARENA_BIG_REQUEST (ARENA_MIN_CHUNK / 4)
+/* How far ahead of an allocation a reused or malloc'd chunk is zeroed. */
+#define ARENA_ZERO_STEP ((size_t)4096)
 
 /* Under AddressSanitizer every chunk comes from calloc: the leak checker
  * scans heap blocks for pointers but not pages we map ourselves, so a
@@ -36,15 +38,17 @@
 #endif
 
 struct ArenaChunk {
-    ArenaChunk *next;
-    size_t capacity; /* usable bytes after the header */
-    size_t used;     /* bytes of the usable area consumed */
+    _Alignas(16) ArenaChunk *next; /* (the header keeps the data 16-aligned) */
+    size_t capacity;               /* usable bytes after the header */
+    size_t used;                   /* bytes of the usable area consumed */
     /* the number of ARENA_MAX_CHUNK blocks mapped for it with mmap (it is
      * unmapped, not freed); 0 for a chunk from malloc */
     uint32_t huge_blocks;
-    /* every byte after `used` is still zero (fresh pages from the kernel),
-     * so what is handed out needs no memset */
-    bool zero_tail;
+    /* the bytes from `used` up to `zeroed` are zero (all of a chunk of
+     * fresh pages from the kernel); past it they are zeroed in steps of
+     * ARENA_ZERO_STEP as they are handed out, not one memset per
+     * allocation (a scratch arena hands out hundreds of thousands) */
+    size_t zeroed;
 };
 
 _Static_assert(sizeof(ArenaChunk) % 16 == 0, "chunk header must keep the data 16-byte aligned");
@@ -110,15 +114,23 @@ static ArenaChunk *chunk_new(size_t capacity, bool dedicated) {
     c->used = 0;
     c->next = NULL;
     c->huge_blocks = ARENA_MAP_PAGES ? (uint32_t)(mapped / ARENA_MAX_CHUNK) : 0;
-    c->zero_tail = mapped || dedicated;
+    c->zeroed = mapped || dedicated ? capacity : 0;
     return c;
+}
+
+/* Zeroes c's bytes up to at least `end` (<= capacity), a step ahead. */
+static void chunk_zero_to(ArenaChunk *c, size_t end) {
+    size_t to = c->capacity - end > ARENA_ZERO_STEP ? end + ARENA_ZERO_STEP : c->capacity;
+    memset(chunk_data(c) + c->zeroed, 0, to - c->zeroed);
+    c->zeroed = to;
 }
 
 /* Hands out `need` bytes at the chunk's end, zeroed. */
 static inline void *chunk_take(ArenaChunk *c, size_t need) {
     char *p = chunk_data(c) + c->used;
     c->used += need;
-    return c->zero_tail ? p : memset(p, 0, need);
+    if (c->used > c->zeroed) chunk_zero_to(c, c->used);
+    return p;
 }
 
 void *arena_alloc(Arena *a, size_t size) {
@@ -157,7 +169,7 @@ void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
     if (!old) return arena_alloc(a, new_size);
     ArenaChunk *head = a->head;
     /* The most recent allocation of the head chunk can grow in place: the
-     * bytes after it were never handed out (and so are not zeroed yet). */
+     * bytes after it were never handed out (and are zero up to `zeroed`). */
     if (head) {
         uintptr_t data = (uintptr_t)chunk_data(head);
         size_t old_start = (size_t)((uintptr_t)old - data);
@@ -165,10 +177,11 @@ void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
             old_start + align_up(old_size ? old_size : 1) == head->used) {
             size_t need = align_up(new_size ? new_size : 1);
             if (old_start + need <= head->capacity) {
+                /* the bytes past `used` up to `zeroed` are zero */
                 if (new_size < old_size)
                     memset((char *)old + new_size, 0, old_size - new_size);
-                else
-                    memset((char *)old + old_size, 0, need - old_size);
+                else if (old_start + need > head->zeroed)
+                    chunk_zero_to(head, old_start + need);
                 a->used_total += need;
                 a->used_total -= head->used - old_start;
                 head->used = old_start + need;
@@ -249,7 +262,7 @@ void arena_reset(Arena *a) {
     chain_release(keep->next);
     keep->next = NULL;
     keep->used = 0;
-    keep->zero_tail = false; /* arena_alloc zeroes what it hands out again */
+    keep->zeroed = 0; /* arena_alloc zeroes what it hands out again */
     a->used_total = 0;
 }
 

@@ -299,6 +299,28 @@ static void test_arena(void) {
         for (int k = 0; k < 1000; k++) reused_zero = reused_zero && p[k] == 0;
     }
     CHECK(reused_zero, "a reset arena's 2 MiB chunk hands out zeroed memory again");
+    /* A reused chunk is zeroed a step ahead of what it hands out: small
+     * pieces across many steps, and an array grown in place past the
+     * zeroed part, read zero however dirty the chunk was. */
+    Arena z = {0};
+    memset(arena_alloc(&z, 60000), 0x77, 60000);
+    arena_reset(&z);
+    bool small_zero = true;
+    for (int i = 0; i < 3000; i++) {
+        unsigned char *p = arena_alloc(&z, 8 + (size_t)(i % 5) * 8);
+        for (int k = 0; k < 8 + (i % 5) * 8; k++) small_zero = small_zero && p[k] == 0;
+    }
+    CHECK(small_zero, "small pieces of a reused chunk are zero across zeroing steps");
+    arena_reset(&z);
+    unsigned char *grow = arena_alloc(&z, 16);
+    bool grown_zero = true;
+    for (size_t n = 16; n < 40000; n *= 2) {
+        unsigned char *g2 = arena_realloc(&z, grow, n, 2 * n);
+        for (size_t k = n; k < 2 * n; k++) grown_zero = grown_zero && g2[k] == 0;
+        grow = g2;
+    }
+    CHECK(grow != NULL && grown_zero, "an array grown in place in a reused chunk reads zero");
+    arena_free_all(&z);
     arena_free_all(&g);
     arena_free_all(&r);
     CHECK(r.head == NULL, "arena_free_all releases mapped chunks");
