@@ -426,7 +426,8 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
             }
         }
         /* A lexical error silences syntax errors until the statement ends. */
-        if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
+        if (ps->lex_error_pending &&
+            (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE))
             ps->lex_error_pending = false;
         ps->prev_prev_token = ps->prev_token;
         ps->prev_token = ps->last_token;

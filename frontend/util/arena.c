@@ -11,6 +11,7 @@
  * cmtc allocates needs more (doubles, int64_t and pointers; no long
  * double), and a 72-byte syntax node then takes 72 bytes, not 80. */
 #define ARENA_ALIGN 8u
+_Static_assert(ARENA_ALIGN == 8, "arena_alloc in util.h rounds to 8");
 #define ARENA_MIN_CHUNK ((size_t)64 * 1024)
 /* A growing arena takes bigger chunks, up to one huge page: checking a
  * large file touches tens of megabytes, and on a virtual machine a page
@@ -125,6 +126,21 @@ static void chunk_zero_to(ArenaChunk *c, size_t end) {
     c->zeroed = to;
 }
 
+/* The head chunk's used bytes, as the inline arena_alloc left them. */
+static void head_sync(Arena *a) {
+    if (a->head && a->next) a->head->used = (size_t)(a->next - chunk_data(a->head));
+}
+
+/* The head chunk's free zeroed bytes, for the inline arena_alloc. */
+static void head_publish(Arena *a) {
+    if (!a->head) {
+        a->next = a->limit = NULL;
+        return;
+    }
+    a->next = chunk_data(a->head) + a->head->used;
+    a->limit = chunk_data(a->head) + a->head->zeroed;
+}
+
 /* Hands out `need` bytes at the chunk's end, zeroed. */
 static inline void *chunk_take(ArenaChunk *c, size_t need) {
     char *p = chunk_data(c) + c->used;
@@ -133,7 +149,7 @@ static inline void *chunk_take(ArenaChunk *c, size_t need) {
     return p;
 }
 
-void *arena_alloc(Arena *a, size_t size) {
+static void *alloc_in_chunks(Arena *a, size_t size) {
     size_t need = align_up(size ? size : 1);
     if (need < size) out_of_memory(); /* size so large that rounding wrapped */
     ArenaChunk *head = a->head;
@@ -165,8 +181,16 @@ void *arena_alloc(Arena *a, size_t size) {
     return chunk_take(c, need);
 }
 
+void *arena_alloc_slow(Arena *a, size_t size) {
+    head_sync(a);
+    void *p = alloc_in_chunks(a, size);
+    head_publish(a);
+    return p;
+}
+
 void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
     if (!old) return arena_alloc(a, new_size);
+    head_sync(a);
     ArenaChunk *head = a->head;
     /* The most recent allocation of the head chunk can grow in place: the
      * bytes after it were never handed out (and are zero up to `zeroed`). */
@@ -185,6 +209,7 @@ void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
                 a->used_total += need;
                 a->used_total -= head->used - old_start;
                 head->used = old_start + need;
+                head_publish(a);
                 return old;
             }
         }
@@ -254,6 +279,7 @@ void arena_free_all(Arena *a) {
     chain_release(a->head);
     a->head = NULL;
     a->used_total = 0;
+    a->next = a->limit = NULL;
 }
 
 void arena_reset(Arena *a) {
@@ -264,6 +290,7 @@ void arena_reset(Arena *a) {
     keep->used = 0;
     keep->zeroed = 0; /* arena_alloc zeroes what it hands out again */
     a->used_total = 0;
+    head_publish(a);
 }
 
 void ptrvec_push(Arena *a, PtrVec *v, void *item) {
