@@ -267,7 +267,8 @@ static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
  * costs less than interning it for each lookup) */
 static const Attr *find_attr(const EffItem *e, const char *key) {
     for (int i = 0; i < e->attr_count; i++)
-        if (strcmp(attr_key(e->attrs[i]), key) == 0) return e->attrs[i];
+        if (attr_key(e->attrs[i])[0] == key[0] && strcmp(attr_key(e->attrs[i]), key) == 0)
+            return e->attrs[i];
     return NULL;
 }
 
@@ -276,8 +277,8 @@ static void check_known_keys(ArchCtx *c, const EffItem *e, const char *what,
     for (int i = 0; i < e->attr_count; i++) {
         const Attr *a = e->attrs[i];
         bool known = false;
-        for (int k = 0; k < key_count; k++)
-            if (strcmp(a->key.name, keys[k]) == 0) known = true;
+        for (int k = 0; k < key_count && !known; k++)
+            known = a->key.name[0] == keys[k][0] && strcmp(a->key.name, keys[k]) == 0;
         if (known) continue;
         Diag *d =
             arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for %s", a->key.name, what);
@@ -920,9 +921,9 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     u->span = e->item->name.span;
     u->efficiency = 1.0;
     u->count = 1;
-    char kinds[64];
-    vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
+    char kinds[64]; /* "matrix or vector", written only for a message */
     if (!e->unit_kind.name) {
+        vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
         Diag *d = arch_error(c, e->item->name.span, "E0507", "compute `%s` needs a kind: %s",
                              u->name, kinds);
         diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
@@ -931,6 +932,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     if (strcmp(e->unit_kind.name, "matrix") == 0)
         u->matrix = true;
     else if (vocab_find(UNIT_KINDS, COUNT_OF(UNIT_KINDS), e->unit_kind.name) < 0) {
+        vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
         Diag *d = arch_error(c, e->unit_kind.span, "E0507",
                              "unknown compute kind `%s`: expected %s", e->unit_kind.name, kinds);
         const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, COUNT_OF(UNIT_KINDS));
