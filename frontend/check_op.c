@@ -1475,6 +1475,12 @@ static DiagSink *scratch_sink(Arena *arena) {
     return d;
 }
 
+void decl_cache_reserve(Arena *arena, DeclCache *c, int count) {
+    int cap = 64;
+    while (cap < 2 * (count + 1)) cap *= 2;
+    *c = (DeclCache){.slots = ARENA_ARRAY(arena, DeclCacheSlot, cap), .cap = cap};
+}
+
 DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl) {
     if (2 * (c->count + 1) > c->cap) {
         DeclCache grown = {0};

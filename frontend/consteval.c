@@ -13,39 +13,24 @@
 
 static uint32_t name_hash(Name n) {
     uintptr_t p = (uintptr_t)n;
-    return (uint32_t)((p >> 4) * 2654435761u);
+    return (uint32_t)((p >> 3) * 2654435761u); /* names are 8-byte aligned */
 }
 
-static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl);
-
-static void globals_grow(Arena *arena, Globals *g) {
-    GlobalEntry *old = g->slots;
-    int old_cap = g->cap;
-    g->cap = old_cap ? old_cap * 2 : 64;
-    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
-    g->count = 0;
-    for (int i = 0; i < old_cap; i++)
-        if (old[i].name) globals_insert(arena, g, old[i].name, old[i].decl);
-}
-
-static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl) {
-    if ((g->count + 1) * 2 > g->cap) globals_grow(arena, g);
-    uint32_t mask = (uint32_t)g->cap - 1;
+/* (globals_build sized the entries for every declaration) */
+static void globals_insert(Globals *g, Name name, const Decl *decl) {
+    uint32_t mask = (uint32_t)g->index_cap - 1;
     uint32_t i = name_hash(name) & mask;
-    while (g->slots[i].name) i = (i + 1) & mask;
-    g->slots[i].name = name;
-    g->slots[i].decl = decl;
-    g->count++;
+    while (g->index[i]) i = (i + 1) & mask;
+    g->entries[g->count] = (GlobalEntry){.name = name, .decl = decl};
+    g->index[i] = ++g->count;
 }
 
 GlobalEntry *globals_find(const Globals *g, Name name) {
-    if (!g->cap || !name) return NULL;
-    uint32_t mask = (uint32_t)g->cap - 1;
+    if (!g->index_cap || !name) return NULL;
+    uint32_t mask = (uint32_t)g->index_cap - 1;
     uint32_t i = name_hash(name) & mask;
-    while (g->slots[i].name) {
-        if (g->slots[i].name == name) return &g->slots[i];
-        i = (i + 1) & mask;
-    }
+    for (int32_t e; (e = g->index[i]) != 0; i = (i + 1) & mask)
+        if (g->entries[e - 1].name == name) return &g->entries[e - 1];
     return NULL;
 }
 
@@ -67,9 +52,11 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
      * abandoned tables (as large again as the final one) in the arena. */
     int decl_total = 0;
     for (int m = 0; m < module_count; m++) decl_total += modules[m]->decl_count;
-    g->cap = 64;
-    while (g->cap < 2 * (decl_total + 1)) g->cap *= 2;
-    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
+    g->cap = decl_total + 1;
+    g->entries = ARENA_ARRAY(arena, GlobalEntry, g->cap);
+    g->index_cap = 64;
+    while (g->index_cap < 2 * (decl_total + 1)) g->index_cap *= 2;
+    g->index = ARENA_ARRAY(arena, int32_t, g->index_cap);
     for (int m = 0; m < module_count; m++) {
         for (int i = 0; i < modules[m]->decl_count; i++) {
             const Decl *d = modules[m]->decls[i];
@@ -88,7 +75,7 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
                 }
                 continue;
             }
-            globals_insert(arena, g, d->name.name, d);
+            globals_insert(g, d->name.name, d);
         }
     }
     return g;
@@ -97,9 +84,8 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
 const char **globals_names(Arena *arena, const Globals *g, int kind, int *count) {
     const char **out = ARENA_ARRAY(arena, const char *, g->count + 1);
     int n = 0;
-    for (int i = 0; i < g->cap; i++)
-        if (g->slots[i].name && (kind < 0 || (int)g->slots[i].decl->kind == kind))
-            out[n++] = g->slots[i].name;
+    for (int i = 0; i < g->count; i++)
+        if (kind < 0 || (int)g->entries[i].decl->kind == kind) out[n++] = g->entries[i].name;
     *count = n;
     return out;
 }

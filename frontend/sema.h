@@ -33,8 +33,12 @@ typedef struct GlobalEntry {
 } GlobalEntry;
 
 typedef struct Globals {
-    GlobalEntry *slots; /* open addressing on the interned pointer */
-    int cap, count;
+    GlobalEntry *entries; /* in declaration order, sized once */
+    int count, cap;
+    /* open addressing on the interned pointer: entry number + 1, 0 for an
+     * empty slot (4 bytes a slot, not a whole entry) */
+    int32_t *index;
+    int index_cap; /* a power of two, more than twice count */
 } Globals;
 
 /* Builds the table of consts, ops, archs and mappings over the given
@@ -43,7 +47,8 @@ typedef struct Globals {
 Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSink *diags);
 GlobalEntry *globals_find(const Globals *g, Name name);
 /* Every name of the given decl kind (or every kind when kind < 0), for
- * "did you mean". */
+ * "did you mean": in declaration order, so that of two equally close
+ * names the first declared is suggested. */
 const char **globals_names(Arena *arena, const Globals *g, int kind, int *count);
 
 /* ----------------------------------------------------- constant values */
@@ -155,6 +160,8 @@ typedef struct DeclCache {
 
 /* The slot of `decl`, created empty (entry NULL) when it has none. */
 DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl);
+/* An empty cache with room for `count` declarations without growing. */
+void decl_cache_reserve(Arena *arena, DeclCache *c, int count);
 
 typedef struct Sema {
     Program *prog;
