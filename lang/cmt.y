@@ -393,7 +393,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %left STAR SLASH
 %precedence UMINUS
 
-%type <expr> expr primary postfix call reduce_operand simple_value expr_or_hole
+%type <expr> expr primary call reduce_operand simple_value expr_or_hole
 %type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
 %type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
@@ -595,24 +595,24 @@ expr_list:
   ;
 
 stmt:
-    name LBRACKET ident_list RBRACKET EQUALS expr where_opt SEMI {
+    IDENT LBRACKET ident_list RBRACKET EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
-        $$->target = *$1;
+        $$->target = ident(ps, $1, @1);
         $$->indices = ident_list(ps, $3);
         $$->rhs = hoist_reduction(ps, $6);
         $$->where = $7;
         $$->span = sp(ps, @$);
     }
-  | name LBRACKET RBRACKET EQUALS expr where_opt SEMI {
+  | IDENT LBRACKET RBRACKET EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
-        $$->target = *$1;
+        $$->target = ident(ps, $1, @1);
         $$->rhs = hoist_reduction(ps, $5);
         $$->where = $6;
         $$->span = sp(ps, @$);
     }
-  | name EQUALS expr where_opt SEMI {
+  | IDENT EQUALS expr where_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
-        $$->target = *$1;
+        $$->target = ident(ps, $1, @1);
         $$->rhs = hoist_reduction(ps, $3);
         $$->where = $4;
         $$->span = sp(ps, @$);
@@ -639,15 +639,27 @@ where_cmp:
   | GE                          { $$ = WC_GE; }
   ;
 
+/* (IDENT rather than `name` in the most frequent rules: the parser then
+ * makes no reduction to `name` for each of them) */
 ident_list:
-    name                        { $$ = list_push(ps, list_new(ps), $1, sizeof(Ident)); }
-  | ident_list COMMA name       { $$ = list_push(ps, $1, $3, sizeof(Ident)); }
+    IDENT {
+        Ident id = ident(ps, $1, @1);
+        $$ = list_push(ps, list_new(ps), &id, sizeof id);
+    }
+  | ident_list COMMA IDENT {
+        Ident id = ident(ps, $3, @3);
+        $$ = list_push(ps, $1, &id, sizeof id);
+    }
   ;
 
 /* ------------------------------------------------------ expressions */
 
+/* (a primary, a call and a reduction are expressions directly: a
+ * `postfix` level between them cost a reduction per operand) */
 expr:
-    postfix
+    primary
+  | call
+  | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
   | MINUS expr %prec UMINUS    { $$ = negate(ps, $2, @$, @1); }
   | expr PLUS expr              { $$ = binary(ps, '+', $1, $3, @$, @2); }
   | expr MINUS expr             { $$ = binary(ps, '-', $1, $3, @$, @2); }
@@ -655,22 +667,16 @@ expr:
   | expr SLASH expr             { $$ = binary(ps, '/', $1, $3, @$, @2); }
   ;
 
-postfix:
-    primary
-  | call
-  | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
-  ;
-
 /* What may follow a reduction prefix directly. */
 reduce_operand:
-    name LBRACKET ident_list RBRACKET {
+    IDENT LBRACKET ident_list RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = *$1;
+        $$->u.access.tensor = ident(ps, $1, @1);
         $$->u.access.indices = ident_list(ps, $3);
     }
-  | name LBRACKET RBRACKET {
+  | IDENT LBRACKET RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = *$1;
+        $$->u.access.tensor = ident(ps, $1, @1);
     }
   | call
   | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
@@ -678,9 +684,9 @@ reduce_operand:
   ;
 
 call:
-    name LPAREN args_opt RPAREN {
+    IDENT LPAREN args_opt RPAREN {
         $$ = new_expr(ps, EX_CALL, @$);
-        $$->u.call.fn = *$1;
+        $$->u.call.fn = ident(ps, $1, @1);
         $$->u.call.args = list_items(ps, $3);
         $$->u.call.arg_count = list_count($3);
         uint32_t deepest = 0;
@@ -711,18 +717,18 @@ primary:
     }
   | QUANTITY
   | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
-  | name {
+  | IDENT {
         $$ = new_expr(ps, EX_NAME, @$);
-        $$->u.name = $1->name;
+        $$->u.name = $1;
     }
-  | name LBRACKET ident_list RBRACKET {
+  | IDENT LBRACKET ident_list RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = *$1;
+        $$->u.access.tensor = ident(ps, $1, @1);
         $$->u.access.indices = ident_list(ps, $3);
     }
-  | name LBRACKET RBRACKET {
+  | IDENT LBRACKET RBRACKET {
         $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = *$1;
+        $$->u.access.tensor = ident(ps, $1, @1);
     }
   | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
   | LPAREN error RPAREN         { $$ = new_expr(ps, EX_ERROR, @$); }
@@ -866,20 +872,20 @@ attrs:
   ;
 
 attr:
-    name expr_list SEMI {
-        $$ = new_attr(ps, *$1, @$);
+    IDENT expr_list SEMI {
+        $$ = new_attr(ps, ident(ps, $1, @1), @$);
         $$->values = list_items(ps, $2);
         $$->value_count = list_count($2);
     }
   /* `shape 64 x 256 x 16`: the word after the first size tells this form
    * from `name expr_list`, so the first size is a number, a constant or a
    * parenthesised expression (no arithmetic outside parentheses) */
-  | name shape_lead name simple_value name simple_value SEMI {
-        $$ = new_attr(ps, *$1, @$);
+  | IDENT shape_lead name simple_value name simple_value SEMI {
+        $$ = new_attr(ps, ident(ps, $1, @1), @$);
         if ($3->name != intern_cstr("x") || $5->name != intern_cstr("x")) {
             Ident bad = $3->name != intern_cstr("x") ? *$3 : *$5;
             diag_error(ps->diags, bad.span, "E0116",
-                       "expected `x` between the sizes of `%s`, found `%s`", $1->name,
+                       "expected `x` between the sizes of `%s`, found `%s`", $1,
                        bad.name);
         }
         $$->values = ARENA_ARRAY(ps->arena, Expr *, 3);
