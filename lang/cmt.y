@@ -393,7 +393,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %left STAR SLASH
 %precedence UMINUS
 
-%type <expr> expr primary call reduce_operand simple_value expr_or_hole
+%type <expr> expr call reduce_operand simple_value expr_or_hole
 %type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
 %type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
@@ -654,17 +654,41 @@ ident_list:
 
 /* ------------------------------------------------------ expressions */
 
-/* (a primary, a call and a reduction are expressions directly: a
- * `postfix` level between them cost a reduction per operand) */
+/* (operands, calls and reductions are expressions directly: a level
+ * between them cost a reduction per operand) */
 expr:
-    primary
-  | call
+    call
   | call reduce_operand         { $$ = make_reduce(ps, $1, $2, @$); }
   | MINUS expr %prec UMINUS    { $$ = negate(ps, $2, @$, @1); }
   | expr PLUS expr              { $$ = binary(ps, '+', $1, $3, @$, @2); }
   | expr MINUS expr             { $$ = binary(ps, '-', $1, $3, @$, @2); }
   | expr STAR expr              { $$ = binary(ps, '*', $1, $3, @$, @2); }
   | expr SLASH expr             { $$ = binary(ps, '/', $1, $3, @$, @2); }
+  | INT {
+        $$ = new_expr(ps, EX_INT, @$);
+        $$->u.int_value = $1;
+    }
+  | REAL {
+        $$ = new_expr(ps, EX_REAL, @$);
+        $$->u.real_value = $1;
+    }
+  | QUANTITY
+  | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
+  | IDENT {
+        $$ = new_expr(ps, EX_NAME, @$);
+        $$->u.name = $1;
+    }
+  | IDENT LBRACKET ident_list RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = ident(ps, $1, @1);
+        $$->u.access.indices = ident_list(ps, $3);
+    }
+  | IDENT LBRACKET RBRACKET {
+        $$ = new_expr(ps, EX_ACCESS, @$);
+        $$->u.access.tensor = ident(ps, $1, @1);
+    }
+  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
+  | LPAREN error RPAREN         { $$ = new_expr(ps, EX_ERROR, @$); }
   ;
 
 /* What may follow a reduction prefix directly. */
@@ -706,33 +730,6 @@ arg_list:
   | arg_list COMMA expr         { $$ = list_push(ps, $1, &$3, sizeof(Expr *)); }
   ;
 
-primary:
-    INT {
-        $$ = new_expr(ps, EX_INT, @$);
-        $$->u.int_value = $1;
-    }
-  | REAL {
-        $$ = new_expr(ps, EX_REAL, @$);
-        $$->u.real_value = $1;
-    }
-  | QUANTITY
-  | BAD_NUMBER                  { $$ = new_expr(ps, EX_ERROR, @$); }
-  | IDENT {
-        $$ = new_expr(ps, EX_NAME, @$);
-        $$->u.name = $1;
-    }
-  | IDENT LBRACKET ident_list RBRACKET {
-        $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = ident(ps, $1, @1);
-        $$->u.access.indices = ident_list(ps, $3);
-    }
-  | IDENT LBRACKET RBRACKET {
-        $$ = new_expr(ps, EX_ACCESS, @$);
-        $$->u.access.tensor = ident(ps, $1, @1);
-    }
-  | LPAREN expr RPAREN          { $$ = $2; $$->span = sp(ps, @$); }
-  | LPAREN error RPAREN         { $$ = new_expr(ps, EX_ERROR, @$); }
-  ;
 
 /* Values written directly before a word (`x = 2 ring`, `array 32 x 32`):
  * no calls, so that the word cannot be read as a reduction operand. */
