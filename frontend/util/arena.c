@@ -157,7 +157,15 @@ static void *alloc_in_chunks(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_take(head, need);
     }
-    if (need > ARENA_BIG_REQUEST) {
+    /* a quarter of what the arena holds, so short-lived arenas stay small */
+    size_t chunk = ARENA_MIN_CHUNK;
+    while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
+    /* A big request that would leave most of a new chunk free (a table of
+     * a large file: an arena of tens of MiB takes 2 MiB chunks) starts the
+     * next chunk like a small one, so it shares the chunk's huge pages
+     * with what follows; any other gets a chunk of its own (a middling
+     * one from calloc, in small pages that fault one by one). */
+    if (need > ARENA_BIG_REQUEST && need > chunk / 2) {
         /* A dedicated chunk, linked behind the head so the head's free
          * space stays available for small requests. */
         ArenaChunk *big = chunk_new(need, true);
@@ -170,9 +178,6 @@ static void *alloc_in_chunks(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_take(big, need);
     }
-    /* a quarter of what the arena holds, so short-lived arenas stay small */
-    size_t chunk = ARENA_MIN_CHUNK;
-    while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
     ArenaChunk *c =
         chunk_new(chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
     c->next = head;
