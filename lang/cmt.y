@@ -1301,6 +1301,10 @@ Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
     /* a UTF-8 byte order mark, as some editors write, is not a character */
     if (file->len >= 3 && memcmp(file->text, "\xEF\xBB\xBF", 3) == 0) ps.cursor += 3;
     ps.last_syntax_error = -1;
+    /* A file seldom has more than one new name per 128 bytes (the bench
+     * file of 2.8 MB has 13 400): room for them at once, instead of
+     * doubling the table and rehashing every name five times over. */
+    intern_reserve(file->len / 128);
     Module *m = ARENA_NEW(arena, Module);
     m->file = file;
     ps.module = m;

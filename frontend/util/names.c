@@ -63,8 +63,7 @@ static inline bool same_bytes(const char *a, const char *b, size_t len) {
     return tail_word(a, len) == tail_word(b, len);
 }
 
-static void table_grow(void) {
-    uint32_t new_cap = table.slots ? (table.mask + 1) * 2 : 1024;
+static void table_resize(uint32_t new_cap) {
     InternSlot *fresh = ARENA_ARRAY(process_arena(), InternSlot, new_cap);
     uint32_t new_mask = new_cap - 1;
     if (table.slots) {
@@ -79,6 +78,17 @@ static void table_grow(void) {
     /* the old slot array is left to the arena */
     table.slots = fresh;
     table.mask = new_mask;
+}
+
+static void table_grow(void) {
+    table_resize(table.slots ? (table.mask + 1) * 2 : 1024);
+}
+
+void intern_reserve(size_t more) {
+    size_t want = 2 * ((size_t)table.count + more);
+    uint32_t cap = table.slots ? table.mask + 1 : 1024;
+    while (cap < want && cap < ((uint32_t)1 << 30)) cap *= 2;
+    if (!table.slots || cap > table.mask + 1) table_resize(cap);
 }
 
 Name intern(const char *s, size_t len) {

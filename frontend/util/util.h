@@ -72,6 +72,9 @@ Arena *process_arena(void);
 typedef const char *Name;
 Name intern(const char *s, size_t len);
 Name intern_cstr(const char *s);
+/* Room for `more` names without rehashing (the table still grows past
+ * it): the parser reserves for a large file before reading it. */
+void intern_reserve(size_t more);
 /* `before` followed by `name` in backquotes, interned: what a check names
  * in a message it may never print (the value of a `capacity`, the default
  * of `M`), made without a printf or an allocation once it was seen. */

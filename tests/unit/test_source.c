@@ -360,6 +360,25 @@ static void test_intern(void) {
           "names survive table growth");
     CHECK_STR(first, "n0", "interned text is NUL-terminated");
     CHECK(intern_cstr("matmul") == a, "old names still found after growth");
+    /* room reserved ahead keeps every name, old and new, findable; names
+     * of 1 to 20 bytes differing in one byte (the hash reads them in
+     * fixed-size pieces) stay distinct */
+    intern_reserve(300000);
+    CHECK(intern_cstr("n0") == first && intern_cstr("n99999") == last &&
+              intern_cstr("matmul") == a,
+          "names survive intern_reserve");
+    bool distinct = true;
+    for (int len = 1; len <= 20; len++)
+        for (int at = 0; at < len; at++) {
+            char one[24], other[24];
+            memset(one, 'q', (size_t)len);
+            memcpy(other, one, (size_t)len);
+            other[at] = 'r';
+            Name x = intern(one, (size_t)len), y = intern(other, (size_t)len);
+            distinct = distinct && x != y && strlen(x) == (size_t)len &&
+                       memcmp(y, other, (size_t)len) == 0 && intern(other, (size_t)len) == y;
+        }
+    CHECK(distinct, "names differing in any one byte intern apart");
 }
 
 int main(void) {
