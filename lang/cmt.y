@@ -180,14 +180,18 @@ static ItemList *list_new(ParseState *ps) {
     return ARENA_NEW(&ps->scratch, ItemList);
 }
 
-static ItemList *list_push(ParseState *ps, ItemList *l, const void *item,
-                           size_t size) {
-    if (l->count == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 4;
-        l->items = arena_realloc(&ps->scratch, l->items, size * (size_t)l->cap,
-                                 size * (size_t)cap);
-        l->cap = cap;
-    }
+static void list_grow(ParseState *ps, ItemList *l, size_t size) {
+    int cap = l->cap ? l->cap * 2 : 4;
+    l->items = arena_realloc(&ps->scratch, l->items, size * (size_t)l->cap,
+                             size * (size_t)cap);
+    l->cap = cap;
+}
+
+/* (inline: every call passes a constant size, so the copy is a few
+ * moves instead of a call of memcpy) */
+static inline ItemList *list_push(ParseState *ps, ItemList *l, const void *item,
+                                  size_t size) {
+    if (l->count == l->cap) list_grow(ps, l, size);
     l->size = size;
     memcpy((char *)l->items + size * (size_t)l->count, item, size);
     l->count++;
