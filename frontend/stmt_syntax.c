@@ -4,7 +4,6 @@
  * for it.  After this nothing reads the statement's syntax. */
 #include "sema.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,24 +35,25 @@ static void put_str(LineBuf *l, const char *s) {
     put(l, s, strlen(s));
 }
 
-/* A number as printf's format writes it (numbers are rare in statements). */
-static void put_number(LineBuf *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put_number(LineBuf *l, const char *fmt, ...) {
-    char num[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(num, sizeof num, fmt, ap);
-    va_end(ap);
-    if (n > 0) put(l, num, (size_t)n < sizeof num ? (size_t)n : sizeof num - 1);
+/* A number snprintf wrote into num[NUMBER_CAP], n its return value
+ * (numbers are rare in statements: printf's formatting is kept for them). */
+#define NUMBER_CAP 64
+static void put_number(LineBuf *l, const char *num, int n) {
+    if (n > 0) put(l, num, n < NUMBER_CAP ? (size_t)n : NUMBER_CAP - 1);
 }
 
 /* The right side as written, with tensor names and no indices. */
 static void expr_text(LineBuf *l, const Expr *e) {
     if (!e || l->used + 8 >= l->cap) return;
+    char num[NUMBER_CAP];
     switch (e->kind) {
-    case EX_INT: put_number(l, "%lld", (long long)e->u.int_value); break;
-    case EX_REAL: put_number(l, "%g", e->u.real_value); break;
-    case EX_QUANTITY: put_number(l, "%g", e->u.quantity.value); break;
+    case EX_INT:
+        put_number(l, num, snprintf(num, sizeof num, "%lld", (long long)e->u.int_value));
+        break;
+    case EX_REAL: put_number(l, num, snprintf(num, sizeof num, "%g", e->u.real_value)); break;
+    case EX_QUANTITY:
+        put_number(l, num, snprintf(num, sizeof num, "%g", e->u.quantity.value));
+        break;
     case EX_NAME: put_str(l, e->u.name); break;
     case EX_ACCESS: put_str(l, e->u.access.tensor.name); break;
     case EX_UNARY:

@@ -7,59 +7,57 @@
 
 typedef struct UnitWord {
     const char *spelling;
-    size_t len; /* of the spelling */
     BaseUnit base;
     double scale; /* to the SI base: bytes, seconds, hertz, joules, counts */
 } UnitWord;
 
 static const UnitWord unit_words[] = {
     /* size: decimal steps of 1000 (kB and KB alike), binary steps of 1024 */
-    {"B", sizeof "B" - 1, BU_BYTE, 1},
-    {"kB", sizeof "kB" - 1, BU_BYTE, 1e3},
-    {"KB", sizeof "KB" - 1, BU_BYTE, 1e3},
-    {"MB", sizeof "MB" - 1, BU_BYTE, 1e6},
-    {"GB", sizeof "GB" - 1, BU_BYTE, 1e9},
-    {"TB", sizeof "TB" - 1, BU_BYTE, 1e12},
-    {"PB", sizeof "PB" - 1, BU_BYTE, 1e15},
-    {"KiB", sizeof "KiB" - 1, BU_BYTE, 1024.0},
-    {"MiB", sizeof "MiB" - 1, BU_BYTE, 1024.0 * 1024},
-    {"GiB", sizeof "GiB" - 1, BU_BYTE, 1024.0 * 1024 * 1024},
-    {"TiB", sizeof "TiB" - 1, BU_BYTE, 1024.0 * 1024 * 1024 * 1024},
-    {"PiB", sizeof "PiB" - 1, BU_BYTE, 1024.0 * 1024 * 1024 * 1024 * 1024},
-    {"bit", sizeof "bit" - 1, BU_BYTE, 1.0 / 8},
-    {"kbit", sizeof "kbit" - 1, BU_BYTE, 1e3 / 8},
-    {"Mbit", sizeof "Mbit" - 1, BU_BYTE, 1e6 / 8},
-    {"Gbit", sizeof "Gbit" - 1, BU_BYTE, 1e9 / 8},
-    {"Tbit", sizeof "Tbit" - 1, BU_BYTE, 1e12 / 8},
+    {"B", BU_BYTE, 1},
+    {"kB", BU_BYTE, 1e3},
+    {"KB", BU_BYTE, 1e3},
+    {"MB", BU_BYTE, 1e6},
+    {"GB", BU_BYTE, 1e9},
+    {"TB", BU_BYTE, 1e12},
+    {"PB", BU_BYTE, 1e15},
+    {"KiB", BU_BYTE, 1024.0},
+    {"MiB", BU_BYTE, 1024.0 * 1024},
+    {"GiB", BU_BYTE, 1024.0 * 1024 * 1024},
+    {"TiB", BU_BYTE, 1024.0 * 1024 * 1024 * 1024},
+    {"PiB", BU_BYTE, 1024.0 * 1024 * 1024 * 1024 * 1024},
+    {"bit", BU_BYTE, 1.0 / 8},
+    {"kbit", BU_BYTE, 1e3 / 8},
+    {"Mbit", BU_BYTE, 1e6 / 8},
+    {"Gbit", BU_BYTE, 1e9 / 8},
+    {"Tbit", BU_BYTE, 1e12 / 8},
     /* time */
-    {"s", sizeof "s" - 1, BU_SECOND, 1},
-    {"ms", sizeof "ms" - 1, BU_SECOND, 1e-3},
-    {"us", sizeof "us" - 1, BU_SECOND, 1e-6},
-    {"ns", sizeof "ns" - 1, BU_SECOND, 1e-9},
-    {"ps", sizeof "ps" - 1, BU_SECOND, 1e-12},
-    {"cycle", sizeof "cycle" - 1, BU_CYCLE, 1},
-    {"cycles", sizeof "cycles" - 1, BU_CYCLE, 1},
+    {"s", BU_SECOND, 1},
+    {"ms", BU_SECOND, 1e-3},
+    {"us", BU_SECOND, 1e-6},
+    {"ns", BU_SECOND, 1e-9},
+    {"ps", BU_SECOND, 1e-12},
+    {"cycle", BU_CYCLE, 1},
+    {"cycles", BU_CYCLE, 1},
     /* frequency */
-    {"Hz", sizeof "Hz" - 1, BU_HERTZ, 1},
-    {"kHz", sizeof "kHz" - 1, BU_HERTZ, 1e3},
-    {"MHz", sizeof "MHz" - 1, BU_HERTZ, 1e6},
-    {"GHz", sizeof "GHz" - 1, BU_HERTZ, 1e9},
-    {"THz", sizeof "THz" - 1, BU_HERTZ, 1e12},
+    {"Hz", BU_HERTZ, 1},
+    {"kHz", BU_HERTZ, 1e3},
+    {"MHz", BU_HERTZ, 1e6},
+    {"GHz", BU_HERTZ, 1e9},
+    {"THz", BU_HERTZ, 1e12},
     /* energy */
-    {"J", sizeof "J" - 1, BU_JOULE, 1},
-    {"kJ", sizeof "kJ" - 1, BU_JOULE, 1e3},
-    {"mJ", sizeof "mJ" - 1, BU_JOULE, 1e-3},
-    {"uJ", sizeof "uJ" - 1, BU_JOULE, 1e-6},
-    {"nJ", sizeof "nJ" - 1, BU_JOULE, 1e-9},
-    {"pJ", sizeof "pJ" - 1, BU_JOULE, 1e-12},
-    {"fJ", sizeof "fJ" - 1, BU_JOULE, 1e-15},
+    {"J", BU_JOULE, 1},
+    {"kJ", BU_JOULE, 1e3},
+    {"mJ", BU_JOULE, 1e-3},
+    {"uJ", BU_JOULE, 1e-6},
+    {"nJ", BU_JOULE, 1e-9},
+    {"pJ", BU_JOULE, 1e-12},
+    {"fJ", BU_JOULE, 1e-15},
 };
 
 /* Counts take an optional decimal prefix: kMAC, GFLOP, Tops, ... */
 static const UnitWord count_words[] = {
-    {"MAC", sizeof "MAC" - 1, BU_MAC, 1},    {"MACs", sizeof "MACs" - 1, BU_MAC, 1},
-    {"op", sizeof "op" - 1, BU_OP, 1},       {"ops", sizeof "ops" - 1, BU_OP, 1},
-    {"FLOP", sizeof "FLOP" - 1, BU_FLOP, 1}, {"FLOPs", sizeof "FLOPs" - 1, BU_FLOP, 1},
+    {"MAC", BU_MAC, 1}, {"MACs", BU_MAC, 1},  {"op", BU_OP, 1},
+    {"ops", BU_OP, 1},  {"FLOP", BU_FLOP, 1}, {"FLOPs", BU_FLOP, 1},
 };
 
 static const struct {
@@ -69,15 +67,14 @@ static const struct {
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
 
-/* (length and first byte first: every quantity of a file is looked up) */
-static bool word_equals(const char *text, size_t len, const UnitWord *word) {
-    return word->len == len && word->spelling[0] == text[0] &&
-           memcmp(text, word->spelling, len) == 0;
+/* (the first byte first: every quantity of a file is looked up here) */
+static bool word_equals(const char *text, size_t len, const char *word) {
+    return len > 0 && word[0] == text[0] && strlen(word) == len && memcmp(text, word, len) == 0;
 }
 
 static bool lookup_count(const char *text, size_t len, BaseUnit *base, double *scale) {
     for (size_t i = 0; i < COUNT_OF(count_words); i++) {
-        if (word_equals(text, len, &count_words[i])) {
+        if (word_equals(text, len, count_words[i].spelling)) {
             *base = count_words[i].base;
             *scale = count_words[i].scale;
             return true;
@@ -89,7 +86,7 @@ static bool lookup_count(const char *text, size_t len, BaseUnit *base, double *s
 static bool lookup_word(const char *text, size_t len, BaseUnit *base, double *scale) {
     if (len == 0) return false;
     for (size_t i = 0; i < COUNT_OF(unit_words); i++) {
-        if (word_equals(text, len, &unit_words[i])) {
+        if (word_equals(text, len, unit_words[i].spelling)) {
             *base = unit_words[i].base;
             *scale = unit_words[i].scale;
             return true;
