@@ -40,6 +40,10 @@ typedef enum ExprKind {
  * operator. */
 #define MAX_EXPR_DEPTH 4000
 
+/* An Expr is allocated only as large as its kind needs (expr_size): a
+ * file's expressions are mostly names and numbers, a third of the size of
+ * an access or a reduction.  So an Expr is never copied by value, and its
+ * kind changes only to EX_ERROR, which has no operands. */
 typedef struct Expr Expr;
 struct Expr {
     ExprKind kind;
@@ -78,6 +82,26 @@ struct Expr {
         } reduce;
     } u;
 };
+
+/* The bytes an Expr of `kind` takes: the common fields and its own member
+ * of the union. */
+static inline size_t expr_size(ExprKind kind) {
+    const size_t head = offsetof(Expr, u);
+    switch (kind) {
+    case EX_ERROR:
+    case EX_HOLE: return head;
+    case EX_INT: return head + sizeof(int64_t);
+    case EX_REAL: return head + sizeof(double);
+    case EX_QUANTITY: return head + sizeof(((Expr *)0)->u.quantity);
+    case EX_NAME: return head + sizeof(Name);
+    case EX_ACCESS: return head + sizeof(((Expr *)0)->u.access);
+    case EX_UNARY: return head + sizeof(((Expr *)0)->u.unary);
+    case EX_BINARY: return head + sizeof(((Expr *)0)->u.binary);
+    case EX_CALL: return head + sizeof(((Expr *)0)->u.call);
+    case EX_REDUCE: return head + sizeof(((Expr *)0)->u.reduce);
+    }
+    return sizeof(Expr);
+}
 
 typedef struct Param {
     Ident name;

@@ -263,10 +263,12 @@ static EffList *resolve_items(ArchCtx *c, const Decl *decl) {
 
 /* ------------------------------------------------------------ values */
 
+/* (`key` is a word of the vocabulary, not a Name: compared as text, which
+ * costs less than interning it for each lookup) */
 static const Attr *find_attr(const EffItem *e, const char *key) {
-    Name k = intern_cstr(key);
     for (int i = 0; i < e->attr_count; i++)
-        if (attr_key(e->attrs[i]) == k) return e->attrs[i];
+        if (attr_key(e->attrs[i])[0] == key[0] && strcmp(attr_key(e->attrs[i]), key) == 0)
+            return e->attrs[i];
     return NULL;
 }
 
@@ -275,8 +277,8 @@ static void check_known_keys(ArchCtx *c, const EffItem *e, const char *what,
     for (int i = 0; i < e->attr_count; i++) {
         const Attr *a = e->attrs[i];
         bool known = false;
-        for (int k = 0; k < key_count; k++)
-            if (strcmp(a->key.name, keys[k]) == 0) known = true;
+        for (int k = 0; k < key_count && !known; k++)
+            known = a->key.name[0] == keys[k][0] && strcmp(a->key.name, keys[k]) == 0;
         if (known) continue;
         Diag *d =
             arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for %s", a->key.name, what);
@@ -341,7 +343,7 @@ static bool decycle(ArchCtx *c, double *v, UnitDim *dim, Span span) {
 /* False (E0219, naming the attribute, the value and its unit) when `v`,
  * the value of `what` written as `e`, is not finite or outside the range
  * above. */
-static bool value_in_range(ArchCtx *c, const char *what, const Expr *e, double v, UnitDim dim) {
+static bool value_in_range(ArchCtx *c, Subject what, const Expr *e, double v, UnitDim dim) {
     double magnitude = fabs(v);
     if (magnitude == 0 || (magnitude >= ARCH_QUANTITY_MIN && magnitude <= ARCH_QUANTITY_MAX))
         return true;
@@ -350,7 +352,7 @@ static bool value_in_range(ArchCtx *c, const char *what, const Expr *e, double v
     const char *problem = !isfinite(v)                    ? "is not a finite number"
                           : magnitude < ARCH_QUANTITY_MIN ? "is too small to compute with"
                                                           : "is too large to compute with";
-    Diag *d = arch_error(c, e->span, "E0219", "%s %s %s", what, text, problem);
+    Diag *d = arch_error(c, e->span, "E0219", "%s %s %s", subject_text(what), text, problem);
     /* a name or an expression: show the value it came to */
     if (e->kind != EX_QUANTITY && e->kind != EX_INT && e->kind != EX_REAL)
         diag_note(d, c->diags, "`%s` is %g%s%s", text, v, *unit ? " " : "", unit);
@@ -370,7 +372,7 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int 
     if (!e) return false;
     ConstEnv env = c->s->env;
     env.diags = c->diags;
-    env.where = intern_quoted("", a->key.name);
+    env.where = subject_of("", a->key.name);
     env.expr_depth = 0;
     Value v = const_eval(&env, e);
     if (v.kind == VK_ERROR) {
@@ -437,7 +439,7 @@ static bool si_attr(ArchCtx *c, const EffItem *e, const char *key, const UnitDim
     return true;
 }
 
-static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what, int64_t *out) {
+static bool positive_int_expr(ArchCtx *c, const Expr *e, Subject what, int64_t *out) {
     ConstEnv env = c->s->env;
     env.diags = c->diags;
     env.where = what;
@@ -447,7 +449,8 @@ static bool positive_int_expr(ArchCtx *c, const Expr *e, const char *what, int64
         return false;
     }
     if (*out < 1) {
-        arch_error(c, e->span, "E0212", "%s must be positive, got %lld", what, (long long)*out);
+        arch_error(c, e->span, "E0212", "%s must be positive, got %lld", subject_text(what),
+                   (long long)*out);
         return false;
     }
     return true;
@@ -741,8 +744,7 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
         if (dd->kind.name) parse_topology(c, &dd->kind, &dim->topology);
         int64_t size = 1;
         if (dd->size &&
-            positive_int_expr(c, dd->size,
-                              arena_printf(c->arena, "the size of `%s`", dd->name.name), &size))
+            positive_int_expr(c, dd->size, subject_of("the size of ", dd->name.name), &size))
             dim->size = size;
         else
             dim->size = 1;
@@ -786,7 +788,7 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     if (channels) {
         const Expr *v = single_value(c, channels);
         int64_t n;
-        if (v && positive_int_expr(c, v, "channels", &n)) {
+        if (v && positive_int_expr(c, v, subject("channels"), &n)) {
             if (n > 65536)
                 arch_error(c, v->span, "E0212", "channels is too large: at most 65536");
             else
@@ -844,7 +846,7 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
         }
         ConstEnv env = c->s->env;
         env.diags = c->diags;
-        env.where = "a cost";
+        env.where = subject("a cost");
         env.expr_depth = 0;
         Value v = const_eval(&env, p->value);
         if (v.kind == VK_ERROR) {
@@ -859,7 +861,7 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
             continue;
         }
         double cost = v.kind == VK_INT ? (double)v.i : v.r;
-        if (!value_in_range(c, intern_quoted("the cost of ", p->key.name), p->value, cost,
+        if (!value_in_range(c, subject_of("the cost of ", p->key.name), p->value, cost,
                             (UnitDim){BU_NONE, BU_NONE}))
             continue;
         if (cost < 0) {
@@ -867,7 +869,7 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
                        p->key.name, span_text(c->arena, c->s->prog->sources, p->value->span));
             continue;
         }
-        u->costs[u->cost_count++] = (FnCost){intern_cstr(p->key.name), cost};
+        u->costs[u->cost_count++] = (FnCost){p->key.name, cost};
     }
 }
 
@@ -899,7 +901,7 @@ static void build_shape(ArchCtx *c, EffItem *e, IrCompute *u, bool has_array) {
     static const char *const what[3] = {"shape M", "shape N", "shape K"};
     int64_t size[3];
     for (int i = 0; i < 3; i++)
-        if (!positive_int_expr(c, shape->values[i], what[i], &size[i])) return;
+        if (!positive_int_expr(c, shape->values[i], subject(what[i]), &size[i])) return;
     if (size[0] > 65536 || size[1] > 65536 || size[2] > 65536) {
         arch_error(c, shape->span, "E0518",
                    "`shape` %lld x %lld x %lld is larger than 65536 in a size", (long long)size[0],
@@ -919,9 +921,9 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     u->span = e->item->name.span;
     u->efficiency = 1.0;
     u->count = 1;
-    char kinds[64];
-    vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
+    char kinds[64]; /* "matrix or vector", written only for a message */
     if (!e->unit_kind.name) {
+        vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
         Diag *d = arch_error(c, e->item->name.span, "E0507", "compute `%s` needs a kind: %s",
                              u->name, kinds);
         diag_help(d, c->diags, "write `compute %s matrix { ... }`", u->name);
@@ -930,6 +932,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     if (strcmp(e->unit_kind.name, "matrix") == 0)
         u->matrix = true;
     else if (vocab_find(UNIT_KINDS, COUNT_OF(UNIT_KINDS), e->unit_kind.name) < 0) {
+        vocab_join(kinds, sizeof kinds, UNIT_KINDS, COUNT_OF(UNIT_KINDS), " or ");
         Diag *d = arch_error(c, e->unit_kind.span, "E0507",
                              "unknown compute kind `%s`: expected %s", e->unit_kind.name, kinds);
         const char *best = spell_suggest(e->unit_kind.name, UNIT_KINDS, COUNT_OF(UNIT_KINDS));
@@ -940,7 +943,7 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
     if (count) {
         const Expr *v = single_value(c, count);
         int64_t n;
-        if (v && positive_int_expr(c, v, "count", &n)) {
+        if (v && positive_int_expr(c, v, subject("count"), &n)) {
             if (n > INT32_MAX)
                 arch_error(c, v->span, "E0212", "count is too large");
             else
@@ -958,8 +961,8 @@ static void build_compute(ArchCtx *c, Builder *b, EffItem *e) {
             diag_help(d, c->diags, "write `array 32 x 32;`");
         } else {
             int64_t r, col;
-            if (positive_int_expr(c, array->values[0], "array rows", &r) &&
-                positive_int_expr(c, array->values[1], "array columns", &col)) {
+            if (positive_int_expr(c, array->values[0], subject("array rows"), &r) &&
+                positive_int_expr(c, array->values[1], subject("array columns"), &col)) {
                 if (r > 65536 || col > 65536)
                     arch_error(c, array->span, "E0509",
                                "`array` %lld x %lld is larger than 65536 x 65536", (long long)r,

@@ -576,7 +576,7 @@ static void apply_tile(MapCtx *c, const MapItem *it, int line) {
     }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
-    env.where = "a tile size";
+    env.where = subject("a tile size");
     Span *first = ARENA_ARRAY(c->arena, Span, ic + 1);
     for (int ix = 0; ix < ic; ix++) first[ix] = SPAN_NONE;
     for (int i = 0; i < it->tile_count; i++) {
@@ -624,8 +624,7 @@ static void apply_tile(MapCtx *c, const MapItem *it, int line) {
             c->m->hole_count++;
         } else {
             env.expr_depth = 0;
-            if (!const_eval_int(&env, te->size,
-                                arena_printf(c->arena, "the tile of `%s`", te->index.name), &v)) {
+            if (!const_eval_int(&env, te->size, subject_of("the tile of ", te->index.name), &v)) {
                 c->ok = false;
                 continue;
             }
@@ -1155,10 +1154,10 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
     }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
-    env.where = "`repeat`";
+    env.where = subject("`repeat`");
     env.expr_depth = 0;
     int64_t v;
-    if (!const_eval_int(&env, it->count, "repeat", &v)) {
+    if (!const_eval_int(&env, it->count, subject("repeat"), &v)) {
         c->ok = false;
         return;
     }

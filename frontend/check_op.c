@@ -151,6 +151,10 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
     int id = b->tensor_count++;
     IrTensor *t = &b->tensors[id];
     memset(t, 0, sizeof *t);
+    /* room for any rank while the structure is built; built_structure
+     * copies `rank` entries */
+    t->index = ARENA_ARRAY(b->scratch, int, IR_MAX_RANK);
+    t->extent = ARENA_ARRAY(b->scratch, int64_t, IR_MAX_RANK);
     t->id = id;
     t->name = name;
     t->kind = kind;
@@ -383,8 +387,7 @@ static void walk_name(OpBuild *b, StmtWalk *w, const Expr *e) {
         (later >= 0 && b->od->stmts[later]->indices.count == 0)) {
         /* a scalar (no dimensions) is read by its bare name, as it may be
          * written (`t = sum(m) X[m];`) */
-        Expr access = *e;
-        access.kind = EX_ACCESS;
+        Expr access = {.kind = EX_ACCESS, .depth = e->depth, .span = e->span};
         access.u.access.tensor = (Ident){name, e->span, false};
         access.u.access.indices = (IdentList){NULL, 0};
         walk_access(b, w, &access);
@@ -482,7 +485,7 @@ static void walk_call(OpBuild *b, StmtWalk *w, const Expr *e) {
         if (arity == 2 && e->u.call.arg_count == 1)
             diag_help(d, b->diags, "to reduce over an index, write `%s(n) X[m, n]`", fn->name);
     } else {
-        count_fn(w, intern_cstr(fn->name));
+        count_fn(w, fn->name);
     }
     for (int i = 0; i < e->u.call.arg_count; i++) walk_expr(b, w, e->u.call.args[i]);
 }
@@ -977,8 +980,8 @@ static bool instantiate_where(OpBuild *b, ConstEnv *env, DiagSink *diags) {
         where_rhs(b->od->stmts[k]->where->rhs, &rid, &offset, &negate);
         int64_t c = 0;
         if (offset) {
-            env->where = "the offset of `where`";
-            if (!const_eval_int(env, offset, "the offset of `where`", &c)) {
+            env->where = subject("the offset of `where`");
+            if (!const_eval_int(env, offset, env->where, &c)) {
                 ok = false;
                 continue;
             }
@@ -1276,11 +1279,19 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
         if (!td || T->kind == TK_INTERMEDIATE) continue;
         for (int i = 0; i < td->dim_count; i++) {
             int64_t v;
+            /* the subject is put together only for a message */
+            static const char *const ordinals[] = {
+                "dimension 1 of ", "dimension 2 of ", "dimension 3 of ", "dimension 4 of ",
+                "dimension 5 of ", "dimension 6 of ", "dimension 7 of ", "dimension 8 of "};
             char ordinal[32];
-            snprintf(ordinal, sizeof ordinal, "dimension %d of ", i + 1);
-            const char *what = intern_quoted(ordinal, T->name);
-            env->where = what;
-            if (!const_eval_int(env, td->dims[i], what, &v)) {
+            if (i < (int)(sizeof ordinals / sizeof ordinals[0]))
+                env->where = subject_of(ordinals[i], T->name);
+            else
+                env->where =
+                    subject_of(intern(ordinal, (size_t)snprintf(ordinal, sizeof ordinal,
+                                                                "dimension %d of ", i + 1)),
+                               T->name);
+            if (!const_eval_int(env, td->dims[i], env->where, &v)) {
                 ok = false;
                 continue;
             }
@@ -1290,7 +1301,7 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
                 int p = de->kind == EX_NAME ? find_param(b->od, de->u.name) : -1;
                 if (p >= 0 && param_reported[p]) continue;
                 Diag *d = diag_error(env->diags, de->span, "E0212", "%s must be positive, got %lld",
-                                     what, (long long)v);
+                                     subject_text(env->where), (long long)v);
                 if (p >= 0) {
                     param_reported[p] = true;
                     diag_note(d, env->diags,
@@ -1330,6 +1341,29 @@ static void *exact_copy(Arena *arena, const void *items, size_t size, int count)
     return copy;
 }
 
+/* The tensors copied into `arena` with extents of their own, exact-size
+ * (one block for all of them), and index ids copied too when
+ * `own_indices`, else shared with `tensors`. */
+static IrTensor *copy_tensors(Arena *arena, const IrTensor *tensors, int count, bool own_indices) {
+    IrTensor *copy = exact_copy(arena, tensors, sizeof(IrTensor), count);
+    int ranks = 0;
+    for (int t = 0; t < count; t++) ranks += tensors[t].rank;
+    int64_t *extents = ARENA_ARRAY(arena, int64_t, ranks ? ranks : 1);
+    int *indices = own_indices ? ARENA_ARRAY(arena, int, ranks ? ranks : 1) : NULL;
+    for (int t = 0; t < count; t++) {
+        int r = tensors[t].rank;
+        memcpy(extents, tensors[t].extent, sizeof(int64_t) * (size_t)r);
+        copy[t].extent = extents;
+        extents += r;
+        if (own_indices) {
+            memcpy(indices, tensors[t].index, sizeof(int) * (size_t)r);
+            copy[t].index = indices;
+            indices += r;
+        }
+    }
+    return copy;
+}
+
 /* The structure of an op declaration (indices, tensors, statements), its
  * structural errors into `structural`. */
 static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural) {
@@ -1343,7 +1377,7 @@ static OpBuild *built_structure(Sema *s, const Decl *decl, DiagSink *structural)
     b->scratch = &scratch;
     build_structure(b);
     b->scratch = NULL;
-    b->tensors = exact_copy(b->arena, b->tensors, sizeof(IrTensor), b->tensor_count);
+    b->tensors = copy_tensors(b->arena, b->tensors, b->tensor_count, true);
     b->info = exact_copy(b->arena, b->info, sizeof(TensorInfo), b->tensor_count);
     b->tensor_cap = b->tensor_count;
     b->indices = exact_copy(b->arena, b->indices, sizeof(IrIndex), b->index_count);
@@ -1381,7 +1415,7 @@ static const OpBuild *op_structure(Sema *s, const Decl *decl) {
  * shared. */
 static OpBuild instance_of(Arena *arena, const OpBuild *shared) {
     OpBuild b = *shared;
-    b.tensors = exact_copy(arena, shared->tensors, sizeof(IrTensor), shared->tensor_count);
+    b.tensors = copy_tensors(arena, shared->tensors, shared->tensor_count, false);
     b.indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
     b.occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
     return b;
@@ -1439,6 +1473,12 @@ static DiagSink *scratch_sink(Arena *arena) {
     DiagSink *d = ARENA_NEW(arena, DiagSink);
     diags_init(d, arena);
     return d;
+}
+
+void decl_cache_reserve(Arena *arena, DeclCache *c, int count) {
+    int cap = 64;
+    while (cap < 2 * (count + 1)) cap *= 2;
+    *c = (DeclCache){.slots = ARENA_ARRAY(arena, DeclCacheSlot, cap), .cap = cap};
 }
 
 DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl) {
@@ -1510,7 +1550,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
     bool valued = true; /* every parameter has a value */
     bool *given = ARENA_ARRAY(s->arena, bool, od->param_count + 1);
     ConstEnv env = s->env;
-    env.where = "a parameter value";
+    env.where = subject("a parameter value");
     env.expr_depth = 0;
     for (int i = 0; i < binding_count; i++) {
         const ParamBinding *pb = &bindings[i];
@@ -1553,8 +1593,7 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
             continue;
         }
         given[p] = true;
-        if (!const_eval_int(&env, pb->value, intern_quoted("parameter ", pb->name.name),
-                            &values[p]))
+        if (!const_eval_int(&env, pb->value, subject_of("parameter ", pb->name.name), &values[p]))
             ok = valued = false;
     }
     Name *names = ARENA_ARRAY(s->arena, Name, od->param_count + 1);
@@ -1576,9 +1615,9 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
         denv.param_values = values;
         denv.param_count = p; /* earlier parameters are visible */
         denv.param_later = od->param_count;
-        denv.where = "a parameter default";
-        if (!const_eval_int(&denv, pd->default_value,
-                            intern_quoted("the default of ", pd->name.name), &values[p]))
+        denv.where = subject("a parameter default");
+        if (!const_eval_int(&denv, pd->default_value, subject_of("the default of ", pd->name.name),
+                            &values[p]))
             ok = valued = false;
     }
     if (complete) *complete = valued;

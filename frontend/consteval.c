@@ -13,39 +13,24 @@
 
 static uint32_t name_hash(Name n) {
     uintptr_t p = (uintptr_t)n;
-    return (uint32_t)((p >> 4) * 2654435761u);
+    return (uint32_t)((p >> 3) * 2654435761u); /* names are 8-byte aligned */
 }
 
-static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl);
-
-static void globals_grow(Arena *arena, Globals *g) {
-    GlobalEntry *old = g->slots;
-    int old_cap = g->cap;
-    g->cap = old_cap ? old_cap * 2 : 64;
-    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
-    g->count = 0;
-    for (int i = 0; i < old_cap; i++)
-        if (old[i].name) globals_insert(arena, g, old[i].name, old[i].decl);
-}
-
-static void globals_insert(Arena *arena, Globals *g, Name name, const Decl *decl) {
-    if ((g->count + 1) * 2 > g->cap) globals_grow(arena, g);
-    uint32_t mask = (uint32_t)g->cap - 1;
+/* (globals_build sized the entries for every declaration) */
+static void globals_insert(Globals *g, Name name, const Decl *decl) {
+    uint32_t mask = (uint32_t)g->index_cap - 1;
     uint32_t i = name_hash(name) & mask;
-    while (g->slots[i].name) i = (i + 1) & mask;
-    g->slots[i].name = name;
-    g->slots[i].decl = decl;
-    g->count++;
+    while (g->index[i]) i = (i + 1) & mask;
+    g->entries[g->count] = (GlobalEntry){.name = name, .decl = decl};
+    g->index[i] = ++g->count;
 }
 
 GlobalEntry *globals_find(const Globals *g, Name name) {
-    if (!g->cap || !name) return NULL;
-    uint32_t mask = (uint32_t)g->cap - 1;
+    if (!g->index_cap || !name) return NULL;
+    uint32_t mask = (uint32_t)g->index_cap - 1;
     uint32_t i = name_hash(name) & mask;
-    while (g->slots[i].name) {
-        if (g->slots[i].name == name) return &g->slots[i];
-        i = (i + 1) & mask;
-    }
+    for (int32_t e; (e = g->index[i]) != 0; i = (i + 1) & mask)
+        if (g->entries[e - 1].name == name) return &g->entries[e - 1];
     return NULL;
 }
 
@@ -67,9 +52,11 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
      * abandoned tables (as large again as the final one) in the arena. */
     int decl_total = 0;
     for (int m = 0; m < module_count; m++) decl_total += modules[m]->decl_count;
-    g->cap = 64;
-    while (g->cap < 2 * (decl_total + 1)) g->cap *= 2;
-    g->slots = ARENA_ARRAY(arena, GlobalEntry, g->cap);
+    g->cap = decl_total + 1;
+    g->entries = ARENA_ARRAY(arena, GlobalEntry, g->cap);
+    g->index_cap = 64;
+    while (g->index_cap < 2 * (decl_total + 1)) g->index_cap *= 2;
+    g->index = ARENA_ARRAY(arena, int32_t, g->index_cap);
     for (int m = 0; m < module_count; m++) {
         for (int i = 0; i < modules[m]->decl_count; i++) {
             const Decl *d = modules[m]->decls[i];
@@ -88,7 +75,7 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
                 }
                 continue;
             }
-            globals_insert(arena, g, d->name.name, d);
+            globals_insert(g, d->name.name, d);
         }
     }
     return g;
@@ -97,9 +84,8 @@ Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSin
 const char **globals_names(Arena *arena, const Globals *g, int kind, int *count) {
     const char **out = ARENA_ARRAY(arena, const char *, g->count + 1);
     int n = 0;
-    for (int i = 0; i < g->cap; i++)
-        if (g->slots[i].name && (kind < 0 || (int)g->slots[i].decl->kind == kind))
-            out[n++] = g->slots[i].name;
+    for (int i = 0; i < g->count; i++)
+        if (kind < 0 || (int)g->entries[i].decl->kind == kind) out[n++] = g->entries[i].name;
     *count = n;
     return out;
 }
@@ -193,8 +179,8 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     const char *best = spell_suggest(name, all, count + env->param_count);
     /* it may be defined in the module that was not found */
     if (!best && module_missing(env->diags)) return value_error();
-    Diag *d = env_error(env, e->span, "E0201", "unknown name `%s` in %s", name,
-                        env->where ? env->where : "a constant expression");
+    Diag *d =
+        env_error(env, e->span, "E0201", "unknown name `%s` in %s", name, subject_text(env->where));
     if (best) diag_help(d, env->diags, "did you mean `%s`?", best);
     return value_error();
 }
@@ -218,7 +204,7 @@ static Value eval_const_name(ConstEnv *env, GlobalEntry *g, Span use) {
     /* A constant's own expression sees no op parameters. */
     ConstEnv inner = *env;
     inner.param_count = 0;
-    inner.where = "a constant";
+    inner.where = subject("a constant");
     inner.const_depth = env->const_depth + 1;
     g->const_state = CS_EVALUATING;
     Value v = const_eval(&inner, g->decl->u.const_value);
@@ -246,7 +232,7 @@ static Value eval_binary(ConstEnv *env, const Expr *e) {
     bool zero_divisor = (b.kind == VK_INT && b.i == 0) || (b.kind != VK_INT && b.r == 0.0);
     if (op == '/' && zero_divisor) {
         Diag *d = env_error(env, e->u.binary.rhs->span, "E0206", "division by zero in %s",
-                            env->where ? env->where : "a constant expression");
+                            subject_text(env->where));
         diag_label(d, env->diags, e->span, "in this division");
         return value_error();
     }
@@ -402,16 +388,16 @@ static Value const_eval_node(ConstEnv *env, const Expr *e) {
     case EX_BINARY: return eval_binary(env, e);
     case EX_ACCESS:
         env_error(env, e->span, "E0207", "a tensor access is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     case EX_CALL:
     case EX_REDUCE:
         env_error(env, e->span, "E0207", "a function call is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     case EX_HOLE:
         env_error(env, e->span, "E0207", "a hole `?` is not allowed in %s",
-                  env->where ? env->where : "a constant expression");
+                  subject_text(env->where));
         return value_error();
     }
     return value_error();
@@ -427,7 +413,12 @@ void const_eval_all(ConstEnv *env, Module **modules, int module_count) {
         }
 }
 
-bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out) {
+const char *subject_text(Subject s) {
+    if (s.name) return intern_quoted(s.text ? s.text : "", s.name);
+    return s.text ? s.text : "a constant expression";
+}
+
+bool const_eval_int(ConstEnv *env, const Expr *e, Subject what, int64_t *out) {
     Value v = const_eval(env, e);
     if (v.kind == VK_ERROR) return false;
     if (v.kind == VK_INT) {
@@ -444,7 +435,8 @@ bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out
                            strchr("aeiou", unit_dim_describe(v.dim)[0]) ? "an" : "a",
                            unit_dim_describe(v.dim))
             : arena_printf(env->arena, "%g", v.r);
-    Diag *d = env_error(env, e->span, "E0216", "%s must be an integer, got %s", what, got);
+    Diag *d =
+        env_error(env, e->span, "E0216", "%s must be an integer, got %s", subject_text(what), got);
     if (v.kind == VK_REAL && e->kind == EX_BINARY && e->u.binary.op == '/')
         diag_note(d, env->diags, "the division does not come out even");
     return false;

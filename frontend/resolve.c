@@ -337,10 +337,19 @@ static Sema *sema_new(Program *p, Module **modules, int module_count, DiagSink *
     s->arena = p->arena;
     s->diags = p->diags;
     s->globals = globals_build(p->arena, modules, module_count, report_to);
+    /* the op and arch caches sized once for every op and arch: growing by
+     * doubling left the abandoned tables in the arena */
+    int ops = 0, archs = 0;
+    for (int i = 0; i < s->globals->count; i++) {
+        ops += s->globals->entries[i].decl->kind == DK_OP;
+        archs += s->globals->entries[i].decl->kind == DK_ARCH;
+    }
+    decl_cache_reserve(p->arena, &s->op_cache, ops);
+    decl_cache_reserve(p->arena, &s->arch_cache, archs);
     s->env.arena = p->arena;
     s->env.sources = p->sources;
     s->env.globals = s->globals;
-    s->env.where = "a constant";
+    s->env.where = subject("a constant");
     s->env.diags = report_to;
     const_eval_all(&s->env, modules, module_count);
     s->env.diags = p->diags;

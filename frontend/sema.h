@@ -33,8 +33,12 @@ typedef struct GlobalEntry {
 } GlobalEntry;
 
 typedef struct Globals {
-    GlobalEntry *slots; /* open addressing on the interned pointer */
-    int cap, count;
+    GlobalEntry *entries; /* in declaration order, sized once */
+    int count, cap;
+    /* open addressing on the interned pointer: entry number + 1, 0 for an
+     * empty slot (4 bytes a slot, not a whole entry) */
+    int32_t *index;
+    int index_cap; /* a power of two, more than twice count */
 } Globals;
 
 /* Builds the table of consts, ops, archs and mappings over the given
@@ -43,10 +47,30 @@ typedef struct Globals {
 Globals *globals_build(Arena *arena, Module **modules, int module_count, DiagSink *diags);
 GlobalEntry *globals_find(const Globals *g, Name name);
 /* Every name of the given decl kind (or every kind when kind < 0), for
- * "did you mean". */
+ * "did you mean": in declaration order, so that of two equally close
+ * names the first declared is suggested. */
 const char **globals_names(Arena *arena, const Globals *g, int kind, int *count);
 
 /* ----------------------------------------------------- constant values */
+
+/* What a value is called in a message: `text`, or `text` followed by a
+ * name in backquotes ("dimension 2 of `A`", "the size of `x`").  The two
+ * are put together only when a message prints them: most values are
+ * never reported on, and building the text for each cost more than
+ * evaluating it. */
+typedef struct Subject {
+    const char *text; /* NULL with no name: "a constant expression" */
+    Name name;        /* NULL: the text alone */
+} Subject;
+
+static inline Subject subject(const char *text) {
+    return (Subject){text, NULL};
+}
+static inline Subject subject_of(const char *before, Name name) {
+    return (Subject){before, name};
+}
+/* The subject as a message writes it (interned when it has a name). */
+const char *subject_text(Subject s);
 
 typedef struct ConstEnv {
     Arena *arena;
@@ -60,8 +84,8 @@ typedef struct ConstEnv {
     /* parameters declared after those in scope (param_names[param_count ..
      * param_later - 1]): a default that names one is told to reorder */
     int param_later;
-    const char *where; /* "a constant", "a tensor dimension", ... */
-    int const_depth;   /* nesting of const definitions being evaluated */
+    Subject where;   /* "a constant", "dimension 1 of `A`", ... */
+    int const_depth; /* nesting of const definitions being evaluated */
     /* nesting of the expressions being evaluated, counted through the
      * constants they use: each is at most MAX_EXPR_DEPTH deep, but a
      * chain of constants would multiply that on the stack */
@@ -91,8 +115,8 @@ Value const_eval(ConstEnv *env, const Expr *e);
 /* Evaluates every const of every module in order (reports once). */
 void const_eval_all(ConstEnv *env, Module **modules, int module_count);
 /* Evaluates an integer: reports a non-integer as E0216.  `what` names the
- * thing for the message ("tensor dimension").  False on error. */
-bool const_eval_int(ConstEnv *env, const Expr *e, const char *what, int64_t *out);
+ * thing for the message ("parameter `M`").  False on error. */
+bool const_eval_int(ConstEnv *env, const Expr *e, Subject what, int64_t *out);
 /* The source text of a span, for quoting in messages. */
 const char *span_text(Arena *arena, const SourceManager *sm, Span span);
 /* "an integer", "a real number", "a size (2 MiB)" ... */
@@ -136,6 +160,8 @@ typedef struct DeclCache {
 
 /* The slot of `decl`, created empty (entry NULL) when it has none. */
 DeclCacheSlot *decl_cache_slot(Arena *arena, DeclCache *c, const Decl *decl);
+/* An empty cache with room for `count` declarations without growing. */
+void decl_cache_reserve(Arena *arena, DeclCache *c, int count);
 
 typedef struct Sema {
     Program *prog;

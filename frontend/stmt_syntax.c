@@ -10,20 +10,55 @@
 /* The listing's line for a statement is at most this long (cut with ...). */
 #define STMT_TEXT_CAP 256
 
+/* A line being written into a fixed buffer with snprintf's rules: what
+ * does not fit is cut (the buffer stays terminated) but still counted in
+ * `used`, so that a cut line can be marked.  Names are copied, not
+ * formatted: this runs for every statement of every op. */
+typedef struct LineBuf {
+    char *buf;
+    size_t cap, used;
+} LineBuf;
+
+static void put(LineBuf *l, const char *s, size_t n) {
+    if (l->used < l->cap) {
+        size_t room = l->cap - l->used - 1;
+        size_t k = n < room ? n : room;
+        memcpy(l->buf + l->used, s, k);
+        l->buf[l->used + k] = '\0';
+    }
+    l->used += n;
+}
+
+/* (a NULL name reads "(null)", as printf's %s wrote it here before) */
+static void put_str(LineBuf *l, const char *s) {
+    if (!s) s = "(null)";
+    put(l, s, strlen(s));
+}
+
+/* A number snprintf wrote into num[NUMBER_CAP], n its return value
+ * (numbers are rare in statements: printf's formatting is kept for them). */
+#define NUMBER_CAP 64
+static void put_number(LineBuf *l, const char *num, int n) {
+    if (n > 0) put(l, num, n < NUMBER_CAP ? (size_t)n : NUMBER_CAP - 1);
+}
+
 /* The right side as written, with tensor names and no indices. */
-static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
-#define PUT(...)                                                                                   \
-    (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
-    if (!e || *used + 8 >= cap) return;
+static void expr_text(LineBuf *l, const Expr *e) {
+    if (!e || l->used + 8 >= l->cap) return;
+    char num[NUMBER_CAP];
     switch (e->kind) {
-    case EX_INT: PUT("%lld", (long long)e->u.int_value); break;
-    case EX_REAL: PUT("%g", e->u.real_value); break;
-    case EX_QUANTITY: PUT("%g", e->u.quantity.value); break;
-    case EX_NAME: PUT("%s", e->u.name); break;
-    case EX_ACCESS: PUT("%s", e->u.access.tensor.name); break;
+    case EX_INT:
+        put_number(l, num, snprintf(num, sizeof num, "%lld", (long long)e->u.int_value));
+        break;
+    case EX_REAL: put_number(l, num, snprintf(num, sizeof num, "%g", e->u.real_value)); break;
+    case EX_QUANTITY:
+        put_number(l, num, snprintf(num, sizeof num, "%g", e->u.quantity.value));
+        break;
+    case EX_NAME: put_str(l, e->u.name); break;
+    case EX_ACCESS: put_str(l, e->u.access.tensor.name); break;
     case EX_UNARY:
-        PUT("-");
-        expr_text(buf, cap, used, e->u.unary.operand);
+        put(l, "-", 1);
+        expr_text(l, e->u.unary.operand);
         break;
     case EX_BINARY: {
         bool paren_l = e->u.binary.lhs->kind == EX_BINARY &&
@@ -31,34 +66,38 @@ static void expr_text(char *buf, size_t cap, size_t *used, const Expr *e) {
                        (e->u.binary.lhs->u.binary.op == '+' || e->u.binary.lhs->u.binary.op == '-');
         bool paren_r = e->u.binary.rhs->kind == EX_BINARY &&
                        (e->u.binary.op != '+' || e->u.binary.rhs->u.binary.op == '-');
-        if (paren_l) PUT("(");
-        expr_text(buf, cap, used, e->u.binary.lhs);
-        if (paren_l) PUT(")");
-        PUT(" %c ", e->u.binary.op);
-        if (paren_r) PUT("(");
-        expr_text(buf, cap, used, e->u.binary.rhs);
-        if (paren_r) PUT(")");
+        if (paren_l) put(l, "(", 1);
+        expr_text(l, e->u.binary.lhs);
+        if (paren_l) put(l, ")", 1);
+        char op[3] = {' ', e->u.binary.op, ' '};
+        put(l, op, 3);
+        if (paren_r) put(l, "(", 1);
+        expr_text(l, e->u.binary.rhs);
+        if (paren_r) put(l, ")", 1);
         break;
     }
     case EX_CALL:
-        PUT("%s(", e->u.call.fn.name);
+        put_str(l, e->u.call.fn.name);
+        put(l, "(", 1);
         for (int i = 0; i < e->u.call.arg_count; i++) {
-            if (i) PUT(", ");
-            expr_text(buf, cap, used, e->u.call.args[i]);
+            if (i) put(l, ", ", 2);
+            expr_text(l, e->u.call.args[i]);
         }
-        PUT(")");
+        put(l, ")", 1);
         break;
     case EX_REDUCE:
-        PUT("%s(", e->u.reduce.fn.name);
-        for (int i = 0; i < e->u.reduce.indices.count; i++)
-            PUT("%s%s", i ? ", " : "", e->u.reduce.indices.items[i].name);
-        PUT(") ");
-        expr_text(buf, cap, used, e->u.reduce.body);
+        put_str(l, e->u.reduce.fn.name);
+        put(l, "(", 1);
+        for (int i = 0; i < e->u.reduce.indices.count; i++) {
+            if (i) put(l, ", ", 2);
+            put_str(l, e->u.reduce.indices.items[i].name);
+        }
+        put(l, ") ", 2);
+        expr_text(l, e->u.reduce.body);
         break;
     case EX_ERROR:
-    case EX_HOLE: PUT("?"); break;
+    case EX_HOLE: put(l, "?", 1); break;
     }
-#undef PUT
 }
 
 static void access_of(const IrOp *op, IrAccess *acc, Name tensor, const IdentList *indices) {
@@ -124,9 +163,15 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         st->text = NULL;
         if (!stmt->rhs) continue;
         char buf[STMT_TEXT_CAP];
-        size_t used = (size_t)snprintf(buf, sizeof buf, "%s = ", st->name);
-        expr_text(buf, sizeof buf, &used, stmt->rhs);
-        if (used >= sizeof buf) strcpy(buf + sizeof buf - 4, "...");
-        st->text = arena_strdup(arena, buf);
+        buf[0] = '\0';
+        LineBuf line = {buf, sizeof buf, 0};
+        put_str(&line, st->name);
+        put(&line, " = ", 3);
+        expr_text(&line, stmt->rhs);
+        if (line.used >= sizeof buf) {
+            strcpy(buf + sizeof buf - 4, "...");
+            line.used = sizeof buf - 1;
+        }
+        st->text = arena_strndup(arena, buf, line.used);
     }
 }

@@ -36,14 +36,18 @@ typedef enum TensorKind { TK_INPUT, TK_OUTPUT, TK_INTERMEDIATE } TensorKind;
 #define IR_MAX_RANK 8
 typedef struct IrTensor {
     int id;
-    Name name;
     TensorKind kind;
+    Name name;
     ElemType type;
-    int rank;
-    int index[IR_MAX_RANK];      /* index id of each dimension */
-    int64_t extent[IR_MAX_RANK]; /* = indices[index[i]].extent */
-    int producer;                /* statement id, -1 for inputs */
-    Span span;                   /* declaration or first assignment */
+    int rank; /* at most IR_MAX_RANK */
+    /* [rank] each, exact-size (fixed rows of IR_MAX_RANK made a tensor 144
+     * bytes, copied for every instantiation): the index id of each
+     * dimension, shared by an op's instantiations, and its extent
+     * (= indices[index[i]].extent), each instantiation's own */
+    int *index;
+    int64_t *extent;
+    int producer; /* statement id, -1 for inputs */
+    Span span;    /* declaration or first assignment */
 } IrTensor;
 
 typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;

@@ -122,22 +122,32 @@ static int quantity_token(ParseState *ps, const char *from, const char *to,
     bool ok = parse_real_literal(from, (size_t)(number_end - from), &number);
     UnitDim dim = {0, 0};
     double scale = 1;
-    value->quantity.unit_start = (uint32_t)(unit - ps->file->text);
-    value->quantity.bad = false;
+    bool bad = false;
     if (!ok) {
         diag_error(ps->diags, here(ps, from, number_end), "E0103",
                    "number `%.*s` is out of range (the largest is about 1.8e308)",
                    (int)(number_end - from), from);
-        value->quantity.bad = true;
+        bad = true;
     } else if (!unit_parse(unit, (size_t)(to - unit), &dim, &scale)) {
         Diag *g = diag_error(ps->diags, here(ps, unit, to), "E0104",
                              "unknown unit `%.*s`", (int)(to - unit), unit);
         diag_help(g, ps->diags, "units combine as size/time, size/cycle, "
                   "energy/B, energy/MAC, energy/op, count/cycle or count/time");
-        value->quantity.bad = true;
+        bad = true;
     }
-    value->quantity.value = number * scale;
-    value->quantity.dim = dim;
+    /* the token's value is its expression (an error node when it is
+     * bad), so that every value on the parser's stack is 8 bytes */
+    ExprKind kind = bad ? EX_ERROR : EX_QUANTITY;
+    Expr *e = arena_alloc(ps->arena, expr_size(kind));
+    e->kind = kind;
+    e->depth = 1;
+    e->span = here(ps, from, to);
+    if (!bad) {
+        e->u.quantity.value = number * scale;
+        e->u.quantity.dim = dim;
+        e->u.quantity.unit_span = here(ps, unit, to);
+    }
+    value->expr = e;
     return QUANTITY;
 }
 
@@ -416,7 +426,8 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
             }
         }
         /* A lexical error silences syntax errors until the statement ends. */
-        if (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE)
+        if (ps->lex_error_pending &&
+            (ps->last_token == SEMI || ps->last_token == LBRACE || ps->last_token == RBRACE))
             ps->lex_error_pending = false;
         ps->prev_prev_token = ps->prev_token;
         ps->prev_token = ps->last_token;

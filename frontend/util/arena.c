@@ -1,5 +1,5 @@
 /* arena.c — chunked bump allocator.  Memory handed out is zeroed and
- * 16-byte aligned; everything is released at once by arena_free_all, the
+ * 8-byte aligned; everything is released at once by arena_free_all, the
  * only place in the compiler that calls free(). */
 #include "frontend/util/util.h"
 
@@ -7,7 +7,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define ARENA_ALIGN 16u
+/* Chunks start 16-byte aligned and allocations 8-byte aligned: no type
+ * cmtc allocates needs more (doubles, int64_t and pointers; no long
+ * double), and a 72-byte syntax node then takes 72 bytes, not 80. */
+#define ARENA_ALIGN 8u
+_Static_assert(ARENA_ALIGN == 8, "arena_alloc in util.h rounds to 8");
 #define ARENA_MIN_CHUNK ((size_t)64 * 1024)
 /* A growing arena takes bigger chunks, up to one huge page: checking a
  * large file touches tens of megabytes, and on a virtual machine a page
@@ -16,6 +20,8 @@
 /* Requests larger than this get a chunk of their own, so that one big
  * array does not waste the rest of the current chunk. */
 #define ARENA_BIG_REQUEST (ARENA_MIN_CHUNK / 4)
+/* How far ahead of an allocation a reused or malloc'd chunk is zeroed. */
+#define ARENA_ZERO_STEP ((size_t)4096)
 
 /* Under AddressSanitizer every chunk comes from calloc: the leak checker
  * scans heap blocks for pointers but not pages we map ourselves, so a
@@ -33,19 +39,20 @@
 #endif
 
 struct ArenaChunk {
-    ArenaChunk *next;
-    size_t capacity; /* usable bytes after the header */
-    size_t used;     /* bytes of the usable area consumed */
+    _Alignas(16) ArenaChunk *next; /* (the header keeps the data 16-aligned) */
+    size_t capacity;               /* usable bytes after the header */
+    size_t used;                   /* bytes of the usable area consumed */
     /* the number of ARENA_MAX_CHUNK blocks mapped for it with mmap (it is
      * unmapped, not freed); 0 for a chunk from malloc */
     uint32_t huge_blocks;
-    /* every byte after `used` is still zero (fresh pages from the kernel),
-     * so what is handed out needs no memset */
-    bool zero_tail;
+    /* the bytes from `used` up to `zeroed` are zero (all of a chunk of
+     * fresh pages from the kernel); past it they are zeroed in steps of
+     * ARENA_ZERO_STEP as they are handed out, not one memset per
+     * allocation (a scratch arena hands out hundreds of thousands) */
+    size_t zeroed;
 };
 
-_Static_assert(sizeof(ArenaChunk) % ARENA_ALIGN == 0,
-               "chunk header must keep the data 16-byte aligned");
+_Static_assert(sizeof(ArenaChunk) % 16 == 0, "chunk header must keep the data 16-byte aligned");
 
 static inline char *chunk_data(ArenaChunk *c) {
     return (char *)(c + 1);
@@ -108,18 +115,41 @@ static ArenaChunk *chunk_new(size_t capacity, bool dedicated) {
     c->used = 0;
     c->next = NULL;
     c->huge_blocks = ARENA_MAP_PAGES ? (uint32_t)(mapped / ARENA_MAX_CHUNK) : 0;
-    c->zero_tail = mapped || dedicated;
+    c->zeroed = mapped || dedicated ? capacity : 0;
     return c;
+}
+
+/* Zeroes c's bytes up to at least `end` (<= capacity), a step ahead. */
+static void chunk_zero_to(ArenaChunk *c, size_t end) {
+    size_t to = c->capacity - end > ARENA_ZERO_STEP ? end + ARENA_ZERO_STEP : c->capacity;
+    memset(chunk_data(c) + c->zeroed, 0, to - c->zeroed);
+    c->zeroed = to;
+}
+
+/* The head chunk's used bytes, as the inline arena_alloc left them. */
+static void head_sync(Arena *a) {
+    if (a->head && a->next) a->head->used = (size_t)(a->next - chunk_data(a->head));
+}
+
+/* The head chunk's free zeroed bytes, for the inline arena_alloc. */
+static void head_publish(Arena *a) {
+    if (!a->head) {
+        a->next = a->limit = NULL;
+        return;
+    }
+    a->next = chunk_data(a->head) + a->head->used;
+    a->limit = chunk_data(a->head) + a->head->zeroed;
 }
 
 /* Hands out `need` bytes at the chunk's end, zeroed. */
 static inline void *chunk_take(ArenaChunk *c, size_t need) {
     char *p = chunk_data(c) + c->used;
     c->used += need;
-    return c->zero_tail ? p : memset(p, 0, need);
+    if (c->used > c->zeroed) chunk_zero_to(c, c->used);
+    return p;
 }
 
-void *arena_alloc(Arena *a, size_t size) {
+static void *alloc_in_chunks(Arena *a, size_t size) {
     size_t need = align_up(size ? size : 1);
     if (need < size) out_of_memory(); /* size so large that rounding wrapped */
     ArenaChunk *head = a->head;
@@ -127,7 +157,15 @@ void *arena_alloc(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_take(head, need);
     }
-    if (need > ARENA_BIG_REQUEST) {
+    /* a quarter of what the arena holds, so short-lived arenas stay small */
+    size_t chunk = ARENA_MIN_CHUNK;
+    while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
+    /* A big request that would leave most of a new chunk free (a table of
+     * a large file: an arena of tens of MiB takes 2 MiB chunks) starts the
+     * next chunk like a small one, so it shares the chunk's huge pages
+     * with what follows; any other gets a chunk of its own (a middling
+     * one from calloc, in small pages that fault one by one). */
+    if (need > ARENA_BIG_REQUEST && need > chunk / 2) {
         /* A dedicated chunk, linked behind the head so the head's free
          * space stays available for small requests. */
         ArenaChunk *big = chunk_new(need, true);
@@ -140,9 +178,6 @@ void *arena_alloc(Arena *a, size_t size) {
         a->used_total += need;
         return chunk_take(big, need);
     }
-    /* a quarter of what the arena holds, so short-lived arenas stay small */
-    size_t chunk = ARENA_MIN_CHUNK;
-    while (chunk < ARENA_MAX_CHUNK && 4 * chunk <= a->used_total) chunk *= 2;
     ArenaChunk *c =
         chunk_new(chunk < ARENA_MAX_CHUNK ? chunk : ARENA_MAX_CHUNK - sizeof(ArenaChunk), false);
     c->next = head;
@@ -151,11 +186,19 @@ void *arena_alloc(Arena *a, size_t size) {
     return chunk_take(c, need);
 }
 
+void *arena_alloc_slow(Arena *a, size_t size) {
+    head_sync(a);
+    void *p = alloc_in_chunks(a, size);
+    head_publish(a);
+    return p;
+}
+
 void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
     if (!old) return arena_alloc(a, new_size);
+    head_sync(a);
     ArenaChunk *head = a->head;
     /* The most recent allocation of the head chunk can grow in place: the
-     * bytes after it were never handed out (and so are not zeroed yet). */
+     * bytes after it were never handed out (and are zero up to `zeroed`). */
     if (head) {
         uintptr_t data = (uintptr_t)chunk_data(head);
         size_t old_start = (size_t)((uintptr_t)old - data);
@@ -163,13 +206,15 @@ void *arena_realloc(Arena *a, void *old, size_t old_size, size_t new_size) {
             old_start + align_up(old_size ? old_size : 1) == head->used) {
             size_t need = align_up(new_size ? new_size : 1);
             if (old_start + need <= head->capacity) {
+                /* the bytes past `used` up to `zeroed` are zero */
                 if (new_size < old_size)
                     memset((char *)old + new_size, 0, old_size - new_size);
-                else
-                    memset((char *)old + old_size, 0, need - old_size);
+                else if (old_start + need > head->zeroed)
+                    chunk_zero_to(head, old_start + need);
                 a->used_total += need;
                 a->used_total -= head->used - old_start;
                 head->used = old_start + need;
+                head_publish(a);
                 return old;
             }
         }
@@ -239,6 +284,7 @@ void arena_free_all(Arena *a) {
     chain_release(a->head);
     a->head = NULL;
     a->used_total = 0;
+    a->next = a->limit = NULL;
 }
 
 void arena_reset(Arena *a) {
@@ -247,8 +293,9 @@ void arena_reset(Arena *a) {
     chain_release(keep->next);
     keep->next = NULL;
     keep->used = 0;
-    keep->zero_tail = false; /* arena_alloc zeroes what it hands out again */
+    keep->zeroed = 0; /* arena_alloc zeroes what it hands out again */
     a->used_total = 0;
+    head_publish(a);
 }
 
 void ptrvec_push(Arena *a, PtrVec *v, void *item) {

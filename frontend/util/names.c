@@ -17,29 +17,53 @@ static struct {
     uint32_t count;
 } table;
 
+static inline uint64_t load8(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint64_t load4(const char *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* The last (up to) 8 bytes of s, with fixed-size loads only: overlapping
+ * words for 4 to 8 bytes and three single bytes below, which with the
+ * length tell every string of that length apart. */
+static inline uint64_t tail_word(const char *s, size_t len) {
+    if (len >= 8) return load8(s + len - 8);
+    if (len >= 4) return load4(s) | load4(s + len - 4) << 32;
+    if (len == 0) return 0;
+    return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+           (uint64_t)(unsigned char)s[len - 1] << 16;
+}
+
 /* A multiply-xorshift hash over 8-byte words: identifiers are short and
  * this is called for every one the lexer sees. */
 static uint32_t hash_bytes(const char *s, size_t len) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
-    while (len >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    for (size_t i = 0; i + 8 < len; i += 8) {
+        h = (h ^ load8(s + i)) * 0xFF51AFD7ED558CCDull;
         h ^= h >> 32;
-        s += 8;
-        len -= 8;
     }
-    uint64_t tail = 0;
-    memcpy(&tail, s, len);
-    h = (h ^ tail) * 0xC4CEB9FE1A85EC53ull;
+    h = (h ^ tail_word(s, len)) * 0xC4CEB9FE1A85EC53ull;
     h ^= h >> 29;
     h *= 0x94D049BB133111EBull;
     h ^= h >> 32;
     return (uint32_t)h;
 }
 
-static void table_grow(void) {
-    uint32_t new_cap = table.slots ? (table.mask + 1) * 2 : 1024;
+/* Whether the len bytes at a and b are equal (a name is short: no call) */
+static inline bool same_bytes(const char *a, const char *b, size_t len) {
+    size_t i = 0;
+    for (; i + 8 < len; i += 8)
+        if (load8(a + i) != load8(b + i)) return false;
+    return tail_word(a, len) == tail_word(b, len);
+}
+
+static void table_resize(uint32_t new_cap) {
     InternSlot *fresh = ARENA_ARRAY(process_arena(), InternSlot, new_cap);
     uint32_t new_mask = new_cap - 1;
     if (table.slots) {
@@ -56,6 +80,17 @@ static void table_grow(void) {
     table.mask = new_mask;
 }
 
+static void table_grow(void) {
+    table_resize(table.slots ? (table.mask + 1) * 2 : 1024);
+}
+
+void intern_reserve(size_t more) {
+    size_t want = 2 * ((size_t)table.count + more);
+    uint32_t cap = table.slots ? table.mask + 1 : 1024;
+    while (cap < want && cap < ((uint32_t)1 << 30)) cap *= 2;
+    if (!table.slots || cap > table.mask + 1) table_resize(cap);
+}
+
 Name intern(const char *s, size_t len) {
     if (!table.slots) table_grow();
     uint32_t h = hash_bytes(s, len);
@@ -63,7 +98,7 @@ Name intern(const char *s, size_t len) {
     for (;;) {
         InternSlot *slot = &table.slots[i];
         if (!slot->text) break;
-        if (slot->hash == h && slot->len == len && memcmp(slot->text, s, len) == 0)
+        if (slot->hash == h && slot->len == len && same_bytes(slot->text, s, len))
             return slot->text;
         i = (i + 1) & table.mask;
     }

@@ -86,19 +86,68 @@ static long clean_real(const char *text, size_t len, char *clean) {
     return (long)n;
 }
 
+/* The value of a clean literal (digits [. digits] [e [+-] digits]) when
+ * one exact operation gives it: a mantissa of at most 2^53 and a power
+ * of ten of at most 10^22 are both exact doubles, so their product or
+ * quotient is the correctly rounded value, the one strtod returns.  Most
+ * literals (`64`, `0.25`, `1e-5`) are such; false for the others. */
+static bool exact_real(const char *clean, double *out) {
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t mantissa = 0;
+    int digits = 0, scale = 0;
+    const char *p = clean;
+    for (; is_digit(*p); p++) {
+        if (mantissa == 0 && *p == '0') continue; /* leading zeros */
+        if (++digits > 16) return false;
+        mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p == '.')
+        for (p++; is_digit(*p); p++) {
+            scale--;
+            if (mantissa == 0 && *p == '0') continue;
+            if (++digits > 16) return false;
+            mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+        }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool negative = *p == '-';
+        if (*p == '-' || *p == '+') p++;
+        int exponent = 0, exponent_digits = 0;
+        for (; is_digit(*p); p++) {
+            if (++exponent_digits > 4) return false;
+            exponent = exponent * 10 + (*p - '0');
+        }
+        scale += negative ? -exponent : exponent;
+    }
+    if (*p != '\0' || mantissa > ((uint64_t)1 << 53)) return false;
+    if (mantissa == 0) {
+        *out = 0.0;
+        return true;
+    }
+    if (scale < -22 || scale > 22) return false;
+    *out = scale < 0 ? (double)mantissa / pow10[-scale] : (double)mantissa * pow10[scale];
+    return true;
+}
+
 bool parse_real_literal(const char *text, size_t len, double *out) {
     char small[128];
     Arena scratch = {0};
     char *clean = len < sizeof small ? small : arena_alloc(&scratch, len + 1);
     bool ok = false;
     if (clean_real(text, len, clean) >= 0) {
-        char *end;
-        errno = 0;
-        double value = strtod(clean, &end);
-        /* underflow to a tiny or zero value is fine; overflow is not */
-        if (*end == '\0' && isfinite(value)) {
-            *out = value;
+        if (exact_real(clean, out)) {
             ok = true;
+        } else {
+            char *end;
+            errno = 0;
+            double value = strtod(clean, &end);
+            /* underflow to a tiny or zero value is fine; overflow is not */
+            if (*end == '\0' && isfinite(value)) {
+                *out = value;
+                ok = true;
+            }
         }
     }
     arena_free_all(&scratch);

@@ -67,8 +67,9 @@ static const struct {
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
 
+/* (the first byte first: every quantity of a file is looked up here) */
 static bool word_equals(const char *text, size_t len, const char *word) {
-    return strlen(word) == len && memcmp(text, word, len) == 0;
+    return len > 0 && word[0] == text[0] && strlen(word) == len && memcmp(text, word, len) == 0;
 }
 
 static bool lookup_count(const char *text, size_t len, BaseUnit *base, double *scale) {

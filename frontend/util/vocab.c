@@ -21,6 +21,6 @@ const char *vocab_join(char *buf, size_t size, const char *const *words, int cou
 int vocab_find(const char *const *words, int count, const char *word) {
     if (!word) return -1;
     for (int i = 0; i < count; i++)
-        if (strcmp(words[i], word) == 0) return i;
+        if (words[i][0] == word[0] && strcmp(words[i], word) == 0) return i;
     return -1;
 }

@@ -2,7 +2,8 @@
 # `cmtc check` throughput (issue 9, speed), three figures, printed whether
 # or not their goals are met (nothing here fails on a slow run):
 #  1. lines per second on a generated file of at least 100 000 lines:
-#     median of 7 runs (goal: 1 000 000 on one core), beside `wc -l` over
+#     median of 7 runs (goal: 1 000 000 on one core), and the median CPU
+#     time of 7 more (steadier on a shared machine), beside `wc -l` over
 #     the same file to show how far the checker is from reading speed;
 #  2. its memory: peak resident set of one run, and bytes per line;
 #  3. 40 000 ops with exactly one warning each: median of 5 runs (goal:
@@ -30,6 +31,19 @@ time_runs() {
     awk "BEGIN{print $end - $start}"
   done | median
 }
+# cpu_runs N CMD...: the median CPU time (user + system) of N runs, in
+# seconds: on a shared machine it varies less than the wall time
+cpu_runs() {
+  python3 -c '
+import resource, subprocess, sys
+n, cmd, times = int(sys.argv[1]), sys.argv[2:], []
+for _ in range(n):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+print(sorted(times)[(n - 1) // 2])' "$@"
+}
 # peak_kib CMD...: the peak resident set of one run, in KiB (getrusage of
 # the child, so no /usr/bin/time is needed)
 peak_kib() {
@@ -43,15 +57,17 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 warned=$(grep -c '^[^ ].*: warning\[W0401\]' "$tmp/warn.out" || true)
 [ "$warned" -eq "$warn_ops" ] || { echo "expected $warn_ops warnings, got $warned"; exit 1; }
 check_s=$(time_runs 7 "$CMTC" check "$tmp/large.cmt")
+check_cpu=$(cpu_runs 7 "$CMTC" check "$tmp/large.cmt")
 wc_s=$(time_runs 7 wc -l "$tmp/large.cmt")
 peak=$(peak_kib "$CMTC" check "$tmp/large.cmt")
 warn_s=$(time_runs 5 "$CMTC" check "$tmp/warnings.cmt")
 warn_peak=$(peak_kib "$CMTC" check "$tmp/warnings.cmt")
 awk -v n="$lines" -v c="$check_s" -v w="$wc_s" -v kib="$peak" -v ops="$warn_ops" \
-    -v ws="$warn_s" -v wkib="$warn_peak" 'BEGIN {
+    -v ws="$warn_s" -v wkib="$warn_peak" -v cpu="$check_cpu" 'BEGIN {
   printf "%-40s %12s %14s %10s %10s\n", "what", "median s", "lines/s", "peak MiB", "B/line"
   printf "%-40s %12.4f %14.0f %10.1f %10.0f\n", "cmtc check (" n " lines)", c, n / c,
          kib / 1024, kib * 1024 / n
+  printf "%-40s %12.4f %14.0f\n", "  the same, CPU time (user + system)", cpu, n / cpu
   printf "%-40s %12.4f %14.0f\n", "baseline: wc -l (same file)", w, n / w
   printf "%-40s %12.4f %14s %10.1f\n", "cmtc check (" ops " ops, 1 warning each)", ws, "-",
          wkib / 1024

@@ -231,14 +231,22 @@ static void test_arena(void) {
     bool aligned = true, zeroed = true;
     for (size_t size = 1; size < 200; size += 7) {
         unsigned char *p = arena_alloc(&a, size);
-        aligned = aligned && ((uintptr_t)p % 16) == 0;
+        aligned = aligned && ((uintptr_t)p % 8) == 0;
         for (size_t i = 0; i < size; i++) zeroed = zeroed && p[i] == 0;
         memset(p, 0xAB, size);
+        /* a type's own alignment, after an odd-sized allocation */
+        double *d = ARENA_NEW(&a, double);
+        int64_t *w = ARENA_ARRAY(&a, int64_t, 3);
+        void **q = ARENA_ARRAY(&a, void *, 5);
+        aligned = aligned && (uintptr_t)d % _Alignof(double) == 0 &&
+                  (uintptr_t)w % _Alignof(int64_t) == 0 && (uintptr_t)q % _Alignof(void *) == 0;
+        zeroed = zeroed && *d == 0 && w[2] == 0 && q[4] == NULL;
+        arena_strndup(&a, "odd", 2);
     }
-    CHECK(aligned, "arena allocations are 16-byte aligned");
+    CHECK(aligned, "arena allocations are 8-byte aligned, also after an odd size");
     CHECK(zeroed, "arena allocations are zeroed");
     unsigned char *big = arena_alloc(&a, 1 << 20);
-    CHECK(big[0] == 0 && big[(1 << 20) - 1] == 0 && ((uintptr_t)big % 16) == 0,
+    CHECK(big[0] == 0 && big[(1 << 20) - 1] == 0 && ((uintptr_t)big % 8) == 0,
           "big allocation zeroed and aligned");
     char *s = arena_strdup(&a, "tile");
     CHECK_STR(s, "tile", "arena_strdup");
@@ -291,6 +299,28 @@ static void test_arena(void) {
         for (int k = 0; k < 1000; k++) reused_zero = reused_zero && p[k] == 0;
     }
     CHECK(reused_zero, "a reset arena's 2 MiB chunk hands out zeroed memory again");
+    /* A reused chunk is zeroed a step ahead of what it hands out: small
+     * pieces across many steps, and an array grown in place past the
+     * zeroed part, read zero however dirty the chunk was. */
+    Arena z = {0};
+    memset(arena_alloc(&z, 60000), 0x77, 60000);
+    arena_reset(&z);
+    bool small_zero = true;
+    for (int i = 0; i < 3000; i++) {
+        unsigned char *p = arena_alloc(&z, 8 + (size_t)(i % 5) * 8);
+        for (int k = 0; k < 8 + (i % 5) * 8; k++) small_zero = small_zero && p[k] == 0;
+    }
+    CHECK(small_zero, "small pieces of a reused chunk are zero across zeroing steps");
+    arena_reset(&z);
+    unsigned char *grow = arena_alloc(&z, 16);
+    bool grown_zero = true;
+    for (size_t n = 16; n < 40000; n *= 2) {
+        unsigned char *g2 = arena_realloc(&z, grow, n, 2 * n);
+        for (size_t k = n; k < 2 * n; k++) grown_zero = grown_zero && g2[k] == 0;
+        grow = g2;
+    }
+    CHECK(grow != NULL && grown_zero, "an array grown in place in a reused chunk reads zero");
+    arena_free_all(&z);
     arena_free_all(&g);
     arena_free_all(&r);
     CHECK(r.head == NULL, "arena_free_all releases mapped chunks");
@@ -330,6 +360,25 @@ static void test_intern(void) {
           "names survive table growth");
     CHECK_STR(first, "n0", "interned text is NUL-terminated");
     CHECK(intern_cstr("matmul") == a, "old names still found after growth");
+    /* room reserved ahead keeps every name, old and new, findable; names
+     * of 1 to 20 bytes differing in one byte (the hash reads them in
+     * fixed-size pieces) stay distinct */
+    intern_reserve(300000);
+    CHECK(intern_cstr("n0") == first && intern_cstr("n99999") == last &&
+              intern_cstr("matmul") == a,
+          "names survive intern_reserve");
+    bool distinct = true;
+    for (int len = 1; len <= 20; len++)
+        for (int at = 0; at < len; at++) {
+            char one[24], other[24];
+            memset(one, 'q', (size_t)len);
+            memcpy(other, one, (size_t)len);
+            other[at] = 'r';
+            Name x = intern(one, (size_t)len), y = intern(other, (size_t)len);
+            distinct = distinct && x != y && strlen(x) == (size_t)len &&
+                       memcmp(y, other, (size_t)len) == 0 && intern(other, (size_t)len) == y;
+        }
+    CHECK(distinct, "names differing in any one byte intern apart");
 }
 
 int main(void) {
