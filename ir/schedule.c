@@ -106,6 +106,12 @@ double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, in
     return p;
 }
 
+double sched_deal_block(const Schedule *s, int st, int level, int index) {
+    if (level < 1 || level >= s->levels) return 1;
+    int64_t given = s->m->tile.size[ir_tile_slot(s->m, st, level, index)];
+    return given >= 1 ? (double)given : 1;
+}
+
 double sched_deal(double len, double parts, double block) {
     if (parts <= 1 || len <= 0) return len;
     if (block < 1) block = 1;
@@ -130,10 +136,7 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
     }
     int I = s->op->index_count;
     int st = (int)(ss - s->stmts);
-    int64_t given = enter >= 1 && enter < s->levels
-                        ? s->m->tile.size[ir_tile_slot(s->m, st, enter, i)]
-                        : IR_UNSET;
-    double block = given >= 1 ? (double)given : 1;
+    double block = sched_deal_block(s, st, enter, i);
     double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
     /* contiguous runs of ceil(blocks / parts): ceil(blocks / run) get one */
     double blocks = ceil(len / block), run = ceil(blocks / parts);

@@ -288,6 +288,10 @@ static inline int sched_li(const Schedule *s, int level, int index) {
  * 1.1): T = ceil(len / block) blocks, ceil(T / parts) of them, at most
  * len.  len itself when parts <= 1. */
 double sched_deal(double len, double parts, double block);
+/* The block in which the dims entering `level` deal index `index` of
+ * statement st (section 1.1): the mapping's tile of it at that level, one
+ * element when it has none (or at level 0 or the compute units). */
+double sched_deal_block(const Schedule *s, int st, int level, int index);
 /* How many coordinates along dim d (between levels outer and inner, where
  * it splits an index of statement ss) get work from the busiest outer
  * instance's full tile: the dims there that split the index deal its

@@ -389,13 +389,8 @@ static Placement placement(const Schedule *s, int st, int ix, const bool *splits
          * below them (one element when it has none), each instance
          * ceil(ceil(period / b) / all) of them (section 1.1): the last
          * instances get less or nothing when that does not divide */
-        int below = l + 1;
-        double b = 1;
-        if (!whole[d] && below >= 1 && below < s->levels) {
-            int64_t given = s->m->tile.size[ir_tile_slot(s->m, st, below, ix)];
-            if (given >= 1) b = (double)given;
-        }
-        double each = ceil(ceil(period / b) / all) * b;
+        double b = whole[d] ? 1 : sched_deal_block(s, st, l + 1, ix);
+        double each = sched_deal(period, all, b);
         pl.dims[pl.count] = d;
         pl.period[pl.count] = period;
         pl.block[pl.count] = each * all / parts;

@@ -385,6 +385,14 @@ static void collect_accesses(StmtInfo *si) {
     }
 }
 
+/* The block in which the dims entering level l deal index i of si: the
+ * mapping's tile of i at l, one element when it gives none. */
+static int64_t deal_block(const Ctx *c, const StmtInfo *si, int l, int i) {
+    int64_t given =
+        l >= 1 && l < c->V ? c->s->m->tile.size[ir_tile_slot(c->s->m, si->st, l, i)] : IR_UNSET;
+    return given >= 1 ? given : 1;
+}
+
 static void setup_stmt(Ctx *c, int st) {
     StmtInfo *si = &c->si[st];
     const IrOp *op = c->op;
@@ -458,10 +466,7 @@ static void setup_stmt(Ctx *c, int st) {
                 dims = arena_printf(c->a, "%s%s%s", dims, *dims ? "," : "", c->arch->dims[d].name);
             }
             if (parts > 1) {
-                int64_t given = l >= 1 && l < V
-                                    ? c->s->m->tile.size[ir_tile_slot(c->s->m, si->st, l, i)]
-                                    : IR_UNSET;
-                int64_t b = given >= 1 ? given : 1;
+                int64_t b = deal_block(c, si, l, i);
                 if (len % (parts * b))
                     c->rep->uneven = arena_printf(
                         c->a, "%s: %lld of %s split %lld ways over %s%s", si->is->name,
@@ -589,10 +594,7 @@ static void range_of(const Ctx *c, const GCtx *g, const StmtInfo *si, int i, int
             k = k * c->dim_size[d] + c->coord[q * D + d];
         }
         if (parts > 1) {
-            int64_t given = l >= 1 && l < c->V
-                                ? c->s->m->tile.size[ir_tile_slot(c->s->m, si->st, l, i)]
-                                : IR_UNSET;
-            int64_t b = given >= 1 ? given : 1, len = hi - lo;
+            int64_t b = deal_block(c, si, l, i), len = hi - lo;
             int64_t blocks = (len + b - 1) / b, per = (blocks + parts - 1) / parts;
             int64_t nlo = k * per * b, nhi = (k + 1) * per * b;
             if (nlo > len) nlo = len;
