@@ -832,8 +832,10 @@ int main(void) {
         run_case(seed, index, false, show, &st);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     st.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    printf("verify property: %d cases (%d hand, %d optimizer), %d disagreements, seed %llu\n",
-           st.checked, st.hand, st.optimizer, st.disagreeing, (unsigned long long)seed);
+    printf("verify property: %d cases (%d hand, %d optimizer), %d disagreements (%d of them "
+           "where the model is a documented upper bound), seed %llu\n",
+           st.checked, st.hand, st.optimizer, st.disagreeing, st.uneven_known + st.renamed_known,
+           (unsigned long long)seed);
     printf("  %d generated: %d rejected by the checker, %d without an optimizer answer, %d too "
            "large; %.1f s\n",
            index, st.rejected, st.no_answer, st.too_large, st.seconds);
