@@ -62,7 +62,7 @@ int cmd_compile(int argc, char **argv) {
     common_init(&common);
     OptimizeOptions copts;
     memset(&copts, 0, sizeof copts);
-    LowerOptions lopts = {NULL, stderr};
+    LowerOptions lopts = {.dump_out = stderr};
     const char *file = NULL, *only = NULL, *out_path = NULL, *baseline = "unfused";
     Format format = FMT_TEXT;
     int time_runs = 0;

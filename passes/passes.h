@@ -13,10 +13,12 @@
 
 /* ------------------------------------------------------- the pipeline */
 
-/* What lowering may print on the way (`--dump-ir=PASS`). */
+/* What lowering may print on the way (`--dump-ir=PASS`), and where it may
+ * stop: the capacity check needs only what pass_tiles computes. */
 typedef struct LowerOptions {
     const char *dump_after; /* the pass after which to dump; NULL for none */
     FILE *dump_out;         /* where dumps go (stderr by default) */
+    const char *stop_after; /* the last pass to run; NULL runs them all */
 } LowerOptions;
 
 /* Names of the passes, in pipeline order, for --dump-ir=PASS. */
@@ -26,8 +28,9 @@ bool pass_name_known(const char *name);
 
 /* Lowers one complete mapping (hole_count == 0) into a schedule in `arena`.
  * want_text: build reason strings and loop descriptions (listing, dump).
- * Dumps after the pass named in opts->dump_after (opts may be NULL).  Never
- * fails on a checked mapping; capacity excess is recorded in the schedule. */
+ * Dumps after the pass named in opts->dump_after and stops after the one in
+ * opts->stop_after (opts may be NULL).  Never fails on a checked mapping;
+ * capacity excess is recorded in the schedule. */
 Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text, const LowerOptions *opts);
 
 /* Whether the schedule IR can hold the arch (at most SCHED_MAX_DIMS

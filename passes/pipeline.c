@@ -50,10 +50,12 @@ Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
     s->want_text = want_text;
     s->levels = m->arch->level_count;
     const char *dump = opts ? opts->dump_after : NULL;
+    const char *stop = opts ? opts->stop_after : NULL;
     for (int i = 0; i < pass_count; i++) {
         pass_fns[i](s);
         if (dump && strcmp(dump, pass_names[i]) == 0)
             schedule_dump(opts->dump_out ? opts->dump_out : stderr, s, pass_names[i]);
+        if (stop && strcmp(stop, pass_names[i]) == 0) break;
     }
     return s;
 }

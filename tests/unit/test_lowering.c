@@ -203,6 +203,20 @@ int main(void) {
         CHECK(strncmp(lt, "  tile GLB: m 64", 16) == 0 || strncmp(lt, "  fuse", 6) == 0,
               "too_big: at the tile or fuse line");
     }
+    /* the capacity check stops after pass_tiles: the same excesses, and
+       nothing of the later passes (no nodes, no latency) */
+    if (big) {
+        const LowerOptions through_tiles = {.stop_after = "tiles"};
+        const Schedule *early = lower_mapping(&arena, big->m, false, &through_tiles);
+        bool same = early->excess_count == big->excess_count;
+        for (int e = 0; same && e < big->excess_count; e++)
+            same = early->excess[e].need == big->excess[e].need &&
+                   early->excess[e].memory == big->excess[e].memory &&
+                   early->excess[e].group == big->excess[e].group;
+        CHECK(same, "too_big: lowering through tiles finds the same excesses");
+        CHECK(early->node_count == 0 && early->cost.latency_s == 0 && big->cost.latency_s > 0,
+              "too_big: lowering through tiles runs none of the later passes");
+    }
 
     /* n tiled at GLB in a fused softmax: e = exp(C - mx) needs the max over
        the whole row, so C waits in GLB for all of n: 16 rows x 64 (n per
