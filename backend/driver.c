@@ -306,7 +306,8 @@ static int cmd_vocab(void) {
                                            CMT_TOPOLOGIES(VOCAB_NAME)
                                            CMT_OVERLAPS(VOCAB_NAME)
                                            CMT_MEMORY_ROLES(VOCAB_NAME)
-                                           CMT_OBJECTIVES(VOCAB_NAME) NULL};
+                                           CMT_OBJECTIVES(VOCAB_NAME)
+                                           CMT_PHASES(VOCAB_NAME) NULL};
     static const char *const type[] = {CMT_ELEM_TYPES(VOCAB_ELEM_NAME) NULL};
     static const char *const function[] = {CMT_WORDS_FUNCTIONS NULL};
     static const char *const top[] = {CMT_DECL_KEYWORDS(VOCAB_WORD) NULL};
@@ -316,6 +317,7 @@ static int cmd_vocab(void) {
     static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
     static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
     static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};
+    static const char *const phase[] = {CMT_PHASES(VOCAB_NAME) NULL};
     /* clang-format on */
     static const struct {
         const char *group;
@@ -326,7 +328,7 @@ static int cmd_vocab(void) {
         {"complete.top", top},         {"complete.op", op},
         {"complete.arch", arch},       {"complete.mapping", mapping},
         {"complete.overlap", overlap}, {"complete.objective", objective},
-        {"attribute", attribute},
+        {"complete.phase", phase},     {"attribute", attribute},
     };
     for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
         printf("%s:", groups[g].group);

@@ -595,7 +595,8 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         }
         break;
     case MI_OVERLAP:
-    case MI_OBJECTIVE: put_ident(F, m->value, true); break;
+    case MI_OBJECTIVE:
+    case MI_PHASE: put_ident(F, m->value, true); break;
     case MI_REPEAT: print_expr(F, m->count, true, false); break;
     case MI_ERROR: break;
     }

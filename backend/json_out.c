@@ -121,6 +121,8 @@ static json_t *mapping_json(const MappingResult *r) {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(r->m->name));
     json_object_set_new(o, "op", json_string(op->name));
+    if (r->m->phase != PHASE_FORWARD)
+        json_object_set_new(o, "phase", json_string(phase_name(r->m->phase)));
     json_object_set_new(o, "arch", json_string(s->arch->name));
     json_t *params = json_object();
     for (int i = 0; i < op->param_count; i++)

@@ -286,6 +286,12 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                                          op->stmts[st].name);
         fprintf(out, "  %-40s given\n", arena_printf(a, "online %s", buf));
     }
+    if (ir_given(m->phase_span)) {
+        fprintf(out, "  %-40s given     %s\n", arena_printf(a, "phase %s", phase_name(m->phase)),
+                m->phase == PHASE_BACKWARD ? "the statements derived from the op:" : "");
+        for (int st = 0; m->phase == PHASE_BACKWARD && st < op->stmt_count; st++)
+            if (op->stmts[st].source) fprintf(out, "    %s\n", op->stmts[st].source);
+    }
     fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
             ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",

@@ -1824,7 +1824,7 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     const char *arrow = strstr(comma ? comma : line, "->");
     int want = 0;
     const char *extra[4] = {NULL};
-    const char *const *values = NULL; /* the words an `overlap` or `objective` takes */
+    const char *const *values = NULL; /* the words `overlap`, `objective`, `phase` take */
     int value_count = 0;
     if ((strncmp(line, "tile", kw) == 0 && kw == 4) ||
         (strncmp(line, "order", kw) == 0 && kw == 5)) {
@@ -1853,6 +1853,9 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
         values = objective_words;
         value_count = objective_count;
+    } else if (strncmp(line, "phase", kw) == 0 && kw == 5) {
+        values = phase_words;
+        value_count = phase_count;
     } else if (strncmp(line, "online", kw) == 0 && kw == 6) {
         want = WANT_STMTS;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {

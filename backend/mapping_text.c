@@ -49,6 +49,8 @@ static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
 const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     Text t = {a, NULL, 0, 0};
     text_add(&t, "%s", "");
+    /* first: it decides which op's statements the other lines name */
+    if (m->phase != PHASE_FORWARD) text_add(&t, "phase %s; ", phase_name(m->phase));
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
     int D = arch->dim_count, S = op->stmt_count, I = op->index_count;

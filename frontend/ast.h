@@ -147,6 +147,7 @@ typedef struct OpDecl {
     int tensor_count;
     Stmt **stmts;
     int stmt_count;
+    bool derived; /* made by the compiler (derive.c), not written */
 } OpDecl;
 
 /* `key value;`, `key v1, v2;`, `cost exp 4, rsqrt 4;`, `array 32 x 32;`,

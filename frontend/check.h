@@ -59,6 +59,10 @@ IrOp *ir_instantiate_op(Program *p, const Decl *op_decl, const ParamBinding *bin
  * `a`; *count of them): what `-m` and `--baseline` may name. */
 const char **program_mapping_names(const Program *p, Arena *a, int *count);
 
+/* The backward op derived from an op declaration (docs/language.md 5.8),
+ * NULL (with a diagnostic in p->diags) when it cannot be derived. */
+const Decl *program_backward_op(Program *p, const Decl *op_decl);
+
 /* The declaration whose span is `span` (an IrOp's, IrArch's or
  * IrMapping's `span`) among the modules of `p`, or NULL: how the text tools
  * go from the IR back to the syntax they edit or show. */

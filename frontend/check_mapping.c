@@ -1438,6 +1438,35 @@ static void check_online(MapCtx *c) {
     }
 }
 
+/* `phase forward|backward;`: read before anything else, since it decides
+ * which op the rest of the mapping names.  Reports a repeated or unknown
+ * phase (the parser refuses `phase ?`); *line is the line that gave it
+ * (NULL for the default). */
+static Phase read_phase(MapCtx *c, const MappingDecl *md, const MapItem **line) {
+    Phase phase = PHASE_FORWARD;
+    *line = NULL;
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        if (it->kind != MI_PHASE) continue;
+        if (*line) {
+            Diag *d = map_error(c, it->keyword_span, "E0321", "`phase` is given twice");
+            diag_label(d, c->diags, (*line)->keyword_span, "first here");
+            continue;
+        }
+        *line = it;
+        char all[64];
+        vocab_join(all, sizeof all, phase_words, phase_count, " or ");
+        if (it->value.name && !phase_of_name(it->value.name, &phase)) {
+            Diag *d = map_error(c, it->value.span, "E0327", "unknown phase `%s`: expected %s",
+                                it->value.name, all);
+            const char *best = spell_suggest(it->value.name, phase_words, phase_count);
+            if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        } else if (!it->value.name)
+            c->ok = false;
+    }
+    return phase;
+}
+
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -1457,6 +1486,14 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
     c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
+    const MapItem *phase_line = NULL;
+    Phase phase = read_phase(c, md, &phase_line);
+    if (c->op && phase == PHASE_BACKWARD) {
+        /* the rest of the mapping names the backward op's statements */
+        const Decl *backward = derive_backward(s, op_decl, phase_line->span);
+        c->op = backward ? sema_op_for(s, backward, values, md->op.span) : NULL;
+        if (!c->op) return NULL;
+    }
     c->arch = sema_arch_for(s, arch_decl);
     if (!c->op || !c->arch) {
         /* reported at the op, its parameters or the arch: the mapping's
@@ -1484,6 +1521,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->objective = OBJ_LATENCY;
     m->repeat = 1;
     m->overlap_span = m->objective_span = m->repeat_span = SPAN_NONE;
+    m->phase = phase;
+    m->phase_span = phase_line ? phase_line->span : SPAN_NONE;
     int sc = c->op->stmt_count, ic = c->op->index_count;
     int dc = c->arch->dim_count, lc = c->arch->level_count;
     m->spatial.split = ARENA_ARRAY(s->arena, int, sc *dc + 1);
@@ -1568,7 +1607,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         case MI_OVERLAP:
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
-        case MI_ONLINE: break;
+        case MI_ONLINE:
+        case MI_PHASE: break;
         }
     }
     /* `tile L for ...` and `order L for ...` lines override the

@@ -1512,6 +1512,10 @@ static OpCacheEntry *op_entry(Sema *s, const Decl *op_decl) {
     return slot->entry;
 }
 
+OpCacheEntry *op_cache_entry(Sema *s, const Decl *op_decl) {
+    return op_entry(s, op_decl);
+}
+
 bool check_op_structure(Sema *s, const Decl *op_decl) {
     OpCacheEntry *e = op_entry(s, op_decl);
     if (e->structure_checked) return e->structure_ok;

@@ -138,6 +138,9 @@ typedef struct OpCacheEntry {
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;
     struct OpCacheEntry *next; /* further instantiations of the same op */
+    /* the backward op derived from it (derive.c), once asked for */
+    const Decl *backward;
+    bool backward_tried;
 } OpCacheEntry;
 
 typedef struct ArchCacheEntry {
@@ -196,6 +199,16 @@ IrOp *op_instantiate(Sema *s, const Decl *op_decl, const int64_t *values, Span u
  * the rest of the use checked. */
 bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, int binding_count,
                     Span use_site, int64_t *values, bool *complete);
+
+/* The first cache record of an op (its structure check, and what was
+ * derived from it). */
+OpCacheEntry *op_cache_entry(Sema *s, const Decl *op_decl);
+
+/* The backward op of an op (docs/language.md 5.8): an op declaration whose
+ * statements compute the gradient of every `in` tensor from the gradient
+ * of every `out` tensor, derived once and checked; NULL with a diagnostic
+ * when it cannot be (a construct without a gradient). */
+const Decl *derive_backward(Sema *s, const Decl *op_decl, Span use_site);
 
 IrArch *check_arch(Sema *s, const Decl *arch_decl);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);

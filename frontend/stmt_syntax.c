@@ -17,6 +17,7 @@
 typedef struct LineBuf {
     char *buf;
     size_t cap, used;
+    bool indices; /* write accesses with their indices (a derived op's text) */
 } LineBuf;
 
 static void put(LineBuf *l, const char *s, size_t n) {
@@ -42,9 +43,19 @@ static void put_number(LineBuf *l, const char *num, int n) {
     if (n > 0) put(l, num, n < NUMBER_CAP ? (size_t)n : NUMBER_CAP - 1);
 }
 
-/* The right side as written, with tensor names and no indices. */
+static void put_indices(LineBuf *l, const IdentList *ix) {
+    put(l, "[", 1);
+    for (int i = 0; i < ix->count; i++) {
+        if (i) put(l, ", ", 2);
+        put_str(l, ix->items[i].name);
+    }
+    put(l, "]", 1);
+}
+
+/* The right side as written, with tensor names and no indices (with
+ * them when l->indices). */
 static void expr_text(LineBuf *l, const Expr *e) {
-    if (!e || l->used + 8 >= l->cap) return;
+    if (!e || (!l->indices && l->used + 8 >= l->cap)) return;
     char num[NUMBER_CAP];
     switch (e->kind) {
     case EX_INT:
@@ -55,10 +66,18 @@ static void expr_text(LineBuf *l, const Expr *e) {
         put_number(l, num, snprintf(num, sizeof num, "%g", e->u.quantity.value));
         break;
     case EX_NAME: put_str(l, e->u.name); break;
-    case EX_ACCESS: put_str(l, e->u.access.tensor.name); break;
+    case EX_ACCESS:
+        put_str(l, e->u.access.tensor.name);
+        if (l->indices) put_indices(l, &e->u.access.indices);
+        break;
     case EX_UNARY:
         put(l, "-", 1);
-        expr_text(l, e->u.unary.operand);
+        if (l->indices && e->u.unary.operand->kind == EX_BINARY) {
+            put(l, "(", 1);
+            expr_text(l, e->u.unary.operand);
+            put(l, ")", 1);
+        } else
+            expr_text(l, e->u.unary.operand);
         break;
     case EX_BINARY: {
         bool paren_l = e->u.binary.lhs->kind == EX_BINARY &&
@@ -93,7 +112,11 @@ static void expr_text(LineBuf *l, const Expr *e) {
             put_str(l, e->u.reduce.indices.items[i].name);
         }
         put(l, ") ", 2);
+        bool paren =
+            l->indices && e->u.reduce.body->kind != EX_ACCESS && e->u.reduce.body->kind != EX_CALL;
+        if (paren) put(l, "(", 1);
         expr_text(l, e->u.reduce.body);
+        if (paren) put(l, ")", 1);
         break;
     case EX_ERROR:
     case EX_HOLE: put(l, "?", 1); break;
@@ -164,7 +187,7 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         if (!stmt->rhs) continue;
         char buf[STMT_TEXT_CAP];
         buf[0] = '\0';
-        LineBuf line = {buf, sizeof buf, 0};
+        LineBuf line = {buf, sizeof buf, 0, false};
         put_str(&line, st->name);
         put(&line, " = ", 3);
         expr_text(&line, stmt->rhs);
@@ -173,5 +196,24 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
             line.used = sizeof buf - 1;
         }
         st->text = arena_strndup(arena, buf, line.used);
+        st->source = NULL;
+        if (!od->derived) continue;
+        /* a statement nobody wrote: its whole text, for the listing and
+         * --dump-ir (derived text is not cut: it is shown in full) */
+        size_t cap = STMT_TEXT_CAP;
+        for (;;) {
+            char *full = arena_alloc(arena, cap);
+            full[0] = '\0';
+            LineBuf whole = {full, cap, 0, true};
+            put_str(&whole, st->name);
+            put_indices(&whole, &stmt->indices);
+            put(&whole, " = ", 3);
+            expr_text(&whole, stmt->rhs);
+            if (whole.used < cap) {
+                st->source = full;
+                break;
+            }
+            cap = whole.used + 1;
+        }
     }
 }

@@ -52,6 +52,7 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
             fprintf(out, "%s%s:%s", d ? "," : "", s->arch->dims[d].name,
                     ss->split[d] >= 0 ? op->indices[ss->split[d]].name : "-");
         fprintf(out, " (%s)\n", provenance_name(ss->split_prov));
+        if (op->stmts[st].source) fprintf(out, "   derived %s\n", op->stmts[st].source);
         const IrPredicate *mk = &op->stmts[st].mask;
         if (mk->cmp != PC_NONE) {
             Arena a = {0};

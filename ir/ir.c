@@ -152,6 +152,7 @@ IR_VOCABULARY_TABLES(MemRole, mem_role, CMT_MEMORY_ROLES, "any")
 IR_VOCABULARY_TABLES(MemKind, mem_kind, CMT_MEMORY_KINDS, "buffer")
 IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
 IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")
+IR_VOCABULARY_TABLES(Phase, phase, CMT_PHASES, "forward")
 
 bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i) {
     int ka = ir_tile_slot(m, a, l, i), kb = ir_tile_slot(m, b, l, i);

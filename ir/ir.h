@@ -119,6 +119,9 @@ typedef struct IrStmt {
     IrAccess *reads;
     int read_count;
     const char *text;
+    /* the whole statement with its indices, `dA[m, k] = sum(n) (dC[m, n] *
+     * B[k, n])`, for a statement the compiler derived; NULL otherwise */
+    const char *source;
     /* `where` as written (cmp PC_NONE when none), and the restriction the
      * statement runs under: its own, else one inherited from a restricted
      * tensor it reads naming both restricted dimensions (docs/language.md) */
@@ -342,6 +345,9 @@ typedef struct IrFuse {
     Span hole_span;
 } IrFuse;
 
+typedef enum Phase { CMT_PHASES(VOCAB_ENUM) } Phase;
+IR_VOCABULARY(Phase, phase);
+
 typedef struct IrMapping {
     Name name;
     Span span;      /* the declaration */
@@ -355,6 +361,10 @@ typedef struct IrMapping {
     Overlap overlap;
     Objective objective;
     bool objective_given;
+    /* `phase backward;`: op is the backward op derived from the mapped
+     * op (docs/language.md 5.8); phase_span is SPAN_NONE by default */
+    Phase phase;
+    Span phase_span;
     int64_t repeat; /* default 1 */
     /* the lines that gave overlap, objective and repeat; SPAN_NONE when
      * the default applies */

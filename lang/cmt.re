@@ -368,6 +368,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "overlap"   { token = OVERLAP; goto done; }
         "objective" { token = OBJECTIVE; goto done; }
         "online"    { token = ONLINE; goto done; }
+        "phase"     { token = PHASE; goto done; }
         "repeat"    { token = REPEAT; goto done; }
         "where"     { token = WHERE; goto done; }
 

@@ -387,7 +387,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token ROLE "role" COST "cost" ARRAY "array"
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
-%token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" WHERE "where"
+%token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -1076,6 +1076,10 @@ map_item:
   | ONLINE ident_list SEMI {
         $$ = new_item(ps, MI_ONLINE, @$, @1);
         $$->stmts = ident_list(ps, $2);
+    }
+  | PHASE name SEMI {
+        $$ = new_item(ps, MI_PHASE, @$, @1);
+        $$->value = *$2;
     }
   | REPEAT expr SEMI {
         $$ = new_item(ps, MI_REPEAT, @$, @1);

@@ -38,6 +38,10 @@
     X("relu", 1) \
     X("gelu", 1) \
     X("silu", 1) \
+    X("dgelu", 1) \
+    X("step", 1) \
+    X("sign", 1) \
+    X("eq", 2) \
     X("max", 2) \
     X("min", 2)
 
@@ -112,12 +116,16 @@
     X(MI_OVERLAP, "overlap") \
     X(MI_OBJECTIVE, "objective") \
     X(MI_ONLINE, "online") \
-    X(MI_REPEAT, "repeat")
+    X(MI_REPEAT, "repeat") \
+    X(MI_PHASE, "phase")
 
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
     X(OVERLAP_NONE, "none") \
     X(OVERLAP_TILES, "tiles")
+#define CMT_PHASES(X) \
+    X(PHASE_FORWARD, "forward") \
+    X(PHASE_BACKWARD, "backward")
 #define CMT_OBJECTIVES(X) \
     X(OBJ_LATENCY, "latency") \
     X(OBJ_ENERGY, "energy") \

@@ -8,7 +8,7 @@
 #     alternations (docs/editors/vscode/syntaxes/cmt.tmLanguage.json);
 #   - the Emacs mode's regexp-opt lists by face (docs/editors/emacs/);
 #   - what the language server's completion offers at the top level, in an
-#     op, an arch, a mapping line and after `overlap` / `objective`
+#     op, an arch, a mapping line and after `overlap` / `objective` / `phase`
 #     (tests/vocab/completion.in through tests/lsp/client.py; needs python3).
 #
 # Vim and Neovim highlight through the language server's semantic tokens:
@@ -105,7 +105,7 @@ if ! python3 tests/lsp/client.py "$CMTC" tests/vocab/completion.in >"$tmp/lsp" 2
 fi
 python3 - "$tmp/lsp" "$tmp" <<'PY'
 import json, sys
-places = {2: "top", 3: "op", 4: "arch", 5: "mapping", 6: "overlap", 7: "objective"}
+places = {2: "top", 3: "op", 4: "arch", 5: "mapping", 6: "overlap", 7: "objective", 8: "phase"}
 words = {p: set() for p in places.values()}
 for line in open(sys.argv[1]):
     if not line.startswith("{"):
@@ -120,7 +120,7 @@ for p, w in words.items():
     with open("%s/lsp_%s" % (sys.argv[2], p), "w") as f:
         f.writelines(x + "\n" for x in sorted(w))
 PY
-for place in top op arch mapping overlap objective; do
+for place in top op arch mapping overlap objective phase; do
   vocab "complete.$place" >"$tmp/want"
   sort -u "$tmp/lsp_$place" >"$tmp/got"
   compare "vocab_completion_$place" "$tmp/want" "$tmp/got"

@@ -58,17 +58,17 @@
        (1 font-lock-keyword-face) (2 font-lock-constant-face))
       (,(regexp-opt '("use" "const" "op" "in" "out" "var" "arch" "memory" "cluster"
                       "compute" "role" "cost" "array" "mapping" "for" "on" "spatial"
-                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "where")
+                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "where")
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "none"
-                      "tiles" "input" "weight" "output" "accumulator" "latency" "energy" "edp")
+                      "tiles" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward")
                     'symbols)
        . font-lock-constant-face)
       (,(regexp-opt '("int4" "int8" "int16" "int32" "fp8" "bf16" "fp16" "fp32") 'symbols)
        . font-lock-type-face)
       (,(concat (regexp-opt '("exp" "log" "sqrt" "rsqrt" "recip" "abs" "tanh" "sigmoid"
-                              "relu" "gelu" "silu" "max" "min" "sum" "mean")
+                              "relu" "gelu" "silu" "dgelu" "step" "sign" "eq" "max" "min" "sum" "mean")
                             'symbols)
                 "[ \t]*(")
        1 font-lock-builtin-face)

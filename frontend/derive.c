@@ -1,0 +1,896 @@
+/* derive.c — the backward op of an op, by reverse-mode differentiation of
+ * its einsum cascade (docs/language.md 5.8).  The result is syntax: a new
+ * op declaration whose statements compute the gradient of every `in`
+ * tensor from a gradient given for every `out` tensor, checked and
+ * lowered like any op, so its collectives, fusion and costs come from the
+ * same rules as the forward pass's.
+ *
+ * For a statement T[L] = R(r) body (R a sum, mean, max or min over the
+ * indices r, or none) and an access X[a] of its body, the part of X's
+ * gradient that comes through T is
+ *
+ *     dX_T[a] = sum(I \ a) dT[L] * w * ∂body/∂X[a]
+ *
+ * over the statement's indices I that a does not name, with w = 1 for a
+ * sum or none, 1 / (extent of r) for a mean, and eq(body, T[L]) (the
+ * argmax mask) for a max or a min.  X's gradient is the sum of its parts. */
+#include "sema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One tensor of the forward op. */
+typedef struct FwdTensor {
+    Name name;
+    const TensorDecl *decl; /* in, out; NULL for an intermediate */
+    ElemType type;          /* its element type in the forward op */
+    int producer;           /* defining statement, -1 for an input */
+    bool from_input;        /* depends on an `in` tensor */
+    bool reaches_output;    /* an `out` tensor depends on it */
+    Name grad;              /* the name of its whole gradient */
+    int parts;              /* gradient parts that flow into it */
+    int parts_done;         /* parts already written */
+    Name *part_names;       /* [parts] */
+    IdentList part_indices; /* the indices the first part wrote it with */
+    bool saved;             /* read by the backward op: an `in` there */
+} FwdTensor;
+
+/* One part of a gradient: what flows into X through statement `stmt`. */
+typedef struct Part {
+    int tensor; /* X */
+    int stmt;
+    IdentList indices; /* X's access in that statement */
+    Expr *rhs;         /* the part's right side */
+} Part;
+
+typedef struct Deriver {
+    Sema *s;
+    Arena *a;
+    const Decl *fwd;
+    Span use; /* the `phase backward` line that asked */
+    const OpDecl *od;
+    FwdTensor *t;
+    int tensor_count;
+    Name *index_names; /* every index the op names */
+    Expr **index_extent;
+    int index_count;
+    Part *parts;
+    int part_count, part_cap;
+    Name *used; /* names taken in the backward op */
+    int used_count, used_cap;
+    Stmt **stmts;
+    int stmt_count, stmt_cap;
+    bool failed;
+} Deriver;
+
+/* ------------------------------------------------------------- names */
+
+static bool name_taken(const Deriver *d, Name n) {
+    for (int i = 0; i < d->used_count; i++)
+        if (d->used[i] == n) return true;
+    return false;
+}
+
+static void take_name(Deriver *d, Name n) {
+    if (d->used_count == d->used_cap) {
+        int cap = d->used_cap ? 2 * d->used_cap : 32;
+        Name *grown = ARENA_ARRAY(d->a, Name, cap);
+        if (d->used_count) memcpy(grown, d->used, sizeof(Name) * (size_t)d->used_count);
+        d->used = grown;
+        d->used_cap = cap;
+    }
+    d->used[d->used_count++] = n;
+}
+
+/* `base`, else `base_1`, `base_2`, ...: the first name the op does not
+ * use yet. */
+static Name fresh_name(Deriver *d, const char *base) {
+    Name n = intern_cstr(base);
+    for (int k = 1; name_taken(d, n); k++) n = intern_cstr(arena_printf(d->a, "%s_%d", base, k));
+    take_name(d, n);
+    return n;
+}
+
+static int find_fwd(const Deriver *d, Name n) {
+    for (int i = 0; i < d->tensor_count; i++)
+        if (d->t[i].name == n) return i;
+    return -1;
+}
+
+static int find_index(const Deriver *d, Name n) {
+    for (int i = 0; i < d->index_count; i++)
+        if (d->index_names[i] == n) return i;
+    return -1;
+}
+
+static void note_index(Deriver *d, Name n) {
+    if (!n || find_index(d, n) >= 0) return;
+    d->index_names[d->index_count++] = n;
+}
+
+/* ------------------------------------------------------ expressions */
+
+static Expr *new_expr(Deriver *d, ExprKind kind, Span span) {
+    Expr *e = arena_alloc(d->a, expr_size(kind));
+    memset(e, 0, expr_size(kind));
+    e->kind = kind;
+    e->span = span;
+    e->depth = 1;
+    return e;
+}
+
+static uint32_t deeper(const Expr *a, const Expr *b) {
+    uint32_t x = a ? a->depth : 0, y = b ? b->depth : 0;
+    return 1 + (x > y ? x : y);
+}
+
+static Expr *number(Deriver *d, double v, Span span) {
+    if (v == (double)(int64_t)v && v >= 0) {
+        Expr *e = new_expr(d, EX_INT, span);
+        e->u.int_value = (int64_t)v;
+        return e;
+    }
+    Expr *e = new_expr(d, EX_REAL, span);
+    e->u.real_value = v;
+    return e;
+}
+
+static bool is_number(const Expr *e, double v) {
+    if (!e) return false;
+    if (e->kind == EX_INT) return (double)e->u.int_value == v;
+    if (e->kind == EX_REAL) return e->u.real_value == v;
+    return false;
+}
+
+/* NULL stands for a zero that is known when the expression is built, so
+ * the gradient of `A * B` with respect to A is `B`, not `1 * B + A * 0`. */
+static Expr *neg(Deriver *d, Expr *x, Span span) {
+    if (!x) return NULL;
+    if (x->kind == EX_UNARY) return x->u.unary.operand;
+    Expr *e = new_expr(d, EX_UNARY, span);
+    e->u.unary.op = '-';
+    e->u.unary.operand = x;
+    e->depth = deeper(x, NULL);
+    return e;
+}
+
+static Expr *binary(Deriver *d, char op, Expr *x, Expr *y, Span span) {
+    switch (op) {
+    case '+':
+        if (!x) return y;
+        if (!y) return x;
+        if (y->kind == EX_UNARY) return binary(d, '-', x, y->u.unary.operand, span);
+        break;
+    case '-':
+        if (!y) return x;
+        if (!x) return neg(d, y, span);
+        break;
+    case '*':
+        if (!x || !y) return NULL;
+        if (is_number(x, 1)) return y;
+        if (is_number(y, 1)) return x;
+        /* x * (1 / y) is x / y */
+        if (y->kind == EX_BINARY && y->u.binary.op == '/' && is_number(y->u.binary.lhs, 1))
+            return binary(d, '/', x, y->u.binary.rhs, span);
+        if (x->kind == EX_UNARY) return neg(d, binary(d, '*', x->u.unary.operand, y, span), span);
+        if (y->kind == EX_UNARY) return neg(d, binary(d, '*', x, y->u.unary.operand, span), span);
+        break;
+    case '/':
+        if (!x) return NULL;
+        if (is_number(y, 1)) return x;
+        if (x->kind == EX_UNARY) return neg(d, binary(d, '/', x->u.unary.operand, y, span), span);
+        break;
+    }
+    Expr *e = new_expr(d, EX_BINARY, span);
+    e->u.binary.op = op;
+    e->u.binary.lhs = x;
+    e->u.binary.rhs = y;
+    e->depth = deeper(x, y);
+    return e;
+}
+
+static Expr *call(Deriver *d, const char *fn, Expr *x, Expr *y, Span span) {
+    Expr *e = new_expr(d, EX_CALL, span);
+    e->u.call.fn = (Ident){intern_cstr(fn), span, false};
+    e->u.call.arg_count = y ? 2 : 1;
+    e->u.call.args = ARENA_ARRAY(d->a, Expr *, 2);
+    e->u.call.args[0] = x;
+    e->u.call.args[1] = y;
+    e->depth = deeper(x, y);
+    return e;
+}
+
+static Expr *access(Deriver *d, Name tensor, IdentList indices, Span span) {
+    Expr *e = new_expr(d, EX_ACCESS, span);
+    e->u.access.tensor = (Ident){tensor, span, false};
+    e->u.access.indices = indices;
+    return e;
+}
+
+static bool same_indices(const IdentList *a, const IdentList *b) {
+    if (a->count != b->count) return false;
+    for (int i = 0; i < a->count; i++)
+        if (a->items[i].name != b->items[i].name) return false;
+    return true;
+}
+
+static bool mentions(const Expr *e, Name tensor, const IdentList *indices) {
+    if (!e) return false;
+    switch (e->kind) {
+    case EX_ACCESS:
+        return e->u.access.tensor.name == tensor && same_indices(&e->u.access.indices, indices);
+    case EX_UNARY: return mentions(e->u.unary.operand, tensor, indices);
+    case EX_BINARY:
+        return mentions(e->u.binary.lhs, tensor, indices) ||
+               mentions(e->u.binary.rhs, tensor, indices);
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (mentions(e->u.call.args[i], tensor, indices)) return true;
+        return false;
+    case EX_REDUCE: return mentions(e->u.reduce.body, tensor, indices);
+    default: return false;
+    }
+}
+
+/* The derivative of a one-argument function at u, given the call f(u)
+ * itself; `result` is T[L] when f(u) is the whole right side of T (then
+ * exp, tanh and sigmoid reuse the value the forward pass kept). */
+static Expr *fn_derivative(Deriver *d, const Expr *c, Expr *u, Expr *result) {
+    const char *fn = c->u.call.fn.name;
+    Span sp = c->span;
+    Expr *f = result ? result : (Expr *)c;
+    if (strcmp(fn, "exp") == 0) return f;
+    if (strcmp(fn, "log") == 0) return call(d, "recip", u, NULL, sp);
+    if (strcmp(fn, "sqrt") == 0)
+        return binary(d, '*', number(d, 0.5, sp), call(d, "rsqrt", u, NULL, sp), sp);
+    if (strcmp(fn, "rsqrt") == 0)
+        return neg(d, binary(d, '/', binary(d, '*', number(d, 0.5, sp), f, sp), u, sp), sp);
+    if (strcmp(fn, "recip") == 0) return neg(d, binary(d, '*', f, f, sp), sp);
+    if (strcmp(fn, "abs") == 0) return call(d, "sign", u, NULL, sp);
+    if (strcmp(fn, "tanh") == 0)
+        return binary(d, '-', number(d, 1, sp), binary(d, '*', f, f, sp), sp);
+    if (strcmp(fn, "sigmoid") == 0)
+        return binary(d, '*', f, binary(d, '-', number(d, 1, sp), f, sp), sp);
+    if (strcmp(fn, "relu") == 0) return call(d, "step", u, NULL, sp);
+    if (strcmp(fn, "gelu") == 0) return call(d, "dgelu", u, NULL, sp);
+    if (strcmp(fn, "silu") == 0) {
+        /* silu(u) = u sigmoid(u): sigmoid(u) (1 + u (1 - sigmoid(u))) */
+        Expr *sg = call(d, "sigmoid", u, NULL, sp);
+        return binary(d, '*', sg,
+                      binary(d, '+', number(d, 1, sp),
+                             binary(d, '*', u, binary(d, '-', number(d, 1, sp), sg, sp), sp), sp),
+                      sp);
+    }
+    return NULL; /* no gradient (step, sign, dgelu): reported by the caller */
+}
+
+/* ∂e/∂X[indices], or NULL when it is zero.  `result` as above, for e the
+ * whole right side. */
+static Expr *partial(Deriver *d, const Expr *e, Name x, const IdentList *ix, Expr *result) {
+    if (d->failed || !mentions(e, x, ix)) return NULL;
+    Span sp = e->span;
+    switch (e->kind) {
+    case EX_ACCESS: return number(d, 1, sp);
+    case EX_UNARY: return neg(d, partial(d, e->u.unary.operand, x, ix, NULL), sp);
+    case EX_BINARY: {
+        Expr *u = e->u.binary.lhs, *v = e->u.binary.rhs;
+        Expr *du = partial(d, u, x, ix, NULL), *dv = partial(d, v, x, ix, NULL);
+        switch (e->u.binary.op) {
+        case '+': return binary(d, '+', du, dv, sp);
+        case '-': return binary(d, '-', du, dv, sp);
+        case '*': return binary(d, '+', binary(d, '*', du, v, sp), binary(d, '*', u, dv, sp), sp);
+        default: /* u / v: du / v - u dv / (v v) */
+            return binary(d, '-', binary(d, '/', du, v, sp),
+                          binary(d, '/', binary(d, '*', u, dv, sp), binary(d, '*', v, v, sp), sp),
+                          sp);
+        }
+    }
+    case EX_CALL: {
+        const char *fn = e->u.call.fn.name;
+        if (e->u.call.arg_count == 2) {
+            Expr *u = e->u.call.args[0], *v = e->u.call.args[1];
+            Expr *du = partial(d, u, x, ix, NULL), *dv = partial(d, v, x, ix, NULL);
+            if (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0) {
+                /* the argument that is taken: step(u - v) picks u for max */
+                bool is_max = strcmp(fn, "max") == 0;
+                Expr *pick_u =
+                    call(d, "step", is_max ? binary(d, '-', u, v, sp) : binary(d, '-', v, u, sp),
+                         NULL, sp);
+                Expr *pick_v = binary(d, '-', number(d, 1, sp), pick_u, sp);
+                return binary(d, '+', binary(d, '*', pick_u, du, sp),
+                              binary(d, '*', pick_v, dv, sp), sp);
+            }
+        } else {
+            Expr *u = e->u.call.args[0];
+            Expr *du = partial(d, u, x, ix, NULL);
+            if (!du) return NULL;
+            Expr *fd = fn_derivative(d, e, u, result);
+            if (fd) return binary(d, '*', fd, du, sp);
+        }
+        Diag *g = diag_error(d->s->diags, e->u.call.fn.span, "E0328",
+                             "`%s` has no gradient: the backward pass of `%s` cannot go through it",
+                             fn, d->fwd->name.name);
+        if (strcmp(fn, "dgelu") == 0)
+            diag_note(g, d->s->diags,
+                      "dgelu is itself a derivative; second derivatives are not derived");
+        else
+            diag_note(g, d->s->diags,
+                      "`%s` is piecewise constant (its derivative is zero wherever it exists), "
+                      "so the gradient of what it reads would be lost silently",
+                      fn);
+        diag_label(g, d->s->diags, d->use, "the backward pass is asked for here");
+        diag_help(g, d->s->diags,
+                  "keep it out of the path from an `in` tensor to an `out` tensor, or map the "
+                  "op forward only");
+        d->failed = true;
+        return NULL;
+    }
+    default: return NULL;
+    }
+}
+
+/* ---------------------------------------------------------- the op */
+
+static IdentList ident_list_of(Deriver *d, const Name *names, int count, Span span) {
+    IdentList l = {ARENA_ARRAY(d->a, Ident, count + 1), count};
+    for (int i = 0; i < count; i++) l.items[i] = (Ident){names[i], span, false};
+    return l;
+}
+
+static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, const Where *where,
+                     Span span) {
+    if (d->stmt_count == d->stmt_cap) {
+        int cap = d->stmt_cap ? 2 * d->stmt_cap : 16;
+        Stmt **grown = ARENA_ARRAY(d->a, Stmt *, cap);
+        if (d->stmt_count) memcpy(grown, d->stmts, sizeof(Stmt *) * (size_t)d->stmt_count);
+        d->stmts = grown;
+        d->stmt_cap = cap;
+    }
+    Stmt *st = ARENA_NEW(d->a, Stmt);
+    st->target = (Ident){target, span, false};
+    st->indices = indices;
+    st->rhs = rhs;
+    st->where = (Where *)where;
+    st->span = span;
+    d->stmts[d->stmt_count++] = st;
+}
+
+/* Reads of forward tensors by the backward op's statements: those become
+ * its `in` tensors (the forward pass keeps them). */
+static void mark_saved(Deriver *d, const Expr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case EX_ACCESS: {
+        int t = find_fwd(d, e->u.access.tensor.name);
+        if (t >= 0) d->t[t].saved = true;
+        break;
+    }
+    case EX_UNARY: mark_saved(d, e->u.unary.operand); break;
+    case EX_BINARY:
+        mark_saved(d, e->u.binary.lhs);
+        mark_saved(d, e->u.binary.rhs);
+        break;
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++) mark_saved(d, e->u.call.args[i]);
+        break;
+    case EX_REDUCE: mark_saved(d, e->u.reduce.body); break;
+    default: break;
+    }
+}
+
+static void collect_accesses(Deriver *d, const Expr *e, const Expr **out, int *n, int cap) {
+    if (!e) return;
+    switch (e->kind) {
+    case EX_ACCESS:
+        for (int i = 0; i < *n; i++)
+            if (out[i]->u.access.tensor.name == e->u.access.tensor.name &&
+                same_indices(&out[i]->u.access.indices, &e->u.access.indices))
+                return;
+        if (*n < cap) out[(*n)++] = e;
+        break;
+    case EX_UNARY: collect_accesses(d, e->u.unary.operand, out, n, cap); break;
+    case EX_BINARY:
+        collect_accesses(d, e->u.binary.lhs, out, n, cap);
+        collect_accesses(d, e->u.binary.rhs, out, n, cap);
+        break;
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            collect_accesses(d, e->u.call.args[i], out, n, cap);
+        break;
+    case EX_REDUCE: collect_accesses(d, e->u.reduce.body, out, n, cap); break;
+    default: break;
+    }
+}
+
+static int count_accesses(const Expr *e) {
+    if (!e) return 0;
+    switch (e->kind) {
+    case EX_ACCESS: return 1;
+    case EX_UNARY: return count_accesses(e->u.unary.operand);
+    case EX_BINARY: return count_accesses(e->u.binary.lhs) + count_accesses(e->u.binary.rhs);
+    case EX_CALL: {
+        int n = 0;
+        for (int i = 0; i < e->u.call.arg_count; i++) n += count_accesses(e->u.call.args[i]);
+        return n;
+    }
+    case EX_REDUCE: return count_accesses(e->u.reduce.body);
+    default: return 0;
+    }
+}
+
+static void add_part(Deriver *d, Part p) {
+    if (d->part_count == d->part_cap) {
+        int cap = d->part_cap ? 2 * d->part_cap : 16;
+        Part *grown = ARENA_ARRAY(d->a, Part, cap);
+        if (d->part_count) memcpy(grown, d->parts, sizeof(Part) * (size_t)d->part_count);
+        d->parts = grown;
+        d->part_cap = cap;
+    }
+    d->parts[d->part_count++] = p;
+}
+
+/* Every index the statement iterates: its left side, then the indices of
+ * its right side in order of appearance. */
+static void note_expr_indices(const Expr *e, Name *out, int *n, int cap) {
+    if (!e) return;
+    switch (e->kind) {
+    case EX_ACCESS:
+        for (int i = 0; i < e->u.access.indices.count; i++) {
+            Name x = e->u.access.indices.items[i].name;
+            bool seen = false;
+            for (int k = 0; k < *n; k++) seen |= out[k] == x;
+            if (!seen && x && *n < cap) out[(*n)++] = x;
+        }
+        break;
+    case EX_UNARY: note_expr_indices(e->u.unary.operand, out, n, cap); break;
+    case EX_BINARY:
+        note_expr_indices(e->u.binary.lhs, out, n, cap);
+        note_expr_indices(e->u.binary.rhs, out, n, cap);
+        break;
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            note_expr_indices(e->u.call.args[i], out, n, cap);
+        break;
+    case EX_REDUCE: note_expr_indices(e->u.reduce.body, out, n, cap); break;
+    default: break;
+    }
+}
+
+static int stmt_indices(const Stmt *st, Name *out, int cap) {
+    int n = 0;
+    for (int i = 0; i < st->indices.count && n < cap; i++) out[n++] = st->indices.items[i].name;
+    note_expr_indices(st->rhs, out, &n, cap);
+    return n;
+}
+
+static bool expr_uses_index(const Expr *e, Name ix) {
+    Name seen[2 * IR_MAX_RANK + 8];
+    int n = 0;
+    note_expr_indices(e, seen, &n, (int)(sizeof seen / sizeof seen[0]));
+    for (int i = 0; i < n; i++)
+        if (seen[i] == ix) return true;
+    return false;
+}
+
+/* The extent of every index as an expression of the op's parameters: from
+ * the dimensions of the `in` and `out` tensors it addresses, carried
+ * through the intermediates that rename it. */
+static void resolve_extents(Deriver *d) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int k = 0; k < d->od->stmt_count; k++) {
+            const Stmt *st = d->od->stmts[k];
+            const Expr *acc[64];
+            int n = 0;
+            collect_accesses(d, st->rhs, acc, &n, 64);
+            /* the left side too, as an access of the target */
+            Expr lhs = {.kind = EX_ACCESS};
+            lhs.u.access.tensor = st->target;
+            lhs.u.access.indices = st->indices;
+            if (n < 64) acc[n++] = &lhs;
+            for (int q = 0; q < n; q++) {
+                int t = find_fwd(d, acc[q]->u.access.tensor.name);
+                if (t < 0) continue;
+                const IdentList *ix = &acc[q]->u.access.indices;
+                const FwdTensor *T = &d->t[t];
+                const IdentList *made =
+                    T->producer >= 0 ? &d->od->stmts[T->producer]->indices : NULL;
+                for (int p = 0; p < ix->count; p++) {
+                    int i = find_index(d, ix->items[p].name);
+                    if (i < 0) continue;
+                    Expr *from = NULL;
+                    if (T->decl && p < T->decl->dim_count)
+                        from = T->decl->dims[p];
+                    else if (made && p < made->count) {
+                        int j = find_index(d, made->items[p].name);
+                        if (j >= 0) {
+                            from = d->index_extent[j];
+                            if (!from && d->index_extent[i]) {
+                                d->index_extent[j] = d->index_extent[i];
+                                changed = true;
+                            }
+                        }
+                    }
+                    if (from && !d->index_extent[i]) {
+                        d->index_extent[i] = from;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static Expr **dims_of(Deriver *d, const FwdTensor *T, int *count) {
+    if (T->decl) {
+        *count = T->decl->dim_count;
+        return T->decl->dims;
+    }
+    const IdentList *made = &d->od->stmts[T->producer]->indices;
+    Expr **dims = ARENA_ARRAY(d->a, Expr *, made->count + 1);
+    for (int p = 0; p < made->count; p++) {
+        int i = find_index(d, made->items[p].name);
+        dims[p] = i >= 0 ? d->index_extent[i] : NULL;
+        if (!dims[p]) return NULL;
+    }
+    *count = made->count;
+    return dims;
+}
+
+static void add_decl(Deriver *d, TensorDecl ***list, int *count, int *cap, TensorRole role,
+                     Name name, Expr **dims, int dim_count, ElemType type, Span span) {
+    if (*count == *cap) {
+        int grown_cap = *cap ? 2 * *cap : 16;
+        TensorDecl **grown = ARENA_ARRAY(d->a, TensorDecl *, grown_cap);
+        if (*count) memcpy(grown, *list, sizeof(TensorDecl *) * (size_t)*count);
+        *list = grown;
+        *cap = grown_cap;
+    }
+    TensorDecl *td = ARENA_NEW(d->a, TensorDecl);
+    td->role = role;
+    td->name = (Ident){name, span, false};
+    td->dims = role == TR_VAR ? NULL : dims;
+    td->dim_count = role == TR_VAR ? 0 : dim_count;
+    td->type = type;
+    td->type_span = span;
+    td->span = span;
+    (*list)[(*count)++] = td;
+}
+
+/* The whole gradient of tensor t as an access with the given indices. */
+static Expr *grad_access(Deriver *d, int t, IdentList indices, Span span) {
+    return access(d, d->t[t].grad, indices, span);
+}
+
+/* The right side of a part: dT[L] * w * P summed over what X's access
+ * does not name. */
+static Expr *part_rhs(Deriver *d, const Part *p) {
+    const Stmt *st = d->od->stmts[p->stmt];
+    int T = find_fwd(d, st->target.name);
+    Span sp = st->span;
+    const Expr *rhs = st->rhs;
+    const Expr *body = rhs->kind == EX_REDUCE ? rhs->u.reduce.body : rhs;
+    const char *red = rhs->kind == EX_REDUCE ? rhs->u.reduce.fn.name : "sum";
+    Expr *g = grad_access(d, T, st->indices, sp);
+    if (strcmp(red, "max") == 0 || strcmp(red, "min") == 0)
+        g = binary(d, '*', g,
+                   call(d, "eq", (Expr *)body, access(d, st->target.name, st->indices, sp), sp),
+                   sp);
+    /* the operands of a product keep their places: the gradient of the
+     * second operand of u * v is u * dT, so a contraction's roles carry */
+    bool second = body->kind == EX_BINARY && body->u.binary.op == '*' &&
+                  mentions(body->u.binary.rhs, d->t[p->tensor].name, &p->indices) &&
+                  !mentions(body->u.binary.lhs, d->t[p->tensor].name, &p->indices);
+    g = second ? binary(d, '*', p->rhs, g, sp) : binary(d, '*', g, p->rhs, sp);
+    if (strcmp(red, "mean") == 0) {
+        Expr *count = NULL;
+        for (int i = 0; i < rhs->u.reduce.indices.count; i++) {
+            int x = find_index(d, rhs->u.reduce.indices.items[i].name);
+            Expr *ext = x >= 0 ? d->index_extent[x] : NULL;
+            count = count ? binary(d, '*', count, ext, sp) : ext;
+        }
+        if (count) g = binary(d, '/', g, count, sp);
+    }
+    Name all[2 * IR_MAX_RANK + 8];
+    int n = stmt_indices(st, all, (int)(sizeof all / sizeof all[0]));
+    Name summed[2 * IR_MAX_RANK + 8];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        bool named = false;
+        for (int q = 0; q < p->indices.count; q++) named |= p->indices.items[q].name == all[i];
+        if (named) continue;
+        if (expr_uses_index(g, all[i])) {
+            summed[m++] = all[i];
+            continue;
+        }
+        /* a sum over an index nothing reads is a count */
+        int x = find_index(d, all[i]);
+        if (x >= 0 && d->index_extent[x]) g = binary(d, '*', g, d->index_extent[x], sp);
+    }
+    if (m == 0) return g;
+    Expr *e = new_expr(d, EX_REDUCE, sp);
+    e->u.reduce.fn = (Ident){intern_cstr("sum"), sp, false};
+    e->u.reduce.indices = ident_list_of(d, summed, m, sp);
+    e->u.reduce.body = g;
+    e->depth = deeper(g, NULL);
+    return e;
+}
+
+/* grad = part1 + part2 + ... (+ the given gradient of an `out`). */
+static void add_total(Deriver *d, int t, Name seed, IdentList indices, Span span) {
+    FwdTensor *T = &d->t[t];
+    Expr *sum = seed ? access(d, seed, indices, span) : NULL;
+    for (int i = 0; i < T->parts; i++)
+        sum = binary(d, '+', sum, access(d, T->part_names[i], indices, span), span);
+    if (!sum) sum = number(d, 0, span);
+    add_stmt(d, T->grad, indices, sum, NULL, span);
+}
+
+static ElemType widest_in(const Deriver *d) {
+    ElemType best = ET_NONE;
+    for (int i = 0; i < d->tensor_count; i++)
+        if (d->t[i].decl && d->t[i].decl->role == TR_IN &&
+            elem_type_bits(d->t[i].decl->type) > elem_type_bits(best))
+            best = d->t[i].decl->type;
+    return best == ET_NONE ? ET_FP32 : best;
+}
+
+static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
+    Deriver dv = {.s = s, .a = s->arena, .fwd = fwd, .od = &fwd->u.op, .use = use};
+    Deriver *d = &dv;
+    const OpDecl *od = d->od;
+    int cap = od->tensor_count + od->stmt_count + 1;
+    d->t = ARENA_ARRAY(d->a, FwdTensor, cap);
+    for (int i = 0; i < od->tensor_count; i++) {
+        const TensorDecl *td = od->tensors[i];
+        if (td->role == TR_VAR || !td->name.name || find_fwd(d, td->name.name) >= 0) continue;
+        d->t[d->tensor_count++] =
+            (FwdTensor){.name = td->name.name, .decl = td, .type = td->type, .producer = -1};
+    }
+    ElemType widest = widest_in(d);
+    for (int k = 0; k < od->stmt_count; k++) {
+        Name n = od->stmts[k]->target.name;
+        int t = find_fwd(d, n);
+        if (t < 0) {
+            ElemType type = widest;
+            for (int i = 0; i < od->tensor_count; i++)
+                if (od->tensors[i]->role == TR_VAR && od->tensors[i]->name.name == n)
+                    type = od->tensors[i]->type;
+            t = d->tensor_count++;
+            d->t[t] = (FwdTensor){.name = n, .type = type, .producer = k};
+        }
+        d->t[t].producer = k;
+    }
+    /* the indices, and every name the backward op may not reuse */
+    int ix_cap = 1;
+    for (int k = 0; k < od->stmt_count; k++)
+        ix_cap += od->stmts[k]->indices.count + count_accesses(od->stmts[k]->rhs) * IR_MAX_RANK;
+    d->index_names = ARENA_ARRAY(d->a, Name, ix_cap);
+    d->index_extent = ARENA_ARRAY(d->a, Expr *, ix_cap);
+    for (int k = 0; k < od->stmt_count; k++) {
+        Name all[2 * IR_MAX_RANK + 8];
+        int n = stmt_indices(od->stmts[k], all, (int)(sizeof all / sizeof all[0]));
+        for (int i = 0; i < n && d->index_count < ix_cap; i++) note_index(d, all[i]);
+    }
+    for (int i = 0; i < d->tensor_count; i++) take_name(d, d->t[i].name);
+    for (int i = 0; i < od->tensor_count; i++) take_name(d, od->tensors[i]->name.name);
+    for (int i = 0; i < d->index_count; i++) take_name(d, d->index_names[i]);
+    for (int i = 0; i < od->param_count; i++) take_name(d, od->params[i].name.name);
+    resolve_extents(d);
+
+    /* which tensors carry a gradient: on a path from an `in` to an `out` */
+    for (int i = 0; i < d->tensor_count; i++) {
+        d->t[i].from_input = d->t[i].decl && d->t[i].decl->role == TR_IN;
+        d->t[i].reaches_output = d->t[i].decl && d->t[i].decl->role == TR_OUT;
+    }
+    for (int k = 0; k < od->stmt_count; k++) {
+        const Stmt *st = od->stmts[k];
+        int n = count_accesses(st->rhs);
+        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
+        int m = 0;
+        collect_accesses(d, st->rhs, acc, &m, n);
+        int T = find_fwd(d, st->target.name);
+        for (int q = 0; q < m; q++) {
+            int x = find_fwd(d, acc[q]->u.access.tensor.name);
+            if (x >= 0 && d->t[x].from_input) d->t[T].from_input = true;
+        }
+    }
+    for (int k = od->stmt_count - 1; k >= 0; k--) {
+        const Stmt *st = od->stmts[k];
+        int T = find_fwd(d, st->target.name);
+        if (!d->t[T].reaches_output) continue;
+        int n = count_accesses(st->rhs);
+        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
+        int m = 0;
+        collect_accesses(d, st->rhs, acc, &m, n);
+        for (int q = 0; q < m; q++) {
+            int x = find_fwd(d, acc[q]->u.access.tensor.name);
+            if (x >= 0) d->t[x].reaches_output = true;
+        }
+    }
+#define NEEDED(i) (d->t[i].from_input && d->t[i].reaches_output)
+
+    /* the parts of every gradient */
+    for (int k = od->stmt_count - 1; k >= 0; k--) {
+        const Stmt *st = od->stmts[k];
+        int T = find_fwd(d, st->target.name);
+        if (!NEEDED(T) || !st->rhs) continue;
+        const Expr *rhs = st->rhs;
+        const Expr *body = rhs->kind == EX_REDUCE ? rhs->u.reduce.body : rhs;
+        Name all[2 * IR_MAX_RANK + 8];
+        bool reduces = rhs->kind == EX_REDUCE ||
+                       stmt_indices(st, all, (int)(sizeof all / sizeof all[0])) > st->indices.count;
+        Expr *result = !reduces && body->kind == EX_CALL
+                           ? access(d, st->target.name, st->indices, st->span)
+                           : NULL;
+        int n = count_accesses(body);
+        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
+        int m = 0;
+        collect_accesses(d, body, acc, &m, n);
+        for (int q = 0; q < m; q++) {
+            int x = find_fwd(d, acc[q]->u.access.tensor.name);
+            if (x < 0 || !NEEDED(x)) continue;
+            Expr *p = partial(d, body, d->t[x].name, &acc[q]->u.access.indices, result);
+            if (d->failed) return NULL;
+            if (!p) continue;
+            add_part(d, (Part){x, k, acc[q]->u.access.indices, p});
+            d->t[x].parts++;
+        }
+    }
+
+    /* names: dX for the whole gradient of X, dX_T for the part through T */
+    Name *seeds = ARENA_ARRAY(d->a, Name, d->tensor_count + 1);
+    for (int i = 0; i < d->tensor_count; i++) {
+        FwdTensor *T = &d->t[i];
+        if (!NEEDED(i)) continue;
+        const char *base = arena_printf(d->a, "d%s", T->name);
+        bool is_out = T->decl && T->decl->role == TR_OUT;
+        if (is_out) {
+            seeds[i] = fresh_name(d, base);
+            T->grad = T->parts ? fresh_name(d, arena_printf(d->a, "%s_all", base)) : seeds[i];
+        } else {
+            T->grad = fresh_name(d, base);
+        }
+        T->part_names = ARENA_ARRAY(d->a, Name, T->parts + 1);
+    }
+    for (int i = 0; i < d->part_count; i++) {
+        Part *p = &d->parts[i];
+        FwdTensor *X = &d->t[p->tensor];
+        bool is_out = X->decl && X->decl->role == TR_OUT;
+        Name n = X->parts == 1 && !is_out
+                     ? X->grad
+                     : fresh_name(d, arena_printf(d->a, "d%s_%s", X->name,
+                                                  d->od->stmts[p->stmt]->target.name));
+        if (X->parts_done == 0) X->part_indices = p->indices;
+        X->part_names[X->parts_done++] = n;
+    }
+
+    /* the statements, last forward statement first */
+    for (int k = od->stmt_count - 1; k >= 0; k--) {
+        const Stmt *st = od->stmts[k];
+        int T = find_fwd(d, st->target.name);
+        if (!NEEDED(T)) continue;
+        bool is_out = d->t[T].decl && d->t[T].decl->role == TR_OUT;
+        if (d->t[T].parts > 1 || (is_out && d->t[T].parts > 0))
+            add_total(d, T, is_out ? seeds[T] : NULL, st->indices, st->span);
+        for (int i = 0; i < d->part_count; i++) {
+            const Part *p = &d->parts[i];
+            if (p->stmt != k) continue;
+            const FwdTensor *X = &d->t[p->tensor];
+            int which = 0;
+            for (int j = 0; j < i; j++) which += d->parts[j].tensor == p->tensor;
+            Expr *rhs = part_rhs(d, p);
+            mark_saved(d, rhs);
+            add_stmt(d, X->part_names[which], p->indices, rhs, st->where, st->span);
+        }
+    }
+    for (int i = 0; i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        if (!X->decl || X->decl->role != TR_IN || !NEEDED(i) || X->parts == 1) continue;
+        IdentList ix = X->parts ? X->part_indices : (IdentList){0};
+        if (!X->parts) {
+            /* no part: the gradient is zero, written over the tensor's own
+             * dimensions with fresh index names */
+            Name *names = ARENA_ARRAY(d->a, Name, X->decl->dim_count + 1);
+            for (int p = 0; p < X->decl->dim_count; p++)
+                names[p] = fresh_name(d, arena_printf(d->a, "i%d", p));
+            ix = ident_list_of(d, names, X->decl->dim_count, X->decl->span);
+        }
+        add_total(d, i, NULL, ix, X->decl->span);
+    }
+
+    /* the tensors: given gradients and kept forward tensors in, input
+     * gradients out, every other gradient an intermediate of the forward
+     * tensor's type */
+    TensorDecl **list = NULL;
+    int count = 0, list_cap = 0;
+    for (int i = 0; i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        if (X->decl && X->decl->role == TR_OUT && NEEDED(i))
+            add_decl(d, &list, &count, &list_cap, TR_IN, seeds[i], X->decl->dims,
+                     X->decl->dim_count, X->type, X->decl->span);
+    }
+    for (int i = 0; i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        if (!X->saved) continue;
+        int dim_count = 0;
+        Expr **dims = dims_of(d, X, &dim_count);
+        Span sp = X->decl ? X->decl->span : od->stmts[X->producer]->span;
+        if (!dims) {
+            diag_error(s->diags, sp, "E0328",
+                       "the backward pass of `%s` keeps `%s`, but the extent of one of its "
+                       "dimensions is given by no `in` or `out` tensor",
+                       fwd->name.name, X->name);
+            return NULL;
+        }
+        add_decl(d, &list, &count, &list_cap, TR_IN, X->name, dims, dim_count, X->type, sp);
+    }
+    for (int i = 0; i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        if (X->decl && X->decl->role == TR_IN && NEEDED(i))
+            add_decl(d, &list, &count, &list_cap, TR_OUT, X->grad, X->decl->dims,
+                     X->decl->dim_count, X->type, X->decl->span);
+    }
+    for (int i = 0; i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        if (!NEEDED(i)) continue;
+        bool is_in = X->decl && X->decl->role == TR_IN;
+        Span sp = X->decl ? X->decl->span : od->stmts[X->producer]->span;
+        if (!is_in && !(X->decl && X->decl->role == TR_OUT && X->grad == seeds[i]))
+            add_decl(d, &list, &count, &list_cap, TR_VAR, X->grad, NULL, 0, X->type, sp);
+        for (int p = 0; p < X->parts; p++)
+            if (X->part_names[p] != X->grad)
+                add_decl(d, &list, &count, &list_cap, TR_VAR, X->part_names[p], NULL, 0, X->type,
+                         sp);
+    }
+#undef NEEDED
+
+    Decl *decl = ARENA_NEW(d->a, Decl);
+    decl->kind = DK_OP;
+    decl->span = fwd->span;
+    decl->name = (Ident){intern_cstr(arena_printf(d->a, "%s.backward", fwd->name.name)),
+                         fwd->name.span, false};
+    decl->u.op = (OpDecl){.params = od->params,
+                          .param_count = od->param_count,
+                          .tensors = list,
+                          .tensor_count = count,
+                          .stmts = d->stmts,
+                          .stmt_count = d->stmt_count,
+                          .derived = true};
+    return decl;
+}
+
+const Decl *derive_backward(Sema *s, const Decl *op_decl, Span use_site) {
+    OpCacheEntry *e = op_cache_entry(s, op_decl);
+    if (e->backward_tried) return e->backward;
+    e->backward_tried = true;
+    if (!check_op_structure(s, op_decl)) return NULL;
+    const Decl *b = derive(s, op_decl, use_site);
+    if (!b) return NULL;
+    /* the derived op is checked like any op; an error there is cmtc's own
+     * mistake, reported at the use with the checker's message */
+    DiagSink *quiet = ARENA_NEW(s->arena, DiagSink);
+    diags_init(quiet, s->arena);
+    DiagSink *loud = s->diags;
+    s->diags = quiet;
+    bool sound = check_op_structure(s, b);
+    s->diags = loud;
+    if (!sound) {
+        const Diag *first = NULL;
+        for (int i = 0; i < quiet->count && !first; i++)
+            if (quiet->items[i]->severity == SEV_ERROR) first = quiet->items[i];
+        diag_error(s->diags, use_site, "E0329",
+                   "the backward op derived from `%s` does not check: %s (this is cmtc's "
+                   "mistake; please report it)",
+                   op_decl->name.name, first ? first->message : "unknown error");
+        return NULL;
+    }
+    e->backward = b;
+    return b;
+}
+
+const Decl *program_backward_op(Program *p, const Decl *op_decl) {
+    if (!p || !op_decl || op_decl->kind != DK_OP) return NULL;
+    Sema *s = sema_for_program(p, p->diags);
+    return derive_backward(s, op_decl, op_decl->name.span);
+}
