@@ -589,6 +589,7 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         }
         break;
     case MI_ONLINE:
+    case MI_RECOMPUTE:
         for (int i = 0; i < m->stmts.count; i++) {
             if (i) puts_(F, ",", false);
             put_ident(F, m->stmts.items[i], true);
@@ -608,8 +609,8 @@ bool op_tensor_comes_next(const OpDecl *op, int ti, int si) {
            (ti < op->tensor_count && op->tensors[ti]->span.start < op->stmts[si]->span.start);
 }
 
-const char *tensor_role_keyword(TensorRole role) {
-    return role == TR_IN ? "in" : role == TR_OUT ? "out" : "var";
+const char *tensor_decl_keyword(const TensorDecl *t) {
+    return t->role == TR_IN ? (t->trained ? "param" : "in") : t->role == TR_OUT ? "out" : "var";
 }
 
 static void print_op(Fmt *F, const Decl *d) {
@@ -638,7 +639,7 @@ static void print_op(Fmt *F, const Decl *d) {
     while (ti < op->tensor_count || si < op->stmt_count) {
         if (op_tensor_comes_next(op, ti, si)) {
             const TensorDecl *t = op->tensors[ti++];
-            const char *role = tensor_role_keyword(t->role);
+            const char *role = tensor_decl_keyword(t);
             put(F, role, strlen(role), t->span.start, t->span.start + strlen(role), false);
             put_ident(F, t->name, true);
             if (t->dim_count > 0) {

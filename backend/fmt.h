@@ -27,6 +27,6 @@ bool fmt_ast_equal(const Module *a, const Module *b);
 bool op_tensor_comes_next(const OpDecl *op, int ti, int si);
 
 /* The keyword of a tensor's role: "in", "out" or "var". */
-const char *tensor_role_keyword(TensorRole role);
+const char *tensor_decl_keyword(const TensorDecl *t);
 
 #endif

@@ -288,10 +288,27 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     }
     if (ir_given(m->phase_span)) {
         fprintf(out, "  %-40s given     %s\n", arena_printf(a, "phase %s", phase_name(m->phase)),
-                m->phase == PHASE_BACKWARD ? "the statements derived from the op:" : "");
-        for (int st = 0; m->phase == PHASE_BACKWARD && st < op->stmt_count; st++)
+                m->phase == PHASE_BACKWARD ? "the statements derived from the op:"
+                : m->phase == PHASE_TRAIN  ? "the op's statements, then the derived ones:"
+                                           : "");
+        for (int st = 0; m->phase != PHASE_FORWARD && st < op->stmt_count; st++)
             if (op->stmts[st].source) fprintf(out, "    %s\n", op->stmts[st].source);
     }
+    const SchedTraining *tr = &s->training;
+    if (tr->present)
+        fprintf(out,
+                "  %-40s derived   weights %s + gradients %s + optimizer state %s + activations "
+                "%s = %s%s%s\n",
+                arena_printf(a, "memory per device (%s)", s->arch->memories[tr->memory].name),
+                fmt_bytes(a, tr->weights), fmt_bytes(a, tr->gradients), fmt_bytes(a, tr->optimizer),
+                fmt_bytes(a, tr->activations), fmt_bytes(a, tr->total),
+                isfinite(tr->capacity) ? " of " : "",
+                isfinite(tr->capacity) ? fmt_bytes(a, tr->capacity) : "");
+    if (m->recompute)
+        fprintf(out,
+                "  %-40s given     the backward pass computes these again (the `_r` "
+                "statements)\n",
+                arena_printf(a, "recompute %s", m->recompute));
     fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
             ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",

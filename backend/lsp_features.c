@@ -826,7 +826,7 @@ static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name 
     const TensorDecl *td = find_tensor_decl(op, name);
     const Stmt *st = find_stmt(op, name);
     if (td) {
-        const char *role = tensor_role_keyword(td->role);
+        const char *role = tensor_decl_keyword(td);
         text_add(b, "```cmt\n%s %s", role, name);
         if (td->dim_count > 0) {
             text_add(b, "[");
@@ -1408,7 +1408,7 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
             while (ti < op->tensor_count || si < op->stmt_count) {
                 if (op_tensor_comes_next(op, ti, si)) {
                     const TensorDecl *t = op->tensors[ti++];
-                    const char *role = tensor_role_keyword(t->role);
+                    const char *role = tensor_decl_keyword(t);
                     add_child(sym, symbol(s, d, t->name.name,
                                           arena_printf(a, "%s %s", role, elem_type_name(t->type)),
                                           SK_VARIABLE, t->span, t->name.span));

@@ -51,6 +51,7 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     text_add(&t, "%s", "");
     /* first: it decides which op's statements the other lines name */
     if (m->phase != PHASE_FORWARD) text_add(&t, "phase %s; ", phase_name(m->phase));
+    if (m->recompute) text_add(&t, "recompute %s; ", m->recompute);
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
     int D = arch->dim_count, S = op->stmt_count, I = op->index_count;

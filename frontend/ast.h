@@ -112,6 +112,8 @@ typedef enum TensorRole { TR_IN, TR_OUT, TR_VAR } TensorRole;
 
 typedef struct TensorDecl {
     TensorRole role;
+    bool trained;  /* `param`: an `in` tensor that `phase train` updates */
+    TensorUse use; /* set by derive.c in a train op; TU_DATA otherwise */
     Ident name;
     Expr **dims; /* none for `var` */
     int dim_count;
@@ -147,7 +149,8 @@ typedef struct OpDecl {
     int tensor_count;
     Stmt **stmts;
     int stmt_count;
-    bool derived; /* made by the compiler (derive.c), not written */
+    bool derived;      /* made by the compiler (derive.c), not written */
+    int forward_count; /* derived: its leading statements that are the forward pass */
 } OpDecl;
 
 /* `key value;`, `key v1, v2;`, `cost exp 4, rsqrt 4;`, `array 32 x 32;`,

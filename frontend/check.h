@@ -59,9 +59,11 @@ IrOp *ir_instantiate_op(Program *p, const Decl *op_decl, const ParamBinding *bin
  * `a`; *count of them): what `-m` and `--baseline` may name. */
 const char **program_mapping_names(const Program *p, Arena *a, int *count);
 
-/* The backward op derived from an op declaration (docs/language.md 5.8),
- * NULL (with a diagnostic in p->diags) when it cannot be derived. */
-const Decl *program_backward_op(Program *p, const Decl *op_decl);
+/* The op derived from an op declaration for a phase and a recomputation
+ * choice (docs/language.md 5.8; recompute: a mark per forward statement,
+ * NULL for none), NULL (with a diagnostic in p->diags) when it cannot be
+ * derived. */
+const Decl *program_derived_op(Program *p, const Decl *op_decl, Phase phase, const bool *recompute);
 
 /* The declaration whose span is `span` (an IrOp's, IrArch's or
  * IrMapping's `span`) among the modules of `p`, or NULL: how the text tools

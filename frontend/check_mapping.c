@@ -1467,6 +1467,63 @@ static Phase read_phase(MapCtx *c, const MappingDecl *md, const MapItem **line) 
     return phase;
 }
 
+/* `recompute S, ...;`, `recompute full;` or `recompute none;`: which
+ * forward statements the backward pass recomputes instead of reading them
+ * kept (docs/language.md 5.8).  A mark per statement of the forward op,
+ * or NULL for none. */
+static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *op_decl,
+                                  Phase phase, const MapItem **line) {
+    const OpDecl *od = &op_decl->u.op;
+    bool *marks = NULL;
+    *line = NULL;
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        if (it->kind != MI_RECOMPUTE) continue;
+        if (*line) {
+            Diag *d = map_error(c, it->keyword_span, "E0321", "`recompute` is given twice");
+            diag_label(d, c->diags, (*line)->keyword_span, "first here");
+            continue;
+        }
+        *line = it;
+        if (phase == PHASE_FORWARD) {
+            Diag *d = map_error(c, it->keyword_span, "E0353",
+                                "`recompute` needs a backward pass, but this mapping maps the "
+                                "forward pass");
+            diag_help(d, c->diags, "add `phase train;` or `phase backward;`");
+            continue;
+        }
+        marks = ARENA_ARRAY(c->arena, bool, od->stmt_count + 1);
+        for (int k = 0; k < it->stmts.count; k++) {
+            const Ident *id = &it->stmts.items[k];
+            if (!id->name) continue;
+            int found = -1;
+            for (int st = 0; st < od->stmt_count; st++)
+                if (od->stmts[st]->target.name == id->name) found = st;
+            bool word = strcmp(id->name, "full") == 0 || strcmp(id->name, "none") == 0;
+            if (found < 0 && word && it->stmts.count == 1) {
+                for (int st = 0; st < od->stmt_count; st++) marks[st] = id->name[0] == 'f';
+                continue;
+            }
+            if (found >= 0) {
+                marks[found] = true;
+                continue;
+            }
+            const char **names = ARENA_ARRAY(c->arena, const char *, od->stmt_count + 1);
+            for (int st = 0; st < od->stmt_count; st++) names[st] = od->stmts[st]->target.name;
+            Diag *d = map_error(c, id->span, "E0353", "op `%s` has no statement `%s` to recompute",
+                                op_decl->name.name, id->name);
+            const char *best = spell_suggest(id->name, names, od->stmt_count);
+            if (best)
+                diag_help(d, c->diags, "did you mean `%s`?", best);
+            else
+                diag_note(d, c->diags,
+                          "`recompute` names statements of the forward op, or says `full` (all "
+                          "of them) or `none`");
+        }
+    }
+    return marks;
+}
+
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -1486,11 +1543,14 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
     c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
-    const MapItem *phase_line = NULL;
+    const MapItem *phase_line = NULL, *recompute_line = NULL;
     Phase phase = read_phase(c, md, &phase_line);
-    if (c->op && phase == PHASE_BACKWARD) {
+    if (phase == PHASE_FORWARD)
+        read_recompute(c, md, op_decl, phase, &recompute_line); /* reports a misplaced line */
+    if (c->op && phase != PHASE_FORWARD) {
         /* the rest of the mapping names the backward op's statements */
-        const Decl *backward = derive_backward(s, op_decl, phase_line->span);
+        const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line);
+        const Decl *backward = derive_op(s, op_decl, phase, recompute, phase_line->span);
         c->op = backward ? sema_op_for(s, backward, values, md->op.span) : NULL;
         if (!c->op) return NULL;
     }
@@ -1523,6 +1583,16 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->overlap_span = m->objective_span = m->repeat_span = SPAN_NONE;
     m->phase = phase;
     m->phase_span = phase_line ? phase_line->span : SPAN_NONE;
+    m->recompute_span = SPAN_NONE;
+    if (recompute_line && phase != PHASE_FORWARD) {
+        const char *text = "";
+        for (int k = 0; k < recompute_line->stmts.count; k++)
+            text = arena_printf(
+                s->arena, "%s%s%s", text, k ? ", " : "",
+                recompute_line->stmts.items[k].name ? recompute_line->stmts.items[k].name : "?");
+        m->recompute = text;
+        m->recompute_span = recompute_line->span;
+    }
     int sc = c->op->stmt_count, ic = c->op->index_count;
     int dc = c->arch->dim_count, lc = c->arch->level_count;
     m->spatial.split = ARENA_ARRAY(s->arena, int, sc *dc + 1);
@@ -1608,7 +1678,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
         case MI_ONLINE:
-        case MI_PHASE: break;
+        case MI_PHASE:
+        case MI_RECOMPUTE: break;
         }
     }
     /* `tile L for ...` and `order L for ...` lines override the

@@ -1161,6 +1161,8 @@ static void build_structure(OpBuild *b) {
         int t = add_tensor(b, td->name.name, kind, td->name.span);
         b->tensors[t].rank = td->dim_count;
         b->tensors[t].type = td->type;
+        b->tensors[t].trained = td->trained;
+        b->tensors[t].use = td->trained ? TU_WEIGHT : td->use;
         b->info[t].decl = td;
     }
     b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
@@ -1432,6 +1434,7 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     op->tensor_count = b->tensor_count;
     op->stmts = b->stmts;
     op->stmt_count = b->stmt_count;
+    op->forward_count = b->od->derived ? b->od->forward_count : b->stmt_count;
     /* built_structure recorded the statements' syntax of a sound op */
     if (!b->ok) record_stmt_syntax(s->arena, op, b->od);
     return op;

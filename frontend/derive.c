@@ -40,7 +40,7 @@ typedef struct Part {
     int tensor; /* X */
     int stmt;
     IdentList indices; /* X's access in that statement */
-    Expr *rhs;         /* the part's right side */
+    Expr *rhs;         /* ∂body/∂X[indices], then the part's whole right side */
 } Part;
 
 typedef struct Deriver {
@@ -48,6 +48,9 @@ typedef struct Deriver {
     Arena *a;
     const Decl *fwd;
     Span use; /* the `phase backward` line that asked */
+    Phase phase;
+    const bool *recompute; /* [forward statement]: recomputed, not kept */
+    Name *recomputed;      /* [forward tensor]: the recomputed copy's name */
     const OpDecl *od;
     FwdTensor *t;
     int tensor_count;
@@ -337,8 +340,7 @@ static IdentList ident_list_of(Deriver *d, const Name *names, int count, Span sp
     return l;
 }
 
-static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, const Where *where,
-                     Span span) {
+static void push_stmt(Deriver *d, Stmt *st) {
     if (d->stmt_count == d->stmt_cap) {
         int cap = d->stmt_cap ? 2 * d->stmt_cap : 16;
         Stmt **grown = ARENA_ARRAY(d->a, Stmt *, cap);
@@ -346,13 +348,23 @@ static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, cons
         d->stmts = grown;
         d->stmt_cap = cap;
     }
+    d->stmts[d->stmt_count++] = st;
+}
+
+/* A forward statement, as the user wrote it (train). */
+static void add_stmt_as_written(Deriver *d, Stmt *st) {
+    push_stmt(d, st);
+}
+
+static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, const Where *where,
+                     Span span) {
     Stmt *st = ARENA_NEW(d->a, Stmt);
     st->target = (Ident){target, span, false};
     st->indices = indices;
     st->rhs = rhs;
     st->where = (Where *)where;
     st->span = span;
-    d->stmts[d->stmt_count++] = st;
+    push_stmt(d, st);
 }
 
 /* Reads of forward tensors by the backward op's statements: those become
@@ -375,6 +387,62 @@ static void mark_saved(Deriver *d, const Expr *e) {
         break;
     case EX_REDUCE: mark_saved(d, e->u.reduce.body); break;
     default: break;
+    }
+}
+
+/* e with every read of a recomputed forward tensor turned into a read of
+ * its copy (shared where nothing changes). */
+static Expr *renamed(Deriver *d, Expr *e) {
+    if (!e || !d->recomputed) return e;
+    switch (e->kind) {
+    case EX_ACCESS: {
+        int t = find_fwd(d, e->u.access.tensor.name);
+        if (t < 0 || !d->recomputed[t]) return e;
+        return access(d, d->recomputed[t], e->u.access.indices, e->span);
+    }
+    case EX_UNARY: {
+        Expr *x = renamed(d, e->u.unary.operand);
+        if (x == e->u.unary.operand) return e;
+        Expr *c = new_expr(d, EX_UNARY, e->span);
+        c->u.unary = e->u.unary;
+        c->u.unary.operand = x;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_BINARY: {
+        Expr *x = renamed(d, e->u.binary.lhs), *y = renamed(d, e->u.binary.rhs);
+        if (x == e->u.binary.lhs && y == e->u.binary.rhs) return e;
+        Expr *c = new_expr(d, EX_BINARY, e->span);
+        c->u.binary.op = e->u.binary.op;
+        c->u.binary.lhs = x;
+        c->u.binary.rhs = y;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_CALL: {
+        Expr **args = ARENA_ARRAY(d->a, Expr *, e->u.call.arg_count + 1);
+        bool changed = false;
+        for (int i = 0; i < e->u.call.arg_count; i++) {
+            args[i] = renamed(d, e->u.call.args[i]);
+            changed |= args[i] != e->u.call.args[i];
+        }
+        if (!changed) return e;
+        Expr *c = new_expr(d, EX_CALL, e->span);
+        c->u.call = e->u.call;
+        c->u.call.args = args;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_REDUCE: {
+        Expr *b = renamed(d, e->u.reduce.body);
+        if (b == e->u.reduce.body) return e;
+        Expr *c = new_expr(d, EX_REDUCE, e->span);
+        c->u.reduce = e->u.reduce;
+        c->u.reduce.body = b;
+        c->depth = e->depth;
+        return c;
+    }
+    default: return e;
     }
 }
 
@@ -537,8 +605,8 @@ static Expr **dims_of(Deriver *d, const FwdTensor *T, int *count) {
     return dims;
 }
 
-static void add_decl(Deriver *d, TensorDecl ***list, int *count, int *cap, TensorRole role,
-                     Name name, Expr **dims, int dim_count, ElemType type, Span span) {
+static TensorDecl *add_decl(Deriver *d, TensorDecl ***list, int *count, int *cap, TensorRole role,
+                            Name name, Expr **dims, int dim_count, ElemType type, Span span) {
     if (*count == *cap) {
         int grown_cap = *cap ? 2 * *cap : 16;
         TensorDecl **grown = ARENA_ARRAY(d->a, TensorDecl *, grown_cap);
@@ -555,6 +623,7 @@ static void add_decl(Deriver *d, TensorDecl ***list, int *count, int *cap, Tenso
     td->type_span = span;
     td->span = span;
     (*list)[(*count)++] = td;
+    return td;
 }
 
 /* The whole gradient of tensor t as an access with the given indices. */
@@ -635,8 +704,14 @@ static ElemType widest_in(const Deriver *d) {
     return best == ET_NONE ? ET_FP32 : best;
 }
 
-static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
-    Deriver dv = {.s = s, .a = s->arena, .fwd = fwd, .od = &fwd->u.op, .use = use};
+static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *recompute, Span use) {
+    Deriver dv = {.s = s,
+                  .a = s->arena,
+                  .fwd = fwd,
+                  .od = &fwd->u.op,
+                  .use = use,
+                  .phase = phase,
+                  .recompute = recompute};
     Deriver *d = &dv;
     const OpDecl *od = d->od;
     int cap = od->tensor_count + od->stmt_count + 1;
@@ -765,7 +840,42 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
         X->part_names[X->parts_done++] = n;
     }
 
-    /* the statements, last forward statement first */
+    for (int i = 0; i < d->part_count; i++) d->parts[i].rhs = part_rhs(d, &d->parts[i]);
+
+    /* recomputed forward statements: a copy `C_r` of each asked for whose
+     * result a gradient statement reads (or another copy does), reading
+     * the copies of the others; the gradient statements read the copies */
+    bool train = d->phase == PHASE_TRAIN;
+    if (d->recompute) {
+        for (int i = 0; i < d->tensor_count; i++) d->t[i].saved = false;
+        for (int i = 0; i < d->part_count; i++) mark_saved(d, d->parts[i].rhs);
+        bool *keep = ARENA_ARRAY(d->a, bool, od->stmt_count + 1);
+        for (int k = od->stmt_count - 1; k >= 0; k--) {
+            int T = find_fwd(d, od->stmts[k]->target.name);
+            keep[k] = d->recompute[k] && d->t[T].saved;
+            if (keep[k]) mark_saved(d, od->stmts[k]->rhs);
+        }
+        for (int i = 0; i < d->tensor_count; i++) d->t[i].saved = false;
+        d->recomputed = ARENA_ARRAY(d->a, Name, d->tensor_count + 1);
+        for (int k = 0; k < od->stmt_count; k++)
+            if (keep[k]) {
+                int T = find_fwd(d, od->stmts[k]->target.name);
+                d->recomputed[T] = fresh_name(d, arena_printf(d->a, "%s_r", d->t[T].name));
+            }
+        d->recompute = keep;
+    }
+    if (train)
+        for (int k = 0; k < od->stmt_count; k++) add_stmt_as_written(d, od->stmts[k]);
+    for (int k = 0; d->recompute && k < od->stmt_count; k++) {
+        if (!d->recompute[k]) continue;
+        const Stmt *st = od->stmts[k];
+        Expr *rhs = renamed(d, st->rhs);
+        if (!train) mark_saved(d, rhs);
+        add_stmt(d, d->recomputed[find_fwd(d, st->target.name)], st->indices, rhs, st->where,
+                 st->span);
+    }
+
+    /* the gradients, last forward statement first */
     for (int k = od->stmt_count - 1; k >= 0; k--) {
         const Stmt *st = od->stmts[k];
         int T = find_fwd(d, st->target.name);
@@ -779,8 +889,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
             const FwdTensor *X = &d->t[p->tensor];
             int which = 0;
             for (int j = 0; j < i; j++) which += d->parts[j].tensor == p->tensor;
-            Expr *rhs = part_rhs(d, p);
-            mark_saved(d, rhs);
+            Expr *rhs = renamed(d, p->rhs);
+            if (!train) mark_saved(d, rhs);
             add_stmt(d, X->part_names[which], p->indices, rhs, st->where, st->span);
         }
     }
@@ -799,11 +909,70 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
         add_total(d, i, NULL, ix, X->decl->span);
     }
 
-    /* the tensors: given gradients and kept forward tensors in, input
-     * gradients out, every other gradient an intermediate of the forward
-     * tensor's type */
+    /* the weight update (train): mixed-precision Adam on every `param`
+     * with a gradient, from its fp32 master copy and moments */
+    Name *adam = ARENA_ARRAY(d->a, Name, 7 * d->tensor_count + 1);
+    for (int i = 0; train && i < d->tensor_count; i++) {
+        const FwdTensor *W = &d->t[i];
+        if (!W->decl || !W->decl->trained || !NEEDED(i) || !W->parts) continue;
+        Name *n = &adam[7 * i];
+        const char *w = W->name;
+        n[0] = fresh_name(d, arena_printf(d->a, "%s_fp32", w));
+        n[1] = fresh_name(d, arena_printf(d->a, "%s_m", w));
+        n[2] = fresh_name(d, arena_printf(d->a, "%s_v", w));
+        n[3] = fresh_name(d, arena_printf(d->a, "%s_fp32_new", w));
+        n[4] = fresh_name(d, arena_printf(d->a, "%s_m_new", w));
+        n[5] = fresh_name(d, arena_printf(d->a, "%s_v_new", w));
+        n[6] = fresh_name(d, arena_printf(d->a, "%s_new", w));
+        IdentList ix = W->part_indices;
+        Span sp = W->decl->span;
+        Expr *g = access(d, W->grad, ix, sp);
+        /* m' = b1 m + (1 - b1) g;  v' = b2 v + (1 - b2) g g;
+         * w' = w - lr m' / (sqrt(v') + eps);  W = w' in W's type */
+        add_stmt(d, n[4], ix,
+                 binary(d, '+', binary(d, '*', number(d, 0.9, sp), access(d, n[1], ix, sp), sp),
+                        binary(d, '*', number(d, 0.1, sp), g, sp), sp),
+                 NULL, sp);
+        add_stmt(d, n[5], ix,
+                 binary(d, '+', binary(d, '*', number(d, 0.999, sp), access(d, n[2], ix, sp), sp),
+                        binary(d, '*', number(d, 0.001, sp), binary(d, '*', g, g, sp), sp), sp),
+                 NULL, sp);
+        Expr *step =
+            binary(d, '/', binary(d, '*', number(d, 0.0001, sp), access(d, n[4], ix, sp), sp),
+                   binary(d, '+', call(d, "sqrt", access(d, n[5], ix, sp), NULL, sp),
+                          number(d, 1e-8, sp), sp),
+                   sp);
+        add_stmt(d, n[3], ix, binary(d, '-', access(d, n[0], ix, sp), step, sp), NULL, sp);
+        add_stmt(d, n[6], ix, access(d, n[3], ix, sp), NULL, sp);
+    }
+
+    /* the tensors.  Backward: the given gradients and the kept forward
+     * tensors in, input gradients out.  Train: the forward op's own
+     * tensors, the given gradients and the optimizer state in, the
+     * gradients of non-`param` inputs and the updated state out.  Every
+     * other gradient is an intermediate of its tensor's type. */
     TensorDecl **list = NULL;
     int count = 0, list_cap = 0;
+    if (train)
+        for (int i = 0; i < od->tensor_count; i++) {
+            if (count == list_cap) {
+                list_cap = list_cap ? 2 * list_cap : 16;
+                TensorDecl **grown = ARENA_ARRAY(d->a, TensorDecl *, list_cap);
+                if (count) memcpy(grown, list, sizeof(TensorDecl *) * (size_t)count);
+                list = grown;
+            }
+            list[count++] = od->tensors[i];
+        }
+    /* a forward intermediate keeps its type: the default (the widest
+     * input) would otherwise take the optimizer state's fp32 */
+    for (int i = 0; train && i < d->tensor_count; i++) {
+        const FwdTensor *X = &d->t[i];
+        bool declared = false;
+        for (int k = 0; k < od->tensor_count; k++) declared |= od->tensors[k]->name.name == X->name;
+        if (!declared && X->producer >= 0)
+            add_decl(d, &list, &count, &list_cap, TR_VAR, X->name, NULL, 0, X->type,
+                     od->stmts[X->producer]->span);
+    }
     for (int i = 0; i < d->tensor_count; i++) {
         const FwdTensor *X = &d->t[i];
         if (X->decl && X->decl->role == TR_OUT && NEEDED(i))
@@ -812,7 +981,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
     }
     for (int i = 0; i < d->tensor_count; i++) {
         const FwdTensor *X = &d->t[i];
-        if (!X->saved) continue;
+        if (!X->saved || train) continue;
         int dim_count = 0;
         Expr **dims = dims_of(d, X, &dim_count);
         Span sp = X->decl ? X->decl->span : od->stmts[X->producer]->span;
@@ -825,19 +994,38 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
         }
         add_decl(d, &list, &count, &list_cap, TR_IN, X->name, dims, dim_count, X->type, sp);
     }
+    for (int i = 0; train && i < d->tensor_count; i++) {
+        const FwdTensor *W = &d->t[i];
+        if (!adam[7 * i]) continue;
+        const TensorDecl *td = W->decl;
+        for (int k = 0; k < 3; k++)
+            add_decl(d, &list, &count, &list_cap, TR_IN, adam[7 * i + k], td->dims, td->dim_count,
+                     ET_FP32, td->span)
+                ->use = TU_OPT_STATE;
+        for (int k = 3; k < 6; k++)
+            add_decl(d, &list, &count, &list_cap, TR_OUT, adam[7 * i + k], td->dims, td->dim_count,
+                     ET_FP32, td->span);
+        add_decl(d, &list, &count, &list_cap, TR_OUT, adam[7 * i + 6], td->dims, td->dim_count,
+                 td->type, td->span);
+    }
     for (int i = 0; i < d->tensor_count; i++) {
         const FwdTensor *X = &d->t[i];
-        if (X->decl && X->decl->role == TR_IN && NEEDED(i))
+        if (X->decl && X->decl->role == TR_IN && NEEDED(i) && !(train && X->decl->trained))
             add_decl(d, &list, &count, &list_cap, TR_OUT, X->grad, X->decl->dims,
                      X->decl->dim_count, X->type, X->decl->span);
     }
     for (int i = 0; i < d->tensor_count; i++) {
         const FwdTensor *X = &d->t[i];
+        Span sp = X->decl ? X->decl->span : od->stmts[X->producer]->span;
+        if (d->recomputed && d->recomputed[i] && !(X->decl && X->decl->role == TR_IN))
+            add_decl(d, &list, &count, &list_cap, TR_VAR, d->recomputed[i], NULL, 0, X->type, sp);
         if (!NEEDED(i)) continue;
         bool is_in = X->decl && X->decl->role == TR_IN;
-        Span sp = X->decl ? X->decl->span : od->stmts[X->producer]->span;
-        if (!is_in && !(X->decl && X->decl->role == TR_OUT && X->grad == seeds[i]))
-            add_decl(d, &list, &count, &list_cap, TR_VAR, X->grad, NULL, 0, X->type, sp);
+        bool grad_is_var = is_in ? train && X->decl->trained
+                                 : !(X->decl && X->decl->role == TR_OUT && X->grad == seeds[i]);
+        if (grad_is_var)
+            add_decl(d, &list, &count, &list_cap, TR_VAR, X->grad, NULL, 0, X->type, sp)->use =
+                is_in ? TU_WEIGHT_GRAD : TU_DATA;
         for (int p = 0; p < X->parts; p++)
             if (X->part_names[p] != X->grad)
                 add_decl(d, &list, &count, &list_cap, TR_VAR, X->part_names[p], NULL, 0, X->type,
@@ -848,24 +1036,43 @@ static const Decl *derive(Sema *s, const Decl *fwd, Span use) {
     Decl *decl = ARENA_NEW(d->a, Decl);
     decl->kind = DK_OP;
     decl->span = fwd->span;
-    decl->name = (Ident){intern_cstr(arena_printf(d->a, "%s.backward", fwd->name.name)),
-                         fwd->name.span, false};
+    decl->name =
+        (Ident){intern_cstr(arena_printf(d->a, "%s.%s", fwd->name.name, phase_name(d->phase))),
+                fwd->name.span, false};
     decl->u.op = (OpDecl){.params = od->params,
                           .param_count = od->param_count,
                           .tensors = list,
                           .tensor_count = count,
                           .stmts = d->stmts,
                           .stmt_count = d->stmt_count,
-                          .derived = true};
+                          .derived = true,
+                          .forward_count = train ? od->stmt_count : 0};
     return decl;
 }
 
-const Decl *derive_backward(Sema *s, const Decl *op_decl, Span use_site) {
+static bool same_marks(const bool *a, const bool *b, int n) {
+    for (int i = 0; i < n; i++)
+        if ((a ? a[i] : false) != (b ? b[i] : false)) return false;
+    return true;
+}
+
+const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute,
+                      Span use_site) {
     OpCacheEntry *e = op_cache_entry(s, op_decl);
-    if (e->backward_tried) return e->backward;
-    e->backward_tried = true;
+    int n = op_decl->u.op.stmt_count;
+    for (const DerivedOp *x = e->derived; x; x = x->next)
+        if (x->phase == phase && same_marks(x->recompute, recompute, n)) return x->decl;
+    DerivedOp *x = ARENA_NEW(s->arena, DerivedOp);
+    x->phase = phase;
+    if (recompute) {
+        bool *copy = ARENA_ARRAY(s->arena, bool, n + 1);
+        memcpy(copy, recompute, sizeof(bool) * (size_t)n);
+        x->recompute = copy;
+    }
+    x->next = e->derived;
+    e->derived = x; /* a failure is reported once: later uses find NULL */
     if (!check_op_structure(s, op_decl)) return NULL;
-    const Decl *b = derive(s, op_decl, use_site);
+    const Decl *b = derive(s, op_decl, phase, x->recompute, use_site);
     if (!b) return NULL;
     /* the derived op is checked like any op; an error there is cmtc's own
      * mistake, reported at the use with the checker's message */
@@ -880,17 +1087,18 @@ const Decl *derive_backward(Sema *s, const Decl *op_decl, Span use_site) {
         for (int i = 0; i < quiet->count && !first; i++)
             if (quiet->items[i]->severity == SEV_ERROR) first = quiet->items[i];
         diag_error(s->diags, use_site, "E0329",
-                   "the backward op derived from `%s` does not check: %s (this is cmtc's "
-                   "mistake; please report it)",
-                   op_decl->name.name, first ? first->message : "unknown error");
+                   "the %s op derived from `%s` does not check: %s (this is cmtc's mistake; "
+                   "please report it)",
+                   phase_name(phase), op_decl->name.name, first ? first->message : "unknown error");
         return NULL;
     }
-    e->backward = b;
+    x->decl = b;
     return b;
 }
 
-const Decl *program_backward_op(Program *p, const Decl *op_decl) {
+const Decl *program_derived_op(Program *p, const Decl *op_decl, Phase phase,
+                               const bool *recompute) {
     if (!p || !op_decl || op_decl->kind != DK_OP) return NULL;
     Sema *s = sema_for_program(p, p->diags);
-    return derive_backward(s, op_decl, op_decl->name.span);
+    return derive_op(s, op_decl, phase, recompute, op_decl->name.span);
 }

@@ -138,10 +138,18 @@ typedef struct OpCacheEntry {
     IrOp *op;        /* NULL when that instantiation failed */
     bool instantiated;
     struct OpCacheEntry *next; /* further instantiations of the same op */
-    /* the backward op derived from it (derive.c), once asked for */
-    const Decl *backward;
-    bool backward_tried;
+    /* the ops derived from it (derive.c), once asked for */
+    struct DerivedOp *derived;
 } OpCacheEntry;
+
+/* An op derived from another for a phase and a recomputation choice
+ * (NULL decl: the derivation failed, and was reported). */
+typedef struct DerivedOp {
+    Phase phase;
+    const bool *recompute; /* [forward statement], NULL for none */
+    const Decl *decl;
+    struct DerivedOp *next;
+} DerivedOp;
 
 typedef struct ArchCacheEntry {
     const Decl *decl;
@@ -204,11 +212,16 @@ bool op_bind_params(Sema *s, const Decl *op_decl, const ParamBinding *bindings, 
  * derived from it). */
 OpCacheEntry *op_cache_entry(Sema *s, const Decl *op_decl);
 
-/* The backward op of an op (docs/language.md 5.8): an op declaration whose
- * statements compute the gradient of every `in` tensor from the gradient
- * of every `out` tensor, derived once and checked; NULL with a diagnostic
- * when it cannot be (a construct without a gradient). */
-const Decl *derive_backward(Sema *s, const Decl *op_decl, Span use_site);
+/* The op a mapping of `op_decl` in `phase` maps (docs/language.md 5.8):
+ * for PHASE_BACKWARD one whose statements compute the gradient of every
+ * `in` tensor from the gradient of every `out` tensor; for PHASE_TRAIN the
+ * forward statements, those gradients and the weight update of every
+ * `param`.  recompute marks (per forward statement, NULL for none) the
+ * statements the backward pass recomputes instead of reading them kept.
+ * Derived once per choice and checked; NULL with a diagnostic when it
+ * cannot be (a construct without a gradient). */
+const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute,
+                      Span use_site);
 
 IrArch *check_arch(Sema *s, const Decl *arch_decl);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);

@@ -46,8 +46,10 @@ typedef struct IrTensor {
      * (= indices[index[i]].extent), each instantiation's own */
     int *index;
     int64_t *extent;
-    int producer; /* statement id, -1 for inputs */
-    Span span;    /* declaration or first assignment */
+    int producer;  /* statement id, -1 for inputs */
+    bool trained;  /* a `param`: an input that `phase train` updates */
+    TensorUse use; /* in a train op: weight, its gradient, optimizer state */
+    Span span;     /* declaration or first assignment */
 } IrTensor;
 
 typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;
@@ -141,6 +143,9 @@ typedef struct IrOp {
     int tensor_count;
     IrStmt *stmts; /* in dependence (source) order */
     int stmt_count;
+    /* the leading statements that are the forward pass: all of a written
+     * op's, none of a backward op's, the op's own of a train op */
+    int forward_count;
 } IrOp;
 
 /* Every index a statement iterates over: lhs then reduced. */
@@ -365,6 +370,10 @@ typedef struct IrMapping {
      * op (docs/language.md 5.8); phase_span is SPAN_NONE by default */
     Phase phase;
     Span phase_span;
+    /* `recompute ...;` as written ("full", "sc, mx"), NULL when none: the
+     * derived op already holds the recomputed copies */
+    const char *recompute;
+    Span recompute_span;
     int64_t repeat; /* default 1 */
     /* the lines that gave overlap, objective and repeat; SPAN_NONE when
      * the default applies */

@@ -150,6 +150,15 @@ typedef struct CapacityExcess {
     Span span;
 } CapacityExcess;
 
+/* The memory a training step holds on one device (an instance of the
+ * outermost memory), in bytes, over the mapping's repeats (layers). */
+typedef struct SchedTraining {
+    bool present; /* a `phase train` mapping */
+    int memory;   /* the outermost memory */
+    double weights, gradients, optimizer, activations, total;
+    double capacity; /* the memory's, per instance */
+} SchedTraining;
+
 typedef struct SchedGroup {
     int id;
     int level; /* fusion level: internal tensors stay at or below */
@@ -266,6 +275,9 @@ typedef struct Schedule {
     int node_count, node_cap;
     CapacityExcess *excess;
     int excess_count, excess_cap;
+    /* `phase train`: what one device holds in the outermost memory for
+     * the training step (pass_training, docs/cost-model.md 13) */
+    SchedTraining training;
     /* the totals: the groups' costs summed (cost_add), latency and energy
      * then times the mapping's repeat; the bound is the largest of the
      * groups' summed compute stages (the busier unit under overlap),

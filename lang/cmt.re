@@ -350,6 +350,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "in"        { token = IN; goto done; }
         "out"       { token = OUT; goto done; }
         "var"       { token = VAR; goto done; }
+        "param"     { token = PARAM; goto done; }
         "arch"      { token = ARCH; goto done; }
         "memory"    { token = MEMORY; goto done; }
         "cluster"   { token = CLUSTER; goto done; }
@@ -369,6 +370,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "objective" { token = OBJECTIVE; goto done; }
         "online"    { token = ONLINE; goto done; }
         "phase"     { token = PHASE; goto done; }
+        "recompute" { token = RECOMPUTE; goto done; }
         "repeat"    { token = REPEAT; goto done; }
         "where"     { token = WHERE; goto done; }
 

@@ -382,7 +382,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token <expr> QUANTITY "quantity" /* the lexer makes its expression */
 %token <name> STRING "string"
 %token BAD_NUMBER "malformed number"
-%token USE "use" CONST "const" OP "op" IN "in" OUT "out" VAR "var"
+%token USE "use" CONST "const" OP "op" IN "in" OUT "out" VAR "var" PARAM "param" RECOMPUTE "recompute"
 %token ARCH "arch" MEMORY "memory" CLUSTER "cluster" COMPUTE "compute"
 %token ROLE "role" COST "cost" ARRAY "array"
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
@@ -553,6 +553,17 @@ tensor_decl:
     IN name dims_opt COLON IDENT SEMI {
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_IN;
+        $$->name = *$2;
+        $$->dims = list_items(ps, $3);
+        $$->dim_count = list_count($3);
+        $$->type = elem_type_of(ps, $5, @5);
+        $$->type_span = sp(ps, @5);
+        $$->span = sp(ps, @$);
+    }
+  | PARAM name dims_opt COLON IDENT SEMI {
+        $$ = ARENA_NEW(ps->arena, TensorDecl);
+        $$->role = TR_IN;
+        $$->trained = true;
         $$->name = *$2;
         $$->dims = list_items(ps, $3);
         $$->dim_count = list_count($3);
@@ -1075,6 +1086,10 @@ map_item:
     }
   | ONLINE ident_list SEMI {
         $$ = new_item(ps, MI_ONLINE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
+    }
+  | RECOMPUTE ident_list SEMI {
+        $$ = new_item(ps, MI_RECOMPUTE, @$, @1);
         $$->stmts = ident_list(ps, $2);
     }
   | PHASE name SEMI {

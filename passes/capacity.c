@@ -90,8 +90,32 @@ static const char *online_candidates(const Schedule *s, const SchedGroup *g, int
     return names;
 }
 
+/* A training step that does not fit its devices' outermost memory. */
+static void report_training(const Schedule *s, DiagSink *diags) {
+    const SchedTraining *tr = &s->training;
+    if (!tr->present || !(tr->total > tr->capacity)) return;
+    const IrMemory *mem = &s->arch->memories[tr->memory];
+    Span at = ir_given(s->m->phase_span) ? s->m->phase_span : s->m->span;
+    Diag *d = diag_error(
+        diags, at, "E0351",
+        "the training step holds %s per device in %s but it holds %s: weights %s + gradients %s "
+        "+ optimizer state %s + activations %s, %s over",
+        bytes_text(s->arena, tr->total), mem->name, bytes_text(s->arena, tr->capacity),
+        bytes_text(s->arena, tr->weights), bytes_text(s->arena, tr->gradients),
+        bytes_text(s->arena, tr->optimizer), bytes_text(s->arena, tr->activations),
+        bytes_text(s->arena, tr->total - tr->capacity));
+    if (s->m->repeat > 1)
+        diag_note(d, diags, "over the mapping's %lld repeats (layers), each holding its own",
+                  (long long)s->m->repeat);
+    diag_label(d, diags, mem->span, "%s is declared here", mem->name);
+    diag_help(d, diags,
+              "split the weights over more devices (tensor parallelism), recompute activations "
+              "(`recompute full;`), or take a smaller batch");
+}
+
 void report_capacity(const Schedule *s, DiagSink *diags) {
     const IrArch *arch = s->arch;
+    report_training(s, diags);
     for (int e = 0; e < s->excess_count; e++) {
         const CapacityExcess *x = &s->excess[e];
         const IrMemory *mem = &arch->memories[x->memory];
@@ -153,7 +177,7 @@ void check_mapping_capacity(Program *p) {
         Arena scratch = {0};
         /* footprints and excesses are pass_tiles' work; the rest of the
          * lowering would cost a fifth of `cmtc check` for nothing here */
-        const LowerOptions through_tiles = {.stop_after = "tiles"};
+        const LowerOptions through_tiles = {.stop_after = "training"};
         Schedule *s = lower_mapping(&scratch, m, false, &through_tiles);
         report_capacity(s, p->diags);
         arena_free_all(&scratch);

@@ -12,13 +12,14 @@ static const PassFn pass_fns[] = {
     pass_partition,   /* spatial splits, per-instance extents, layouts */
     pass_fusion,      /* groups, fusion levels, boundary nodes */
     pass_tiles,       /* tiles, trips, footprints, capacity */
+    pass_training,    /* what a training step holds per device */
     pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
     pass_cost,        /* times, energies, bounds, totals */
 };
 
-const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles",
-                                  "reuse",  "collectives", "cost"};
+const char *const pass_names[] = {"shapes",   "partition", "fusion",      "tiles",
+                                  "training", "reuse",     "collectives", "cost"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

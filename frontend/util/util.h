@@ -299,6 +299,11 @@ bool checked_mul(int64_t a, int64_t b, int64_t *out);
 /* ------------------------------------------------------- element types */
 
 typedef enum ElemType { ET_NONE, CMT_ELEM_TYPES(VOCAB_ELEM_ENUM) } ElemType;
+/* What a tensor of a `phase train` op is to the training step (the memory
+ * a device holds, docs/cost-model.md 13): data, a weight (`param`), a
+ * weight's gradient, or optimizer state (fp32 master copy and moments). */
+typedef enum TensorUse { TU_DATA, TU_WEIGHT, TU_WEIGHT_GRAD, TU_OPT_STATE } TensorUse;
+
 /* Bits per element. */
 int elem_type_bits(ElemType t);
 const char *elem_type_name(ElemType t);

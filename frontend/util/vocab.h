@@ -117,7 +117,8 @@
     X(MI_OBJECTIVE, "objective") \
     X(MI_ONLINE, "online") \
     X(MI_REPEAT, "repeat") \
-    X(MI_PHASE, "phase")
+    X(MI_PHASE, "phase") \
+    X(MI_RECOMPUTE, "recompute")
 
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
@@ -125,7 +126,8 @@
     X(OVERLAP_TILES, "tiles")
 #define CMT_PHASES(X) \
     X(PHASE_FORWARD, "forward") \
-    X(PHASE_BACKWARD, "backward")
+    X(PHASE_BACKWARD, "backward") \
+    X(PHASE_TRAIN, "train")
 #define CMT_OBJECTIVES(X) \
     X(OBJ_LATENCY, "latency") \
     X(OBJ_ENERGY, "energy") \
@@ -143,6 +145,7 @@
     X("in") \
     X("out") \
     X("var") \
+    X("param") \
     X("where")
 #define CMT_ARCH_KEYWORDS(X) \
     X("memory") \

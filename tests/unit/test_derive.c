@@ -239,9 +239,9 @@ static double loss(Env *E, const IrOp *fwd, const Decl *fd, Env *seeds, const Ir
 /* The numeric check of one op: `fwd` and `bwd` are mappings of the op
  * forward and backward (for the extents). */
 static void check_numerically(Program *p, const char *op_name, const char *fwd_map,
-                              const char *bwd_map) {
+                              const char *bwd_map, Phase phase, const bool *recompute) {
     const Decl *fd = op_decl(p, op_name);
-    const Decl *bd = fd ? program_backward_op(p, fd) : NULL;
+    const Decl *bd = fd ? program_derived_op(p, fd, phase, recompute) : NULL;
     const IrMapping *fm = unit_mapping(p, fwd_map), *bm = unit_mapping(p, bwd_map);
     bool found = fd && bd && fm && bm;
     CHECK(found, arena_printf(&arena, "%s: forward and backward ops", op_name));
@@ -259,10 +259,15 @@ static void check_numerically(Program *p, const char *op_name, const char *fwd_m
         for (int64_t i = 0; i < size_of(x); i++) x->v[i] = uniform(&seed);
     }
     loss(E, fwd, fd, S, bwd);
-    /* the backward op: seeds and the forward pass's tensors in, run */
+    /* the backward op: seeds and the forward pass's tensors in, run; the
+     * train op: seeds and the forward op's inputs only (it runs the
+     * forward statements and the recomputed copies itself) */
     Env *B = calloc(1, sizeof(Env));
     for (int i = 0; i < S->n; i++) B->t[B->n++] = S->t[i];
-    for (int i = 0; i < E->n; i++) B->t[B->n++] = E->t[i];
+    for (int i = 0; i < E->n; i++) {
+        const IrTensor *T = ir_tensor(fwd, E->t[i].name);
+        if (phase == PHASE_BACKWARD || (T && T->kind == TK_INPUT)) B->t[B->n++] = E->t[i];
+    }
     B->op = bwd;
     run_op(B, bd);
     double worst = 0;
@@ -293,9 +298,10 @@ static void check_numerically(Program *p, const char *op_name, const char *fwd_m
     }
     CHECK(compared > 0 && worst < 1e-5,
           arena_printf(&arena,
-                       "%s: %d derived gradient elements match finite differences (worst relative "
-                       "error %.2g)",
-                       op_name, compared, worst));
+                       "%s (%s%s): %d derived gradient elements match finite differences (worst "
+                       "relative error %.2g)",
+                       op_name, phase_name(phase), recompute ? ", recompute full" : "", compared,
+                       worst));
 }
 
 /* ------------------------------------------- the hand-derived gradients */
@@ -387,9 +393,10 @@ int main(void) {
     for (size_t i = 0; i < sizeof op_names_list / sizeof *op_names_list; i++)
         text = arena_printf(&arena,
                             "%smapping %s_f for %s on cpu { }\n"
-                            "mapping %s_b for %s on cpu { phase backward; }\n",
+                            "mapping %s_b for %s on cpu { phase backward; }\n"
+                            "mapping %s_t for %s on cpu { phase train; recompute full; }\n",
                             text, op_names_list[i], op_names_list[i], op_names_list[i],
-                            op_names_list[i]);
+                            op_names_list[i], op_names_list[i], op_names_list[i]);
     Program *p = unit_load_named(&arena, &sm, &diags, "derive.cmt", text);
     if (diags.error_count) diags_render_text(stdout, &sm, &diags, (DiagRenderOptions){false});
     CHECK(p && diags.error_count == 0, "the ops and their backward mappings check");
@@ -465,9 +472,17 @@ int main(void) {
                   "dW1[e, f] = sum(m) (X[m, e] * da[m, f])\n"
                   "dX[m, e] = dX_b[m, e] + dX_a[m, e]\n");
 
-    for (size_t i = 0; i < sizeof op_names_list / sizeof *op_names_list; i++)
-        check_numerically(p, op_names_list[i], arena_printf(&arena, "%s_f", op_names_list[i]),
-                          arena_printf(&arena, "%s_b", op_names_list[i]));
+    bool all[64];
+    for (int i = 0; i < 64; i++) all[i] = true;
+    for (size_t i = 0; i < sizeof op_names_list / sizeof *op_names_list; i++) {
+        const char *op = op_names_list[i];
+        check_numerically(p, op, arena_printf(&arena, "%s_f", op), arena_printf(&arena, "%s_b", op),
+                          PHASE_BACKWARD, NULL);
+        /* one training step recomputing everything: the copies feed the
+           same gradients */
+        check_numerically(p, op, arena_printf(&arena, "%s_f", op), arena_printf(&arena, "%s_t", op),
+                          PHASE_TRAIN, all);
+    }
     arena_free_all(&arena);
     return unit_finish();
 }

@@ -56,13 +56,13 @@
        (1 font-lock-keyword-face) (2 font-lock-variable-name-face))
       ("\\_<\\(use\\)\\_>[ \t]+\\([A-Za-z_][A-Za-z0-9_.]*\\)"
        (1 font-lock-keyword-face) (2 font-lock-constant-face))
-      (,(regexp-opt '("use" "const" "op" "in" "out" "var" "arch" "memory" "cluster"
+      (,(regexp-opt '("use" "const" "op" "in" "out" "var" "param" "arch" "memory" "cluster"
                       "compute" "role" "cost" "array" "mapping" "for" "on" "spatial"
-                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "where")
+                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "where")
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "none"
-                      "tiles" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward")
+                      "tiles" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward" "train")
                     'symbols)
        . font-lock-constant-face)
       (,(regexp-opt '("int4" "int8" "int16" "int32" "fp8" "bf16" "fp16" "fp32") 'symbols)
