@@ -6,6 +6,7 @@
  * version. */
 #include "backend/emit.h"
 
+#include <math.h>
 #include <jansson.h>
 #include <stdlib.h>
 
@@ -130,6 +131,19 @@ static json_t *mapping_json(const MappingResult *r) {
                             json_integer((json_int_t)op->param_values[i]));
     json_object_set_new(o, "params", params);
     json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
+    if (s->training.present) {
+        const SchedTraining *tr = &s->training;
+        json_t *t = json_object();
+        json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
+        json_object_set_new(t, "weights_bytes", json_real(tr->weights));
+        json_object_set_new(t, "gradients_bytes", json_real(tr->gradients));
+        json_object_set_new(t, "optimizer_bytes", json_real(tr->optimizer));
+        json_object_set_new(t, "activations_bytes", json_real(tr->activations));
+        json_object_set_new(t, "total_bytes", json_real(tr->total));
+        if (isfinite(tr->capacity))
+            json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
+        json_object_set_new(o, "training_memory", t);
+    }
     json_object_set_new(o, "latency_s", json_real(s->cost.latency_s));
     json_object_set_new(o, "energy_j", json_real(s->cost.energy_j));
     json_t *bd = json_object();
