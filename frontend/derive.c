@@ -63,6 +63,11 @@ typedef struct Deriver {
     int used_count, used_cap;
     Stmt **stmts;
     int stmt_count, stmt_cap;
+    /* partial sums of gradients with many parts: intermediates too */
+    Name *sum_names;
+    ElemType *sum_types;
+    Span *sum_spans;
+    int sum_count, sum_cap;
     bool failed;
 } Deriver;
 
@@ -270,10 +275,15 @@ static Expr *fn_derivative(Deriver *d, const Expr *c, Expr *u, Expr *result) {
 /* ∂e/∂X[indices], or NULL when it is zero.  `result` as above, for e the
  * whole right side. */
 static Expr *partial(Deriver *d, const Expr *e, Name x, const IdentList *ix, Expr *result) {
-    if (d->failed || !mentions(e, x, ix)) return NULL;
+    /* a subtree without X gives NULL by the rules below, each node visited
+     * once: asking `mentions` at every node made this quadratic */
+    if (d->failed || !e) return NULL;
     Span sp = e->span;
     switch (e->kind) {
-    case EX_ACCESS: return number(d, 1, sp);
+    case EX_ACCESS:
+        return e->u.access.tensor.name == x && same_indices(&e->u.access.indices, ix)
+                   ? number(d, 1, sp)
+                   : NULL;
     case EX_UNARY: return neg(d, partial(d, e->u.unary.operand, x, ix, NULL), sp);
     case EX_BINARY: {
         Expr *u = e->u.binary.lhs, *v = e->u.binary.rhs;
@@ -293,6 +303,7 @@ static Expr *partial(Deriver *d, const Expr *e, Name x, const IdentList *ix, Exp
         if (e->u.call.arg_count == 2) {
             Expr *u = e->u.call.args[0], *v = e->u.call.args[1];
             Expr *du = partial(d, u, x, ix, NULL), *dv = partial(d, v, x, ix, NULL);
+            if (!du && !dv) return NULL;
             if (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0) {
                 /* the argument that is taken: step(u - v) picks u for max */
                 bool is_max = strcmp(fn, "max") == 0;
@@ -358,6 +369,16 @@ static void add_stmt_as_written(Deriver *d, Stmt *st) {
 
 static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, const Where *where,
                      Span span) {
+    if (rhs && rhs->depth > MAX_EXPR_DEPTH && !d->failed) {
+        /* every walk of an expression is bounded by the parser's cap */
+        Diag *g = diag_error(d->s->diags, span, "E0328",
+                             "the gradient `%s` of this statement nests %u deep, past the %d "
+                             "an expression may",
+                             target, rhs->depth, MAX_EXPR_DEPTH);
+        diag_label(g, d->s->diags, d->use, "the backward pass is asked for here");
+        diag_help(g, d->s->diags, "split the statement into several");
+        d->failed = true;
+    }
     Stmt *st = ARENA_NEW(d->a, Stmt);
     st->target = (Ident){target, span, false};
     st->indices = indices;
@@ -685,14 +706,59 @@ static Expr *part_rhs(Deriver *d, const Part *p) {
     return e;
 }
 
-/* grad = part1 + part2 + ... (+ the given gradient of an `out`). */
+/* The sum of terms [from, to) as a balanced tree: a tensor read by
+ * thousands of statements has thousands of parts, and a chain of `+`
+ * would nest past the depth every walk of an expression may assume. */
+static Expr *balanced_sum(Deriver *d, Expr **terms, int from, int to, Span span) {
+    if (to - from == 1) return terms[from];
+    int mid = from + (to - from) / 2;
+    return binary(d, '+', balanced_sum(d, terms, from, mid, span),
+                  balanced_sum(d, terms, mid, to, span), span);
+}
+
+static void note_sum(Deriver *d, Name n, ElemType type, Span span) {
+    if (d->sum_count == d->sum_cap) {
+        int cap = d->sum_cap ? 2 * d->sum_cap : 16;
+        Name *names = ARENA_ARRAY(d->a, Name, cap);
+        ElemType *types = ARENA_ARRAY(d->a, ElemType, cap);
+        Span *spans = ARENA_ARRAY(d->a, Span, cap);
+        if (d->sum_count) {
+            memcpy(names, d->sum_names, sizeof(Name) * (size_t)d->sum_count);
+            memcpy(types, d->sum_types, sizeof(ElemType) * (size_t)d->sum_count);
+            memcpy(spans, d->sum_spans, sizeof(Span) * (size_t)d->sum_count);
+        }
+        d->sum_names = names;
+        d->sum_types = types;
+        d->sum_spans = spans;
+        d->sum_cap = cap;
+    }
+    d->sum_names[d->sum_count] = n;
+    d->sum_types[d->sum_count] = type;
+    d->sum_spans[d->sum_count++] = span;
+}
+
+/* grad = part1 + part2 + ... (+ the given gradient of an `out`).  A
+ * statement reads at most IR_MAX_OPERANDS tensors, so more parts are
+ * summed in groups first (`dX_sum1`, ...). */
 static void add_total(Deriver *d, int t, Name seed, IdentList indices, Span span) {
     FwdTensor *T = &d->t[t];
-    Expr *sum = seed ? access(d, seed, indices, span) : NULL;
-    for (int i = 0; i < T->parts; i++)
-        sum = binary(d, '+', sum, access(d, T->part_names[i], indices, span), span);
-    if (!sum) sum = number(d, 0, span);
-    add_stmt(d, T->grad, indices, sum, NULL, span);
+    Expr **terms = ARENA_ARRAY(d->a, Expr *, T->parts + 2);
+    int n = 0;
+    if (seed) terms[n++] = access(d, seed, indices, span);
+    for (int i = 0; i < T->parts; i++) terms[n++] = access(d, T->part_names[i], indices, span);
+    while (n > IR_MAX_OPERANDS) {
+        int groups = 0;
+        for (int from = 0; from < n; from += IR_MAX_OPERANDS) {
+            int to = from + IR_MAX_OPERANDS < n ? from + IR_MAX_OPERANDS : n;
+            Name s = fresh_name(d, arena_printf(d->a, "%s_sum", T->grad));
+            note_sum(d, s, T->type, span);
+            add_stmt(d, s, indices, balanced_sum(d, terms, from, to, span), NULL, span);
+            terms[groups++] = access(d, s, indices, span);
+        }
+        n = groups;
+    }
+    add_stmt(d, T->grad, indices, n ? balanced_sum(d, terms, 0, n, span) : number(d, 0, span), NULL,
+             span);
 }
 
 static ElemType widest_in(const Deriver *d) {
@@ -909,6 +975,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         add_total(d, i, NULL, ix, X->decl->span);
     }
 
+    if (d->failed) return NULL;
+
     /* the weight update (train): mixed-precision Adam on every `param`
      * with a gradient, from its fp32 master copy and moments */
     Name *adam = ARENA_ARRAY(d->a, Name, 7 * d->tensor_count + 1);
@@ -1031,6 +1099,9 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
                 add_decl(d, &list, &count, &list_cap, TR_VAR, X->part_names[p], NULL, 0, X->type,
                          sp);
     }
+    for (int i = 0; i < d->sum_count; i++)
+        add_decl(d, &list, &count, &list_cap, TR_VAR, d->sum_names[i], NULL, 0, d->sum_types[i],
+                 d->sum_spans[i]);
 #undef NEEDED
 
     Decl *decl = ARENA_NEW(d->a, Decl);

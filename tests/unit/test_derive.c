@@ -50,7 +50,7 @@ static Tensor *make(Env *E, Name name, int rank, const int64_t *ext) {
     T->rank = rank;
     int64_t size = 1;
     for (int r = 0; r < rank; r++) size *= (T->ext[r] = ext[r]);
-    T->v = calloc((size_t)size, sizeof(double));
+    T->v = ARENA_ARRAY(&arena, double, size); /* zeroed */
     return T;
 }
 
@@ -248,7 +248,7 @@ static void check_numerically(Program *p, const char *op_name, const char *fwd_m
     if (!found) return;
     const IrOp *fwd = fm->op, *bwd = bm->op;
     unsigned seed = 12345;
-    Env *E = calloc(1, sizeof(Env)), *S = calloc(1, sizeof(Env));
+    Env *E = ARENA_NEW(&arena, Env), *S = ARENA_NEW(&arena, Env);
     fill_inputs(E, fwd, &seed);
     /* seeds: every `in` of the backward op that the forward op does not
      * have (the gradients given for its outputs) */
@@ -262,7 +262,7 @@ static void check_numerically(Program *p, const char *op_name, const char *fwd_m
     /* the backward op: seeds and the forward pass's tensors in, run; the
      * train op: seeds and the forward op's inputs only (it runs the
      * forward statements and the recomputed copies itself) */
-    Env *B = calloc(1, sizeof(Env));
+    Env *B = ARENA_NEW(&arena, Env);
     for (int i = 0; i < S->n; i++) B->t[B->n++] = S->t[i];
     for (int i = 0; i < E->n; i++) {
         const IrTensor *T = ir_tensor(fwd, E->t[i].name);
