@@ -73,6 +73,17 @@ typedef struct Deriver {
 
 /* ------------------------------------------------------------- names */
 
+/* items with room for one more: arrays here grow by doubling in the
+ * arena (the old storage is left to it). */
+static void *room_for_one(Arena *a, void *items, int count, int *cap, size_t size) {
+    if (count < *cap) return items;
+    int grown_cap = *cap ? 2 * *cap : 16;
+    void *grown = arena_alloc(a, size * (size_t)grown_cap);
+    if (count) memcpy(grown, items, size * (size_t)count);
+    *cap = grown_cap;
+    return grown;
+}
+
 static bool name_taken(const Deriver *d, Name n) {
     for (int i = 0; i < d->used_count; i++)
         if (d->used[i] == n) return true;
@@ -80,13 +91,7 @@ static bool name_taken(const Deriver *d, Name n) {
 }
 
 static void take_name(Deriver *d, Name n) {
-    if (d->used_count == d->used_cap) {
-        int cap = d->used_cap ? 2 * d->used_cap : 32;
-        Name *grown = ARENA_ARRAY(d->a, Name, cap);
-        if (d->used_count) memcpy(grown, d->used, sizeof(Name) * (size_t)d->used_count);
-        d->used = grown;
-        d->used_cap = cap;
-    }
+    d->used = room_for_one(d->a, d->used, d->used_count, &d->used_cap, sizeof(Name));
     d->used[d->used_count++] = n;
 }
 
@@ -352,13 +357,7 @@ static IdentList ident_list_of(Deriver *d, const Name *names, int count, Span sp
 }
 
 static void push_stmt(Deriver *d, Stmt *st) {
-    if (d->stmt_count == d->stmt_cap) {
-        int cap = d->stmt_cap ? 2 * d->stmt_cap : 16;
-        Stmt **grown = ARENA_ARRAY(d->a, Stmt *, cap);
-        if (d->stmt_count) memcpy(grown, d->stmts, sizeof(Stmt *) * (size_t)d->stmt_count);
-        d->stmts = grown;
-        d->stmt_cap = cap;
-    }
+    d->stmts = room_for_one(d->a, d->stmts, d->stmt_count, &d->stmt_cap, sizeof(Stmt *));
     d->stmts[d->stmt_count++] = st;
 }
 
@@ -508,13 +507,7 @@ static int count_accesses(const Expr *e) {
 }
 
 static void add_part(Deriver *d, Part p) {
-    if (d->part_count == d->part_cap) {
-        int cap = d->part_cap ? 2 * d->part_cap : 16;
-        Part *grown = ARENA_ARRAY(d->a, Part, cap);
-        if (d->part_count) memcpy(grown, d->parts, sizeof(Part) * (size_t)d->part_count);
-        d->parts = grown;
-        d->part_cap = cap;
-    }
+    d->parts = room_for_one(d->a, d->parts, d->part_count, &d->part_cap, sizeof(Part));
     d->parts[d->part_count++] = p;
 }
 
@@ -628,13 +621,7 @@ static Expr **dims_of(Deriver *d, const FwdTensor *T, int *count) {
 
 static TensorDecl *add_decl(Deriver *d, TensorDecl ***list, int *count, int *cap, TensorRole role,
                             Name name, Expr **dims, int dim_count, ElemType type, Span span) {
-    if (*count == *cap) {
-        int grown_cap = *cap ? 2 * *cap : 16;
-        TensorDecl **grown = ARENA_ARRAY(d->a, TensorDecl *, grown_cap);
-        if (*count) memcpy(grown, *list, sizeof(TensorDecl *) * (size_t)*count);
-        *list = grown;
-        *cap = grown_cap;
-    }
+    *list = room_for_one(d->a, *list, *count, cap, sizeof(TensorDecl *));
     TensorDecl *td = ARENA_NEW(d->a, TensorDecl);
     td->role = role;
     td->name = (Ident){name, span, false};
@@ -717,21 +704,11 @@ static Expr *balanced_sum(Deriver *d, Expr **terms, int from, int to, Span span)
 }
 
 static void note_sum(Deriver *d, Name n, ElemType type, Span span) {
-    if (d->sum_count == d->sum_cap) {
-        int cap = d->sum_cap ? 2 * d->sum_cap : 16;
-        Name *names = ARENA_ARRAY(d->a, Name, cap);
-        ElemType *types = ARENA_ARRAY(d->a, ElemType, cap);
-        Span *spans = ARENA_ARRAY(d->a, Span, cap);
-        if (d->sum_count) {
-            memcpy(names, d->sum_names, sizeof(Name) * (size_t)d->sum_count);
-            memcpy(types, d->sum_types, sizeof(ElemType) * (size_t)d->sum_count);
-            memcpy(spans, d->sum_spans, sizeof(Span) * (size_t)d->sum_count);
-        }
-        d->sum_names = names;
-        d->sum_types = types;
-        d->sum_spans = spans;
-        d->sum_cap = cap;
-    }
+    int cap = d->sum_cap;
+    d->sum_names = room_for_one(d->a, d->sum_names, d->sum_count, &cap, sizeof(Name));
+    cap = d->sum_cap;
+    d->sum_types = room_for_one(d->a, d->sum_types, d->sum_count, &cap, sizeof(ElemType));
+    d->sum_spans = room_for_one(d->a, d->sum_spans, d->sum_count, &d->sum_cap, sizeof(Span));
     d->sum_names[d->sum_count] = n;
     d->sum_types[d->sum_count] = type;
     d->sum_spans[d->sum_count++] = span;
@@ -1023,12 +1000,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     int count = 0, list_cap = 0;
     if (train)
         for (int i = 0; i < od->tensor_count; i++) {
-            if (count == list_cap) {
-                list_cap = list_cap ? 2 * list_cap : 16;
-                TensorDecl **grown = ARENA_ARRAY(d->a, TensorDecl *, list_cap);
-                if (count) memcpy(grown, list, sizeof(TensorDecl *) * (size_t)count);
-                list = grown;
-            }
+            list = room_for_one(d->a, list, count, &list_cap, sizeof(TensorDecl *));
             list[count++] = od->tensors[i];
         }
     /* a forward intermediate keeps its type: the default (the widest
