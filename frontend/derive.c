@@ -59,8 +59,10 @@ typedef struct Deriver {
     int index_count;
     Part *parts;
     int part_count, part_cap;
-    Name *used; /* names taken in the backward op */
-    int used_count, used_cap;
+    /* names taken in the derived op: open addressing on the interned
+     * pointer (a linear scan made fresh names quadratic) */
+    Name *used;
+    int used_count, used_cap; /* used_cap: a power of two, or 0 */
     Stmt **stmts;
     int stmt_count, stmt_cap;
     /* partial sums of gradients with many parts: intermediates too */
@@ -84,15 +86,40 @@ static void *room_for_one(Arena *a, void *items, int count, int *cap, size_t siz
     return grown;
 }
 
+static size_t name_slot(Name n, int cap) {
+    uintptr_t h = (uintptr_t)n;
+    h ^= h >> 17;
+    h *= 0x9E3779B97F4A7C15u;
+    return (size_t)(h >> 7) & (size_t)(cap - 1);
+}
+
 static bool name_taken(const Deriver *d, Name n) {
-    for (int i = 0; i < d->used_count; i++)
+    if (!d->used_cap) return false;
+    for (size_t i = name_slot(n, d->used_cap);; i = (i + 1) & (size_t)(d->used_cap - 1)) {
+        if (!d->used[i]) return false;
         if (d->used[i] == n) return true;
-    return false;
+    }
 }
 
 static void take_name(Deriver *d, Name n) {
-    d->used = room_for_one(d->a, d->used, d->used_count, &d->used_cap, sizeof(Name));
-    d->used[d->used_count++] = n;
+    if (!n || name_taken(d, n)) return;
+    if (2 * (d->used_count + 1) > d->used_cap) {
+        int cap = d->used_cap ? 2 * d->used_cap : 64;
+        Name *old = d->used;
+        int old_cap = d->used_cap;
+        d->used = ARENA_ARRAY(d->a, Name, cap);
+        d->used_cap = cap;
+        for (int i = 0; i < old_cap; i++)
+            if (old[i]) {
+                size_t k = name_slot(old[i], cap);
+                while (d->used[k]) k = (k + 1) & (size_t)(cap - 1);
+                d->used[k] = old[i];
+            }
+    }
+    size_t k = name_slot(n, d->used_cap);
+    while (d->used[k]) k = (k + 1) & (size_t)(d->used_cap - 1);
+    d->used[k] = n;
+    d->used_count++;
 }
 
 /* `base`, else `base_1`, `base_2`, ...: the first name the op does not

@@ -5,30 +5,17 @@
  * a total past the memory's capacity (E0351). */
 #include "passes/passes.h"
 
-/* The bytes of tensor t one instance of level 0 holds: its share under the
- * splits of the statement that makes it, or of the reader that holds the
- * most of it. */
-static double level0_share(const Schedule *s, int t) {
+/* The bytes one instance of level 0 holds of statement st's tensor t: its
+ * share under the statement's splits. */
+static double share_in(const Schedule *s, int st, int t) {
     const IrOp *op = s->op;
     const IrTensor *T = &op->tensors[t];
-    double most = 0;
-    for (int st = 0; st < op->stmt_count; st++) {
-        const int *ix = ir_stmt_tensor_indices(op, &op->stmts[st], t);
-        if (!ix) continue;
-        double elems = 1;
-        for (int r = 0; r < T->rank; r++)
-            elems *= ix[r] >= 0 ? s->stmts[st].extent[sched_li(s, 0, ix[r])] : 1;
-        if (elems > most) most = elems;
-    }
-    return most * elem_type_bits(T->type) / 8.0;
-}
-
-/* Whether a statement in [from, to) reads tensor t. */
-static bool read_between(const IrOp *op, int t, int from, int to) {
-    for (int st = from; st < to; st++)
-        for (int q = 0; q < op->stmts[st].input_count; q++)
-            if (op->stmts[st].inputs[q] == t) return true;
-    return false;
+    const int *ix = ir_stmt_tensor_indices(op, &op->stmts[st], t);
+    if (!ix) return 0;
+    double elems = 1;
+    for (int r = 0; r < T->rank; r++)
+        elems *= ix[r] >= 0 ? s->stmts[st].extent[sched_li(s, 0, ix[r])] : 1;
+    return elems * elem_type_bits(T->type) / 8.0;
 }
 
 void pass_training(Schedule *s) {
@@ -40,21 +27,40 @@ void pass_training(Schedule *s) {
     tr->present = true;
     tr->memory = arch->levels[0].first_memory;
     tr->capacity = arch->memories[tr->memory].capacity;
-    int F = op->forward_count;
-    for (int t = 0; t < op->tensor_count; t++) {
-        const IrTensor *T = &op->tensors[t];
-        double bytes = level0_share(s, t);
-        switch (T->use) {
-        case TU_WEIGHT: tr->weights += bytes; break;
-        case TU_WEIGHT_GRAD: tr->gradients += bytes; break;
-        case TU_OPT_STATE: tr->optimizer += bytes; break;
+    int F = op->forward_count, T = op->tensor_count;
+    /* one pass over the statements: each tensor's share under the splits
+     * of the statement that makes it or of the reader that holds the most
+     * of it, and whether the forward statements and the later ones read
+     * it */
+    double *share = ARENA_ARRAY(s->arena, double, T + 1);
+    bool *read_forward = ARENA_ARRAY(s->arena, bool, T + 1);
+    bool *read_later = ARENA_ARRAY(s->arena, bool, T + 1);
+    for (int st = 0; st < op->stmt_count; st++) {
+        const IrStmt *is = &op->stmts[st];
+        double mine = share_in(s, st, is->out_tensor);
+        if (mine > share[is->out_tensor]) share[is->out_tensor] = mine;
+        for (int q = 0; q < is->input_count; q++) {
+            int t = is->inputs[q];
+            double b = share_in(s, st, t);
+            if (b > share[t]) share[t] = b;
+            if (st < F)
+                read_forward[t] = true;
+            else
+                read_later[t] = true;
+        }
+    }
+    for (int t = 0; t < T; t++) {
+        const IrTensor *X = &op->tensors[t];
+        switch (X->use) {
+        case TU_WEIGHT: tr->weights += share[t]; break;
+        case TU_WEIGHT_GRAD: tr->gradients += share[t]; break;
+        case TU_OPT_STATE: tr->optimizer += share[t]; break;
         case TU_DATA:
             /* kept for the backward pass: made (or, for an input, read) by
              * the forward statements and read again after them */
-            if (((T->producer >= 0 && T->producer < F) ||
-                 (T->producer < 0 && read_between(op, t, 0, F))) &&
-                read_between(op, t, F, op->stmt_count))
-                tr->activations += bytes;
+            if (((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
+                read_later[t])
+                tr->activations += share[t];
             break;
         }
     }
