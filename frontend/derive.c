@@ -51,6 +51,9 @@ typedef struct Deriver {
     Phase phase;
     const bool *recompute; /* [forward statement]: recomputed, not kept */
     Name *recomputed;      /* [forward tensor]: the recomputed copy's name */
+    /* [forward statement]: the restriction it runs under, its own `where`
+     * or the one it inherits (docs/language.md 3.8); NULL for none */
+    const Where **restriction;
     const OpDecl *od;
     FwdTensor *t;
     int tensor_count;
@@ -581,6 +584,70 @@ static bool expr_uses_index(const Expr *e, Name ix) {
     return false;
 }
 
+/* The index of a `where` right side (`n`, or `n + c`), or NULL. */
+static const Expr *where_index(const Expr *e) {
+    if (e && e->kind == EX_BINARY && (e->u.binary.op == '+' || e->u.binary.op == '-'))
+        e = e->u.binary.lhs;
+    return e && e->kind == EX_NAME ? e : NULL;
+}
+
+static int position_in(const IdentList *l, Name n) {
+    for (int i = 0; i < l->count; i++)
+        if (l->items[i].name == n) return i;
+    return -1;
+}
+
+/* The restriction every forward statement runs under, as the checker
+ * gives it (docs/language.md 3.8): its own `where`, else the one of the
+ * first tensor it reads that was made under a restriction between two of
+ * its dimensions, in the reader's index names.  The gradient statements
+ * of a statement run under its restriction too: a masked point has no
+ * gradient, and a kernel skips its tiles in the backward pass as in the
+ * forward one.  (The backward op reads the kept tensors as `in` tensors,
+ * which carry no restriction of their own.) */
+static void find_restrictions(Deriver *d) {
+    const OpDecl *od = d->od;
+    d->restriction = ARENA_ARRAY(d->a, const Where *, od->stmt_count + 1);
+    for (int k = 0; k < od->stmt_count; k++) {
+        const Stmt *st = od->stmts[k];
+        if (st->where) {
+            d->restriction[k] = st->where;
+            continue;
+        }
+        const Expr *acc[64];
+        int n = 0;
+        collect_accesses(d, st->rhs, acc, &n, 64);
+        for (int q = 0; q < n && !d->restriction[k]; q++) {
+            int t = find_fwd(d, acc[q]->u.access.tensor.name);
+            int j = t >= 0 ? d->t[t].producer : -1;
+            if (j < 0 || j >= k || !d->restriction[j]) continue;
+            const Where *w = d->restriction[j];
+            const Expr *b = where_index(w->rhs);
+            const IdentList *made = &od->stmts[j]->indices;
+            int pa = position_in(made, w->lhs.name), pb = b ? position_in(made, b->u.name) : -1;
+            const IdentList *ix = &acc[q]->u.access.indices;
+            /* a result reduced over a restricted index is complete */
+            if (pa < 0 || pb < 0 || pa >= ix->count || pb >= ix->count) continue;
+            Name na = ix->items[pa].name, nb = ix->items[pb].name;
+            if (na == nb) continue;
+            Where *inherited = ARENA_NEW(d->a, Where);
+            *inherited = *w;
+            inherited->lhs = (Ident){na, w->lhs.span, false};
+            Expr *rb = new_expr(d, EX_NAME, b->span);
+            rb->u.name = nb;
+            if (w->rhs != b) { /* n + c: the same offset */
+                Expr *sum = new_expr(d, EX_BINARY, w->rhs->span);
+                sum->u.binary = w->rhs->u.binary;
+                sum->u.binary.lhs = rb;
+                sum->depth = w->rhs->depth;
+                rb = sum;
+            }
+            inherited->rhs = rb;
+            d->restriction[k] = inherited;
+        }
+    }
+}
+
 /* The extent of every index as an expression of the op's parameters: from
  * the dimensions of the `in` and `out` tensors it addresses, carried
  * through the intermediates that rename it. */
@@ -822,6 +889,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < d->index_count; i++) take_name(d, d->index_names[i]);
     for (int i = 0; i < od->param_count; i++) take_name(d, od->params[i].name.name);
     resolve_extents(d);
+    find_restrictions(d);
 
     /* which tensors carry a gradient: on a path from an `in` to an `out` */
     for (int i = 0; i < d->tensor_count; i++) {
@@ -941,8 +1009,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         const Stmt *st = od->stmts[k];
         Expr *rhs = renamed(d, st->rhs);
         if (!train) mark_saved(d, rhs);
-        add_stmt(d, d->recomputed[find_fwd(d, st->target.name)], st->indices, rhs, st->where,
-                 st->span);
+        add_stmt(d, d->recomputed[find_fwd(d, st->target.name)], st->indices, rhs,
+                 d->restriction[k], st->span);
     }
 
     /* the gradients, last forward statement first */
@@ -961,7 +1029,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
             for (int j = 0; j < i; j++) which += d->parts[j].tensor == p->tensor;
             Expr *rhs = renamed(d, p->rhs);
             if (!train) mark_saved(d, rhs);
-            add_stmt(d, X->part_names[which], p->indices, rhs, st->where, st->span);
+            add_stmt(d, X->part_names[which], p->indices, rhs, d->restriction[k], st->span);
         }
     }
     for (int i = 0; i < d->tensor_count; i++) {

@@ -21,11 +21,25 @@ static Arena arena;
 #define MAX_TENSORS 96
 #define MAX_IDX 24
 
+/* `a CMP b + offset` between two indices (docs/language.md 3.8). */
+typedef struct Mask {
+    bool on;
+    Name a, b;
+    WhereCmp cmp;
+    double offset;
+} Mask;
+
 typedef struct Tensor {
     Name name;
     int rank;
     int64_t ext[IR_MAX_RANK];
     double *v;
+    /* made under a restriction between its dimensions pa and pb, which
+     * its readers inherit */
+    bool restricted;
+    int pa, pb;
+    WhereCmp cmp;
+    double offset;
 } Tensor;
 
 typedef struct Env {
@@ -48,6 +62,7 @@ static Tensor *make(Env *E, Name name, int rank, const int64_t *ext) {
     if (!T) T = &E->t[E->n++];
     T->name = name;
     T->rank = rank;
+    T->restricted = false;
     int64_t size = 1;
     for (int r = 0; r < rank; r++) size *= (T->ext[r] = ext[r]);
     T->v = ARENA_ARRAY(&arena, double, size); /* zeroed */
@@ -157,13 +172,69 @@ static void note_indices(Env *E, const Expr *e) {
     }
 }
 
-/* One statement over every point of its indices. */
+static bool holds(const Env *E, const Mask *m) {
+    if (!m->on) return true;
+    double a = (double)index_value(E, m->a), b = (double)index_value(E, m->b) + m->offset;
+    switch (m->cmp) {
+    case WC_LT: return a < b;
+    case WC_LE: return a <= b;
+    case WC_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* The first tensor read (in source order) that was made under a
+ * restriction: its restriction in this statement's index names. */
+static bool inherited_mask(Env *E, const Expr *e, Mask *out) {
+    if (!e) return false;
+    switch (e->kind) {
+    case EX_ACCESS: {
+        Tensor *T = tensor(E, e->u.access.tensor.name);
+        if (!T || !T->restricted) return false;
+        const IdentList *ix = &e->u.access.indices;
+        if (ix->items[T->pa].name == ix->items[T->pb].name) return false;
+        *out = (Mask){true, ix->items[T->pa].name, ix->items[T->pb].name, T->cmp, T->offset};
+        return true;
+    }
+    case EX_UNARY: return inherited_mask(E, e->u.unary.operand, out);
+    case EX_BINARY:
+        return inherited_mask(E, e->u.binary.lhs, out) || inherited_mask(E, e->u.binary.rhs, out);
+    case EX_CALL:
+        for (int i = 0; i < e->u.call.arg_count; i++)
+            if (inherited_mask(E, e->u.call.args[i], out)) return true;
+        return false;
+    case EX_REDUCE: return inherited_mask(E, e->u.reduce.body, out);
+    default: return false;
+    }
+}
+
+/* The restriction a statement runs under: its own `where`, else the
+ * inherited one. */
+static Mask mask_of(Env *E, const Stmt *st) {
+    Mask m = {0};
+    if (st->where) {
+        const Expr *r = st->where->rhs;
+        double offset = 0;
+        if (r->kind == EX_BINARY) {
+            offset = eval(E, r->u.binary.rhs) * (r->u.binary.op == '-' ? -1 : 1);
+            r = r->u.binary.lhs;
+        }
+        m = (Mask){true, st->where->lhs.name, r->u.name, st->where->cmp, offset};
+    } else {
+        inherited_mask(E, st->rhs, &m);
+    }
+    return m;
+}
+
+/* One statement over every point of its indices (those its restriction
+ * allows). */
 static void run_stmt(Env *E, const Stmt *st) {
     E->ixn = 0;
     for (int i = 0; i < st->indices.count; i++) E->ix[E->ixn++] = st->indices.items[i].name;
     note_indices(E, st->rhs);
     int64_t ext[IR_MAX_RANK];
     for (int i = 0; i < st->indices.count; i++) ext[i] = extent_of(E, st->indices.items[i].name);
+    Mask mask = mask_of(E, st);
     Tensor *T = make(E, st->target.name, st->indices.count, ext);
     const Expr *body = st->rhs->kind == EX_REDUCE ? st->rhs->u.reduce.body : st->rhs;
     const char *red = st->rhs->kind == EX_REDUCE ? st->rhs->u.reduce.fn.name : "sum";
@@ -173,20 +244,34 @@ static void run_stmt(Env *E, const Stmt *st) {
     for (int i = st->indices.count; i < E->ixn; i++) count *= (double)extent_of(E, E->ix[i]);
     for (int i = 0; i < E->ixn; i++) E->at[i] = 0;
     for (;;) {
-        double *out = element(E, st->target.name, &st->indices);
-        double v = eval(E, body);
-        if (is_max)
-            *out = v > *out ? v : *out;
-        else if (is_min)
-            *out = v < *out ? v : *out;
-        else
-            *out += v;
+        if (holds(E, &mask)) {
+            double *out = element(E, st->target.name, &st->indices);
+            double v = eval(E, body);
+            if (is_max)
+                *out = v > *out ? v : *out;
+            else if (is_min)
+                *out = v < *out ? v : *out;
+            else
+                *out += v;
+        }
         int k = E->ixn - 1;
         while (k >= 0 && ++E->at[k] == extent_of(E, E->ix[k])) E->at[k--] = 0;
         if (k < 0) break;
     }
     if (!strcmp(red, "mean"))
         for (int64_t i = 0; i < size_of(T); i++) T->v[i] /= count;
+    int pa = -1, pb = -1;
+    for (int i = 0; mask.on && i < st->indices.count; i++) {
+        if (st->indices.items[i].name == mask.a) pa = i;
+        if (st->indices.items[i].name == mask.b) pb = i;
+    }
+    if (pa >= 0 && pb >= 0) {
+        T->restricted = true;
+        T->pa = pa;
+        T->pb = pb;
+        T->cmp = mask.cmp;
+        T->offset = mask.offset;
+    }
 }
 
 static void run_op(Env *E, const Decl *d) {
@@ -362,6 +447,15 @@ static const char *program_text =
     "  P[m, n]  = e[m, n] / s[m];\n"
     "  O[m, d]  = P[m, n] * V[n, d];\n"
     "}\n"
+    "op causal<S = 4, D = 2> {\n"
+    "  in Q[S, D] : fp32; in K[S, D] : fp32; in V[S, D] : fp32; out O[S, D] : fp32;\n"
+    "  sc[m, n] = Q[m, d] * K[n, d] where n <= m;\n"
+    "  mx[m]    = max(n) sc[m, n];\n"
+    "  e[m, n]  = exp(sc[m, n] - mx[m]);\n"
+    "  s[m]     = sum(n) e[m, n];\n"
+    "  P[m, n]  = e[m, n] / s[m];\n"
+    "  O[m, d]  = P[m, n] * V[n, d];\n"
+    "}\n"
     "op mlp<M = 3, E = 2, F = 4> {\n"
     "  in X[M, E] : fp32; in W1[E, F] : fp32; in W2[F, E] : fp32; out Y[M, E] : fp32;\n"
     "  H[m, f] = X[m, e] * W1[e, f];\n"
@@ -383,8 +477,8 @@ static const char *program_text =
     "  Y[m] = recip(b[m] + 2) + relu(Z[m]) + exp(X[m]) / (1 + X[m] * X[m]);\n"
     "}\n";
 
-static const char *const op_names_list[] = {"gemm",   "gemm_softmax", "layernorm", "attention",
-                                            "mlp",    "swiglu",       "funcs"};
+static const char *const op_names_list[] = {"gemm", "gemm_softmax", "layernorm", "attention",
+                                            "causal", "mlp",        "swiglu",    "funcs"};
 
 int main(void) {
     SourceManager sm;
@@ -472,6 +566,17 @@ int main(void) {
                   "dW1[e, f] = sum(m) (X[m, e] * da[m, f])\n"
                   "dX[m, e] = dX_b[m, e] + dX_a[m, e]\n");
 
+    /* causal attention: every gradient statement runs under the forward
+       pass's restriction (its own or inherited), so the masked tiles are
+       skipped in the backward pass too; the values alone cannot show it
+       (the kept e is 0 where masked) */
+    const IrMapping *cb = unit_mapping(p, "causal_b");
+    int masked = 0;
+    for (int st = 0; cb && st < cb->op->stmt_count; st++)
+        masked += cb->op->stmts[st].mask.cmp != PC_NONE;
+    CHECK(cb && masked == cb->op->stmt_count,
+          arena_printf(&arena, "causal_b: %d of %d gradient statements run under n <= m", masked,
+                       cb ? cb->op->stmt_count : 0));
     bool all[64];
     for (int i = 0; i < 64; i++) all[i] = true;
     for (size_t i = 0; i < sizeof op_names_list / sizeof *op_names_list; i++) {
