@@ -54,6 +54,9 @@ typedef struct Deriver {
     /* [forward statement]: the restriction it runs under, its own `where`
      * or the one it inherits (docs/language.md 3.8); NULL for none */
     const Where **restriction;
+    /* [forward statement]: its right side with every scalar tensor read
+     * written `total` made an access `total[]`, as the rules above read */
+    Expr **rhs;
     const OpDecl *od;
     FwdTensor *t;
     int tensor_count;
@@ -584,6 +587,63 @@ static bool expr_uses_index(const Expr *e, Name ix) {
     return false;
 }
 
+/* e with every read of a forward tensor by its bare name (a scalar,
+ * `total`) made an access with no indices (`total[]`); shared where
+ * nothing changes. */
+static Expr *scalar_reads_as_accesses(Deriver *d, Expr *e) {
+    if (!e) return e;
+    switch (e->kind) {
+    case EX_NAME: {
+        if (find_fwd(d, e->u.name) < 0) return e; /* a parameter or const */
+        return access(d, e->u.name, (IdentList){0}, e->span);
+    }
+    case EX_UNARY: {
+        Expr *x = scalar_reads_as_accesses(d, e->u.unary.operand);
+        if (x == e->u.unary.operand) return e;
+        Expr *c = new_expr(d, EX_UNARY, e->span);
+        c->u.unary = e->u.unary;
+        c->u.unary.operand = x;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_BINARY: {
+        Expr *x = scalar_reads_as_accesses(d, e->u.binary.lhs);
+        Expr *y = scalar_reads_as_accesses(d, e->u.binary.rhs);
+        if (x == e->u.binary.lhs && y == e->u.binary.rhs) return e;
+        Expr *c = new_expr(d, EX_BINARY, e->span);
+        c->u.binary.op = e->u.binary.op;
+        c->u.binary.lhs = x;
+        c->u.binary.rhs = y;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_CALL: {
+        Expr **args = ARENA_ARRAY(d->a, Expr *, e->u.call.arg_count + 1);
+        bool changed = false;
+        for (int i = 0; i < e->u.call.arg_count; i++) {
+            args[i] = scalar_reads_as_accesses(d, e->u.call.args[i]);
+            changed |= args[i] != e->u.call.args[i];
+        }
+        if (!changed) return e;
+        Expr *c = new_expr(d, EX_CALL, e->span);
+        c->u.call = e->u.call;
+        c->u.call.args = args;
+        c->depth = e->depth;
+        return c;
+    }
+    case EX_REDUCE: {
+        Expr *b = scalar_reads_as_accesses(d, e->u.reduce.body);
+        if (b == e->u.reduce.body) return e;
+        Expr *c = new_expr(d, EX_REDUCE, e->span);
+        c->u.reduce = e->u.reduce;
+        c->u.reduce.body = b;
+        c->depth = e->depth;
+        return c;
+    }
+    default: return e;
+    }
+}
+
 /* The index of a `where` right side (`n`, or `n + c`), or NULL. */
 static const Expr *where_index(const Expr *e) {
     if (e && e->kind == EX_BINARY && (e->u.binary.op == '+' || e->u.binary.op == '-'))
@@ -616,7 +676,7 @@ static void find_restrictions(Deriver *d) {
         }
         const Expr *acc[64];
         int n = 0;
-        collect_accesses(d, st->rhs, acc, &n, 64);
+        collect_accesses(d, d->rhs[k], acc, &n, 64);
         for (int q = 0; q < n && !d->restriction[k]; q++) {
             int t = find_fwd(d, acc[q]->u.access.tensor.name);
             int j = t >= 0 ? d->t[t].producer : -1;
@@ -739,7 +799,7 @@ static Expr *part_rhs(Deriver *d, const Part *p) {
     const Stmt *st = d->od->stmts[p->stmt];
     int T = find_fwd(d, st->target.name);
     Span sp = st->span;
-    const Expr *rhs = st->rhs;
+    const Expr *rhs = d->rhs[p->stmt];
     const Expr *body = rhs->kind == EX_REDUCE ? rhs->u.reduce.body : rhs;
     const char *red = rhs->kind == EX_REDUCE ? rhs->u.reduce.fn.name : "sum";
     Expr *g = grad_access(d, T, st->indices, sp);
@@ -888,6 +948,9 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < od->tensor_count; i++) take_name(d, od->tensors[i]->name.name);
     for (int i = 0; i < d->index_count; i++) take_name(d, d->index_names[i]);
     for (int i = 0; i < od->param_count; i++) take_name(d, od->params[i].name.name);
+    d->rhs = ARENA_ARRAY(d->a, Expr *, od->stmt_count + 1);
+    for (int k = 0; k < od->stmt_count; k++)
+        d->rhs[k] = scalar_reads_as_accesses(d, od->stmts[k]->rhs);
     resolve_extents(d);
     find_restrictions(d);
 
@@ -898,10 +961,10 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     }
     for (int k = 0; k < od->stmt_count; k++) {
         const Stmt *st = od->stmts[k];
-        int n = count_accesses(st->rhs);
+        int n = count_accesses(d->rhs[k]);
         const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
         int m = 0;
-        collect_accesses(d, st->rhs, acc, &m, n);
+        collect_accesses(d, d->rhs[k], acc, &m, n);
         int T = find_fwd(d, st->target.name);
         for (int q = 0; q < m; q++) {
             int x = find_fwd(d, acc[q]->u.access.tensor.name);
@@ -912,10 +975,10 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         const Stmt *st = od->stmts[k];
         int T = find_fwd(d, st->target.name);
         if (!d->t[T].reaches_output) continue;
-        int n = count_accesses(st->rhs);
+        int n = count_accesses(d->rhs[k]);
         const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
         int m = 0;
-        collect_accesses(d, st->rhs, acc, &m, n);
+        collect_accesses(d, d->rhs[k], acc, &m, n);
         for (int q = 0; q < m; q++) {
             int x = find_fwd(d, acc[q]->u.access.tensor.name);
             if (x >= 0) d->t[x].reaches_output = true;
@@ -927,8 +990,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int k = od->stmt_count - 1; k >= 0; k--) {
         const Stmt *st = od->stmts[k];
         int T = find_fwd(d, st->target.name);
-        if (!NEEDED(T) || !st->rhs) continue;
-        const Expr *rhs = st->rhs;
+        if (!NEEDED(T) || !d->rhs[k]) continue;
+        const Expr *rhs = d->rhs[k];
         const Expr *body = rhs->kind == EX_REDUCE ? rhs->u.reduce.body : rhs;
         Name all[2 * IR_MAX_RANK + 8];
         bool reduces = rhs->kind == EX_REDUCE ||
@@ -991,7 +1054,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         for (int k = od->stmt_count - 1; k >= 0; k--) {
             int T = find_fwd(d, od->stmts[k]->target.name);
             keep[k] = d->recompute[k] && d->t[T].saved;
-            if (keep[k]) mark_saved(d, od->stmts[k]->rhs);
+            if (keep[k]) mark_saved(d, d->rhs[k]);
         }
         for (int i = 0; i < d->tensor_count; i++) d->t[i].saved = false;
         d->recomputed = ARENA_ARRAY(d->a, Name, d->tensor_count + 1);
@@ -1007,7 +1070,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int k = 0; d->recompute && k < od->stmt_count; k++) {
         if (!d->recompute[k]) continue;
         const Stmt *st = od->stmts[k];
-        Expr *rhs = renamed(d, st->rhs);
+        Expr *rhs = renamed(d, d->rhs[k]);
         if (!train) mark_saved(d, rhs);
         add_stmt(d, d->recomputed[find_fwd(d, st->target.name)], st->indices, rhs,
                  d->restriction[k], st->span);

@@ -131,11 +131,13 @@ static void access_of(const IrOp *op, IrAccess *acc, Name tensor, const IdentLis
 }
 
 /* The accesses of the right side, counted so that they are stored
- * exact-size. */
+ * exact-size (a bare name may be a scalar tensor read as `total`: counted,
+ * and kept when it names a tensor). */
 static int count_reads(const Expr *e) {
     if (!e) return 0;
     switch (e->kind) {
-    case EX_ACCESS: return 1;
+    case EX_ACCESS:
+    case EX_NAME: return 1;
     case EX_UNARY: return count_reads(e->u.unary.operand);
     case EX_BINARY: return count_reads(e->u.binary.lhs) + count_reads(e->u.binary.rhs);
     case EX_CALL: {
@@ -160,6 +162,13 @@ static void collect_reads(Reads *r, const Expr *e) {
     case EX_ACCESS:
         access_of(r->op, &r->items[r->count++], e->u.access.tensor.name, &e->u.access.indices);
         break;
+    case EX_NAME: {
+        /* `total` for `total[]`: a read of the scalar like any other */
+        static const IdentList none = {NULL, 0};
+        if (ir_find_tensor(r->op, e->u.name) >= 0)
+            access_of(r->op, &r->items[r->count++], e->u.name, &none);
+        break;
+    }
     case EX_UNARY: collect_reads(r, e->u.unary.operand); break;
     case EX_BINARY:
         collect_reads(r, e->u.binary.lhs);

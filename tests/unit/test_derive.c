@@ -456,6 +456,11 @@ static const char *program_text =
     "  P[m, n]  = e[m, n] / s[m];\n"
     "  O[m, d]  = P[m, n] * V[n, d];\n"
     "}\n"
+    "op scalar<M = 3, N = 4> {\n"
+    "  in X[M, N] : fp32; out Y[M, N] : fp32;\n"
+    "  total = sum(m, n) X[m, n];\n"
+    "  Y[m, n] = X[m, n] * total;\n"
+    "}\n"
     "op mlp<M = 3, E = 2, F = 4> {\n"
     "  in X[M, E] : fp32; in W1[E, F] : fp32; in W2[F, E] : fp32; out Y[M, E] : fp32;\n"
     "  H[m, f] = X[m, e] * W1[e, f];\n"
@@ -478,7 +483,8 @@ static const char *program_text =
     "}\n";
 
 static const char *const op_names_list[] = {"gemm", "gemm_softmax", "layernorm", "attention",
-                                            "causal", "mlp",        "swiglu",    "funcs"};
+                                            "causal", "scalar",     "mlp",       "swiglu",
+                                            "funcs"};
 
 int main(void) {
     SourceManager sm;
@@ -544,6 +550,14 @@ int main(void) {
                   "dsc[m, n] = dsc_e[m, n] + dsc_mx[m, n]\n"
                   "dQ[m, d] = sum(n) (dsc[m, n] * K[n, d])\n"
                   "dK[n, d] = sum(m) (Q[m, d] * dsc[m, n])\n");
+    /* a scalar read by its bare name (`total` for `total[]`) carries its
+       gradient too: Y = X total gives dX = dY total + sum(m, n) X dY (total
+       is the second factor, so dY is its gradient's) */
+    check_derived(p, "scalar_b",
+                  "dX_Y[m, n] = dY[m, n] * total[]\n"
+                  "dtotal[] = sum(m, n) (X[m, n] * dY[m, n])\n"
+                  "dX_total[m, n] = dtotal[]\n"
+                  "dX[m, n] = dX_Y[m, n] + dX_total[m, n]\n");
     /* G = gelu(H): dH = dG dgelu(H) */
     check_derived(p, "mlp_b",
                   "dG[m, f] = sum(e) (dY[m, e] * W2[f, e])\n"
