@@ -78,7 +78,8 @@ typedef struct GroupCost {
  * large for it. */
 typedef struct EvalResult {
     Cost cost;
-    bool feasible;             /* every tile fits its level and role */
+    bool feasible;             /* every tile fits its level and role, and a
+                                  training step its devices' memory */
     double worst_excess_bytes; /* largest capacity excess, 0 when feasible */
     int group_count;
     int level_count;   /* memory levels of the arch */

@@ -84,11 +84,14 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     Arena scratch = {0};
     Schedule *s = lower_mapping(&scratch, m, false, NULL);
     out->cost = s->cost;
-    out->feasible = s->excess_count == 0 && !s->missing_unit;
+    /* a training step must also fit its devices' outermost memory */
+    double train_over = s->training.present ? s->training.total - s->training.capacity : 0;
+    out->feasible = s->excess_count == 0 && !s->missing_unit && !(train_over > 0);
     for (int i = 0; i < s->excess_count; i++) {
         double over = s->excess[i].need - s->excess[i].capacity;
         if (over > out->worst_excess_bytes) out->worst_excess_bytes = over;
     }
+    if (train_over > out->worst_excess_bytes) out->worst_excess_bytes = train_over;
     out->group_count = s->group_count;
     out->level_count = s->levels;
     if (arena) {
