@@ -143,6 +143,17 @@ static json_t *mapping_json(const MappingResult *r) {
         if (isfinite(tr->capacity))
             json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
         json_object_set_new(o, "training_memory", t);
+        json_t *p = json_object();
+        json_object_set_new(p, "forward_s", json_real(tr->forward_s));
+        json_object_set_new(p, "recompute_s", json_real(tr->recompute_s));
+        json_object_set_new(p, "backward_s", json_real(tr->backward_s));
+        json_object_set_new(p, "update_s", json_real(tr->update_s));
+        json_object_set_new(p, "gradient_reduce_s", json_real(tr->gradient_reduce_s));
+        json_object_set_new(p, "other_collectives_s", json_real(tr->other_collectives_s));
+        json_object_set_new(p, "model_flop", json_real(tr->model_flop));
+        json_object_set_new(p, "achieved_flop_per_s", json_real(tr->achieved_flops));
+        json_object_set_new(p, "peak_flop_per_s", json_real(tr->peak_flops));
+        json_object_set_new(o, "training_step", p);
     }
     json_object_set_new(o, "latency_s", json_real(s->cost.latency_s));
     json_object_set_new(o, "energy_j", json_real(s->cost.energy_j));

@@ -304,6 +304,27 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                 fmt_bytes(a, tr->activations), fmt_bytes(a, tr->total),
                 isfinite(tr->capacity) ? " of " : "",
                 isfinite(tr->capacity) ? fmt_bytes(a, tr->capacity) : "");
+    if (tr->present) {
+        double phases = tr->forward_s + tr->recompute_s + tr->backward_s + tr->update_s;
+        fprintf(out,
+                "  %-40s derived   forward %s + recompute %s + backward %s + update %s = %s "
+                "(the groups' latencies by phase)\n",
+                "time per step", fmt_time(a, tr->forward_s), fmt_time(a, tr->recompute_s),
+                fmt_time(a, tr->backward_s), fmt_time(a, tr->update_s), fmt_time(a, phases));
+        fprintf(out,
+                "  %-40s derived   weight-gradient reductions %s, other collectives %s (their "
+                "own times, overlapped in their groups)\n",
+                "collectives per step", fmt_time(a, tr->gradient_reduce_s),
+                fmt_time(a, tr->other_collectives_s));
+        if (tr->peak_flops > 0)
+            fprintf(out,
+                    "  %-40s derived   %s of forward and gradient contractions: %s/s, %.1f%% of "
+                    "the matrix units' peak %s/s (MFU)\n",
+                    "model FLOP", unit_format(a, tr->model_flop, (UnitDim){BU_FLOP, BU_NONE}),
+                    unit_format(a, tr->achieved_flops, (UnitDim){BU_FLOP, BU_NONE}),
+                    100 * tr->achieved_flops / tr->peak_flops,
+                    unit_format(a, tr->peak_flops, (UnitDim){BU_FLOP, BU_NONE}));
+    }
     if (m->recompute)
         fprintf(out,
                 "  %-40s given     the backward pass computes these again (the `_r` "

@@ -138,7 +138,8 @@ typedef struct Stmt {
     Ident target;
     IdentList indices; /* left-hand side indices */
     Expr *rhs;
-    Where *where; /* NULL when the statement has none */
+    Where *where;  /* NULL when the statement has none */
+    StmtRole role; /* set by derive.c; SR_FORWARD for a written statement */
     Span span;
 } Stmt;
 

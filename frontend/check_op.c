@@ -787,6 +787,7 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     st->id = k;
     st->name = stmt->target.name;
     st->span = stmt->span;
+    st->role = stmt->role;
     st->out_tensor = -1;
     b->param_as_index_count = 0;
     if (!stmt->target.name) {

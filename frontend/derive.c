@@ -76,6 +76,7 @@ typedef struct Deriver {
     ElemType *sum_types;
     Span *sum_spans;
     int sum_count, sum_cap;
+    StmtRole role; /* of the statements add_stmt writes now */
     bool failed;
 } Deriver;
 
@@ -416,6 +417,7 @@ static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, cons
     st->indices = indices;
     st->rhs = rhs;
     st->where = (Where *)where;
+    st->role = d->role;
     st->span = span;
     push_stmt(d, st);
 }
@@ -1067,6 +1069,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     }
     if (train)
         for (int k = 0; k < od->stmt_count; k++) add_stmt_as_written(d, od->stmts[k]);
+    d->role = SR_RECOMPUTE;
     for (int k = 0; d->recompute && k < od->stmt_count; k++) {
         if (!d->recompute[k]) continue;
         const Stmt *st = od->stmts[k];
@@ -1077,6 +1080,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     }
 
     /* the gradients, last forward statement first */
+    d->role = SR_BACKWARD;
     for (int k = od->stmt_count - 1; k >= 0; k--) {
         const Stmt *st = od->stmts[k];
         int T = find_fwd(d, st->target.name);
@@ -1115,6 +1119,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     /* the weight update (train): mixed-precision Adam on every `param`
      * with a gradient, from its fp32 master copy and moments */
     Name *adam = ARENA_ARRAY(d->a, Name, 7 * d->tensor_count + 1);
+    d->role = SR_UPDATE;
     for (int i = 0; train && i < d->tensor_count; i++) {
         const FwdTensor *W = &d->t[i];
         if (!W->decl || !W->decl->trained || !NEEDED(i) || !W->parts) continue;

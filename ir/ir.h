@@ -128,6 +128,7 @@ typedef struct IrStmt {
      * statement runs under: its own, else one inherited from a restricted
      * tensor it reads naming both restricted dimensions (docs/language.md) */
     IrPredicate where, mask;
+    StmtRole role; /* in a derived op: forward, recomputed, gradient, update */
     Span span;
 } IrStmt;
 

@@ -157,6 +157,16 @@ typedef struct SchedTraining {
     int memory;   /* the outermost memory */
     double weights, gradients, optimizer, activations, total;
     double capacity; /* the memory's, per instance */
+    /* the step's time by phase (pass_step): the latencies of the groups
+     * whose first statement is of that role, over the repeats (s) */
+    double forward_s, recompute_s, backward_s, update_s;
+    /* the collectives' own times over the repeats (s): the reduction of
+     * weight gradients (data parallelism) and every other one */
+    double gradient_reduce_s, other_collectives_s;
+    /* model work: 2 x the MACs of the forward and gradient contractions
+     * (not the recomputed ones) over every instance and repeat (FLOP);
+     * achieved rate (FLOP/s) and the matrix units' peak (FLOP/s) */
+    double model_flop, achieved_flops, peak_flops;
 } SchedTraining;
 
 typedef struct SchedGroup {

@@ -55,6 +55,7 @@ void pass_partition(Schedule *s);   /* spatial splits: layouts per dim */
 void pass_fusion(Schedule *s);      /* groups, fusion levels, boundaries */
 void pass_tiles(Schedule *s);       /* tiles, trips, footprints, capacity */
 void pass_training(Schedule *s);    /* what a training step holds per device */
+void pass_step(Schedule *s);        /* a training step by phase, model FLOP rate */
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_cost(Schedule *s);        /* per-group and total cost */

@@ -16,10 +16,11 @@ static const PassFn pass_fns[] = {
     pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
     pass_cost,        /* times, energies, bounds, totals */
+    pass_step,        /* a training step's time by phase, model FLOP rate */
 };
 
-const char *const pass_names[] = {"shapes",   "partition", "fusion",      "tiles",
-                                  "training", "reuse",     "collectives", "cost"};
+const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles", "training",
+                                  "reuse",  "collectives", "cost",   "step"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

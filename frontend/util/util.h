@@ -304,6 +304,10 @@ typedef enum ElemType { ET_NONE, CMT_ELEM_TYPES(VOCAB_ELEM_ENUM) } ElemType;
  * weight's gradient, or optimizer state (fp32 master copy and moments). */
 typedef enum TensorUse { TU_DATA, TU_WEIGHT, TU_WEIGHT_GRAD, TU_OPT_STATE } TensorUse;
 
+/* What a statement of a derived op does in the training step: the forward
+ * pass as written, a recomputed copy, a gradient, or the weight update. */
+typedef enum StmtRole { SR_FORWARD, SR_RECOMPUTE, SR_BACKWARD, SR_UPDATE } StmtRole;
+
 /* Bits per element. */
 int elem_type_bits(ElemType t);
 const char *elem_type_name(ElemType t);

@@ -72,6 +72,32 @@ int main(void) {
        2 each */
     check_holds(p, "tensor_parallel", 16384, 16384, 3 * 2 * 64 * 64 * 4.0,
                 65536 + 65536 + 65536);
+    /* the step by phase (docs/cost-model.md 13.1): every group counted
+       once, so the phases add up to the latency; model work 2 x 6
+       contractions of 512 * 64 * 256 MACs (two forward, four gradient);
+       peak 2 * 256 MAC/cycle * 1 GHz * 4 chips */
+    const Schedule *k = unit_lowered(&arena, p, "kept");
+    const Schedule *r = unit_lowered(&arena, p, "recomputed");
+    const Schedule *l = unit_lowered(&arena, p, "layers");
+    if (k && r && l) {
+        const SchedTraining *t = &k->training;
+        CHECK_NEAR(t->forward_s + t->recompute_s + t->backward_s + t->update_s,
+                   k->cost.latency_s, 1e-12, "kept: the phases add up to the latency");
+        CHECK(t->recompute_s == 0 && t->forward_s > 0 && t->backward_s > 0 && t->update_s > 0,
+              "kept: forward, backward and update, nothing recomputed");
+        CHECK_NEAR(t->model_flop, 2.0 * 6 * 512 * 64 * 256, 1e-12,
+                   "kept: model work 100 663 296 FLOP");
+        CHECK_NEAR(t->peak_flops, 2.0 * 256 * 1e9 * 4, 1e-12, "kept: peak 2.048 TFLOP/s");
+        CHECK_NEAR(t->achieved_flops, t->model_flop / k->cost.latency_s, 1e-12,
+                   "kept: achieved = model work / latency");
+        /* the recomputed copies (H_r, G_r) are time, not model work */
+        CHECK(r->training.recompute_s > 0, "recomputed: the copies take time");
+        CHECK_NEAR(r->training.model_flop, t->model_flop, 1e-12,
+                   "recomputed: the same model work");
+        CHECK_NEAR(l->training.model_flop, 48 * t->model_flop, 1e-12, "layers: 48 times the work");
+        /* m over 4 chips: dW1 and dW2 are reduced, X W1 and G W2 need none */
+        CHECK(t->gradient_reduce_s > 0, "kept: the weight gradients are reduced");
+    }
     const Schedule *f = unit_lowered(&arena, p, "forward");
     CHECK(f && !f->training.present, "forward: no training memory");
     arena_free_all(&arena);
