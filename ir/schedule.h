@@ -157,6 +157,7 @@ typedef struct SchedTraining {
     int memory;   /* the outermost memory */
     double weights, gradients, optimizer, activations, total;
     double capacity; /* the memory's, per instance */
+    double *held;    /* [tensor]: the bytes of it counted above, per repeat */
     /* the step's time by phase (pass_step): the latencies of the groups
      * whose first statement is of that role, over the repeats (s) */
     double forward_s, recompute_s, backward_s, update_s;

@@ -107,6 +107,24 @@ static void report_training(const Schedule *s, DiagSink *diags) {
     if (s->m->repeat > 1)
         diag_note(d, diags, "over the mapping's %lld repeats (layers), each holding its own",
                   (long long)s->m->repeat);
+    /* what fills it: the three largest tensors */
+    const char *largest = "";
+    bool *named = ARENA_ARRAY(s->arena, bool, s->op->tensor_count + 1);
+    for (int k = 0; k < 3; k++) {
+        int best = -1;
+        for (int t = 0; t < s->op->tensor_count; t++)
+            if (!named[t] && tr->held[t] > 0 && (best < 0 || tr->held[t] > tr->held[best]))
+                best = t;
+        if (best < 0) break;
+        named[best] = true;
+        static const char *const kinds[] = {"activation", "weight", "weight gradient",
+                                            "optimizer state"};
+        largest = arena_printf(s->arena, "%s%s`%s` (%s) %s", largest, k ? ", " : "",
+                               s->op->tensors[best].name, kinds[s->op->tensors[best].use],
+                               bytes_text(s->arena, tr->held[best]));
+    }
+    if (*largest)
+        diag_note(d, diags, "the largest%s: %s", s->m->repeat > 1 ? ", per repeat" : "", largest);
     diag_label(d, diags, mem->span, "%s is declared here", mem->name);
     diag_help(d, diags,
               "split the weights over more devices (tensor parallelism), recompute activations "

@@ -49,20 +49,25 @@ void pass_training(Schedule *s) {
                 read_later[t] = true;
         }
     }
+    tr->held = ARENA_ARRAY(s->arena, double, T + 1);
     for (int t = 0; t < T; t++) {
         const IrTensor *X = &op->tensors[t];
+        double *into = NULL;
         switch (X->use) {
-        case TU_WEIGHT: tr->weights += share[t]; break;
-        case TU_WEIGHT_GRAD: tr->gradients += share[t]; break;
-        case TU_OPT_STATE: tr->optimizer += share[t]; break;
+        case TU_WEIGHT: into = &tr->weights; break;
+        case TU_WEIGHT_GRAD: into = &tr->gradients; break;
+        case TU_OPT_STATE: into = &tr->optimizer; break;
         case TU_DATA:
             /* kept for the backward pass: made (or, for an input, read) by
              * the forward statements and read again after them */
             if (((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
                 read_later[t])
-                tr->activations += share[t];
+                into = &tr->activations;
             break;
         }
+        if (!into) continue;
+        *into += share[t];
+        tr->held[t] = share[t];
     }
     double layers = s->m->repeat > 0 ? (double)s->m->repeat : 1;
     tr->weights *= layers;
