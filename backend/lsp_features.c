@@ -372,6 +372,24 @@ static const TensorDecl *find_tensor_decl(const Decl *op, Name name) {
     return NULL;
 }
 
+/* The checked mapping of a mapping declaration, or NULL. */
+static const IrMapping *mapping_of_decl(const LspDoc *d, const Decl *mapping) {
+    for (int i = 0; mapping && d->prog && i < d->prog->mapping_count; i++) {
+        const IrMapping *m = d->prog->mappings[i];
+        if (m && same_span(m->span, mapping->span)) return m;
+    }
+    return NULL;
+}
+
+/* The statement `name` that the compiler derived for a `phase backward`
+ * or `phase train` mapping (its gradients, copies, updates), or -1. */
+static int derived_stmt(const LspDoc *d, const Decl *mapping, Name name) {
+    const IrMapping *m = mapping_of_decl(d, mapping);
+    if (!m || !m->op || m->phase == PHASE_FORWARD) return -1;
+    int st = ir_find_stmt(m->op, name);
+    return st >= 0 && m->op->stmts[st].source ? st : -1;
+}
+
 static const Stmt *find_stmt(const Decl *op, Name name) {
     for (int i = 0; i < op->u.op.stmt_count; i++)
         if (op->u.op.stmts[i]->target.name == name) return op->u.op.stmts[i];
@@ -695,7 +713,8 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                 if (!on_ident(w, off)) continue;
                 const ArchItem *ai = arch ? find_arch_item(d, arch, w.name) : NULL;
                 const ArchItem *owner = NULL;
-                if (op && find_stmt(op, w.name) && k < it->stmts.count) {
+                if (op && k < it->stmts.count &&
+                    (find_stmt(op, w.name) || derived_stmt(d, x, w.name) >= 0)) {
                     *h = (Hit){.kind = H_TENSOR, .decl = op, .name = w.name, .span = w.span};
                 } else if (ai && ai->kind == AI_MEMORY) {
                     *h = (Hit){.kind = H_ARCH_ITEM, .decl = arch, .name = w.name, .span = w.span};
@@ -825,6 +844,17 @@ static void hover_tensor(LspServer *s, LspDoc *d, Text *b, const Decl *op, Name 
                          const Decl *in_mapping) {
     const TensorDecl *td = find_tensor_decl(op, name);
     const Stmt *st = find_stmt(op, name);
+    int derived = !td && !st ? derived_stmt(d, in_mapping, name) : -1;
+    if (derived >= 0) {
+        /* a statement nobody wrote: its text, what derived it, its cost */
+        const IrMapping *m = mapping_of_decl(d, in_mapping);
+        text_add(b, "```cmt\n%s\n```\n", m->op->stmts[derived].source);
+        text_add(b, "\nderived for `phase %s` from op `%s` (docs/language.md 5.8)\n",
+                 phase_name(m->phase), op->name.name);
+        const Schedule *sc = map_schedule(d, m);
+        if (sc) stmt_cost_text(b, m, sc, derived, false);
+        return;
+    }
     if (td) {
         const char *role = tensor_decl_keyword(td);
         text_add(b, "```cmt\n%s %s", role, name);
