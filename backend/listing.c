@@ -325,11 +325,18 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                     100 * tr->achieved_flops / tr->peak_flops,
                     unit_format(a, tr->peak_flops, (UnitDim){BU_FLOP, BU_NONE}));
     }
-    if (m->recompute)
-        fprintf(out,
-                "  %-40s given     the backward pass computes these again (the `_r` "
-                "statements)\n",
-                arena_printf(a, "recompute %s", m->recompute));
+    if (m->recompute) {
+        /* the copies made: what the gradients read of what was asked */
+        const char *copies = "";
+        for (int st = 0; st < op->stmt_count; st++)
+            if (op->stmts[st].role == SR_RECOMPUTE)
+                copies = arena_printf(a, "%s%s%s", copies, *copies ? ", " : "", op->stmts[st].name);
+        fprintf(out, "  %-40s given     %s\n", arena_printf(a, "recompute %s", m->recompute),
+                *copies ? arena_printf(a, "the backward pass computes again: %s", copies)
+                : strcmp(m->recompute, "none") == 0
+                    ? "nothing: every activation is kept"
+                    : "nothing: no gradient statement reads what it names");
+    }
     fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
             ir_given(m->overlap_span) ? "given" : "default");
     fprintf(out, "  %-40s %s\n",
