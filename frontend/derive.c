@@ -445,18 +445,17 @@ static void mark_saved(Deriver *d, const Expr *e) {
     }
 }
 
-/* e with every read of a recomputed forward tensor turned into a read of
- * its copy (shared where nothing changes). */
-static Expr *renamed(Deriver *d, Expr *e) {
-    if (!e || !d->recomputed) return e;
+/* e with every leaf (an access or a bare name) replaced by what `rule`
+ * gives for it; shared where nothing changes. */
+typedef Expr *(*LeafRule)(Deriver *d, Expr *leaf);
+
+static Expr *rewritten(Deriver *d, Expr *e, LeafRule rule) {
+    if (!e) return e;
     switch (e->kind) {
-    case EX_ACCESS: {
-        int t = find_fwd(d, e->u.access.tensor.name);
-        if (t < 0 || !d->recomputed[t]) return e;
-        return access(d, d->recomputed[t], e->u.access.indices, e->span);
-    }
+    case EX_ACCESS:
+    case EX_NAME: return rule(d, e);
     case EX_UNARY: {
-        Expr *x = renamed(d, e->u.unary.operand);
+        Expr *x = rewritten(d, e->u.unary.operand, rule);
         if (x == e->u.unary.operand) return e;
         Expr *c = new_expr(d, EX_UNARY, e->span);
         c->u.unary = e->u.unary;
@@ -465,7 +464,7 @@ static Expr *renamed(Deriver *d, Expr *e) {
         return c;
     }
     case EX_BINARY: {
-        Expr *x = renamed(d, e->u.binary.lhs), *y = renamed(d, e->u.binary.rhs);
+        Expr *x = rewritten(d, e->u.binary.lhs, rule), *y = rewritten(d, e->u.binary.rhs, rule);
         if (x == e->u.binary.lhs && y == e->u.binary.rhs) return e;
         Expr *c = new_expr(d, EX_BINARY, e->span);
         c->u.binary.op = e->u.binary.op;
@@ -478,7 +477,7 @@ static Expr *renamed(Deriver *d, Expr *e) {
         Expr **args = ARENA_ARRAY(d->a, Expr *, e->u.call.arg_count + 1);
         bool changed = false;
         for (int i = 0; i < e->u.call.arg_count; i++) {
-            args[i] = renamed(d, e->u.call.args[i]);
+            args[i] = rewritten(d, e->u.call.args[i], rule);
             changed |= args[i] != e->u.call.args[i];
         }
         if (!changed) return e;
@@ -489,16 +488,28 @@ static Expr *renamed(Deriver *d, Expr *e) {
         return c;
     }
     case EX_REDUCE: {
-        Expr *b = renamed(d, e->u.reduce.body);
-        if (b == e->u.reduce.body) return e;
+        Expr *body = rewritten(d, e->u.reduce.body, rule);
+        if (body == e->u.reduce.body) return e;
         Expr *c = new_expr(d, EX_REDUCE, e->span);
         c->u.reduce = e->u.reduce;
-        c->u.reduce.body = b;
+        c->u.reduce.body = body;
         c->depth = e->depth;
         return c;
     }
     default: return e;
     }
+}
+
+/* A read of a recomputed forward tensor reads its copy. */
+static Expr *recomputed_leaf(Deriver *d, Expr *e) {
+    if (e->kind != EX_ACCESS) return e;
+    int t = find_fwd(d, e->u.access.tensor.name);
+    if (t < 0 || !d->recomputed[t]) return e;
+    return access(d, d->recomputed[t], e->u.access.indices, e->span);
+}
+
+static Expr *renamed(Deriver *d, Expr *e) {
+    return d->recomputed ? rewritten(d, e, recomputed_leaf) : e;
 }
 
 static void collect_accesses(Deriver *d, const Expr *e, const Expr **out, int *n, int cap) {
@@ -589,61 +600,11 @@ static bool expr_uses_index(const Expr *e, Name ix) {
     return false;
 }
 
-/* e with every read of a forward tensor by its bare name (a scalar,
- * `total`) made an access with no indices (`total[]`); shared where
- * nothing changes. */
-static Expr *scalar_reads_as_accesses(Deriver *d, Expr *e) {
-    if (!e) return e;
-    switch (e->kind) {
-    case EX_NAME: {
-        if (find_fwd(d, e->u.name) < 0) return e; /* a parameter or const */
-        return access(d, e->u.name, (IdentList){0}, e->span);
-    }
-    case EX_UNARY: {
-        Expr *x = scalar_reads_as_accesses(d, e->u.unary.operand);
-        if (x == e->u.unary.operand) return e;
-        Expr *c = new_expr(d, EX_UNARY, e->span);
-        c->u.unary = e->u.unary;
-        c->u.unary.operand = x;
-        c->depth = e->depth;
-        return c;
-    }
-    case EX_BINARY: {
-        Expr *x = scalar_reads_as_accesses(d, e->u.binary.lhs);
-        Expr *y = scalar_reads_as_accesses(d, e->u.binary.rhs);
-        if (x == e->u.binary.lhs && y == e->u.binary.rhs) return e;
-        Expr *c = new_expr(d, EX_BINARY, e->span);
-        c->u.binary.op = e->u.binary.op;
-        c->u.binary.lhs = x;
-        c->u.binary.rhs = y;
-        c->depth = e->depth;
-        return c;
-    }
-    case EX_CALL: {
-        Expr **args = ARENA_ARRAY(d->a, Expr *, e->u.call.arg_count + 1);
-        bool changed = false;
-        for (int i = 0; i < e->u.call.arg_count; i++) {
-            args[i] = scalar_reads_as_accesses(d, e->u.call.args[i]);
-            changed |= args[i] != e->u.call.args[i];
-        }
-        if (!changed) return e;
-        Expr *c = new_expr(d, EX_CALL, e->span);
-        c->u.call = e->u.call;
-        c->u.call.args = args;
-        c->depth = e->depth;
-        return c;
-    }
-    case EX_REDUCE: {
-        Expr *b = scalar_reads_as_accesses(d, e->u.reduce.body);
-        if (b == e->u.reduce.body) return e;
-        Expr *c = new_expr(d, EX_REDUCE, e->span);
-        c->u.reduce = e->u.reduce;
-        c->u.reduce.body = b;
-        c->depth = e->depth;
-        return c;
-    }
-    default: return e;
-    }
+/* A forward tensor read by its bare name (a scalar, `total`) is an access
+ * with no indices (`total[]`), as the rules above read it. */
+static Expr *scalar_leaf(Deriver *d, Expr *e) {
+    if (e->kind != EX_NAME || find_fwd(d, e->u.name) < 0) return e; /* a parameter or const */
+    return access(d, e->u.name, (IdentList){0}, e->span);
 }
 
 /* The index of a `where` right side (`n`, or `n + c`), or NULL. */
@@ -952,7 +913,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < od->param_count; i++) take_name(d, od->params[i].name.name);
     d->rhs = ARENA_ARRAY(d->a, Expr *, od->stmt_count + 1);
     for (int k = 0; k < od->stmt_count; k++)
-        d->rhs[k] = scalar_reads_as_accesses(d, od->stmts[k]->rhs);
+        d->rhs[k] = rewritten(d, od->stmts[k]->rhs, scalar_leaf);
     resolve_extents(d);
     find_restrictions(d);
 
