@@ -152,6 +152,9 @@ typedef struct OpDecl {
     int stmt_count;
     bool derived;      /* made by the compiler (derive.c), not written */
     int forward_count; /* derived: its leading statements that are the forward pass */
+    /* derived: per statement of the op it was derived from, whether the
+     * backward pass recomputes it (NULL when nothing is) */
+    const bool *recomputed;
 } OpDecl;
 
 /* `key value;`, `key v1, v2;`, `cost exp 4, rsqrt 4;`, `array 32 x 32;`,

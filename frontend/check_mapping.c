@@ -1524,6 +1524,24 @@ static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *
     return marks;
 }
 
+/* A statement named on the `recompute` line that the backward pass does
+ * not copy, because no gradient statement reads it (W0353). */
+static void warn_not_recomputed(MapCtx *c, const MapItem *line, const Decl *op_decl,
+                                const Decl *derived) {
+    const OpDecl *od = &op_decl->u.op;
+    const bool *copied = derived->u.op.recomputed;
+    for (int k = 0; k < line->stmts.count; k++) {
+        const Ident *id = &line->stmts.items[k];
+        for (int st = 0; id->name && st < od->stmt_count; st++) {
+            if (od->stmts[st]->target.name != id->name || (copied && copied[st])) continue;
+            Diag *d =
+                diag_warning(c->diags, id->span, "W0353",
+                             "`%s` is not recomputed: no gradient statement reads it", id->name);
+            diag_help(d, c->diags, "drop it from the `recompute` line");
+        }
+    }
+}
+
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -1551,6 +1569,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         /* the rest of the mapping names the backward op's statements */
         const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line);
         const Decl *backward = derive_op(s, op_decl, phase, recompute, phase_line->span);
+        if (backward && recompute_line) warn_not_recomputed(c, recompute_line, op_decl, backward);
         c->op = backward ? sema_op_for(s, backward, values, md->op.span) : NULL;
         if (!c->op) return NULL;
     }

@@ -1213,7 +1213,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
                           .stmts = d->stmts,
                           .stmt_count = d->stmt_count,
                           .derived = true,
-                          .forward_count = train ? od->stmt_count : 0};
+                          .forward_count = train ? od->stmt_count : 0,
+                          .recomputed = d->recompute};
     return decl;
 }
 
