@@ -295,7 +295,7 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
             if (op->stmts[st].source) fprintf(out, "    %s\n", op->stmts[st].source);
     }
     const SchedTraining *tr = &s->training;
-    if (tr->present)
+    if (tr->present) {
         fprintf(out,
                 "  %-40s derived   weights %s + gradients %s + optimizer state %s + activations "
                 "%s = %s%s%s\n",
@@ -304,7 +304,6 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                 fmt_bytes(a, tr->activations), fmt_bytes(a, tr->total),
                 isfinite(tr->capacity) ? " of " : "",
                 isfinite(tr->capacity) ? fmt_bytes(a, tr->capacity) : "");
-    if (tr->present) {
         double phases = tr->forward_s + tr->recompute_s + tr->backward_s + tr->update_s;
         fprintf(out,
                 "  %-40s derived   forward %s + recompute %s + backward %s + update %s = %s "

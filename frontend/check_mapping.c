@@ -1454,9 +1454,9 @@ static Phase read_phase(MapCtx *c, const MappingDecl *md, const MapItem **line) 
             continue;
         }
         *line = it;
-        char all[64];
-        vocab_join(all, sizeof all, phase_words, phase_count, " or ");
         if (it->value.name && !phase_of_name(it->value.name, &phase)) {
+            char all[64];
+            vocab_join(all, sizeof all, phase_words, phase_count, " or ");
             Diag *d = map_error(c, it->value.span, "E0327", "unknown phase `%s`: expected %s",
                                 it->value.name, all);
             const char *best = spell_suggest(it->value.name, phase_words, phase_count);

@@ -43,6 +43,26 @@ typedef struct Part {
     Expr *rhs;         /* ∂body/∂X[indices], then the part's whole right side */
 } Part;
 
+typedef struct Accesses {
+    const Expr **items;
+    int count;
+} Accesses;
+
+/* Interned names to small ints, by open addressing on the pointer (the
+ * linear scans they replace made large ops quadratic). */
+typedef struct NameMap {
+    Name *keys;
+    int *values;
+    int count, cap; /* cap: a power of two, or 0 */
+} NameMap;
+
+/* A partial sum of a gradient's parts (add_total): an intermediate. */
+typedef struct SumVar {
+    Name name;
+    ElemType type;
+    Span span;
+} SumVar;
+
 typedef struct Deriver {
     Sema *s;
     Arena *a;
@@ -57,6 +77,7 @@ typedef struct Deriver {
     /* [forward statement]: its right side with every scalar tensor read
      * written `total` made an access `total[]`, as the rules above read */
     Expr **rhs;
+    Accesses *reads; /* [forward statement]: the distinct accesses of rhs */
     const OpDecl *od;
     FwdTensor *t;
     int tensor_count;
@@ -65,16 +86,13 @@ typedef struct Deriver {
     int index_count;
     Part *parts;
     int part_count, part_cap;
-    /* names taken in the derived op: open addressing on the interned
-     * pointer (a linear scan made fresh names quadratic) */
-    Name *used;
-    int used_count, used_cap; /* used_cap: a power of two, or 0 */
+    NameMap used;     /* names taken in the derived op */
+    NameMap fwd_of;   /* forward tensor name -> its FwdTensor */
+    NameMap index_of; /* index name -> its entry in index_names */
     Stmt **stmts;
     int stmt_count, stmt_cap;
     /* partial sums of gradients with many parts: intermediates too */
-    Name *sum_names;
-    ElemType *sum_types;
-    Span *sum_spans;
+    SumVar *sums;
     int sum_count, sum_cap;
     StmtRole role; /* of the statements add_stmt writes now */
     bool failed;
@@ -100,33 +118,39 @@ static size_t name_slot(Name n, int cap) {
     return (size_t)(h >> 7) & (size_t)(cap - 1);
 }
 
-static bool name_taken(const Deriver *d, Name n) {
-    if (!d->used_cap) return false;
-    for (size_t i = name_slot(n, d->used_cap);; i = (i + 1) & (size_t)(d->used_cap - 1)) {
-        if (!d->used[i]) return false;
-        if (d->used[i] == n) return true;
+/* The value of `n` in the map, or -1. */
+static int map_get(const NameMap *m, Name n) {
+    if (!m->cap) return -1;
+    for (size_t i = name_slot(n, m->cap);; i = (i + 1) & (size_t)(m->cap - 1)) {
+        if (!m->keys[i]) return -1;
+        if (m->keys[i] == n) return m->values[i];
     }
 }
 
-static void take_name(Deriver *d, Name n) {
-    if (!n || name_taken(d, n)) return;
-    if (2 * (d->used_count + 1) > d->used_cap) {
-        int cap = d->used_cap ? 2 * d->used_cap : 64;
-        Name *old = d->used;
-        int old_cap = d->used_cap;
-        d->used = ARENA_ARRAY(d->a, Name, cap);
-        d->used_cap = cap;
-        for (int i = 0; i < old_cap; i++)
-            if (old[i]) {
-                size_t k = name_slot(old[i], cap);
-                while (d->used[k]) k = (k + 1) & (size_t)(cap - 1);
-                d->used[k] = old[i];
-            }
+static void map_put(Arena *a, NameMap *m, Name n, int value) {
+    if (!n) return;
+    if (2 * (m->count + 1) > m->cap) {
+        NameMap old = *m;
+        m->cap = old.cap ? 2 * old.cap : 64;
+        m->keys = ARENA_ARRAY(a, Name, m->cap);
+        m->values = ARENA_ARRAY(a, int, m->cap);
+        m->count = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.keys[i]) map_put(a, m, old.keys[i], old.values[i]);
     }
-    size_t k = name_slot(n, d->used_cap);
-    while (d->used[k]) k = (k + 1) & (size_t)(d->used_cap - 1);
-    d->used[k] = n;
-    d->used_count++;
+    size_t k = name_slot(n, m->cap);
+    while (m->keys[k] && m->keys[k] != n) k = (k + 1) & (size_t)(m->cap - 1);
+    if (!m->keys[k]) m->count++;
+    m->keys[k] = n;
+    m->values[k] = value;
+}
+
+static bool name_taken(const Deriver *d, Name n) {
+    return map_get(&d->used, n) >= 0;
+}
+
+static void take_name(Deriver *d, Name n) {
+    map_put(d->a, &d->used, n, 0);
 }
 
 /* `base`, else `base_1`, `base_2`, ...: the first name the op does not
@@ -139,19 +163,22 @@ static Name fresh_name(Deriver *d, const char *base) {
 }
 
 static int find_fwd(const Deriver *d, Name n) {
-    for (int i = 0; i < d->tensor_count; i++)
-        if (d->t[i].name == n) return i;
-    return -1;
+    return map_get(&d->fwd_of, n);
+}
+
+static int add_fwd(Deriver *d, FwdTensor t) {
+    map_put(d->a, &d->fwd_of, t.name, d->tensor_count);
+    d->t[d->tensor_count] = t;
+    return d->tensor_count++;
 }
 
 static int find_index(const Deriver *d, Name n) {
-    for (int i = 0; i < d->index_count; i++)
-        if (d->index_names[i] == n) return i;
-    return -1;
+    return map_get(&d->index_of, n);
 }
 
 static void note_index(Deriver *d, Name n) {
     if (!n || find_index(d, n) >= 0) return;
+    map_put(d->a, &d->index_of, n, d->index_count);
     d->index_names[d->index_count++] = n;
 }
 
@@ -261,22 +288,23 @@ static bool same_indices(const IdentList *a, const IdentList *b) {
     return true;
 }
 
+/* Whether e reads tensor[indices]. */
+typedef struct Mention {
+    Name tensor;
+    const IdentList *indices;
+    bool found;
+} Mention;
+
+static void mention_leaf(const Expr *e, void *ctx) {
+    Mention *m = ctx;
+    m->found |= e->kind == EX_ACCESS && e->u.access.tensor.name == m->tensor &&
+                same_indices(&e->u.access.indices, m->indices);
+}
+
 static bool mentions(const Expr *e, Name tensor, const IdentList *indices) {
-    if (!e) return false;
-    switch (e->kind) {
-    case EX_ACCESS:
-        return e->u.access.tensor.name == tensor && same_indices(&e->u.access.indices, indices);
-    case EX_UNARY: return mentions(e->u.unary.operand, tensor, indices);
-    case EX_BINARY:
-        return mentions(e->u.binary.lhs, tensor, indices) ||
-               mentions(e->u.binary.rhs, tensor, indices);
-    case EX_CALL:
-        for (int i = 0; i < e->u.call.arg_count; i++)
-            if (mentions(e->u.call.args[i], tensor, indices)) return true;
-        return false;
-    case EX_REDUCE: return mentions(e->u.reduce.body, tensor, indices);
-    default: return false;
-    }
+    Mention m = {tensor, indices, false};
+    expr_for_each_read(e, mention_leaf, &m);
+    return m.found;
 }
 
 /* The derivative of a one-argument function at u, given the call f(u)
@@ -395,11 +423,6 @@ static void push_stmt(Deriver *d, Stmt *st) {
     d->stmts[d->stmt_count++] = st;
 }
 
-/* A forward statement, as the user wrote it (train). */
-static void add_stmt_as_written(Deriver *d, Stmt *st) {
-    push_stmt(d, st);
-}
-
 static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, const Where *where,
                      Span span) {
     if (rhs && rhs->depth > MAX_EXPR_DEPTH && !d->failed) {
@@ -424,25 +447,14 @@ static void add_stmt(Deriver *d, Name target, IdentList indices, Expr *rhs, cons
 
 /* Reads of forward tensors by the backward op's statements: those become
  * its `in` tensors (the forward pass keeps them). */
+static void saved_leaf(const Expr *e, void *ctx) {
+    Deriver *d = ctx;
+    int t = e->kind == EX_ACCESS ? find_fwd(d, e->u.access.tensor.name) : -1;
+    if (t >= 0) d->t[t].saved = true;
+}
+
 static void mark_saved(Deriver *d, const Expr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case EX_ACCESS: {
-        int t = find_fwd(d, e->u.access.tensor.name);
-        if (t >= 0) d->t[t].saved = true;
-        break;
-    }
-    case EX_UNARY: mark_saved(d, e->u.unary.operand); break;
-    case EX_BINARY:
-        mark_saved(d, e->u.binary.lhs);
-        mark_saved(d, e->u.binary.rhs);
-        break;
-    case EX_CALL:
-        for (int i = 0; i < e->u.call.arg_count; i++) mark_saved(d, e->u.call.args[i]);
-        break;
-    case EX_REDUCE: mark_saved(d, e->u.reduce.body); break;
-    default: break;
-    }
+    expr_for_each_read(e, saved_leaf, d);
 }
 
 /* e with every leaf (an access or a bare name) replaced by what `rule`
@@ -512,44 +524,32 @@ static Expr *renamed(Deriver *d, Expr *e) {
     return d->recomputed ? rewritten(d, e, recomputed_leaf) : e;
 }
 
-static void collect_accesses(Deriver *d, const Expr *e, const Expr **out, int *n, int cap) {
-    if (!e) return;
-    switch (e->kind) {
-    case EX_ACCESS:
-        for (int i = 0; i < *n; i++)
-            if (out[i]->u.access.tensor.name == e->u.access.tensor.name &&
-                same_indices(&out[i]->u.access.indices, &e->u.access.indices))
-                return;
-        if (*n < cap) out[(*n)++] = e;
-        break;
-    case EX_UNARY: collect_accesses(d, e->u.unary.operand, out, n, cap); break;
-    case EX_BINARY:
-        collect_accesses(d, e->u.binary.lhs, out, n, cap);
-        collect_accesses(d, e->u.binary.rhs, out, n, cap);
-        break;
-    case EX_CALL:
-        for (int i = 0; i < e->u.call.arg_count; i++)
-            collect_accesses(d, e->u.call.args[i], out, n, cap);
-        break;
-    case EX_REDUCE: collect_accesses(d, e->u.reduce.body, out, n, cap); break;
-    default: break;
-    }
+static void count_leaf(const Expr *e, void *ctx) {
+    (void)e;
+    (*(int *)ctx)++;
 }
 
-static int count_accesses(const Expr *e) {
-    if (!e) return 0;
-    switch (e->kind) {
-    case EX_ACCESS: return 1;
-    case EX_UNARY: return count_accesses(e->u.unary.operand);
-    case EX_BINARY: return count_accesses(e->u.binary.lhs) + count_accesses(e->u.binary.rhs);
-    case EX_CALL: {
-        int n = 0;
-        for (int i = 0; i < e->u.call.arg_count; i++) n += count_accesses(e->u.call.args[i]);
-        return n;
-    }
-    case EX_REDUCE: return count_accesses(e->u.reduce.body);
-    default: return 0;
-    }
+static int leaf_count(const Expr *e) {
+    int n = 0;
+    expr_for_each_read(e, count_leaf, &n);
+    return n;
+}
+
+static void access_leaf(const Expr *e, void *ctx) {
+    Accesses *l = ctx;
+    if (e->kind != EX_ACCESS) return;
+    for (int i = 0; i < l->count; i++)
+        if (l->items[i]->u.access.tensor.name == e->u.access.tensor.name &&
+            same_indices(&l->items[i]->u.access.indices, &e->u.access.indices))
+            return;
+    l->items[l->count++] = e;
+}
+
+/* The distinct accesses of e (tensor and index list), in source order. */
+static Accesses accesses_of(Deriver *d, const Expr *e) {
+    Accesses l = {ARENA_ARRAY(d->a, const Expr *, leaf_count(e) + 1), 0};
+    expr_for_each_read(e, access_leaf, &l);
+    return l;
 }
 
 static void add_part(Deriver *d, Part p) {
@@ -559,45 +559,45 @@ static void add_part(Deriver *d, Part p) {
 
 /* Every index the statement iterates: its left side, then the indices of
  * its right side in order of appearance. */
-static void note_expr_indices(const Expr *e, Name *out, int *n, int cap) {
-    if (!e) return;
-    switch (e->kind) {
-    case EX_ACCESS:
-        for (int i = 0; i < e->u.access.indices.count; i++) {
-            Name x = e->u.access.indices.items[i].name;
-            bool seen = false;
-            for (int k = 0; k < *n; k++) seen |= out[k] == x;
-            if (!seen && x && *n < cap) out[(*n)++] = x;
-        }
-        break;
-    case EX_UNARY: note_expr_indices(e->u.unary.operand, out, n, cap); break;
-    case EX_BINARY:
-        note_expr_indices(e->u.binary.lhs, out, n, cap);
-        note_expr_indices(e->u.binary.rhs, out, n, cap);
-        break;
-    case EX_CALL:
-        for (int i = 0; i < e->u.call.arg_count; i++)
-            note_expr_indices(e->u.call.args[i], out, n, cap);
-        break;
-    case EX_REDUCE: note_expr_indices(e->u.reduce.body, out, n, cap); break;
-    default: break;
+typedef struct IndexList {
+    Name *items;
+    int count, cap;
+} IndexList;
+
+static void index_leaf(const Expr *e, void *ctx) {
+    IndexList *l = ctx;
+    if (e->kind != EX_ACCESS) return;
+    for (int i = 0; i < e->u.access.indices.count; i++) {
+        Name x = e->u.access.indices.items[i].name;
+        bool seen = false;
+        for (int k = 0; k < l->count; k++) seen |= l->items[k] == x;
+        if (!seen && x && l->count < l->cap) l->items[l->count++] = x;
     }
 }
 
 static int stmt_indices(const Stmt *st, Name *out, int cap) {
-    int n = 0;
-    for (int i = 0; i < st->indices.count && n < cap; i++) out[n++] = st->indices.items[i].name;
-    note_expr_indices(st->rhs, out, &n, cap);
-    return n;
+    IndexList l = {out, 0, cap};
+    for (int i = 0; i < st->indices.count && l.count < cap; i++)
+        out[l.count++] = st->indices.items[i].name;
+    expr_for_each_read(st->rhs, index_leaf, &l);
+    return l.count;
+}
+
+typedef struct IndexUse {
+    Name index;
+    bool found;
+} IndexUse;
+
+static void index_use_leaf(const Expr *e, void *ctx) {
+    IndexUse *u = ctx;
+    for (int i = 0; e->kind == EX_ACCESS && i < e->u.access.indices.count; i++)
+        u->found |= e->u.access.indices.items[i].name == u->index;
 }
 
 static bool expr_uses_index(const Expr *e, Name ix) {
-    Name seen[2 * IR_MAX_RANK + 8];
-    int n = 0;
-    note_expr_indices(e, seen, &n, (int)(sizeof seen / sizeof seen[0]));
-    for (int i = 0; i < n; i++)
-        if (seen[i] == ix) return true;
-    return false;
+    IndexUse u = {ix, false};
+    expr_for_each_read(e, index_use_leaf, &u);
+    return u.found;
 }
 
 /* A forward tensor read by its bare name (a scalar, `total`) is an access
@@ -637,10 +637,8 @@ static void find_restrictions(Deriver *d) {
             d->restriction[k] = st->where;
             continue;
         }
-        const Expr *acc[64];
-        int n = 0;
-        collect_accesses(d, d->rhs[k], acc, &n, 64);
-        for (int q = 0; q < n && !d->restriction[k]; q++) {
+        const Expr *const *acc = d->reads[k].items;
+        for (int q = 0; q < d->reads[k].count && !d->restriction[k]; q++) {
             int t = find_fwd(d, acc[q]->u.access.tensor.name);
             int j = t >= 0 ? d->t[t].producer : -1;
             if (j < 0 || j >= k || !d->restriction[j]) continue;
@@ -679,18 +677,14 @@ static void resolve_extents(Deriver *d) {
         changed = false;
         for (int k = 0; k < d->od->stmt_count; k++) {
             const Stmt *st = d->od->stmts[k];
-            const Expr *acc[64];
-            int n = 0;
-            collect_accesses(d, st->rhs, acc, &n, 64);
-            /* the left side too, as an access of the target */
-            Expr lhs = {.kind = EX_ACCESS};
-            lhs.u.access.tensor = st->target;
-            lhs.u.access.indices = st->indices;
-            if (n < 64) acc[n++] = &lhs;
-            for (int q = 0; q < n; q++) {
-                int t = find_fwd(d, acc[q]->u.access.tensor.name);
+            /* the accesses of the right side, then the left side as an
+             * access of the target */
+            for (int q = 0; q <= d->reads[k].count; q++) {
+                bool lhs = q == d->reads[k].count;
+                Name name = lhs ? st->target.name : d->reads[k].items[q]->u.access.tensor.name;
+                int t = find_fwd(d, name);
                 if (t < 0) continue;
-                const IdentList *ix = &acc[q]->u.access.indices;
+                const IdentList *ix = lhs ? &st->indices : &d->reads[k].items[q]->u.access.indices;
                 const FwdTensor *T = &d->t[t];
                 const IdentList *made =
                     T->producer >= 0 ? &d->od->stmts[T->producer]->indices : NULL;
@@ -821,14 +815,8 @@ static Expr *balanced_sum(Deriver *d, Expr **terms, int from, int to, Span span)
 }
 
 static void note_sum(Deriver *d, Name n, ElemType type, Span span) {
-    int cap = d->sum_cap;
-    d->sum_names = room_for_one(d->a, d->sum_names, d->sum_count, &cap, sizeof(Name));
-    cap = d->sum_cap;
-    d->sum_types = room_for_one(d->a, d->sum_types, d->sum_count, &cap, sizeof(ElemType));
-    d->sum_spans = room_for_one(d->a, d->sum_spans, d->sum_count, &d->sum_cap, sizeof(Span));
-    d->sum_names[d->sum_count] = n;
-    d->sum_types[d->sum_count] = type;
-    d->sum_spans[d->sum_count++] = span;
+    d->sums = room_for_one(d->a, d->sums, d->sum_count, &d->sum_cap, sizeof(SumVar));
+    d->sums[d->sum_count++] = (SumVar){n, type, span};
 }
 
 /* grad = part1 + part2 + ... (+ the given gradient of an `out`).  A
@@ -879,27 +867,29 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < od->tensor_count; i++) {
         const TensorDecl *td = od->tensors[i];
         if (td->role == TR_VAR || !td->name.name || find_fwd(d, td->name.name) >= 0) continue;
-        d->t[d->tensor_count++] =
-            (FwdTensor){.name = td->name.name, .decl = td, .type = td->type, .producer = -1};
+        add_fwd(d,
+                (FwdTensor){.name = td->name.name, .decl = td, .type = td->type, .producer = -1});
     }
+    /* intermediates take their `var` line's type, else the widest input's */
+    NameMap var_of = {0};
+    for (int i = 0; i < od->tensor_count; i++)
+        if (od->tensors[i]->role == TR_VAR) map_put(d->a, &var_of, od->tensors[i]->name.name, i);
     ElemType widest = widest_in(d);
     for (int k = 0; k < od->stmt_count; k++) {
         Name n = od->stmts[k]->target.name;
         int t = find_fwd(d, n);
         if (t < 0) {
-            ElemType type = widest;
-            for (int i = 0; i < od->tensor_count; i++)
-                if (od->tensors[i]->role == TR_VAR && od->tensors[i]->name.name == n)
-                    type = od->tensors[i]->type;
-            t = d->tensor_count++;
-            d->t[t] = (FwdTensor){.name = n, .type = type, .producer = k};
+            int v = map_get(&var_of, n);
+            t = add_fwd(d, (FwdTensor){.name = n,
+                                       .type = v >= 0 ? od->tensors[v]->type : widest,
+                                       .producer = k});
         }
         d->t[t].producer = k;
     }
     /* the indices, and every name the backward op may not reuse */
     int ix_cap = 1;
     for (int k = 0; k < od->stmt_count; k++)
-        ix_cap += od->stmts[k]->indices.count + count_accesses(od->stmts[k]->rhs) * IR_MAX_RANK;
+        ix_cap += od->stmts[k]->indices.count + leaf_count(od->stmts[k]->rhs) * IR_MAX_RANK;
     d->index_names = ARENA_ARRAY(d->a, Name, ix_cap);
     d->index_extent = ARENA_ARRAY(d->a, Expr *, ix_cap);
     for (int k = 0; k < od->stmt_count; k++) {
@@ -912,8 +902,11 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < d->index_count; i++) take_name(d, d->index_names[i]);
     for (int i = 0; i < od->param_count; i++) take_name(d, od->params[i].name.name);
     d->rhs = ARENA_ARRAY(d->a, Expr *, od->stmt_count + 1);
-    for (int k = 0; k < od->stmt_count; k++)
+    d->reads = ARENA_ARRAY(d->a, Accesses, od->stmt_count + 1);
+    for (int k = 0; k < od->stmt_count; k++) {
         d->rhs[k] = rewritten(d, od->stmts[k]->rhs, scalar_leaf);
+        d->reads[k] = accesses_of(d, d->rhs[k]);
+    }
     resolve_extents(d);
     find_restrictions(d);
 
@@ -924,12 +917,9 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     }
     for (int k = 0; k < od->stmt_count; k++) {
         const Stmt *st = od->stmts[k];
-        int n = count_accesses(d->rhs[k]);
-        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
-        int m = 0;
-        collect_accesses(d, d->rhs[k], acc, &m, n);
+        const Expr *const *acc = d->reads[k].items;
         int T = find_fwd(d, st->target.name);
-        for (int q = 0; q < m; q++) {
+        for (int q = 0; q < d->reads[k].count; q++) {
             int x = find_fwd(d, acc[q]->u.access.tensor.name);
             if (x >= 0 && d->t[x].from_input) d->t[T].from_input = true;
         }
@@ -938,11 +928,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         const Stmt *st = od->stmts[k];
         int T = find_fwd(d, st->target.name);
         if (!d->t[T].reaches_output) continue;
-        int n = count_accesses(d->rhs[k]);
-        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
-        int m = 0;
-        collect_accesses(d, d->rhs[k], acc, &m, n);
-        for (int q = 0; q < m; q++) {
+        const Expr *const *acc = d->reads[k].items;
+        for (int q = 0; q < d->reads[k].count; q++) {
             int x = find_fwd(d, acc[q]->u.access.tensor.name);
             if (x >= 0) d->t[x].reaches_output = true;
         }
@@ -962,11 +949,10 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         Expr *result = !reduces && body->kind == EX_CALL
                            ? access(d, st->target.name, st->indices, st->span)
                            : NULL;
-        int n = count_accesses(body);
-        const Expr **acc = ARENA_ARRAY(d->a, const Expr *, n + 1);
-        int m = 0;
-        collect_accesses(d, body, acc, &m, n);
-        for (int q = 0; q < m; q++) {
+        /* the body's accesses are the right side's: a reduction prefix
+         * stands only at its top */
+        const Expr *const *acc = d->reads[k].items;
+        for (int q = 0; q < d->reads[k].count; q++) {
             int x = find_fwd(d, acc[q]->u.access.tensor.name);
             if (x < 0 || !NEEDED(x)) continue;
             Expr *p = partial(d, body, d->t[x].name, &acc[q]->u.access.indices, result);
@@ -1028,8 +1014,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
             }
         d->recompute = keep;
     }
-    if (train)
-        for (int k = 0; k < od->stmt_count; k++) add_stmt_as_written(d, od->stmts[k]);
+    if (train) /* the forward statements as the user wrote them */
+        for (int k = 0; k < od->stmt_count; k++) push_stmt(d, od->stmts[k]);
     d->role = SR_RECOMPUTE;
     for (int k = 0; d->recompute && k < od->stmt_count; k++) {
         if (!d->recompute[k]) continue;
@@ -1196,8 +1182,8 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
                          sp);
     }
     for (int i = 0; i < d->sum_count; i++)
-        add_decl(d, &list, &count, &list_cap, TR_VAR, d->sum_names[i], NULL, 0, d->sum_types[i],
-                 d->sum_spans[i]);
+        add_decl(d, &list, &count, &list_cap, TR_VAR, d->sums[i].name, NULL, 0, d->sums[i].type,
+                 d->sums[i].span);
 #undef NEEDED
 
     Decl *decl = ARENA_NEW(d->a, Decl);

@@ -243,6 +243,10 @@ IrOp *sema_op_for(Sema *s, const Decl *op_decl, const int64_t *values, Span use_
  * written (IrStmt.target, reads, text), from the op's declaration. */
 void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od);
 
+/* Calls fn on every leaf of e that reads something (a tensor access or a
+ * bare name: a scalar tensor, a parameter or a const), in source order. */
+void expr_for_each_read(const Expr *e, void (*fn)(const Expr *leaf, void *ctx), void *ctx);
+
 /* Sema for a Program already checked (rebuilds the global table). */
 Sema *sema_for_program(Program *p, DiagSink *diags);
 

@@ -130,55 +130,47 @@ static void access_of(const IrOp *op, IrAccess *acc, Name tensor, const IdentLis
         acc->index[r] = r < indices->count ? ir_find_index(op, indices->items[r].name) : -1;
 }
 
-/* The accesses of the right side, counted so that they are stored
- * exact-size (a bare name may be a scalar tensor read as `total`: counted,
- * and kept when it names a tensor). */
-static int count_reads(const Expr *e) {
-    if (!e) return 0;
+void expr_for_each_read(const Expr *e, void (*fn)(const Expr *leaf, void *ctx), void *ctx) {
+    if (!e) return;
     switch (e->kind) {
     case EX_ACCESS:
-    case EX_NAME: return 1;
-    case EX_UNARY: return count_reads(e->u.unary.operand);
-    case EX_BINARY: return count_reads(e->u.binary.lhs) + count_reads(e->u.binary.rhs);
-    case EX_CALL: {
-        int n = 0;
-        for (int k = 0; k < e->u.call.arg_count; k++) n += count_reads(e->u.call.args[k]);
-        return n;
+    case EX_NAME: fn(e, ctx); break;
+    case EX_UNARY: expr_for_each_read(e->u.unary.operand, fn, ctx); break;
+    case EX_BINARY:
+        expr_for_each_read(e->u.binary.lhs, fn, ctx);
+        expr_for_each_read(e->u.binary.rhs, fn, ctx);
+        break;
+    case EX_CALL:
+        for (int k = 0; k < e->u.call.arg_count; k++)
+            expr_for_each_read(e->u.call.args[k], fn, ctx);
+        break;
+    case EX_REDUCE: expr_for_each_read(e->u.reduce.body, fn, ctx); break;
+    default: break;
     }
-    case EX_REDUCE: return count_reads(e->u.reduce.body);
-    default: return 0;
-    }
+}
+
+/* The accesses of the right side, counted first so that they are stored
+ * exact-size (a bare name may be a scalar tensor read as `total`: counted,
+ * and kept when it names a tensor). */
+static void count_read(const Expr *leaf, void *ctx) {
+    (void)leaf;
+    (*(int *)ctx)++;
 }
 
 typedef struct Reads {
     const IrOp *op;
-    IrAccess *items; /* room for count_reads of the right side */
+    IrAccess *items; /* room for every leaf of the right side */
     int count;
 } Reads;
 
-static void collect_reads(Reads *r, const Expr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case EX_ACCESS:
+static void collect_read(const Expr *e, void *ctx) {
+    Reads *r = ctx;
+    if (e->kind == EX_ACCESS) {
         access_of(r->op, &r->items[r->count++], e->u.access.tensor.name, &e->u.access.indices);
-        break;
-    case EX_NAME: {
+    } else if (ir_find_tensor(r->op, e->u.name) >= 0) {
         /* `total` for `total[]`: a read of the scalar like any other */
         static const IdentList none = {NULL, 0};
-        if (ir_find_tensor(r->op, e->u.name) >= 0)
-            access_of(r->op, &r->items[r->count++], e->u.name, &none);
-        break;
-    }
-    case EX_UNARY: collect_reads(r, e->u.unary.operand); break;
-    case EX_BINARY:
-        collect_reads(r, e->u.binary.lhs);
-        collect_reads(r, e->u.binary.rhs);
-        break;
-    case EX_CALL:
-        for (int k = 0; k < e->u.call.arg_count; k++) collect_reads(r, e->u.call.args[k]);
-        break;
-    case EX_REDUCE: collect_reads(r, e->u.reduce.body); break;
-    default: break;
+        access_of(r->op, &r->items[r->count++], e->u.name, &none);
     }
 }
 
@@ -187,9 +179,10 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         const Stmt *stmt = od->stmts[k];
         IrStmt *st = &op->stmts[k];
         access_of(op, &st->target, stmt->target.name, &stmt->indices);
-        int reads = count_reads(stmt->rhs);
+        int reads = 0;
+        expr_for_each_read(stmt->rhs, count_read, &reads);
         Reads r = {op, reads ? ARENA_ARRAY(arena, IrAccess, reads) : NULL, 0};
-        collect_reads(&r, stmt->rhs);
+        expr_for_each_read(stmt->rhs, collect_read, &r);
         st->reads = r.items;
         st->read_count = r.count;
         st->text = NULL;

@@ -117,8 +117,10 @@ static void report_training(const Schedule *s, DiagSink *diags) {
                 best = t;
         if (best < 0) break;
         named[best] = true;
-        static const char *const kinds[] = {"activation", "weight", "weight gradient",
-                                            "optimizer state"};
+        static const char *const kinds[] = {[TU_DATA] = "activation",
+                                            [TU_WEIGHT] = "weight",
+                                            [TU_WEIGHT_GRAD] = "weight gradient",
+                                            [TU_OPT_STATE] = "optimizer state"};
         largest = arena_printf(s->arena, "%s%s`%s` (%s) %s", largest, k ? ", " : "",
                                s->op->tensors[best].name, kinds[s->op->tensors[best].use],
                                bytes_text(s->arena, tr->held[best]));
@@ -193,10 +195,11 @@ void check_mapping_capacity(Program *p) {
         if (!m || !m->op || !m->arch) continue;
         if (report_unsupported(p, m) || m->hole_count > 0) continue;
         Arena scratch = {0};
-        /* footprints and excesses are pass_tiles' work; the rest of the
-         * lowering would cost a fifth of `cmtc check` for nothing here */
-        const LowerOptions through_tiles = {.stop_after = "training"};
-        Schedule *s = lower_mapping(&scratch, m, false, &through_tiles);
+        /* footprints and excesses are pass_tiles' work, a training step's
+         * memory pass_training's; the rest of the lowering would cost a
+         * fifth of `cmtc check` for nothing here */
+        const LowerOptions through_training = {.stop_after = "training"};
+        Schedule *s = lower_mapping(&scratch, m, false, &through_training);
         report_capacity(s, p->diags);
         arena_free_all(&scratch);
     }
