@@ -598,7 +598,13 @@ static void print_map_item(Fmt *F, const MapItem *m) {
     case MI_OVERLAP:
     case MI_OBJECTIVE:
     case MI_PHASE: put_ident(F, m->value, true); break;
-    case MI_REPEAT: print_expr(F, m->count, true, false); break;
+    case MI_REPEAT:
+    case MI_MICROBATCHES: print_expr(F, m->count, true, false); break;
+    case MI_PIPELINE:
+        put_ident(F, m->level, true);
+        if (m->value.name) put_ident(F, m->value, true);
+        if (m->count) print_expr(F, m->count, true, false);
+        break;
     case MI_ERROR: break;
     }
     put_semi(F, m->span);

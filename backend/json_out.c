@@ -155,6 +155,33 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(p, "peak_flop_per_s", json_real(tr->peak_flops));
         json_object_set_new(o, "training_step", p);
     }
+    if (s->pipeline.present) {
+        const SchedPipeline *pp = &s->pipeline;
+        const IrPipeline *pl = &r->m->pipeline;
+        json_t *p = json_object();
+        if (pl->full_arch) {
+            json_object_set_new(p, "dim", json_string(pl->full_arch->dims[pl->dim].name));
+            json_object_set_new(p, "schedule", json_string(pipe_schedule_name(pl->schedule)));
+        }
+        json_object_set_new(p, "stages", json_integer((json_int_t)pp->stages));
+        json_object_set_new(p, "chunks", json_integer((json_int_t)pp->chunks));
+        json_object_set_new(p, "microbatches", json_integer((json_int_t)pp->micro));
+        json_object_set_new(p, "stage_layers", json_integer((json_int_t)pp->layers));
+        json_object_set_new(p, "in_flight", json_real(pp->in_flight));
+        json_object_set_new(p, "stage_forward_s", json_real(pp->stage_forward_s));
+        json_object_set_new(p, "stage_backward_s", json_real(pp->stage_backward_s));
+        json_object_set_new(p, "compute_s", json_real(pp->compute_s));
+        json_object_set_new(p, "bubble_s", json_real(pp->bubble_s));
+        json_object_set_new(p, "send_s", json_real(pp->send_s));
+        json_object_set_new(p, "update_s", json_real(pp->update_total_s));
+        json_object_set_new(p, "gradient_reduce_s", json_real(pp->reduction_total_s));
+        json_object_set_new(p, "step_s", json_real(pp->step_s));
+        json_object_set_new(p, "send_forward_bytes", json_real(pp->send_forward_bytes));
+        json_object_set_new(p, "send_backward_bytes", json_real(pp->send_backward_bytes));
+        json_object_set_new(p, "send_forward_s", json_real(pp->send_forward_s));
+        json_object_set_new(p, "send_backward_s", json_real(pp->send_backward_s));
+        json_object_set_new(o, "pipeline", p);
+    }
     json_object_set_new(o, "latency_s", json_real(s->cost.latency_s));
     json_object_set_new(o, "energy_j", json_real(s->cost.energy_j));
     json_t *bd = json_object();

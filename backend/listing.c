@@ -195,6 +195,41 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
         if (s->nodes[i].kind == SN_BOUNDARY) print_node(out, a, s, &s->nodes[i], 4);
 }
 
+/* `pipeline` and `microbatches` (docs/cost-model.md 13.2): the step they
+ * compose, term by term, so the terms add up to the latency. */
+static void print_step(FILE *out, Arena *a, const Schedule *s) {
+    const IrMapping *m = s->m;
+    const SchedPipeline *pp = &s->pipeline;
+    if (!pp->present) return;
+    const IrPipeline *pl = &m->pipeline;
+    if (pl->full_arch) {
+        const char *schedule =
+            pl->schedule == PIPE_INTERLEAVED
+                ? arena_printf(a, "interleaved %lld", (long long)pl->chunks)
+                : pipe_schedule_name(pl->schedule);
+        fprintf(out,
+                "  %-40s given     %.0f stages of %.0f layers (the busiest), %s; the first holds "
+                "%.3g micro-batches' activations\n",
+                arena_printf(a, "pipeline %s %s", pl->full_arch->dims[pl->dim].name, schedule),
+                pp->stages, pp->layers, schedule, pp->in_flight);
+    }
+    fprintf(out, "  %-40s %s\n", arena_printf(a, "microbatches %.0f", pp->micro),
+            ir_given(pl->microbatches_span) ? "given" : "default");
+    fprintf(out,
+            "  %-40s derived   %.0f x (forward %s + backward %s) + bubble %s + sends %s + update "
+            "%s + gradient reductions %s = %s\n",
+            "step", pp->micro, fmt_time(a, pp->stage_forward_s), fmt_time(a, pp->stage_backward_s),
+            fmt_time(a, pp->bubble_s), fmt_time(a, pp->send_s), fmt_time(a, pp->update_total_s),
+            fmt_time(a, pp->reduction_total_s), fmt_time(a, pp->step_s));
+    if (pl->full_arch)
+        fprintf(out,
+                "  %-40s derived   per micro-batch: forward %s in %s, backward %s in %s, over "
+                "`%s`\n",
+                "sends between stages", fmt_bytes(a, pp->send_forward_bytes),
+                fmt_time(a, pp->send_forward_s), fmt_bytes(a, pp->send_backward_bytes),
+                fmt_time(a, pp->send_backward_s), pl->full_arch->dims[pl->dim].name);
+}
+
 static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved) {
     const IrMapping *m = s->m;
     /* what the optimizer filled in is derived, not given */
@@ -308,13 +343,16 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         fprintf(out,
                 "  %-40s derived   forward %s + recompute %s + backward %s + update %s = %s "
                 "(the groups' latencies by phase)\n",
-                "time per step", fmt_time(a, tr->forward_s), fmt_time(a, tr->recompute_s),
+                s->pipeline.present ? "time per step (busiest stage)" : "time per step",
+                fmt_time(a, tr->forward_s), fmt_time(a, tr->recompute_s),
                 fmt_time(a, tr->backward_s), fmt_time(a, tr->update_s), fmt_time(a, phases));
         fprintf(out,
                 "  %-40s derived   weight-gradient reductions %s, other collectives %s (their "
-                "own times, overlapped in their groups)\n",
+                "own times, %s)\n",
                 "collectives per step", fmt_time(a, tr->gradient_reduce_s),
-                fmt_time(a, tr->other_collectives_s));
+                fmt_time(a, tr->other_collectives_s),
+                s->pipeline.present ? "the reductions once per step, after the last micro-batch"
+                                    : "overlapped in their groups");
         if (tr->peak_flops > 0)
             fprintf(out,
                     "  %-40s derived   %s of forward and gradient contractions: %s/s, %.1f%% of "
@@ -341,6 +379,7 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     fprintf(out, "  %-40s %s\n",
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
             ir_given(m->repeat_span) ? "given" : "default");
+    print_step(out, a, s);
 }
 
 void emit_listing(FILE *out, const CompileOutput *o) {
@@ -378,9 +417,9 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         }
         fputc('\n', out);
         fprintf(out,
-                "  per repeat: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
+                "  %s: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
                 "network %s\n",
-                fmt_time(a, s->cost.compute_s), fmt_time(a, s->cost.memory_s),
+                s->pipeline.present ? "per layer and micro-batch" : "per repeat", fmt_time(a, s->cost.compute_s), fmt_time(a, s->cost.memory_s),
                 fmt_time(a, s->cost.network_s), fmt_energy(a, s->cost.compute_energy_j),
                 fmt_energy(a, s->cost.memory_energy_j), fmt_energy(a, s->cost.network_energy_j));
         if (r->baseline)

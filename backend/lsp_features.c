@@ -1886,6 +1886,19 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     } else if (strncmp(line, "phase", kw) == 0 && kw == 5) {
         values = phase_words;
         value_count = phase_count;
+    } else if (strncmp(line, "pipeline", kw) == 0 && kw == 8) {
+        /* `pipeline DIM [1f1b | gpipe | interleaved V];` */
+        int words = 0;
+        for (const char *p = line + kw; *p; p++)
+            if (word_char_c(*p) && !word_char_c(p[-1])) words++;
+        if (words >= 1 && w < end) {
+            values = pipe_schedule_words;
+            value_count = pipe_schedule_count;
+        } else
+            want = WANT_DIMS;
+    } else if (strncmp(line, "microbatches", kw) == 0 && kw == 12) {
+        globals_of_kind(it, d, DK_CONST);
+        return;
     } else if (strncmp(line, "online", kw) == 0 && kw == 6) {
         want = WANT_STMTS;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {

@@ -27,7 +27,8 @@ typedef struct MapCtx {
      * that names each statement at each level ([st * level_count + lv]) */
     const MapItem **tile_for, **order_for;
     const MapItem **tile_for_of, **order_for_of;
-    const MapItem *overlap_line, *objective_line, *repeat_line;
+    const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line;
+    int pipeline_dim; /* the dim a `pipeline` line names, -1 none */
 } MapCtx;
 
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
@@ -100,6 +101,15 @@ static int lookup_index(MapCtx *c, const Ident *id) {
 
 static int lookup_dim(MapCtx *c, const Ident *id) {
     int dim = ir_find_dim(c->arch, id->name);
+    if (dim >= 0 && dim == c->pipeline_dim) {
+        Diag *d = map_error(c, id->span, "E0354",
+                            "`%s` carries the pipeline's stages: no index can be split over it",
+                            id->name);
+        diag_help(d, c->diags,
+                  "each stage runs its own layers on the rest of the arch; split the op's "
+                  "indices over the other dims");
+        return -1;
+    }
     if (dim >= 0) return dim;
     Diag *d = map_error(c, id->span, "E0307", "arch `%s` has no cluster dimension `%s`",
                         c->arch->name, id->name);
@@ -1146,21 +1156,26 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
     if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
 }
 
-static void apply_repeat(MapCtx *c, const MapItem *it) {
-    if (!once(c, it, &c->repeat_line, "repeat")) return;
-    if (!it->count || it->count->kind == EX_ERROR) {
+/* A whole number written on a mapping line (`repeat 48`, `microbatches
+ * 8`, `interleaved 2`), evaluated with the op's parameters in scope. */
+static bool eval_count(MapCtx *c, const Expr *e, const char *what, int64_t *v) {
+    if (!e || e->kind == EX_ERROR) {
         c->ok = false;
-        return;
+        return false;
     }
     ConstEnv env = c->s->env;
     env.diags = c->diags;
-    env.where = subject("`repeat`");
+    env.where = subject(arena_printf(c->arena, "`%s`", what));
     env.expr_depth = 0;
+    if (const_eval_int(&env, e, subject(what), v)) return true;
+    c->ok = false;
+    return false;
+}
+
+static void apply_repeat(MapCtx *c, const MapItem *it) {
+    if (!once(c, it, &c->repeat_line, "repeat")) return;
     int64_t v;
-    if (!const_eval_int(&env, it->count, subject("repeat"), &v)) {
-        c->ok = false;
-        return;
-    }
+    if (!eval_count(c, it->count, "repeat", &v)) return;
     if (v < 1) {
         Diag *d = map_error(c, it->count->span, "E0320", "repeat must be at least 1, got %lld",
                             (long long)v);
@@ -1170,6 +1185,108 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
         return;
     }
     c->m->repeat = v;
+}
+
+static void apply_microbatches(MapCtx *c, const MapItem *it) {
+    if (!once(c, it, &c->microbatches_line, "microbatches")) return;
+    int64_t v;
+    if (!eval_count(c, it->count, "microbatches", &v)) return;
+    if (v < 1) {
+        Diag *d = map_error(c, it->count->span, "E0355",
+                            "microbatches must be at least 1, got %lld", (long long)v);
+        diag_note(d, c->diags,
+                  "a step runs the mapped op once per micro-batch, the op's batch being one "
+                  "micro-batch");
+        return;
+    }
+    c->m->pipeline.microbatches = v;
+    c->m->pipeline.microbatches_span = it->span;
+}
+
+/* `pipeline D [1f1b | gpipe | interleaved V];` (docs/language.md 5.9):
+ * the stages' dim and their schedule.  The rest of the mapping then maps
+ * one stage, so c->arch becomes the arch with D of size 1. */
+static void read_pipeline(MapCtx *c, IrPipeline *pl) {
+    *pl = (IrPipeline){.schedule = PIPE_1F1B, .chunks = 1, .microbatches = 1,
+                       .span = SPAN_NONE, .microbatches_span = SPAN_NONE};
+    const MapItem *line = NULL;
+    for (int i = 0; i < c->md->item_count; i++) {
+        const MapItem *it = c->md->items[i];
+        if (it->kind == MI_PIPELINE) once(c, it, &line, "pipeline");
+    }
+    if (!line) return;
+    if (!line->level.name) {
+        c->ok = false;
+        return;
+    }
+    int dim = lookup_dim(c, &line->level);
+    if (dim < 0) return;
+    const IrClusterDim *cd = &c->arch->dims[dim];
+    if (cd->size < 2) {
+        map_error(c, line->level.span, "E0354",
+                  "a pipeline needs at least 2 stages, but `%s` has %lld instance", cd->name,
+                  (long long)cd->size);
+        return;
+    }
+    if (line->value.name && !pipe_schedule_of_name(line->value.name, &pl->schedule)) {
+        char all[64];
+        vocab_join(all, sizeof all, pipe_schedule_words, pipe_schedule_count, " or ");
+        Diag *d = map_error(c, line->value.span, "E0354",
+                            "unknown pipeline schedule `%s`: expected %s", line->value.name, all);
+        const char *best =
+            spell_suggest(line->value.name, pipe_schedule_words, pipe_schedule_count);
+        if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
+        return;
+    }
+    if (pl->schedule == PIPE_INTERLEAVED) {
+        if (!line->count) {
+            Diag *d = map_error(c, line->value.span, "E0354",
+                                "`interleaved` needs the number of layer chunks each stage runs");
+            diag_help(d, c->diags, "write `pipeline %s interleaved 2;`", cd->name);
+            return;
+        }
+        if (!eval_count(c, line->count, "interleaved", &pl->chunks)) return;
+        if (pl->chunks < 1) {
+            map_error(c, line->count->span, "E0354",
+                      "a stage runs at least 1 chunk of layers, got %lld", (long long)pl->chunks);
+            return;
+        }
+    } else if (line->count) {
+        map_error(c, line->count->span, "E0354", "schedule `%s` takes no number",
+                  pipe_schedule_name(pl->schedule));
+        return;
+    }
+    pl->full_arch = c->arch;
+    pl->dim = dim;
+    pl->stages = cd->size;
+    pl->span = line->span;
+    c->pipeline_dim = dim;
+    c->arch = ir_stage_arch(c->arena, c->arch, dim);
+}
+
+/* What a pipeline needs of the rest of the mapping: a layer per chunk of
+ * every stage, and no holes (the optimizer does not yet weigh the step's
+ * terms, issue 11). */
+static void check_pipeline(MapCtx *c) {
+    const IrMapping *m = c->m;
+    const IrPipeline *pl = &m->pipeline;
+    if (pl->full_arch && m->repeat < pl->stages * pl->chunks) {
+        Diag *d = map_error(c, pl->span, "E0354",
+                            "a pipeline of %lld stages x %lld chunks needs at least %lld layers, "
+                            "but `repeat` gives %lld",
+                            (long long)pl->stages, (long long)pl->chunks,
+                            (long long)(pl->stages * pl->chunks), (long long)m->repeat);
+        diag_help(d, c->diags,
+                  "`repeat N;` counts the layers the stages share (the op is one layer)");
+    }
+    if (ir_accumulates(m) && m->hole_count > 0) {
+        Diag *d = map_error(c, ir_given(pl->span) ? pl->span : pl->microbatches_span, "E0356",
+                            "a mapping with %s cannot have holes yet",
+                            pl->full_arch ? "a pipeline" : "micro-batches");
+        diag_help(d, c->diags,
+                  "fill the holes (the optimizer answers the same mapping without this line), "
+                  "then add it back");
+    }
 }
 
 static void check_units(MapCtx *c) {
@@ -1550,6 +1667,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     c->decl = mapping_decl;
     c->md = &mapping_decl->u.mapping;
     c->ok = true;
+    c->pipeline_dim = -1;
     const MappingDecl *md = c->md;
     const Decl *op_decl = lookup_decl(c, &md->op, DK_OP, "E0301", "op");
     const Decl *arch_decl = lookup_decl(c, &md->arch, DK_ARCH, "E0302", "arch");
@@ -1588,6 +1706,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         return NULL;
     }
     if (!bound) c->ok = false;
+    IrPipeline pipeline;
+    read_pipeline(c, &pipeline);
 
     IrMapping *m = ARENA_NEW(s->arena, IrMapping);
     c->m = m;
@@ -1599,6 +1719,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->overlap = OVERLAP_FULL;
     m->objective = OBJ_LATENCY;
     m->repeat = 1;
+    m->pipeline = pipeline;
     m->overlap_span = m->objective_span = m->repeat_span = SPAN_NONE;
     m->phase = phase;
     m->phase_span = phase_line ? phase_line->span : SPAN_NONE;
@@ -1696,8 +1817,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         case MI_OVERLAP:
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
+        case MI_MICROBATCHES: apply_microbatches(c, it); break;
         case MI_ONLINE:
         case MI_PHASE:
+        case MI_PIPELINE:
         case MI_RECOMPUTE: break;
         }
     }
@@ -1754,5 +1877,6 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         m->fuse.span[g] = c->op->stmts[st].span;
     }
     check_online(c);
+    check_pipeline(c);
     return c->ok ? m : NULL;
 }

@@ -91,6 +91,24 @@ int ir_find_level(const IrArch *a, Name name) {
     return -1;
 }
 
+IrArch *ir_stage_arch(Arena *arena, const IrArch *full, int dim) {
+    IrArch *a = ARENA_NEW(arena, IrArch);
+    *a = *full;
+    int64_t p = full->dims[dim].size > 0 ? full->dims[dim].size : 1;
+    a->dims = ARENA_ARRAY(arena, IrClusterDim, full->dim_count + 1);
+    memcpy(a->dims, full->dims, sizeof *a->dims * (size_t)full->dim_count);
+    a->dims[dim].size = 1;
+    a->levels = ARENA_ARRAY(arena, IrLevel, full->level_count + 1);
+    memcpy(a->levels, full->levels, sizeof *a->levels * (size_t)full->level_count);
+    /* the dim's cluster replicates the levels declared after it */
+    for (int l = 0; l < a->level_count; l++)
+        if (full->dims[dim].cluster < a->levels[l].clusters_outside) a->levels[l].instances /= p;
+    a->units = ARENA_ARRAY(arena, IrCompute, full->unit_count + 1);
+    memcpy(a->units, full->units, sizeof *a->units * (size_t)full->unit_count);
+    for (int u = 0; u < a->unit_count; u++) a->units[u].instances /= p;
+    return a;
+}
+
 int ir_find_dim(const IrArch *a, Name name) {
     for (int i = 0; i < a->dim_count; i++)
         if (a->dims[i].name == name) return i;
@@ -153,6 +171,7 @@ IR_VOCABULARY_TABLES(MemKind, mem_kind, CMT_MEMORY_KINDS, "buffer")
 IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
 IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")
 IR_VOCABULARY_TABLES(Phase, phase, CMT_PHASES, "forward")
+IR_VOCABULARY_TABLES(PipeSchedule, pipe_schedule, CMT_PIPE_SCHEDULES, "1f1b")
 
 bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i) {
     int ka = ir_tile_slot(m, a, l, i), kb = ir_tile_slot(m, b, l, i);

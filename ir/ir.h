@@ -280,6 +280,10 @@ typedef struct IrArch {
 
 int ir_find_level(const IrArch *a, Name name); /* by level or memory name */
 int ir_find_dim(const IrArch *a, Name name);
+/* One stage of a pipeline over dim `dim` (docs/language.md 5.9): the arch
+ * with that dim of size 1, so the levels and units it replicated count
+ * one stage's instances. */
+IrArch *ir_stage_arch(Arena *arena, const IrArch *full, int dim);
 const IrCompute *ir_matrix_unit(const IrArch *a); /* first matrix unit or NULL */
 const IrCompute *ir_vector_unit(const IrArch *a); /* first vector unit or NULL */
 /* The memory of a level that holds tensors of the given role (a role split
@@ -354,6 +358,25 @@ typedef struct IrFuse {
 typedef enum Phase { CMT_PHASES(VOCAB_ENUM) } Phase;
 IR_VOCABULARY(Phase, phase);
 
+typedef enum PipeSchedule { CMT_PIPE_SCHEDULES(VOCAB_ENUM) } PipeSchedule;
+IR_VOCABULARY(PipeSchedule, pipe_schedule);
+
+/* `pipeline D [1f1b | gpipe | interleaved V];` and `microbatches N;`
+ * (docs/language.md 5.9): the mapping's repeats (layers) run in stages
+ * over cluster dim D, each stage a copy of the rest of the arch, and each
+ * step pushes N micro-batches through them.  The mapping's `arch` is then
+ * one stage (D of size 1); `full_arch` is the arch as declared. */
+typedef struct IrPipeline {
+    const IrArch *full_arch; /* NULL: no pipeline */
+    int dim;                 /* the stages' dim in full_arch */
+    int64_t stages;        /* its size */
+    PipeSchedule schedule; /* default 1F1B */
+    int64_t chunks;        /* layer chunks per stage (interleaved V), else 1 */
+    Span span; /* the `pipeline` line, SPAN_NONE when none */
+    int64_t microbatches; /* 0 or 1: one */
+    Span microbatches_span;
+} IrPipeline;
+
 typedef struct IrMapping {
     Name name;
     Span span;      /* the declaration */
@@ -376,6 +399,7 @@ typedef struct IrMapping {
     const char *recompute;
     Span recompute_span;
     int64_t repeat; /* default 1 */
+    IrPipeline pipeline;
     /* the lines that gave overlap, objective and repeat; SPAN_NONE when
      * the default applies */
     Span overlap_span, objective_span, repeat_span;
@@ -389,6 +413,18 @@ typedef struct IrMapping {
     Span *online_span;
     signed char *online_degree;
 } IrMapping;
+
+/* Whether the step accumulates weight gradients over micro-batches (or
+ * runs a pipeline), so that their reduction runs once per step. */
+static inline bool ir_accumulates(const IrMapping *m) {
+    return m->pipeline.full_arch || m->pipeline.microbatches > 1;
+}
+/* The layers the busiest stage runs: ceil(repeat / stages). */
+static inline int64_t ir_stage_layers(const IrMapping *m) {
+    int64_t r = m->repeat > 0 ? m->repeat : 1;
+    int64_t p = m->pipeline.full_arch && m->pipeline.stages > 0 ? m->pipeline.stages : 1;
+    return (r + p - 1) / p;
+}
 
 /* The correction exponent of statement j for online statement r (0 when
  * the mapping has no online statement). */

@@ -90,6 +90,17 @@ double sched_elem_bytes(const IrTensor *t) {
     return bits > 0 ? bits / 8.0 : 1.0;
 }
 
+double sched_share(const Schedule *s, int st, int t) {
+    const IrOp *op = s->op;
+    const IrTensor *T = &op->tensors[t];
+    const int *ix = ir_stmt_tensor_indices(op, &op->stmts[st], t);
+    if (!ix) return 0;
+    double elems = 1;
+    for (int r = 0; r < T->rank; r++)
+        elems *= ix[r] >= 0 ? s->stmts[st].extent[sched_li(s, 0, ix[r])] : 1;
+    return elems * elem_type_bits(T->type) / 8.0;
+}
+
 bool sched_dim_outside(const Schedule *s, int dim, int level) {
     if (level >= s->levels) return true;
     const IrClusterDim *d = &s->arch->dims[dim];

@@ -111,6 +111,9 @@ typedef struct SchedNode {
                                  each execution is cut into (1 otherwise) */
     bool rescale;             /* compute: the corrections of an online reduction
                                  (docs/cost-model.md 7.3), not the statement */
+    bool once_per_step;       /* a weight gradient's reduction under micro-batches
+                                 or a pipeline: after the last micro-batch, not
+                                 in its group (docs/cost-model.md 13.2) */
     int position;             /* statement's position in its group, for ordering */
     int phase;                /* load 0, broadcast 1, transition 1, compute 2,
                                  reduction 3, store 4, boundary 5 */
@@ -169,6 +172,34 @@ typedef struct SchedTraining {
      * achieved rate (FLOP/s) and the matrix units' peak (FLOP/s) */
     double model_flop, achieved_flops, peak_flops;
 } SchedTraining;
+
+/* A step of micro-batches, over a pipeline's stages or not (pass_stages,
+ * docs/cost-model.md 13.2).  Per micro-batch and layer are the mapped op's
+ * own costs; the step composes them. */
+typedef struct SchedPipeline {
+    bool present;      /* `pipeline` or `microbatches` given */
+    double stages;     /* p (1 without a pipeline) */
+    double chunks;     /* v: layer chunks per stage */
+    double micro;      /* m: micro-batches per step */
+    double layers;     /* L: layers of the busiest stage, ceil(repeat / p) */
+    double in_flight;  /* micro-batches whose activations the first stage holds */
+    /* one layer, one micro-batch: the groups' latencies by the role of their
+     * first statement (s) */
+    double forward_s, recompute_s, backward_s, update_s;
+    /* one layer's weight-gradient reductions, run once per step (s, J) */
+    double reduction_s, reduction_energy_j;
+    /* what one stage sends its neighbour per micro-batch: the layer's output
+     * forward and its input's gradient backward, over the stages' dim (B, s) */
+    double send_forward_bytes, send_backward_bytes;
+    double send_forward_s, send_backward_s;
+    /* the step (s): F = L (forward), B = L (backward + recompute) per
+     * micro-batch; compute m (F + B); bubble (p - 1)(F + B) / v; the sends
+     * not hidden; the update and the reductions of the stage's layers */
+    double stage_forward_s, stage_backward_s;
+    double compute_s, bubble_s, send_s, update_total_s, reduction_total_s;
+    double step_s;
+    double energy_j; /* every stage, micro-batch and layer */
+} SchedPipeline;
 
 typedef struct SchedGroup {
     int id;
@@ -289,6 +320,8 @@ typedef struct Schedule {
     /* `phase train`: what one device holds in the outermost memory for
      * the training step (pass_training, docs/cost-model.md 13) */
     SchedTraining training;
+    /* `pipeline` / `microbatches`: the step they compose (pass_stages) */
+    SchedPipeline pipeline;
     /* the totals: the groups' costs summed (cost_add), latency and energy
      * then times the mapping's repeat; the bound is the largest of the
      * groups' summed compute stages (the busier unit under overlap),
@@ -322,6 +355,9 @@ double sched_deal_block(const Schedule *s, int st, int level, int index);
  * fewer blocks than instances the last ones idle.  The dim's size when
  * every instance gets work. */
 double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner);
+/* The bytes one instance of level 0 holds of tensor t as statement st
+ * reads or writes it: its share under the statement's splits. */
+double sched_share(const Schedule *s, int st, int t);
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */
 bool sched_dim_outside(const Schedule *s, int dim, int level);

@@ -317,6 +317,10 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
 
         (integer | real) [ \t]* unit / [^A-Za-z0-9_] {
             token = quantity_token(ps, start, ps->cursor, value); goto done; }
+        /* the pipeline schedule `1f1b` is a word, not a malformed number */
+        "1f1b" {
+            value->name = intern(start, (size_t)(ps->cursor - start));
+            token = IDENT; goto done; }
         integer { token = number_token(ps, start, ps->cursor, value, true); goto done; }
         real    { token = number_token(ps, start, ps->cursor, value, false); goto done; }
         (integer | real) [A-Za-z_][A-Za-z0-9_]* ("/" [A-Za-z_][A-Za-z0-9_]*)? {
@@ -373,6 +377,8 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "recompute" { token = RECOMPUTE; goto done; }
         "repeat"    { token = REPEAT; goto done; }
         "where"     { token = WHERE; goto done; }
+        "pipeline"  { token = PIPELINE; goto done; }
+        "microbatches" { token = MICROBATCHES; goto done; }
 
         ident {
             value->name = intern(start, (size_t)(ps->cursor - start));

@@ -388,6 +388,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
 %token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
+%token PIPELINE "pipeline" MICROBATCHES "microbatches"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -1098,6 +1099,26 @@ map_item:
     }
   | REPEAT expr SEMI {
         $$ = new_item(ps, MI_REPEAT, @$, @1);
+        $$->count = $2;
+    }
+  /* `pipeline pp;`, `pipeline pp gpipe;`, `pipeline pp interleaved 3;` */
+  | PIPELINE name SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = *$2;
+    }
+  | PIPELINE name name SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = *$2;
+        $$->value = *$3;
+    }
+  | PIPELINE name name expr SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = *$2;
+        $$->value = *$3;
+        $$->count = $4;
+    }
+  | MICROBATCHES expr SEMI {
+        $$ = new_item(ps, MI_MICROBATCHES, @$, @1);
         $$->count = $2;
     }
   | error SEMI {

@@ -17,24 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static NetDim net_dim(const IrArch *a, int d) {
-    const IrClusterDim *cd = &a->dims[d];
-    const IrCluster *c = &a->clusters[cd->cluster];
-    NetDim n;
-    n.p = cd->size;
-    n.topology = cd->topology;
-    n.unidirectional = false;
-    n.alpha_s = c->hop_latency > 0 ? c->hop_latency : 0;
-    n.beta_s_per_byte =
-        (c->link_bandwidth > 0 && isfinite(c->link_bandwidth)) ? 1.0 / c->link_bandwidth : 0;
-    n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
-    n.call_s = c->call_latency > 0 ? c->call_latency : 0;
-    n.channels = c->channels > 1 ? c->channels : 1;
-    n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
-    n.sharers = 1;
-    return n;
-}
-
 /* Where a collective runs: statement st moves tensor `tensor`, and the
  * dims between levels `outer` and `inner` run their own copies of it. */
 typedef struct CollSite {

@@ -282,7 +282,9 @@ static double chunk_collectives(Schedule *s, SchedGroup *g, double tiles) {
     double depth = tiles;
     for (int i = 0; i < s->node_count; i++) {
         SchedNode *n = &s->nodes[i];
-        if (n->group != g->id || n->kind != SN_COLLECTIVE || n->stmt < 0 || n->tensor < 0) continue;
+        if (n->group != g->id || n->kind != SN_COLLECTIVE || n->stmt < 0 || n->tensor < 0 ||
+            n->once_per_step)
+            continue;
         const SchedStmt *ss = &s->stmts[n->stmt];
         bool result = s->op->stmts[n->stmt].out_tensor == n->tensor;
         int before = result ? sched_first_reduced_loop(s, g, n->stmt) : g->loop_count;
@@ -320,6 +322,20 @@ void pass_cost(Schedule *s) {
     for (int i = 0; i < s->node_count; i++) s->nodes[i].seq = i;
     for (int i = 0; i < s->node_count; i++)
         if (s->nodes[i].kind == SN_BOUNDARY) s->nodes[i].phase = BOUNDARY_PHASE;
+    /* accumulated over micro-batches, a weight gradient is reduced once
+     * per step, after the last one: not in its group (section 13.2) */
+    bool accumulates = ir_accumulates(s->m);
+    for (int i = 0; accumulates && i < s->node_count; i++) {
+        SchedNode *n = &s->nodes[i];
+        n->once_per_step = n->kind == SN_COLLECTIVE && n->tensor >= 0 &&
+                           s->op->tensors[n->tensor].use == TU_WEIGHT_GRAD;
+        if (n->once_per_step && s->want_text)
+            n->reason = arena_printf(s->arena,
+                                     "%s; once per step, after the last micro-batch (not in "
+                                     "this group's time)",
+                                     n->reason ? n->reason : "");
+    }
+    s->pipeline.reduction_s = s->pipeline.reduction_energy_j = 0;
     order_nodes(s);
     const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
     for (int st = 0; st < s->op->stmt_count; st++) {
@@ -385,6 +401,11 @@ void pass_cost(Schedule *s) {
         case SN_LOAD:
         case SN_STORE: g->cost.memory_energy_j += n->energy_j; break;
         case SN_COLLECTIVE:
+            if (n->once_per_step) {
+                s->pipeline.reduction_s += n->latency_s;
+                s->pipeline.reduction_energy_j += n->energy_j;
+                break;
+            }
             g->cost.network_s += n->latency_s;
             g->cost.network_energy_j += n->energy_j;
             break;

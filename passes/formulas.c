@@ -6,6 +6,33 @@
 
 #include <math.h>
 
+NetDim net_dim(const IrArch *a, int d) {
+    const IrClusterDim *cd = &a->dims[d];
+    const IrCluster *c = &a->clusters[cd->cluster];
+    NetDim n;
+    n.p = cd->size;
+    n.topology = cd->topology;
+    n.unidirectional = false;
+    n.alpha_s = c->hop_latency > 0 ? c->hop_latency : 0;
+    n.beta_s_per_byte =
+        (c->link_bandwidth > 0 && isfinite(c->link_bandwidth)) ? 1.0 / c->link_bandwidth : 0;
+    n.link_energy_j_per_byte = c->link_energy > 0 ? c->link_energy : 0;
+    n.call_s = c->call_latency > 0 ? c->call_latency : 0;
+    n.channels = c->channels > 1 ? c->channels : 1;
+    n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
+    n.sharers = 1;
+    return n;
+}
+
+NetCost send_cost(const NetDim *d, double n) {
+    NetCost c = {0, 0, 0};
+    if (d->p <= 1 || !(n > 0)) return c;
+    c.time_s = d->call_s + d->alpha_s + n * d->beta_s_per_byte * channel_beta_scale(d, n);
+    c.byte_hops = n;
+    c.energy_j = n * d->link_energy_j_per_byte;
+    return c;
+}
+
 int64_t net_diameter(const NetDim *d) {
     if (d->p <= 1) return 0;
     switch (d->topology) {

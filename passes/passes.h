@@ -56,6 +56,10 @@ void pass_fusion(Schedule *s);      /* groups, fusion levels, boundaries */
 void pass_tiles(Schedule *s);       /* tiles, trips, footprints, capacity */
 void pass_training(Schedule *s);    /* what a training step holds per device */
 void pass_step(Schedule *s);        /* a training step by phase, model FLOP rate */
+void pass_stages(Schedule *s);      /* micro-batches through a pipeline's stages */
+/* Micro-batches whose activations the first stage of m's pipeline holds
+ * at once (1 without one; docs/cost-model.md 13.2). */
+double pipeline_in_flight(const IrMapping *m);
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_cost(Schedule *s);        /* per-group and total cost */
@@ -129,6 +133,11 @@ typedef struct NetCost {
  * message).  Several dims compose dimension by dimension
  * (docs/cost-model.md, section 4). */
 double channel_beta_scale(const NetDim *d, double n_bytes);
+/* Dim d of an arch as the network model sees it. */
+NetDim net_dim(const IrArch *a, int d);
+/* A point-to-point send of n bytes to a neighbour along one dim: one call,
+ * one hop (docs/cost-model.md 13.2). */
+NetCost send_cost(const NetDim *d, double n);
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes);
 /* The time of one call of collective node n's kind over its dims, moving
  * `bytes` per rank (passes/collectives.c). */

@@ -17,10 +17,11 @@ static const PassFn pass_fns[] = {
     pass_collectives, /* broadcasts, reductions, layout changes */
     pass_cost,        /* times, energies, bounds, totals */
     pass_step,        /* a training step's time by phase, model FLOP rate */
+    pass_stages,      /* micro-batches through a pipeline's stages */
 };
 
 const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles", "training",
-                                  "reuse",  "collectives", "cost",   "step"};
+                                  "reuse",  "collectives", "cost",   "step", "stages"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

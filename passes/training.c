@@ -1,22 +1,10 @@
 /* training.c — what a training step holds on each device: for a `phase
  * train` mapping, the bytes of weights, weight gradients, optimizer state
  * and kept activations in one instance of the outermost memory, over the
- * mapping's repeats (docs/cost-model.md 13).  The capacity check reports
+ * mapping's repeats, or a pipeline stage's layers and micro-batches in
+ * flight (docs/cost-model.md 13).  The capacity check reports
  * a total past the memory's capacity (E0351). */
 #include "passes/passes.h"
-
-/* The bytes one instance of level 0 holds of statement st's tensor t: its
- * share under the statement's splits. */
-static double share_in(const Schedule *s, int st, int t) {
-    const IrOp *op = s->op;
-    const IrTensor *T = &op->tensors[t];
-    const int *ix = ir_stmt_tensor_indices(op, &op->stmts[st], t);
-    if (!ix) return 0;
-    double elems = 1;
-    for (int r = 0; r < T->rank; r++)
-        elems *= ix[r] >= 0 ? s->stmts[st].extent[sched_li(s, 0, ix[r])] : 1;
-    return elems * elem_type_bits(T->type) / 8.0;
-}
 
 void pass_training(Schedule *s) {
     SchedTraining *tr = &s->training;
@@ -37,11 +25,11 @@ void pass_training(Schedule *s) {
     bool *read_later = ARENA_ARRAY(s->arena, bool, T + 1);
     for (int st = 0; st < op->stmt_count; st++) {
         const IrStmt *is = &op->stmts[st];
-        double mine = share_in(s, st, is->out_tensor);
+        double mine = sched_share(s, st, is->out_tensor);
         if (mine > share[is->out_tensor]) share[is->out_tensor] = mine;
         for (int q = 0; q < is->input_count; q++) {
             int t = is->inputs[q];
-            double b = share_in(s, st, t);
+            double b = sched_share(s, st, t);
             if (b > share[t]) share[t] = b;
             if (st < F)
                 read_forward[t] = true;
@@ -69,10 +57,12 @@ void pass_training(Schedule *s) {
         *into += share[t];
         tr->held[t] = share[t];
     }
-    double layers = s->m->repeat > 0 ? (double)s->m->repeat : 1;
+    /* a device holds its stage's layers, and the activations of every
+     * micro-batch in flight there (section 13.2) */
+    double layers = (double)ir_stage_layers(s->m);
     tr->weights *= layers;
     tr->gradients *= layers;
     tr->optimizer *= layers;
-    tr->activations *= layers;
+    tr->activations *= layers * pipeline_in_flight(s->m);
     tr->total = tr->weights + tr->gradients + tr->optimizer + tr->activations;
 }

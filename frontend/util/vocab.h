@@ -118,7 +118,9 @@
     X(MI_ONLINE, "online") \
     X(MI_REPEAT, "repeat") \
     X(MI_PHASE, "phase") \
-    X(MI_RECOMPUTE, "recompute")
+    X(MI_RECOMPUTE, "recompute") \
+    X(MI_PIPELINE, "pipeline") \
+    X(MI_MICROBATCHES, "microbatches")
 
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
@@ -128,6 +130,11 @@
     X(PHASE_FORWARD, "forward") \
     X(PHASE_BACKWARD, "backward") \
     X(PHASE_TRAIN, "train")
+/* the order in which a pipeline's stages run their micro-batches */
+#define CMT_PIPE_SCHEDULES(X) \
+    X(PIPE_1F1B, "1f1b") \
+    X(PIPE_GPIPE, "gpipe") \
+    X(PIPE_INTERLEAVED, "interleaved")
 #define CMT_OBJECTIVES(X) \
     X(OBJ_LATENCY, "latency") \
     X(OBJ_ENERGY, "energy") \

@@ -1,0 +1,145 @@
+/* stages.c — a step of micro-batches (docs/cost-model.md 13.2): the mapped
+ * op is one layer on one micro-batch, on one stage of a pipeline when the
+ * mapping has one.  This pass composes the step from that layer's costs by
+ * phase: every micro-batch through the busiest stage's layers, the
+ * pipeline's fill and drain (the bubble), the sends between neighbouring
+ * stages, and, once per step, the weight update and the reduction of the
+ * accumulated weight gradients. */
+#include "passes/passes.h"
+
+#include <math.h>
+
+double pipeline_in_flight(const IrMapping *m) {
+    const IrPipeline *pl = &m->pipeline;
+    if (!pl->full_arch) return 1;
+    double micro = pl->microbatches > 1 ? (double)pl->microbatches : 1;
+    double p = (double)pl->stages, v = pl->chunks > 1 ? (double)pl->chunks : 1;
+    double held = 0;
+    switch (pl->schedule) {
+    case PIPE_GPIPE: held = micro; break; /* every forward before any backward */
+    case PIPE_1F1B: held = p; break;      /* the first stage's warm-up, then one in one out */
+    case PIPE_INTERLEAVED: held = p + (p - 1) / v; break;
+    }
+    return held < micro ? held : micro;
+}
+
+/* The bytes that cross the link between two stages when one instance of
+ * level 0 holds `share` of tensor t as statement st leaves it: the
+ * instances of the clusters nested inside the stages' one share its links
+ * and send each distinct part once (the same part held by several goes
+ * once, scattered over them). */
+static double link_bytes(const Schedule *s, int st, int t, int stage_cluster) {
+    double bytes = sched_share(s, st, t);
+    const SchedStmt *ss = &s->stmts[st];
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        const IrClusterDim *cd = &s->arch->dims[d];
+        if (cd->cluster <= stage_cluster || !sched_dim_outside(s, d, 0)) continue;
+        int index = ss->split[d];
+        if (index >= 0 && sched_access_has_index(s, st, t, index)) bytes *= (double)cd->size;
+    }
+    return bytes;
+}
+
+/* Copies of the whole pipeline that run at once (data parallelism outside
+ * the stages' cluster, or beside the stages' dim in it). */
+static double pipeline_copies(const Schedule *s, int stage_cluster) {
+    double copies = 1;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (s->arch->dims[d].cluster <= stage_cluster && sched_dim_outside(s, d, 0))
+            copies *= (double)s->arch->dims[d].size;
+    return copies;
+}
+
+void pass_stages(Schedule *s) {
+    SchedPipeline *pp = &s->pipeline;
+    const IrMapping *m = s->m;
+    const IrPipeline *pl = &m->pipeline;
+    double reduction_s = pp->reduction_s, reduction_energy = pp->reduction_energy_j;
+    *pp = (SchedPipeline){0};
+    pp->reduction_s = reduction_s;
+    pp->reduction_energy_j = reduction_energy;
+    if (!ir_accumulates(m)) return;
+    const IrOp *op = s->op;
+    pp->present = true;
+    pp->stages = pl->full_arch ? (double)pl->stages : 1;
+    pp->chunks = pl->full_arch && pl->chunks > 1 ? (double)pl->chunks : 1;
+    pp->micro = pl->microbatches > 1 ? (double)pl->microbatches : 1;
+    pp->layers = (double)ir_stage_layers(m);
+    pp->in_flight = pipeline_in_flight(m);
+    double repeat = m->repeat > 0 ? (double)m->repeat : 1;
+
+    /* one layer, one micro-batch, by phase */
+    double per_micro_energy = 0, update_energy = 0;
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        if (grp->stmt_count == 0) continue;
+        double t = grp->cost.latency_s;
+        switch (op->stmts[grp->stmts[0]].role) {
+        case SR_FORWARD: pp->forward_s += t; break;
+        case SR_RECOMPUTE: pp->recompute_s += t; break;
+        case SR_BACKWARD: pp->backward_s += t; break;
+        case SR_UPDATE: pp->update_s += t; break;
+        }
+        if (op->stmts[grp->stmts[0]].role == SR_UPDATE)
+            update_energy += grp->cost.energy_j;
+        else
+            per_micro_energy += grp->cost.energy_j;
+    }
+
+    /* the sends: a layer's output forward, its input's gradient backward */
+    double send_energy = 0;
+    if (pl->full_arch) {
+        NetDim link = net_dim(pl->full_arch, pl->dim);
+        int stage_cluster = pl->full_arch->dims[pl->dim].cluster;
+        for (int t = 0; t < op->tensor_count; t++) {
+            const IrTensor *T = &op->tensors[t];
+            if (T->kind != TK_OUTPUT || T->use != TU_DATA || T->producer < 0) continue;
+            StmtRole role = op->stmts[T->producer].role;
+            double bytes = link_bytes(s, T->producer, t, stage_cluster);
+            if (role == SR_FORWARD) pp->send_forward_bytes += bytes;
+            if (role == SR_BACKWARD) pp->send_backward_bytes += bytes;
+        }
+        NetCost f = send_cost(&link, pp->send_forward_bytes);
+        NetCost b = send_cost(&link, pp->send_backward_bytes);
+        pp->send_forward_s = f.time_s;
+        pp->send_backward_s = b.time_s;
+        /* every micro-batch crosses p v - 1 boundaries each way */
+        send_energy = (f.energy_j + b.energy_j) * pp->micro * (pp->stages * pp->chunks - 1) *
+                      pipeline_copies(s, stage_cluster);
+    }
+
+    /* the step (section 13.2) */
+    double L = pp->layers, micro = pp->micro, p = pp->stages, v = pp->chunks;
+    pp->stage_forward_s = L * pp->forward_s;
+    pp->stage_backward_s = L * (pp->backward_s + pp->recompute_s);
+    double work = pp->stage_forward_s + pp->stage_backward_s;
+    double period = work;
+    if (v * pp->send_forward_s > period) period = v * pp->send_forward_s;
+    if (v * pp->send_backward_s > period) period = v * pp->send_backward_s;
+    pp->compute_s = micro * work;
+    pp->bubble_s = (p - 1) * work / v;
+    pp->send_s =
+        (micro - 1) * (period - work) + (p * v - 1) * (pp->send_forward_s + pp->send_backward_s);
+    pp->update_total_s = L * pp->update_s;
+    pp->reduction_total_s = L * pp->reduction_s;
+    pp->step_s = pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s +
+                 pp->reduction_total_s;
+    /* energy: every layer of every micro-batch once, on whichever stage */
+    pp->energy_j = repeat * (micro * per_micro_energy + update_energy + pp->reduction_energy_j) +
+                   send_energy;
+    s->cost.latency_s = pp->step_s;
+    s->cost.energy_j = pp->energy_j;
+
+    /* a training step's phases and model FLOP, per the busiest stage */
+    SchedTraining *tr = &s->training;
+    if (!tr->present) return;
+    tr->forward_s = micro * L * pp->forward_s;
+    tr->recompute_s = micro * L * pp->recompute_s;
+    tr->backward_s = micro * L * pp->backward_s;
+    tr->update_s = L * pp->update_s;
+    tr->gradient_reduce_s = L * pp->reduction_s;
+    tr->other_collectives_s = tr->other_collectives_s / repeat * micro * L;
+    tr->model_flop *= micro;
+    tr->peak_flops *= p;
+    tr->achieved_flops = pp->step_s > 0 ? tr->model_flop / pp->step_s : 0;
+}
