@@ -203,10 +203,9 @@ static void print_step(FILE *out, Arena *a, const Schedule *s) {
     if (!pp->present) return;
     const IrPipeline *pl = &m->pipeline;
     if (pl->full_arch) {
-        const char *schedule =
-            pl->schedule == PIPE_INTERLEAVED
-                ? arena_printf(a, "interleaved %lld", (long long)pl->chunks)
-                : pipe_schedule_name(pl->schedule);
+        const char *schedule = pl->schedule == PIPE_INTERLEAVED
+                                   ? arena_printf(a, "interleaved %lld", (long long)pl->chunks)
+                                   : pipe_schedule_name(pl->schedule);
         fprintf(out,
                 "  %-40s given     %.0f stages of %.0f layers (the busiest), %s; the first holds "
                 "%.3g micro-batches' activations\n",
@@ -419,7 +418,8 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         fprintf(out,
                 "  %s: compute %s, memory %s, network %s; energy: compute %s, memory %s, "
                 "network %s\n",
-                s->pipeline.present ? "per layer and micro-batch" : "per repeat", fmt_time(a, s->cost.compute_s), fmt_time(a, s->cost.memory_s),
+                s->pipeline.present ? "per layer and micro-batch" : "per repeat",
+                fmt_time(a, s->cost.compute_s), fmt_time(a, s->cost.memory_s),
                 fmt_time(a, s->cost.network_s), fmt_energy(a, s->cost.compute_energy_j),
                 fmt_energy(a, s->cost.memory_energy_j), fmt_energy(a, s->cost.network_energy_j));
         if (r->baseline)

@@ -1207,8 +1207,11 @@ static void apply_microbatches(MapCtx *c, const MapItem *it) {
  * the stages' dim and their schedule.  The rest of the mapping then maps
  * one stage, so c->arch becomes the arch with D of size 1. */
 static void read_pipeline(MapCtx *c, IrPipeline *pl) {
-    *pl = (IrPipeline){.schedule = PIPE_1F1B, .chunks = 1, .microbatches = 1,
-                       .span = SPAN_NONE, .microbatches_span = SPAN_NONE};
+    *pl = (IrPipeline){.schedule = PIPE_1F1B,
+                       .chunks = 1,
+                       .microbatches = 1,
+                       .span = SPAN_NONE,
+                       .microbatches_span = SPAN_NONE};
     const MapItem *line = NULL;
     for (int i = 0; i < c->md->item_count; i++) {
         const MapItem *it = c->md->items[i];
@@ -1271,11 +1274,13 @@ static void check_pipeline(MapCtx *c) {
     const IrMapping *m = c->m;
     const IrPipeline *pl = &m->pipeline;
     if (pl->full_arch && m->repeat < pl->stages * pl->chunks) {
+        const char *chunks =
+            pl->chunks > 1 ? arena_printf(c->arena, " of %lld chunks", (long long)pl->chunks) : "";
         Diag *d = map_error(c, pl->span, "E0354",
-                            "a pipeline of %lld stages x %lld chunks needs at least %lld layers, "
-                            "but `repeat` gives %lld",
-                            (long long)pl->stages, (long long)pl->chunks,
-                            (long long)(pl->stages * pl->chunks), (long long)m->repeat);
+                            "a pipeline of %lld stages%s needs at least %lld layers, but `repeat` "
+                            "gives %lld",
+                            (long long)pl->stages, chunks, (long long)(pl->stages * pl->chunks),
+                            (long long)m->repeat);
         diag_help(d, c->diags,
                   "`repeat N;` counts the layers the stages share (the op is one layer)");
     }
@@ -1284,8 +1289,8 @@ static void check_pipeline(MapCtx *c) {
                             "a mapping with %s cannot have holes yet",
                             pl->full_arch ? "a pipeline" : "micro-batches");
         diag_help(d, c->diags,
-                  "fill the holes (the optimizer answers the same mapping without this line), "
-                  "then add it back");
+                  "fill them on an arch of one stage, without this line, and map the answer "
+                  "here (docs/errors/E0356.md)");
     }
 }
 

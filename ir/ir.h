@@ -369,11 +369,11 @@ IR_VOCABULARY(PipeSchedule, pipe_schedule);
 typedef struct IrPipeline {
     const IrArch *full_arch; /* NULL: no pipeline */
     int dim;                 /* the stages' dim in full_arch */
-    int64_t stages;        /* its size */
-    PipeSchedule schedule; /* default 1F1B */
-    int64_t chunks;        /* layer chunks per stage (interleaved V), else 1 */
-    Span span; /* the `pipeline` line, SPAN_NONE when none */
-    int64_t microbatches; /* 0 or 1: one */
+    int64_t stages;          /* its size */
+    PipeSchedule schedule;   /* default 1F1B */
+    int64_t chunks;          /* layer chunks per stage (interleaved V), else 1 */
+    Span span;               /* the `pipeline` line, SPAN_NONE when none */
+    int64_t microbatches;    /* 0 or 1: one */
     Span microbatches_span;
 } IrPipeline;
 

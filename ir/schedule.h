@@ -177,12 +177,12 @@ typedef struct SchedTraining {
  * docs/cost-model.md 13.2).  Per micro-batch and layer are the mapped op's
  * own costs; the step composes them. */
 typedef struct SchedPipeline {
-    bool present;      /* `pipeline` or `microbatches` given */
-    double stages;     /* p (1 without a pipeline) */
-    double chunks;     /* v: layer chunks per stage */
-    double micro;      /* m: micro-batches per step */
-    double layers;     /* L: layers of the busiest stage, ceil(repeat / p) */
-    double in_flight;  /* micro-batches whose activations the first stage holds */
+    bool present;     /* `pipeline` or `microbatches` given */
+    double stages;    /* p (1 without a pipeline) */
+    double chunks;    /* v: layer chunks per stage */
+    double micro;     /* m: micro-batches per step */
+    double layers;    /* L: layers of the busiest stage, ceil(repeat / p) */
+    double in_flight; /* micro-batches whose activations the first stage holds */
     /* one layer, one micro-batch: the groups' latencies by the role of their
      * first statement (s) */
     double forward_s, recompute_s, backward_s, update_s;

@@ -50,13 +50,13 @@ void check_mapping_capacity(Program *p);
 void report_capacity(const Schedule *s, DiagSink *diags);
 
 /* The passes, one entry point each (pipeline.c calls them in order). */
-void pass_shapes(Schedule *s);      /* per-statement per-level extents */
-void pass_partition(Schedule *s);   /* spatial splits: layouts per dim */
-void pass_fusion(Schedule *s);      /* groups, fusion levels, boundaries */
-void pass_tiles(Schedule *s);       /* tiles, trips, footprints, capacity */
-void pass_training(Schedule *s);    /* what a training step holds per device */
-void pass_step(Schedule *s);        /* a training step by phase, model FLOP rate */
-void pass_stages(Schedule *s);      /* micro-batches through a pipeline's stages */
+void pass_shapes(Schedule *s);    /* per-statement per-level extents */
+void pass_partition(Schedule *s); /* spatial splits: layouts per dim */
+void pass_fusion(Schedule *s);    /* groups, fusion levels, boundaries */
+void pass_tiles(Schedule *s);     /* tiles, trips, footprints, capacity */
+void pass_training(Schedule *s);  /* what a training step holds per device */
+void pass_step(Schedule *s);      /* a training step by phase, model FLOP rate */
+void pass_stages(Schedule *s);    /* micro-batches through a pipeline's stages */
 /* Micro-batches whose activations the first stage of m's pipeline holds
  * at once (1 without one; docs/cost-model.md 13.2). */
 double pipeline_in_flight(const IrMapping *m);

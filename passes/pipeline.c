@@ -21,7 +21,7 @@ static const PassFn pass_fns[] = {
 };
 
 const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles", "training",
-                                  "reuse",  "collectives", "cost",   "step", "stages"};
+                                  "reuse",  "collectives", "cost",   "step",  "stages"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

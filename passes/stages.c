@@ -122,11 +122,11 @@ void pass_stages(Schedule *s) {
         (micro - 1) * (period - work) + (p * v - 1) * (pp->send_forward_s + pp->send_backward_s);
     pp->update_total_s = L * pp->update_s;
     pp->reduction_total_s = L * pp->reduction_s;
-    pp->step_s = pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s +
-                 pp->reduction_total_s;
+    pp->step_s =
+        pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s + pp->reduction_total_s;
     /* energy: every layer of every micro-batch once, on whichever stage */
-    pp->energy_j = repeat * (micro * per_micro_energy + update_energy + pp->reduction_energy_j) +
-                   send_energy;
+    pp->energy_j =
+        repeat * (micro * per_micro_energy + update_energy + pp->reduction_energy_j) + send_energy;
     s->cost.latency_s = pp->step_s;
     s->cost.energy_j = pp->energy_j;
 
