@@ -120,7 +120,8 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
     const IrCompute *mu = ir_matrix_unit(s->arch), *vu = ir_vector_unit(s->arch);
     const char *names[4] = {mu ? mu->name : "matrix", vu ? vu->name : "vector", "memory",
                             "network"};
-    double x[4] = {g->matrix_s, g->vector_s, g->cost.memory_s, g->cost.network_s};
+    bool local = g->overlap == OVERLAP_LOCAL;
+    double x[4] = {g->matrix_s, g->vector_s, g->cost.memory_s, local ? 0 : g->cost.network_s};
     double depth[4] = {g->matrix_depth, g->vector_depth, g->tiles >= 1 ? g->tiles : 1,
                        g->network_depth};
     int peak = 0;
@@ -138,6 +139,8 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
             fprintf(out, " (sets the pace)");
         first = false;
     }
+    if (local && g->cost.network_s > 0)
+        fprintf(out, " | then network %s (after the rest)", fmt_time(a, g->cost.network_s));
     fputc('\n', out);
 }
 

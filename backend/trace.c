@@ -172,7 +172,10 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
             double begin = serial_cursor;
             if (!serial && n->kind == SN_COMPUTE)
                 begin = start + (n->unit && n->unit->matrix ? lead_matrix : lead_vector);
-            if (!serial && n->kind == SN_COLLECTIVE) begin = start + lead_network;
+            if (!serial && n->kind == SN_COLLECTIVE)
+                begin = grp->overlap == OVERLAP_LOCAL
+                            ? start + grp->cost.latency_s - grp->launch_s - grp->cost.network_s
+                            : start + lead_network;
             if (!serial)
                 for (int k = 0; k < nt; k++) {
                     int t = track_of(&tracks, names[k]);

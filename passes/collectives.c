@@ -715,8 +715,11 @@ static void reductions_and_transitions(Schedule *s) {
          * when the group reads it, else per outermost tile; it follows
          * the loops nested inside its own that st runs */
         int depth;
-        double k = sched_tiles_completed(s, g, st, y->id, group_reader ? g->level : 1,
-                                         sched_first_reduced_loop(s, g, st), &depth);
+        int level = group_reader                  ? g->level
+                    : g->overlap == OVERLAP_LOCAL ? 0 /* once, after the group */
+                                                  : 1;
+        double k = sched_tiles_completed(s, g, st, y->id, level, sched_first_reduced_loop(s, g, st),
+                                         &depth);
         bool after_inner = sched_next_loop(s, g, st, depth) < g->loop_count;
         n /= k;
         /* the index a reduce_scatter would leave the result split by */
@@ -817,6 +820,8 @@ static void reductions_and_transitions(Schedule *s) {
             /* the reader's tiles a relayout delivers: at the fusion level
              * inside a group (at least level 1), per outermost tile between */
             int tile_level = same_group && g->level > 1 ? g->level : 1;
+            /* `overlap local`: between groups, once, before the reader's */
+            if (!same_group && g->overlap == OVERLAP_LOCAL) tile_level = 0;
             const IrTensor *y = &op->tensors[t];
             CollSite site = {c, t, 0, via};
             int gather[SCHED_MAX_DIMS], gc = 0, shuffle[SCHED_MAX_DIMS], sc = 0;

@@ -451,7 +451,10 @@ void pass_cost(Schedule *s) {
              * adds one of its tiles to the slowest one's time (the stages
              * of the outermost tiling summed first, so a group on one
              * unit keeps the arithmetic of (C + M + N - max) / T) */
-            double x[4] = {g->matrix_s, g->vector_s, level_max, g->cost.network_s};
+            /* `overlap local`: the network waits for the group's units
+             * and memory, and they for it (section 7.4) */
+            bool local = g->overlap == OVERLAP_LOCAL;
+            double x[4] = {g->matrix_s, g->vector_s, level_max, local ? 0 : g->cost.network_s};
             double depth[4] = {g->matrix_depth, g->vector_depth, tiles, g->network_depth};
             int peak = 0;
             for (int k = 1; k < 4; k++)
@@ -464,7 +467,7 @@ void pass_cost(Schedule *s) {
                     other += x[k] / depth[k];
             if (depth[peak] == tiles) same -= x[peak];
             g->cost.fill_drain_s = same / tiles + other;
-            g->cost.latency_s = x[peak] + g->cost.fill_drain_s;
+            g->cost.latency_s = x[peak] + g->cost.fill_drain_s + (local ? g->cost.network_s : 0);
         }
         /* a group is a kernel: it is launched, and its end synchronised,
          * before the next one starts; nothing overlaps that */

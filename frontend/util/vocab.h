@@ -125,7 +125,8 @@
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
     X(OVERLAP_NONE, "none") \
-    X(OVERLAP_TILES, "tiles")
+    X(OVERLAP_TILES, "tiles") \
+    X(OVERLAP_LOCAL, "local")
 #define CMT_PHASES(X) \
     X(PHASE_FORWARD, "forward") \
     X(PHASE_BACKWARD, "backward") \

@@ -104,6 +104,8 @@ int main(void) {
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB;\n}\n"
                    "mapping worked_none for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap none;\n}\n"
+                   "mapping worked_local for gemm_rowsum on tiny {\n"
+                   "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; overlap local;\n}\n"
                    "mapping worked_repeat for gemm_rowsum on tiny {\n"
                    "  spatial n -> x; tile GLB: m 8; fuse C, s at GLB; repeat 3;\n}\n"
                    "mapping worked_systolic for gemm_rowsum on tiny_systolic {\n"
@@ -194,6 +196,19 @@ int main(void) {
     if (none) {
         CHECK(evaluate_mapping(none, NULL, &r) == EVAL_OK, "evaluate overlap none");
         CHECK_EXACT(r.cost.latency_s, 708e-9, "overlap none sums: 708 ns");
+    }
+    /* overlap local (section 7.4): the units and memory pipeline, 256 +
+       (32 + 194) / 2 = 369 ns; then the network: A's broadcasts as
+       before (2 x 68 ns), s's reduce-scatter once, after the group, on
+       its 32 B: 4 + (1/2) 32 (1/8) / 2 = 5 ns; 369 + 141 = 510 ns, and
+       the same energy (the reduce-scatter moves the same bytes) */
+    const IrMapping *local = mapping_of("", "worked_local");
+    CHECK(local != NULL, "overlap local mapping found");
+    if (local) {
+        CHECK(evaluate_mapping(local, &arena, &r) == EVAL_OK, "evaluate overlap local");
+        CHECK_EXACT(r.groups[0].cost.network_s, 141e-9, "overlap local: network 136 + 5 ns");
+        CHECK_EXACT(r.cost.latency_s, 510e-9, "overlap local: 369 + 141 = 510 ns");
+        CHECK_EXACT(r.cost.energy_j, 58976e-12, "overlap local: the same energy");
     }
     /* repeat 3 triples latency and energy: 1372.5 ns, 176928 pJ */
     const IrMapping *rep = mapping_of("", "worked_repeat");

@@ -62,7 +62,7 @@
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "none"
-                      "tiles" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward" "train")
+                      "tiles" "local" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward" "train")
                     'symbols)
        . font-lock-constant-face)
       (,(regexp-opt '("int4" "int8" "int16" "int32" "fp8" "bf16" "fp16" "fp32") 'symbols)
