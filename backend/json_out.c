@@ -176,6 +176,7 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(p, "update_s", json_real(pp->update_total_s));
         json_object_set_new(p, "gradient_reduce_s", json_real(pp->reduction_total_s));
         json_object_set_new(p, "step_s", json_real(pp->step_s));
+        if (pl->full_arch) json_object_set_new(p, "simulated", json_boolean(pp->simulated));
         json_object_set_new(p, "send_forward_bytes", json_real(pp->send_forward_bytes));
         json_object_set_new(p, "send_backward_bytes", json_real(pp->send_backward_bytes));
         json_object_set_new(p, "send_forward_s", json_real(pp->send_forward_s));

@@ -223,6 +223,12 @@ static void print_step(FILE *out, Arena *a, const Schedule *s) {
             "step", pp->micro, fmt_time(a, pp->stage_forward_s), fmt_time(a, pp->stage_backward_s),
             fmt_time(a, pp->bubble_s), fmt_time(a, pp->send_s), fmt_time(a, pp->update_total_s),
             fmt_time(a, pp->reduction_total_s), fmt_time(a, pp->step_s));
+    if (pl->full_arch && !pp->simulated)
+        fprintf(
+            out,
+            "  %-40s derived   past %ld stages x chunks x micro-batches the schedule is not run "
+            "pass by pass: the sends by the closed form (docs/cost-model.md 13.2)\n",
+            "", PIPELINE_SIM_SLOTS);
     if (pl->full_arch)
         fprintf(out,
                 "  %-40s derived   per micro-batch: forward %s in %s, backward %s in %s, over "

@@ -223,12 +223,59 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         metadata(events, pid, t, "thread_name", tracks.items[t].name);
 }
 
+/* A pipelined mapping's step (docs/cost-model.md 13.2): one track per
+ * stage with its forward and backward passes of every micro-batch as the
+ * schedule runs them, then the update and the gradient reductions. */
+static void pipeline_events(json_t *events, Arena *ar, int pid, const MappingResult *r) {
+    const Schedule *s = r->sched;
+    const SchedPipeline *pp = &s->pipeline;
+    if (!pp->present || !r->m->pipeline.full_arch) return;
+    PipeOp *ops;
+    long n;
+    double end = pipeline_simulate(ar, s, 1L << 20, &ops, &n);
+    metadata(events, pid, -1, "process_name",
+             arena_printf(ar, "%s: step of %.0f micro-batches on %.0f stages", r->m->name,
+                          pp->micro, pp->stages));
+    if (end < 0) {
+        json_t *args = json_object();
+        json_object_set_new(args, "why", json_string("more than 1048576 passes to draw"));
+        slice(events, pid, 0, "step", "step", 0, pp->step_s * 1e6, args);
+        metadata(events, pid, 0, "thread_name", "step");
+        return;
+    }
+    for (long i = 0; i < n; i++) {
+        const PipeOp *op = &ops[i];
+        json_t *args = json_object();
+        json_object_set_new(args, "micro_batch", json_integer(op->micro));
+        json_object_set_new(args, "chunk", json_integer(op->chunk));
+        const char *name =
+            pp->chunks > 1
+                ? arena_printf(ar, "%c%d.%d", op->backward ? 'B' : 'F', op->micro, op->chunk)
+                : arena_printf(ar, "%c%d", op->backward ? 'B' : 'F', op->micro);
+        slice(events, pid, op->stage, name, op->backward ? "backward" : "forward",
+              op->start_s * 1e6, (op->end_s - op->start_s) * 1e6, args);
+    }
+    for (int st = 0; st < (int)pp->stages; st++) {
+        double at = end;
+        if (pp->reduction_total_s > 0) {
+            slice(events, pid, st, "gradient reductions", "network", at * 1e6,
+                  pp->reduction_total_s * 1e6, NULL);
+            at += pp->reduction_total_s;
+        }
+        if (pp->update_total_s > 0)
+            slice(events, pid, st, "update", "update", at * 1e6, pp->update_total_s * 1e6, NULL);
+        metadata(events, pid, st, "thread_name", arena_printf(ar, "stage %d", st));
+    }
+}
+
 void emit_trace(FILE *out, const CompileOutput *o) {
     json_t *root = json_object();
     json_t *events = json_array();
     long flow_id = 0;
     for (int k = 0; k < o->count; k++)
         mapping_events(events, o->arena, k + 1, &o->items[k], &flow_id);
+    for (int k = 0; k < o->count; k++)
+        pipeline_events(events, o->arena, o->count + k + 1, &o->items[k]);
     json_object_set_new(root, "traceEvents", events);
     json_object_set_new(root, "displayTimeUnit", json_string("ns"));
     json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));

@@ -1284,6 +1284,20 @@ static void check_pipeline(MapCtx *c) {
         diag_help(d, c->diags,
                   "`repeat N;` counts the layers the stages share (the op is one layer)");
     }
+    int64_t micro = pl->microbatches > 1 ? pl->microbatches : 1;
+    if (pl->full_arch && pl->schedule == PIPE_INTERLEAVED && micro % pl->stages != 0) {
+        Diag *d = map_error(c, ir_given(pl->microbatches_span) ? pl->microbatches_span : pl->span,
+                            "E0354",
+                            "the interleaved schedule runs the micro-batches in groups of %lld "
+                            "(the stages), but the step has %lld",
+                            (long long)pl->stages, (long long)micro);
+        int64_t below = micro / pl->stages * pl->stages, above = below + pl->stages;
+        if (below > 0)
+            diag_help(d, c->diags, "use %lld or %lld micro-batches, or `1f1b`", (long long)below,
+                      (long long)above);
+        else
+            diag_help(d, c->diags, "use %lld micro-batches, or `1f1b`", (long long)above);
+    }
     if (ir_accumulates(m) && m->hole_count > 0) {
         Diag *d = map_error(c, ir_given(pl->span) ? pl->span : pl->microbatches_span, "E0356",
                             "a mapping with %s cannot have holes yet",

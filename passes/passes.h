@@ -60,6 +60,24 @@ void pass_stages(Schedule *s);    /* micro-batches through a pipeline's stages *
 /* Micro-batches whose activations the first stage of m's pipeline holds
  * at once (1 without one; docs/cost-model.md 13.2). */
 double pipeline_in_flight(const IrMapping *m);
+/* The most stages x chunks x micro-batches pass_stages runs pass by pass
+ * (24 bytes each while it runs). */
+#define PIPELINE_SIM_SLOTS (1L << 21)
+/* One forward or backward pass of micro-batch `micro` through the layer
+ * chunk `chunk` of a stage, as the schedule runs it (s). */
+typedef struct PipeOp {
+    int stage, micro, chunk;
+    bool backward;
+    double start_s, end_s;
+} PipeOp;
+/* Runs s's pipeline schedule op by op (docs/cost-model.md 13.2, "The
+ * schedule"): each stage takes its operations in the order its schedule
+ * gives and starts each once the one it follows has ended there and its
+ * input has arrived over the link (sends queue on a stage's link in each
+ * direction).  Writes the operations to *ops (from `arena`), stage by
+ * stage in running order, and returns the time the last one ends (s); -1
+ * when there is no pipeline or more than `limit` operations. */
+double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count);
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_cost(Schedule *s);        /* per-group and total cost */

@@ -50,6 +50,136 @@ static double pipeline_copies(const Schedule *s, int stage_cluster) {
     return copies;
 }
 
+/* The schedule, pass by pass (docs/cost-model.md 13.2, "The schedule").
+ * Stage r runs its 2 m v passes in Megatron's order: the micro-batches go
+ * in groups of p, each group through chunk 0, then 1, ... (backward: the
+ * last chunk first); first `warmup` forward passes, then a forward and a
+ * backward in turn, then the backward passes left.  A pass starts when
+ * the stage is free and its input has arrived: a forward pass of virtual
+ * stage c p + r takes the output of virtual stage c p + r - 1 (on stage
+ * r - 1, or for r = 0 the previous chunk on stage p - 1), a backward pass
+ * the gradient of virtual stage c p + r + 1 and its own forward pass's
+ * activations.  Each output is sent as soon as it is made, the sends
+ * queueing on the stage's link in each direction. */
+typedef struct Sim {
+    int p, v, m;
+    PipeSchedule schedule;
+    double f_dur, b_dur, f_send, b_send;
+} Sim;
+
+static long warmup_of(const Sim *sim, int r) {
+    long total = (long)sim->m * sim->v;
+    long w = sim->schedule == PIPE_GPIPE ? total
+             : sim->v > 1                ? (long)(sim->p - r - 1) * 2 + (long)(sim->v - 1) * sim->p
+                                         : sim->p - r - 1;
+    return w < total ? w : total;
+}
+
+/* The n-th forward (or backward) pass of stage r. */
+static PipeOp nth_pass(const Sim *sim, int r, long n, bool backward) {
+    int p = sim->p, v = sim->v;
+    long group = n / ((long)p * v), first = group * p;
+    long size = sim->m - first < p ? sim->m - first : p; /* the last group may be short */
+    long within = n - first * v;
+    PipeOp op = {r, (int)(first + within % size), (int)(within / size), backward, -1, -1};
+    if (backward) op.chunk = v - 1 - op.chunk;
+    return op;
+}
+
+/* Runs the schedule; returns the time the last pass ends, or -1 when the
+ * passes would not fit `limit` slots.  With `record`, writes every pass
+ * there, stage by stage in running order. */
+static double simulate(const Sim *sim, long limit, PipeOp *record) {
+    int p = sim->p, v = sim->v, m = sim->m;
+    long slots = (long)p * v * m, total = (long)m * v;
+    if (p < 1 || v < 1 || m < 1 || (double)p * v * m > (double)limit) return -1;
+    Arena scratch = {0};
+    double *f_arrive = ARENA_ARRAY(&scratch, double, slots + 1);
+    double *f_end = ARENA_ARRAY(&scratch, double, slots + 1);
+    double *b_arrive = ARENA_ARRAY(&scratch, double, slots + 1);
+    for (long i = 0; i < slots; i++) f_arrive[i] = f_end[i] = b_arrive[i] = -1;
+    long *f = ARENA_ARRAY(&scratch, long, p + 1), *b = ARENA_ARRAY(&scratch, long, p + 1);
+    double *free_at = ARENA_ARRAY(&scratch, double, p + 1);
+    double *link_f = ARENA_ARRAY(&scratch, double, p + 1);
+    double *link_b = ARENA_ARRAY(&scratch, double, p + 1);
+    bool backward_passes = sim->b_dur > 0;
+    int last = p * v - 1;
+    long done = 0, n = backward_passes ? 2 * slots : slots;
+    double makespan = 0;
+    while (done < n) {
+        long progressed = 0;
+        for (int r = 0; r < p; r++) {
+            for (;;) {
+                if (f[r] >= total && (!backward_passes || b[r] >= total)) break;
+                long w = warmup_of(sim, r);
+                bool forward = !backward_passes || (f[r] < total && (f[r] < w || f[r] - w == b[r]));
+                PipeOp op = nth_pass(sim, r, forward ? f[r] : b[r], !forward);
+                int vs = op.chunk * p + r;
+                long at = (long)vs * m + op.micro;
+                double ready = forward      ? (vs == 0 ? 0 : f_arrive[at - m])
+                               : vs == last ? f_end[at]
+                                            : b_arrive[at + m];
+                if (ready < 0 || (!forward && f_end[at] < 0)) break; /* input not made yet */
+                op.start_s = ready > free_at[r] ? ready : free_at[r];
+                op.end_s = op.start_s + (forward ? sim->f_dur : sim->b_dur);
+                free_at[r] = op.end_s;
+                if (op.end_s > makespan) makespan = op.end_s;
+                double *link = forward ? &link_f[r] : &link_b[r];
+                double sent = op.end_s > *link ? op.end_s : *link;
+                if (forward) {
+                    f_end[at] = op.end_s;
+                    if (vs < last) f_arrive[at] = *link = sent + sim->f_send;
+                } else if (vs > 0)
+                    b_arrive[at] = *link = sent + sim->b_send;
+                if (record) {
+                    long k = (long)r * (n / p) + f[r] + (backward_passes ? b[r] : 0);
+                    record[k] = op;
+                }
+                if (forward)
+                    f[r]++;
+                else
+                    b[r]++;
+                done++;
+                progressed++;
+            }
+        }
+        if (!progressed) {
+            makespan = -1; /* the orders above cannot deadlock; guard anyway */
+            break;
+        }
+    }
+    arena_free_all(&scratch);
+    return makespan;
+}
+
+static Sim sim_of(const Schedule *s) {
+    const SchedPipeline *pp = &s->pipeline;
+    Sim sim = {(int)pp->stages,
+               (int)pp->chunks,
+               (int)pp->micro,
+               s->m->pipeline.schedule,
+               pp->stage_forward_s / pp->chunks,
+               pp->stage_backward_s / pp->chunks,
+               pp->send_forward_s,
+               pp->send_backward_s};
+    return sim;
+}
+
+double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count) {
+    *ops = NULL;
+    *count = 0;
+    if (!s->pipeline.present || !s->m->pipeline.full_arch) return -1;
+    Sim sim = sim_of(s);
+    long n = (long)sim.p * sim.v * sim.m * (sim.b_dur > 0 ? 2 : 1);
+    if ((double)n > (double)limit) return -1;
+    PipeOp *all = ARENA_ARRAY(arena, PipeOp, n + 1);
+    double makespan = simulate(&sim, limit, all);
+    if (makespan < 0) return -1;
+    *ops = all;
+    *count = n;
+    return makespan;
+}
+
 void pass_stages(Schedule *s) {
     SchedPipeline *pp = &s->pipeline;
     const IrMapping *m = s->m;
@@ -108,18 +238,30 @@ void pass_stages(Schedule *s) {
                       pipeline_copies(s, stage_cluster);
     }
 
-    /* the step (section 13.2) */
+    /* the step (section 13.2): the schedule run pass by pass; its idle
+     * time without sends is the bubble, what the sends add the rest */
     double L = pp->layers, micro = pp->micro, p = pp->stages, v = pp->chunks;
     pp->stage_forward_s = L * pp->forward_s;
     pp->stage_backward_s = L * (pp->backward_s + pp->recompute_s);
     double work = pp->stage_forward_s + pp->stage_backward_s;
-    double period = work;
-    if (v * pp->send_forward_s > period) period = v * pp->send_forward_s;
-    if (v * pp->send_backward_s > period) period = v * pp->send_backward_s;
     pp->compute_s = micro * work;
     pp->bubble_s = (p - 1) * work / v;
-    pp->send_s =
-        (micro - 1) * (period - work) + (p * v - 1) * (pp->send_forward_s + pp->send_backward_s);
+    double makespan = pp->compute_s + pp->bubble_s;
+    if (pl->full_arch) {
+        Sim sim = sim_of(s);
+        double run = simulate(&sim, PIPELINE_SIM_SLOTS, NULL);
+        pp->simulated = run >= 0;
+        if (run >= 0)
+            makespan = run;
+        else { /* past the simulation's limit: the sends as if they hid */
+            double period = work;
+            if (v * pp->send_forward_s > period) period = v * pp->send_forward_s;
+            if (v * pp->send_backward_s > period) period = v * pp->send_backward_s;
+            makespan += (micro - 1) * (period - work) +
+                        (p * v - 1) * (pp->send_forward_s + pp->send_backward_s);
+        }
+    }
+    pp->send_s = makespan - pp->compute_s - pp->bubble_s;
     pp->update_total_s = L * pp->update_s;
     pp->reduction_total_s = L * pp->reduction_s;
     pp->step_s =

@@ -21,7 +21,7 @@ static const char *text =
     "}\n"
     "mapping one_f_one_b for scale on line { pipeline s; microbatches 6; repeat 8; }\n"
     "mapping gpipe for scale on line { pipeline s gpipe; microbatches 6; repeat 8; }\n"
-    "mapping interleaved for scale on line { pipeline s interleaved 2; microbatches 6; repeat "
+    "mapping interleaved for scale on line { pipeline s interleaved 2; microbatches 8; repeat "
     "8; }\n"
     "mapping accumulate for scale on line { microbatches 6; repeat 8; }\n"
     "mapping uneven for scale on line { pipeline s; microbatches 6; repeat 9; }\n"
@@ -77,6 +77,71 @@ static void check_step(const Program *p, const char *name, double step, double b
                arena_printf(&arena, "%s: %g micro-batches in flight", name, in_flight));
 }
 
+/* A pipeline of p stages without a program: the schedule alone. */
+static double run(PipeSchedule schedule, int p, int v, int m, double f, double b, double send) {
+    static IrArch arch;
+    IrMapping mm = {0};
+    mm.pipeline.full_arch = &arch;
+    mm.pipeline.schedule = schedule;
+    Schedule s = {0};
+    s.m = &mm;
+    s.pipeline = (SchedPipeline){.present = true, .stages = p, .chunks = v, .micro = m};
+    s.pipeline.stage_forward_s = f;
+    s.pipeline.stage_backward_s = b;
+    s.pipeline.send_forward_s = s.pipeline.send_backward_s = send;
+    PipeOp *ops;
+    long n;
+    return pipeline_simulate(&arena, &s, 1 << 20, &ops, &n);
+}
+
+/* Timelines by hand (docs/cost-model.md 13.2, "The schedule"), F = 1 and
+ * B = 2 a stage, sends of 0.5. */
+static void check_timelines(void) {
+    /* 1F1B, 2 stages, 2 micro-batches.  Stage 0 runs F0 F1 B0 B1, stage 1
+       F0 B0 F1 B1.  s0: F0 [0, 1], F1 [1, 2]; s1: F0 [1.5, 2.5], B0
+       [2.5, 4.5], F1 [4.5, 5.5], B1 [5.5, 7.5]; s0: B0 [5, 7] (its
+       gradient arrives at 4.5 + 0.5), B1 [8, 10] */
+    CHECK_NEAR(run(PIPE_1F1B, 2, 1, 2, 1, 2, 0.5), 10, 1e-12, "1F1B 2 x 2: ends at 10");
+    /* GPipe, the same: s0 F0 F1 B0 B1 as well, the same times */
+    CHECK_NEAR(run(PIPE_GPIPE, 2, 1, 2, 1, 2, 0.5), 10, 1e-12, "GPipe 2 x 2: ends at 10");
+    /* interleaved, 2 stages of 2 chunks (F 0.5 + 0.5, B 1 + 1 a chunk...
+       here F = 2 and B = 4 a stage: 1 and 2 a chunk), 2 micro-batches.
+       Stage 0 (warm-up 4): F(c0,0) [0,1] F(c0,1) [1,2] F(c1,0) [3,4]
+       F(c1,1) [4,5] B(c1,0) [8,10] B(c1,1) [11,13] B(c0,0) [13,15]
+       B(c0,1) [16,18]; stage 1 (warm-up 2): F(c0,0) [1.5,2.5] F(c0,1)
+       [2.5,3.5] F(c1,0) [4.5,5.5] B(c1,0) [5.5,7.5] F(c1,1) [7.5,8.5]
+       B(c1,1) [8.5,10.5] B(c0,0) [10.5,12.5] B(c0,1) [13.5,15.5] */
+    CHECK_NEAR(run(PIPE_INTERLEAVED, 2, 2, 2, 2, 4, 0.5), 18, 1e-12,
+               "interleaved 2 x 2 x 2: ends at 18");
+}
+
+/* Without sends the schedule takes m (F + B) + (p - 1)(F + B) / v, the
+ * closed form of docs/cost-model.md 13.2, for every schedule, stage count
+ * and micro-batch count (the interleaved one with micro-batches in whole
+ * groups of p); with sends it never takes less. */
+static void check_against_closed_form(void) {
+    int cases = 0, equal = 0, not_less = 0, with_sends = 0;
+    for (int sc = 0; sc < pipe_schedule_count; sc++)
+        for (int p = 1; p <= 6; p++)
+            for (int v = 1; v <= 3; v++)
+                for (int m = 1; m <= 12; m++) {
+                    PipeSchedule schedule = pipe_schedule_ids[sc];
+                    if ((schedule != PIPE_INTERLEAVED && v > 1) ||
+                        (schedule == PIPE_INTERLEAVED && m % p))
+                        continue;
+                    double closed = (m + (p - 1) / (double)v) * 3;
+                    cases++;
+                    equal += fabs(run(schedule, p, v, m, 1, 2, 0) - closed) < 1e-9;
+                    with_sends++;
+                    not_less += run(schedule, p, v, m, 1, 2, 0.7) >= closed - 1e-9;
+                }
+    CHECK(cases > 200 && equal == cases,
+          arena_printf(&arena, "no sends: the schedule meets the closed form in %d of %d cases",
+                       equal, cases));
+    CHECK(not_less == with_sends,
+          arena_printf(&arena, "sends never shorten the step (%d of %d)", not_less, with_sends));
+}
+
 int main(void) {
     SourceManager sm;
     DiagSink diags;
@@ -99,10 +164,15 @@ int main(void) {
     }
     /* GPipe takes as long and holds all 6 micro-batches */
     check_step(p, "gpipe", 48008e-9, 6006e-9, 29990e-9, 6);
-    /* interleaved 2: each stage sends twice per micro-batch (period 10 000
-       ns), the bubble halves, 7 boundaries: 5 * 10 000 + 2002 * 2.5 +
-       7 * 5000 = 90 005 ns; in flight 4 + 3 / 2 */
-    check_step(p, "interleaved", 90005e-9, 3003e-9, 5 * (10000 - 2002) * 1e-9 + 35000e-9, 5.5);
+    /* interleaved 2, 8 micro-batches: the links carry 16 sends a stage;
+       the schedule run pass by pass (checked against the timelines
+       below) takes 102.0 us; the bubble halves; in flight 4 + 3 / 2 */
+    const Schedule *il = unit_lowered(&arena, p, "interleaved");
+    if (il) {
+        CHECK_NEAR(il->pipeline.bubble_s, 3003e-9, 1e-9, "interleaved: bubble 3 x 2002 / 2");
+        CHECK_NEAR(il->pipeline.in_flight, 5.5, 1e-12, "interleaved: 5.5 in flight");
+        CHECK(il->pipeline.step_s > 8 * 2002e-9 + 3003e-9, "interleaved: the sends cost");
+    }
     /* accumulation without a pipeline: 6 micro-batches of 8 layers */
     check_step(p, "accumulate", 6 * 8 * 1001e-9, 0, 0, 1);
     /* 9 layers on 4 stages: the busiest runs 3 */
@@ -139,14 +209,20 @@ int main(void) {
         CHECK_NEAR(group_net + pp->reduction_s, flat_net, 1e-9,
                    "piped: the reductions leave their groups");
         double work = pp->stage_forward_s + pp->stage_backward_s;
+        CHECK_NEAR(pp->bubble_s, 3 * work, 1e-12, "piped: bubble 3 (F + B)");
         CHECK_NEAR(pp->step_s,
-                   8 * work + 3 * work + 3 * 2 * pp->send_forward_s + 2 * pp->update_s +
-                       2 * pp->reduction_s,
-                   1e-9, "piped: 8 (F + B) + 3 (F + B) + 3 sends each way + 2 updates + 2 "
-                         "reductions");
+                   8 * work + 3 * work + pp->send_s + 2 * pp->update_s + 2 * pp->reduction_s,
+                   1e-12, "piped: 8 (F + B) + 3 (F + B) + sends + 2 updates + 2 reductions");
+        PipeOp *ops;
+        long n;
+        double makespan = pipeline_simulate(&arena, t, 1 << 20, &ops, &n);
+        CHECK_NEAR(makespan, 11 * work + pp->send_s, 1e-12, "piped: the schedule's end");
+        CHECK(n == 2 * 4 * 8 && pp->simulated, "piped: 64 passes, run one by one");
         CHECK_NEAR(tr->model_flop, 8 * 8 * 2.0 * 6 * 256 * 64 * 256 * 2, 1e-12,
                    "piped: 8 micro-batches x 8 layers x 6 contractions");
         CHECK_NEAR(tr->peak_flops, 2.0 * 256e9 * 8, 1e-12, "piped: the peak of all 8 chips");
     }
+    check_timelines();
+    check_against_closed_form();
     return unit_finish();
 }
