@@ -152,6 +152,12 @@ static double simulate(const Sim *sim, long limit, PipeOp *record) {
     return makespan;
 }
 
+/* Whether the schedule has at most `limit` stage x chunk x micro-batch
+ * slots (counted in doubles: micro-batches may be any 64-bit count). */
+static bool sim_fits(const SchedPipeline *pp, long limit) {
+    return pp->stages * pp->chunks * pp->micro <= (double)limit;
+}
+
 static Sim sim_of(const Schedule *s) {
     const SchedPipeline *pp = &s->pipeline;
     Sim sim = {(int)pp->stages,
@@ -168,7 +174,8 @@ static Sim sim_of(const Schedule *s) {
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count) {
     *ops = NULL;
     *count = 0;
-    if (!s->pipeline.present || !s->m->pipeline.full_arch) return -1;
+    if (!s->pipeline.present || !s->m->pipeline.full_arch || !sim_fits(&s->pipeline, limit))
+        return -1;
     Sim sim = sim_of(s);
     long n = (long)sim.p * sim.v * sim.m * (sim.b_dur > 0 ? 2 : 1);
     if ((double)n > (double)limit) return -1;
@@ -249,7 +256,8 @@ void pass_stages(Schedule *s) {
     double makespan = pp->compute_s + pp->bubble_s;
     if (pl->full_arch) {
         Sim sim = sim_of(s);
-        double run = simulate(&sim, PIPELINE_SIM_SLOTS, NULL);
+        double run =
+            sim_fits(pp, PIPELINE_SIM_SLOTS) ? simulate(&sim, PIPELINE_SIM_SLOTS, NULL) : -1;
         pp->simulated = run >= 0;
         if (run >= 0)
             makespan = run;
