@@ -224,5 +224,19 @@ int main(void) {
     }
     check_timelines();
     check_against_closed_form();
+    /* a count past any int: the schedule is not run pass by pass */
+    {
+        static IrArch arch;
+        IrMapping mm = {0};
+        mm.pipeline.full_arch = &arch;
+        Schedule big = {0};
+        big.m = &mm;
+        big.pipeline = (SchedPipeline){.present = true, .stages = 4, .chunks = 1, .micro = 9e12};
+        big.pipeline.stage_forward_s = 1;
+        PipeOp *ops;
+        long n;
+        CHECK(pipeline_simulate(&arena, &big, 1 << 20, &ops, &n) < 0 && n == 0,
+              "9e12 micro-batches: not simulated");
+    }
     return unit_finish();
 }
