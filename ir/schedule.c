@@ -90,6 +90,17 @@ double sched_elem_bytes(const IrTensor *t) {
     return bits > 0 ? bits / 8.0 : 1.0;
 }
 
+void sched_role_costs(const Schedule *s, double latency[4], double energy[4]) {
+    for (int r = 0; r < 4; r++) latency[r] = energy[r] = 0;
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        if (grp->stmt_count == 0) continue;
+        StmtRole role = s->op->stmts[grp->stmts[0]].role;
+        latency[role] += grp->cost.latency_s;
+        energy[role] += grp->cost.energy_j;
+    }
+}
+
 double sched_share(const Schedule *s, int st, int t) {
     const IrOp *op = s->op;
     const IrTensor *T = &op->tensors[t];

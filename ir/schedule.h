@@ -357,6 +357,9 @@ double sched_deal_block(const Schedule *s, int st, int level, int index);
  * fewer blocks than instances the last ones idle.  The dim's size when
  * every instance gets work. */
 double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner);
+/* The groups' latencies (s) and energies (J) summed by the role of each
+ * group's first statement (docs/cost-model.md 13.1), one repeat. */
+void sched_role_costs(const Schedule *s, double latency[4], double energy[4]);
 /* The bytes one instance of level 0 holds of tensor t as statement st
  * reads or writes it: its share under the statement's splits. */
 double sched_share(const Schedule *s, int st, int t);

@@ -335,7 +335,6 @@ void pass_cost(Schedule *s) {
                                      "this group's time)",
                                      n->reason ? n->reason : "");
     }
-    s->pipeline.reduction_s = s->pipeline.reduction_energy_j = 0;
     order_nodes(s);
     const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
     for (int st = 0; st < s->op->stmt_count; st++) {
@@ -401,11 +400,7 @@ void pass_cost(Schedule *s) {
         case SN_LOAD:
         case SN_STORE: g->cost.memory_energy_j += n->energy_j; break;
         case SN_COLLECTIVE:
-            if (n->once_per_step) {
-                s->pipeline.reduction_s += n->latency_s;
-                s->pipeline.reduction_energy_j += n->energy_j;
-                break;
-            }
+            if (n->once_per_step) break; /* the step's, not the group's (pass_stages) */
             g->cost.network_s += n->latency_s;
             g->cost.network_energy_j += n->energy_j;
             break;

@@ -16,8 +16,8 @@ static const PassFn pass_fns[] = {
     pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
     pass_cost,        /* times, energies, bounds, totals */
-    pass_step,        /* a training step's time by phase, model FLOP rate */
     pass_stages,      /* micro-batches through a pipeline's stages */
+    pass_step,        /* a training step's time by phase, model FLOP rate */
 };
 
 const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles", "training",

@@ -23,11 +23,11 @@ double pipeline_in_flight(const IrMapping *m) {
     return held < micro ? held : micro;
 }
 
-/* The bytes that cross the link between two stages when one instance of
- * level 0 holds `share` of tensor t as statement st leaves it: the
- * instances of the clusters nested inside the stages' one share its links
- * and send each distinct part once (the same part held by several goes
- * once, scattered over them). */
+/* The bytes of tensor t, as statement st leaves it, that cross the link
+ * between two stages: one level-0 instance's share times the instances of
+ * the clusters nested inside the stages' one that hold different parts of
+ * it (they share the link; a part held by several goes once, scattered
+ * over them). */
 static double link_bytes(const Schedule *s, int st, int t, int stage_cluster) {
     double bytes = sched_share(s, st, t);
     const SchedStmt *ss = &s->stmts[st];
@@ -86,13 +86,13 @@ static PipeOp nth_pass(const Sim *sim, int r, long n, bool backward) {
     return op;
 }
 
-/* Runs the schedule; returns the time the last pass ends, or -1 when the
- * passes would not fit `limit` slots.  With `record`, writes every pass
- * there, stage by stage in running order. */
-static double simulate(const Sim *sim, long limit, PipeOp *record) {
+/* Runs the schedule; returns the time the last pass ends.  With
+ * `record`, writes every pass there, stage by stage in running order.
+ * The caller has checked the slots fit (sim_fits). */
+static double simulate(const Sim *sim, PipeOp *record) {
     int p = sim->p, v = sim->v, m = sim->m;
     long slots = (long)p * v * m, total = (long)m * v;
-    if (p < 1 || v < 1 || m < 1 || (double)p * v * m > (double)limit) return -1;
+    if (p < 1 || v < 1 || m < 1) return -1;
     Arena scratch = {0};
     double *f_arrive = ARENA_ARRAY(&scratch, double, slots + 1);
     double *f_end = ARENA_ARRAY(&scratch, double, slots + 1);
@@ -180,7 +180,7 @@ double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **o
     long n = (long)sim.p * sim.v * sim.m * (sim.b_dur > 0 ? 2 : 1);
     if ((double)n > (double)limit) return -1;
     PipeOp *all = ARENA_ARRAY(arena, PipeOp, n + 1);
-    double makespan = simulate(&sim, limit, all);
+    double makespan = simulate(&sim, all);
     if (makespan < 0) return -1;
     *ops = all;
     *count = n;
@@ -191,10 +191,7 @@ void pass_stages(Schedule *s) {
     SchedPipeline *pp = &s->pipeline;
     const IrMapping *m = s->m;
     const IrPipeline *pl = &m->pipeline;
-    double reduction_s = pp->reduction_s, reduction_energy = pp->reduction_energy_j;
     *pp = (SchedPipeline){0};
-    pp->reduction_s = reduction_s;
-    pp->reduction_energy_j = reduction_energy;
     if (!ir_accumulates(m)) return;
     const IrOp *op = s->op;
     pp->present = true;
@@ -205,23 +202,20 @@ void pass_stages(Schedule *s) {
     pp->in_flight = pipeline_in_flight(m);
     double repeat = m->repeat > 0 ? (double)m->repeat : 1;
 
-    /* one layer, one micro-batch, by phase */
-    double per_micro_energy = 0, update_energy = 0;
-    for (int g = 0; g < s->group_count; g++) {
-        const SchedGroup *grp = &s->groups[g];
-        if (grp->stmt_count == 0) continue;
-        double t = grp->cost.latency_s;
-        switch (op->stmts[grp->stmts[0]].role) {
-        case SR_FORWARD: pp->forward_s += t; break;
-        case SR_RECOMPUTE: pp->recompute_s += t; break;
-        case SR_BACKWARD: pp->backward_s += t; break;
-        case SR_UPDATE: pp->update_s += t; break;
+    /* one layer, one micro-batch, by phase; the weight-gradient
+     * reductions pass_cost left out of their groups, run once */
+    double latency[4], energy[4];
+    sched_role_costs(s, latency, energy);
+    pp->forward_s = latency[SR_FORWARD];
+    pp->recompute_s = latency[SR_RECOMPUTE];
+    pp->backward_s = latency[SR_BACKWARD];
+    pp->update_s = latency[SR_UPDATE];
+    double per_micro_energy = energy[SR_FORWARD] + energy[SR_RECOMPUTE] + energy[SR_BACKWARD];
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].once_per_step) {
+            pp->reduction_s += s->nodes[i].latency_s;
+            pp->reduction_energy_j += s->nodes[i].energy_j;
         }
-        if (op->stmts[grp->stmts[0]].role == SR_UPDATE)
-            update_energy += grp->cost.energy_j;
-        else
-            per_micro_energy += grp->cost.energy_j;
-    }
 
     /* the sends: a layer's output forward, its input's gradient backward */
     double send_energy = 0;
@@ -255,9 +249,12 @@ void pass_stages(Schedule *s) {
     pp->bubble_s = (p - 1) * work / v;
     double makespan = pp->compute_s + pp->bubble_s;
     if (pl->full_arch) {
-        Sim sim = sim_of(s);
-        double run =
-            sim_fits(pp, PIPELINE_SIM_SLOTS) ? simulate(&sim, PIPELINE_SIM_SLOTS, NULL) : -1;
+        /* (the counts narrow to int only once they are known to fit) */
+        double run = -1;
+        if (sim_fits(pp, PIPELINE_SIM_SLOTS)) {
+            Sim sim = sim_of(s);
+            run = simulate(&sim, NULL);
+        }
         pp->simulated = run >= 0;
         if (run >= 0)
             makespan = run;
@@ -276,20 +273,8 @@ void pass_stages(Schedule *s) {
         pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s + pp->reduction_total_s;
     /* energy: every layer of every micro-batch once, on whichever stage */
     pp->energy_j =
-        repeat * (micro * per_micro_energy + update_energy + pp->reduction_energy_j) + send_energy;
+        repeat * (micro * per_micro_energy + energy[SR_UPDATE] + pp->reduction_energy_j) +
+        send_energy;
     s->cost.latency_s = pp->step_s;
     s->cost.energy_j = pp->energy_j;
-
-    /* a training step's phases and model FLOP, per the busiest stage */
-    SchedTraining *tr = &s->training;
-    if (!tr->present) return;
-    tr->forward_s = micro * L * pp->forward_s;
-    tr->recompute_s = micro * L * pp->recompute_s;
-    tr->backward_s = micro * L * pp->backward_s;
-    tr->update_s = L * pp->update_s;
-    tr->gradient_reduce_s = L * pp->reduction_s;
-    tr->other_collectives_s = tr->other_collectives_s / repeat * micro * L;
-    tr->model_flop *= micro;
-    tr->peak_flops *= p;
-    tr->achieved_flops = pp->step_s > 0 ? tr->model_flop / pp->step_s : 0;
 }

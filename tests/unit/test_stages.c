@@ -46,14 +46,7 @@ static const char *text =
     "mapping piped for mlp on pods {\n"
     "  phase train; pipeline s; microbatches 8; spatial m -> x; tile SRAM: m 32; repeat 8;\n"
     "}\n"
-    "arch pod {\n"
-    "  clock 1 GHz;\n"
-    "  cluster chip[x = 2] ring { link_bandwidth 16 GB/s; hop_latency 100 ns; }\n"
-    "  memory HBM { capacity 16 MiB; bandwidth 64 GB/s; }\n"
-    "  memory SRAM { capacity 1 MiB; bandwidth 256 GB/s; }\n"
-    "  compute mac matrix { throughput 256 MAC/cycle; }\n"
-    "  compute simd vector { throughput 32 op/cycle; }\n"
-    "}\n"
+    "arch pod : pods { cluster stage[s = 1] ring {} }\n" /* one stage of pods */
     "mapping flat for mlp on pod { phase train; spatial m -> x; tile SRAM: m 32; }\n";
 
 /* The worked example: one group, 1000 element ops at 1 op/ns (1000 ns)
