@@ -194,6 +194,16 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))
         text_add(&t, "overlap %s; ", overlap_name(m->overlap));
     if (m->objective_given) text_add(&t, "objective %s; ", objective_name(m->objective));
+    const IrPipeline *pl = &m->pipeline;
+    if (pl->full_arch) {
+        text_add(&t, "pipeline %s", pl->full_arch->dims[pl->dim].name);
+        if (pl->schedule == PIPE_INTERLEAVED)
+            text_add(&t, " interleaved %lld", (long long)pl->chunks);
+        else if (pl->schedule != PIPE_1F1B)
+            text_add(&t, " %s", pipe_schedule_name(pl->schedule));
+        text_add(&t, "; ");
+    }
+    if (pl->microbatches > 1) text_add(&t, "microbatches %lld; ", (long long)pl->microbatches);
     if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
     return t.buf;

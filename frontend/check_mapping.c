@@ -1298,13 +1298,29 @@ static void check_pipeline(MapCtx *c) {
         else
             diag_help(d, c->diags, "use %lld micro-batches, or `1f1b`", (long long)above);
     }
-    if (ir_accumulates(m) && m->hole_count > 0) {
-        Diag *d = map_error(c, ir_given(pl->span) ? pl->span : pl->microbatches_span, "E0356",
-                            "a mapping with %s cannot have holes yet",
-                            pl->full_arch ? "a pipeline" : "micro-batches");
-        diag_help(d, c->diags,
-                  "fill them on an arch of one stage, without this line, and map the answer "
-                  "here (docs/errors/E0356.md)");
+    /* the passes of a step run apart (1F1B puts other micro-batches
+     * between a layer's forward and its backward): a group is one pass */
+    for (int g = 0; ir_accumulates(m) && g < m->fuse.group_count; g++) {
+        int first = -1;
+        for (int st = 0; st < c->op->stmt_count; st++) {
+            if (m->fuse.group[st] != g) continue;
+            if (first < 0) {
+                first = st;
+                continue;
+            }
+            int a = ir_step_pass(c->op->stmts[first].role), b = ir_step_pass(c->op->stmts[st].role);
+            if (a == b) continue;
+            static const char *const pass_name[] = {"forward pass", "backward pass", "update"};
+            Diag *d = map_error(c, m->fuse.span[g], "E0356",
+                                "this group fuses `%s` (%s) with `%s` (%s), but with %s they run "
+                                "apart",
+                                c->op->stmts[first].name, pass_name[a], c->op->stmts[st].name,
+                                pass_name[b], pl->full_arch ? "a pipeline" : "micro-batches");
+            diag_help(d, c->diags,
+                      "fuse the statements of each pass in groups of their own "
+                      "(docs/errors/E0356.md)");
+            break;
+        }
     }
 }
 

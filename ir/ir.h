@@ -419,6 +419,12 @@ typedef struct IrMapping {
 static inline bool ir_accumulates(const IrMapping *m) {
     return m->pipeline.full_arch || m->pipeline.microbatches > 1;
 }
+/* The pass of a step a statement of role r runs in under micro-batches:
+ * 0 the forward pass, 1 the backward pass (its recomputation included), 2
+ * the update, once per step.  A fused group stays within one of them. */
+static inline int ir_step_pass(int role) {
+    return role == SR_FORWARD ? 0 : role == SR_UPDATE ? 2 : 1;
+}
 /* The layers the busiest stage runs: ceil(repeat / stages). */
 static inline int64_t ir_stage_layers(const IrMapping *m) {
     int64_t r = m->repeat > 0 ? m->repeat : 1;

@@ -198,9 +198,10 @@ typedef struct SchedPipeline {
     double stage_forward_s, stage_backward_s;
     double compute_s, bubble_s, send_s, update_total_s, reduction_total_s;
     double step_s;
-    double energy_j; /* every stage, micro-batch and layer */
-    bool simulated;  /* the schedule was run pass by pass (else past the
-                        simulation's limit: the closed form) */
+    double energy_j;      /* every stage, micro-batch and layer */
+    double send_energy_j; /* of it, the sends' */
+    bool simulated;       /* the schedule was run pass by pass (else past the
+                             simulation's limit: the closed form) */
 } SchedPipeline;
 
 typedef struct SchedGroup {

@@ -60,6 +60,17 @@ void pass_stages(Schedule *s);    /* micro-batches through a pipeline's stages *
 /* Micro-batches whose activations the first stage of m's pipeline holds
  * at once (1 without one; docs/cost-model.md 13.2). */
 double pipeline_in_flight(const IrMapping *m);
+/* What one group of the mapped op (one layer, one micro-batch) weighs in
+ * a step's closed form (docs/cost-model.md 13.2): a forward or backward
+ * group's latency counts L (m + (p - 1) / v) times, an update group's L
+ * times, a once-per-step reduction's L times; energies count every layer
+ * (repeat) and micro-batch.  All 1 when the step does not accumulate (the
+ * mapping's latency is then the groups' sum times repeat). */
+typedef struct StepWeights {
+    double pass_latency, update_latency, once_latency;
+    double pass_energy, update_energy, once_energy;
+} StepWeights;
+StepWeights step_weights(const IrMapping *m);
 /* The most stages x chunks x micro-batches pass_stages runs pass by pass
  * (24 bytes each while it runs). */
 #define PIPELINE_SIM_SLOTS (1L << 21)

@@ -20,8 +20,8 @@ static const PassFn pass_fns[] = {
     pass_step,        /* a training step's time by phase, model FLOP rate */
 };
 
-const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles", "training",
-                                  "reuse",  "collectives", "cost",   "step",  "stages"};
+const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles",  "training",
+                                  "reuse",  "collectives", "cost",   "stages", "step"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

@@ -23,6 +23,22 @@ double pipeline_in_flight(const IrMapping *m) {
     return held < micro ? held : micro;
 }
 
+StepWeights step_weights(const IrMapping *m) {
+    StepWeights w = {1, 1, 1, 1, 1, 1};
+    if (!ir_accumulates(m)) return w;
+    const IrPipeline *pl = &m->pipeline;
+    double L = (double)ir_stage_layers(m);
+    double micro = pl->microbatches > 1 ? (double)pl->microbatches : 1;
+    double p = pl->full_arch ? (double)pl->stages : 1;
+    double v = pl->full_arch && pl->chunks > 1 ? (double)pl->chunks : 1;
+    double repeat = m->repeat > 0 ? (double)m->repeat : 1;
+    w.pass_latency = L * (micro + (p - 1) / v);
+    w.update_latency = w.once_latency = L;
+    w.pass_energy = repeat * micro;
+    w.update_energy = w.once_energy = repeat;
+    return w;
+}
+
 /* The bytes of tensor t, as statement st leaves it, that cross the link
  * between two stages: one level-0 instance's share times the instances of
  * the clusters nested inside the stages' one that hold different parts of
@@ -272,6 +288,7 @@ void pass_stages(Schedule *s) {
     pp->step_s =
         pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s + pp->reduction_total_s;
     /* energy: every layer of every micro-batch once, on whichever stage */
+    pp->send_energy_j = send_energy;
     pp->energy_j =
         repeat * (micro * per_micro_energy + energy[SR_UPDATE] + pp->reduction_energy_j) +
         send_energy;

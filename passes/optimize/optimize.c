@@ -712,11 +712,63 @@ static void dp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, Object
     }
 }
 
+/* The step of configuration c with the partition `arcs` (S entries, -1
+ * where no arc starts) as the pipeline runs it (pass_stages): its latency
+ * and energy over the whole step, or INFINITY when it does not lower. */
+static void run_step(const OptSpace *sp, int c, const int *arcs, double *lat, double *en) {
+    Arena t = {0};
+    int *list = ARENA_ARRAY(&t, int, sp->S + 1);
+    int n = 0;
+    for (int st = 0; st < sp->S; st++)
+        if (arcs[st] >= 0) list[n++] = arcs[st];
+    IrMapping *m = ARENA_NEW(&t, IrMapping);
+    *m = *sp->m;
+    opt_apply(&t, sp, m, c, list, n);
+    EvalResult ev;
+    *lat = *en = INFINITY;
+    if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
+        *lat = ev.cost.latency_s;
+        *en = ev.cost.energy_j;
+    }
+    arena_free_all(&t);
+}
+
+/* Under a pipeline (Search.run_step): the kept configuration whose best
+ * partition runs the shortest step.  Every configuration's closed form
+ * (its bound) is at most its run, and the configurations were kept while
+ * their bound was within the window of the best run, so the best run is
+ * the optimum (docs/optimizer.md 4.1). */
+static void run_step_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, SolveOut *out) {
+    memset(out, 0, sizeof *out);
+    double best = INFINITY;
+    for (int k = 0; k < nk; k++)
+        if (kept[k].ub < best) {
+            best = kept[k].ub;
+            out->kept = k;
+            out->have = true;
+        }
+    if (!out->have) return;
+    out->status = OPTIMAL;
+    int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
+    const Kept *k = &kept[out->kept];
+    best_partition(a, sp, k->row, k->pruned, 0, arcs);
+    out->arcs = ARENA_ARRAY(a, int, sp->S + 1);
+    for (int st = 0; st < sp->S; st++)
+        if (arcs[st] >= 0) out->arcs[out->arc_count++] = arcs[st];
+    double en = 0;
+    run_step(sp, k->cfg, arcs, &out->lat, &en);
+    out->en = en;
+}
+
 /* ------------------------------------------------ the whole search */
 
 typedef struct Search {
     Arena *arena;
     OptSpace *sp;
+    /* a pipeline under objective latency: each kept configuration's
+     * achievable value is its best partition's step run pass by pass
+     * (docs/optimizer.md 4.1), not the closed form */
+    bool run_step;
     Kept *kept;
     int nk;
     bool any_feasible;
@@ -1007,6 +1059,13 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             } else {
                 k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
             }
+            if (se->run_step) {
+                /* the closed form bounds the run from below */
+                int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                best_partition(&tmp, sp, row, pruned, 0, arcs);
+                double en;
+                run_step(sp, c, arcs, &k.ub, &en);
+            }
             if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
                 sp->pruned_bound++;
                 continue;
@@ -1014,7 +1073,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             prune_arcs_by_bound(&tmp, sp, &k, obj, fmin(incumbent, k.ub) * (1 + OPT_BOUND_WINDOW));
             /* dominance against the best kept configurations */
             bool dom = false;
-            int peers = 0;
+            int peers = se->run_step ? OPT_DOMINANCE_PEERS : 0; /* sends differ */
             for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
                 if (se->kept[j].dropped) continue;
                 peers++;
@@ -1027,7 +1086,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
                 sp->pruned_dominance++;
                 continue;
             }
-            peers = 0;
+            peers = se->run_step ? OPT_DOMINANCE_PEERS : 0;
             for (int j = se->nk - 1; j >= 0 && peers < OPT_DOMINANCE_PEERS; j--) {
                 if (se->kept[j].dropped) continue;
                 peers++;
@@ -1398,7 +1457,8 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
     const Kept *k = &se->kept[best->kept];
     opt_apply(out, sp, m, k->cfg, best->arcs, best->arc_count);
     EvalResult ev;
-    double rep = m->repeat > 0 ? (double)m->repeat : 1;
+    /* a step's weights already count the repeats (docs/optimizer.md 4.1) */
+    double rep = sp->weighted ? 1 : m->repeat > 0 ? (double)m->repeat : 1;
     if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
         double model = objective_of(obj, best->lat * rep, best->en * rep);
         double real = objective_of(obj, ev.cost.latency_s, ev.cost.energy_j);
@@ -1439,6 +1499,16 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     if (opts && opts->exhaustive) return opt_exhaustive(out, p, m, opts, report);
     double t0 = opt_now();
     Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
+    if (m->pipeline.full_arch && obj == OBJ_EDP) {
+        /* the best product need not be a shortest path's: the sends the
+         * run adds are not in the arcs' costs */
+        Diag *d = diag_error(p->diags, m->pipeline.span, "E0357",
+                             "the optimizer does not fill holes under a pipeline for objective "
+                             "edp");
+        diag_help(d, p->diags, "choose `objective latency` or `energy` (docs/errors/E0357.md)");
+        report->status = SOLVER_FAILED;
+        return false;
+    }
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
     Progress pg = {isatty(2) != 0, t0, 0, m->name, 1, "s", deadline};
     Arena arena = {0};
@@ -1448,6 +1518,8 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     Search se = {0};
     se.arena = &arena;
     se.sp = sp;
+    se.run_step = m->pipeline.full_arch && obj == OBJ_LATENCY;
+    if (se.run_step) report->method = "shortest paths, pipeline runs";
     if (sp->stop == OPT_STOP_NONE || sp->stop == OPT_STOP_TIME) search_space(&se, obj, &pg);
     /* the limit on configurations and the memory budget are errors; the
      * time limit gives the best mapping found in time */
@@ -1477,6 +1549,27 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
         }
         arena_free_all(&arena);
         return false;
+    }
+    /* a pipeline: the best run of the kept configurations (section 4.1) */
+    if (se.run_step) {
+        SolveOut best;
+        run_step_solution(&arena, sp, se.kept, se.nk, &best);
+        progress_clear(&pg);
+        report->seconds = opt_now() - t0;
+        record(report, sp, NULL, se.nk);
+        if (!best.have) {
+            diag_error(p->diags, config_span(m), "E0371",
+                       "time limit of %g s reached before any mapping of %s that fits was found",
+                       opts ? opts->time_limit_s : 0, m->name);
+            report->status = SOLVER_TIME_LIMIT;
+            arena_free_all(&arena);
+            return false;
+        }
+        finish(out, p, m, sp, &se, &best, obj, report, t0);
+        report->status = timed_out ? SOLVER_TIME_LIMIT : SOLVER_OPTIMAL;
+        report->gap = timed_out ? 1 : 0;
+        arena_free_all(&arena);
+        return true;
     }
     /* past the deadline, or a model past the budget: the shortest paths
      * of section 3 give the best mapping of what was costed */

@@ -1040,6 +1040,11 @@ static bool build_arcs(OptSpace *sp) {
         for (int i = st; i < end; i++) {
             block_of[i] = block;
             int reach = fusable_reach(sp, i, end - 1, first_user);
+            /* a step of micro-batches runs its passes apart: no group
+             * spans two of them */
+            for (int j = i + 1; sp->weighted && j <= reach; j++)
+                if (ir_step_pass(sp->op->stmts[j].role) != ir_step_pass(sp->op->stmts[i].role))
+                    reach = j - 1;
             for (int j = i + 1; j <= end && j - 1 <= reach; j++) {
                 int n = j - i;
                 for (int k = 0; k < (n == 1 ? 1 : nlev); k++) {
@@ -1130,6 +1135,8 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     sp->I = m->op->index_count;
     sp->D = m->arch->dim_count;
     sp->L = m->arch->level_count;
+    sp->weighted = ir_accumulates(m);
+    sp->weights = step_weights(m);
     sp->symmetry = symmetry;
     sp->deadline = deadline;
     sp->budget = budget;
@@ -1280,7 +1287,62 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
 
 /* ------------------------------------------------------- evaluation */
 
-static void read_group(const Schedule *s, int g, OptCost *out) {
+/* A group's cost as a step of micro-batches counts it (docs/optimizer.md
+ * 4.1): its times and energies by the weights of its pass, plus the
+ * once-per-step reductions of its weight gradients; the sends' energy (a
+ * property of the configuration) goes to the group holding the first
+ * position, which every partition has exactly once. */
+static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost *out) {
+    const SchedGroup *sg = &s->groups[g];
+    const StepWeights *w = &sp->weights;
+    bool update = sg->stmt_count > 0 && sp->op->stmts[sg->stmts[0]].role == SR_UPDATE;
+    double wl = update ? w->update_latency : w->pass_latency;
+    double we = update ? w->update_energy : w->pass_energy;
+    Cost *c = &out->cost;
+    c->latency_s *= wl;
+    c->compute_s *= wl;
+    c->memory_s *= wl;
+    c->network_s *= wl;
+    c->fill_drain_s *= wl;
+    c->energy_j *= we;
+    c->compute_energy_j *= we;
+    c->memory_energy_j *= we;
+    c->network_energy_j *= we;
+    for (int i = 0; i < s->node_count; i++) {
+        const SchedNode *n = &s->nodes[i];
+        if (n->group != sg->id || !n->once_per_step) continue;
+        c->latency_s += w->once_latency * n->latency_s;
+        c->energy_j += w->once_energy * n->energy_j;
+        c->network_energy_j += w->once_energy * n->energy_j;
+    }
+    bool first = false;
+    for (int k = 0; k < sg->stmt_count; k++)
+        if (sp->pos_of[sg->stmts[k]] == 0) first = true;
+    if (first) {
+        c->energy_j += s->pipeline.send_energy_j;
+        c->network_energy_j += s->pipeline.send_energy_j;
+    }
+}
+
+/* A training step past its devices' outermost memory (weights, gradients,
+ * optimizer state and kept activations depend on the splits alone, not on
+ * the grouping) fits in no group of its configuration. */
+static void check_step_memory(const Schedule *s, OptCost *out) {
+    const SchedTraining *tr = &s->training;
+    if (tr->present && tr->total > tr->capacity) {
+        double ratio = tr->capacity > 0 ? tr->total / tr->capacity : INFINITY;
+        double worst = out->feasible ? 0 : out->capacity > 0 ? out->need / out->capacity : INFINITY;
+        out->feasible = false;
+        if (ratio > worst) {
+            out->need = tr->total;
+            out->capacity = tr->capacity;
+            out->memory = tr->memory;
+            out->excess_span = ir_given(s->m->phase_span) ? s->m->phase_span : s->m->span;
+        }
+    }
+}
+
+static void read_group(const OptSpace *sp, const Schedule *s, int g, OptCost *out) {
     const SchedGroup *sg = &s->groups[g];
     out->cost = sg->cost;
     out->feasible = !s->missing_unit;
@@ -1301,6 +1363,8 @@ static void read_group(const Schedule *s, int g, OptCost *out) {
             out->excess_span = x->span;
         }
     }
+    if (sp->weighted) weigh_for_step(sp, s, g, out);
+    check_step_memory(s, out);
 }
 
 static size_t key_length(const OptSpace *sp, const OptArc *a) {
@@ -1561,7 +1625,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         x->lowerings++;
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];
-            read_group(s, s->stmts[a->stmts[0]].group, &row[cover[k]]);
+            read_group(sp, s, s->stmts[a->stmts[0]].group, &row[cover[k]]);
             done[cover[k]] = true;
             remaining--;
         }
@@ -1570,7 +1634,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             double cl[2] = {0, 0}, ce = 0;
             for (int st = 0; st < S; st++) {
                 OptCost alone;
-                read_group(s, s->stmts[st].group, &alone);
+                read_group(sp, s, s->stmts[st].group, &alone);
                 cl[unit_stage(sp, st)] += alone.cost.compute_s;
                 ce += alone.cost.compute_energy_j;
                 int len = stmt_key(sp, st, c, skey);
@@ -1586,7 +1650,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         for (int st = 0; st < S; st++) {
             if (used[st]) continue;
             OptCost alone;
-            read_group(s, s->stmts[st].group, &alone);
+            read_group(sp, s, s->stmts[st].group, &alone);
             for (size_t k = sp->stmt_arc_first[st]; k < sp->stmt_arc_first[st + 1]; k++) {
                 int a = sp->stmt_arcs[k];
                 if (done[a]) continue;

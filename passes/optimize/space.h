@@ -110,6 +110,11 @@ typedef struct OptSpace {
     const IrOp *op;
     const IrArch *arch;
     int S, I, D, L;
+    /* a step of micro-batches or a pipeline (ir_accumulates): each arc's
+     * cost is its group's weighted as the step's closed form counts it
+     * (docs/optimizer.md 4.1), and no arc spans two passes of the step */
+    bool weighted;
+    StepWeights weights;
     bool symmetry; /* reductions: configurations that differ only by a
                       permutation of interchangeable cluster dims, or by
                       the place of an index with one trip in an order,

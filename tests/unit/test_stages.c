@@ -214,6 +214,39 @@ int main(void) {
         CHECK_NEAR(tr->model_flop, 8 * 8 * 2.0 * 6 * 256 * 64 * 256 * 2, 1e-12,
                    "piped: 8 micro-batches x 8 layers x 6 contractions");
         CHECK_NEAR(tr->peak_flops, 2.0 * 256e9 * 8, 1e-12, "piped: the peak of all 8 chips");
+        /* the optimizer's weights (docs/optimizer.md 4.1), by hand: L = 2
+           layers a stage, m = 8, p = 4, v = 1: a forward or backward group
+           counts 2 (8 + 3) = 22 times, an update group and a deferred
+           reduction 2 times; energies 8 layers x 8 micro-batches = 64,
+           and 8 */
+        StepWeights w = step_weights(t->m);
+        CHECK(w.pass_latency == 22 && w.update_latency == 2 && w.once_latency == 2,
+              "piped: latency weights 22, 2, 2");
+        CHECK(w.pass_energy == 64 && w.update_energy == 8 && w.once_energy == 8,
+              "piped: energy weights 64, 8, 8");
+        /* so the weighted groups are the step without its sends */
+        double weighted = 0;
+        for (int g = 0; g < t->group_count; g++) {
+            const SchedGroup *sg = &t->groups[g];
+            bool update = t->op->stmts[sg->stmts[0]].role == SR_UPDATE;
+            weighted += sg->cost.latency_s * (update ? w.update_latency : w.pass_latency);
+        }
+        weighted += w.once_latency * pp->reduction_s;
+        CHECK_NEAR(weighted, pp->step_s - pp->send_s, 1e-12,
+                   "piped: the weighted groups are the closed form");
+    }
+    /* interleaved 2 over 4 stages, 8 micro-batches, 8 layers: L = 2, a
+       pass counts 2 (8 + 3 / 2) = 19 times */
+    if (il) {
+        StepWeights w = step_weights(il->m);
+        CHECK_NEAR(w.pass_latency, 19, 1e-12, "interleaved: a pass counts 19 times");
+    }
+    /* without micro-batches every weight is 1 */
+    const Schedule *flat = unit_lowered(&arena, p, "flat");
+    if (flat) {
+        StepWeights w = step_weights(flat->m);
+        CHECK(w.pass_latency == 1 && w.update_latency == 1 && w.pass_energy == 1,
+              "flat: weights 1");
     }
     check_timelines();
     check_against_closed_form();
