@@ -203,7 +203,11 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
             text_add(&t, " %s", pipe_schedule_name(pl->schedule));
         text_add(&t, "; ");
     }
-    if (pl->microbatches > 1) text_add(&t, "microbatches %lld; ", (long long)pl->microbatches);
+    if (pl->batch_param)
+        text_add(&t, "microbatches %lld of %s; ",
+                 (long long)(pl->microbatches > 1 ? pl->microbatches : 1), pl->batch_param);
+    else if (pl->microbatches > 1)
+        text_add(&t, "microbatches %lld; ", (long long)pl->microbatches);
     if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
     return t.buf;

@@ -29,7 +29,16 @@ typedef struct MapCtx {
     const MapItem **tile_for_of, **order_for_of;
     const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line;
     int pipeline_dim; /* the dim a `pipeline` line names, -1 none */
+    /* the values of the outer holes this check fills (NULL: none) */
+    const struct OuterChoice *choice;
 } MapCtx;
+
+/* One value for each outer hole of a mapping (docs/language.md 5.10). */
+typedef struct OuterChoice {
+    int pipeline_dim;     /* `pipeline ?`: the dim, -1 for no pipeline */
+    int64_t microbatches; /* `microbatches ? of B`: the count */
+    int recompute;        /* `recompute ?`: 0 none, 1 the statements listed, 2 full */
+} OuterChoice;
 
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -1190,7 +1199,10 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
 static void apply_microbatches(MapCtx *c, const MapItem *it) {
     if (!once(c, it, &c->microbatches_line, "microbatches")) return;
     int64_t v;
-    if (!eval_count(c, it->count, "microbatches", &v)) return;
+    if (it->whole_hole)
+        v = c->choice ? c->choice->microbatches : 1;
+    else if (!eval_count(c, it->count, "microbatches", &v))
+        return;
     if (v < 1) {
         Diag *d = map_error(c, it->count->span, "E0355",
                             "microbatches must be at least 1, got %lld", (long long)v);
@@ -1201,6 +1213,7 @@ static void apply_microbatches(MapCtx *c, const MapItem *it) {
     }
     c->m->pipeline.microbatches = v;
     c->m->pipeline.microbatches_span = it->span;
+    c->m->pipeline.batch_param = it->level.name;
 }
 
 /* `pipeline D [1f1b | gpipe | interleaved V];` (docs/language.md 5.9):
@@ -1218,12 +1231,19 @@ static void read_pipeline(MapCtx *c, IrPipeline *pl) {
         if (it->kind == MI_PIPELINE) once(c, it, &line, "pipeline");
     }
     if (!line) return;
-    if (!line->level.name) {
-        c->ok = false;
-        return;
+    int dim;
+    if (line->whole_hole) {
+        /* `pipeline ?`: this check's choice, or no pipeline */
+        if (!c->choice || c->choice->pipeline_dim < 0) return;
+        dim = c->choice->pipeline_dim;
+    } else {
+        if (!line->level.name) {
+            c->ok = false;
+            return;
+        }
+        dim = lookup_dim(c, &line->level);
+        if (dim < 0) return;
     }
-    int dim = lookup_dim(c, &line->level);
-    if (dim < 0) return;
     const IrClusterDim *cd = &c->arch->dims[dim];
     if (cd->size < 2) {
         map_error(c, line->level.span, "E0354",
@@ -1645,6 +1665,11 @@ static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *
             continue;
         }
         marks = ARENA_ARRAY(c->arena, bool, od->stmt_count + 1);
+        if (it->whole_hole && c->choice && c->choice->recompute != 1) {
+            /* `recompute ?` filled with none or full */
+            for (int st = 0; st < od->stmt_count; st++) marks[st] = c->choice->recompute == 2;
+            continue;
+        }
         for (int k = 0; k < it->stmts.count; k++) {
             const Ident *id = &it->stmts.items[k];
             if (!id->name) continue;
@@ -1694,7 +1719,57 @@ static void warn_not_recomputed(MapCtx *c, const MapItem *line, const Decl *op_d
     }
 }
 
-IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
+/* `microbatches N of B;`: the op parameter B is the whole batch of a
+ * step; the mapped op is one micro-batch of it, B / N (docs/language.md
+ * 5.9).  False, with the reason, when the line cannot say so. */
+static bool split_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
+    const MapItem *line = NULL;
+    for (int i = 0; i < c->md->item_count; i++)
+        if (c->md->items[i]->kind == MI_MICROBATCHES && !line) line = c->md->items[i];
+    if (!line) return true;
+    if (!line->value.name) {
+        if (!line->whole_hole) return true; /* `microbatches N;`: the op is a micro-batch */
+        Diag *d = map_error(c, line->count->span, "E0355",
+                            "`microbatches ?` needs the batch it splits: which op parameter "
+                            "holds the whole batch");
+        diag_help(d, c->diags, "write `microbatches ? of B;` with B the batch parameter");
+        return false;
+    }
+    if (strcmp(line->value.name, "of") != 0) {
+        map_error(c, line->value.span, "E0355",
+                  "expected `of` and the batch parameter after the count, found `%s`",
+                  line->value.name);
+        return false;
+    }
+    const OpDecl *od = &op_decl->u.op;
+    int k = -1;
+    for (int q = 0; q < od->param_count; q++)
+        if (od->params[q].name.name == line->level.name) k = q;
+    if (k < 0) {
+        Diag *d = map_error(c, line->level.span, "E0355", "op `%s` has no parameter `%s`",
+                            op_decl->name.name, line->level.name ? line->level.name : "?");
+        diag_note(d, c->diags,
+                  "`microbatches N of B` names the op parameter that holds the whole batch");
+        return false;
+    }
+    int64_t n = 1;
+    if (line->whole_hole)
+        n = c->choice ? c->choice->microbatches : 1;
+    else if (line->count->kind == EX_INT)
+        n = line->count->u.int_value;
+    if (n < 1) return true; /* apply_microbatches says so */
+    if (values[k] % n != 0) {
+        Diag *d = map_error(c, line->count->span, "E0355",
+                            "%s = %lld does not split into %lld micro-batches", line->level.name,
+                            (long long)values[k], (long long)n);
+        help_divisors(c, d, values[k], n, "micro-batch counts");
+        return false;
+    }
+    values[k] /= n;
+    return true;
+}
+
+static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const OuterChoice *choice) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
     c->arena = s->arena;
@@ -1703,6 +1778,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     c->md = &mapping_decl->u.mapping;
     c->ok = true;
     c->pipeline_dim = -1;
+    c->choice = choice;
     const MappingDecl *md = c->md;
     const Decl *op_decl = lookup_decl(c, &md->op, DK_OP, "E0301", "op");
     const Decl *arch_decl = lookup_decl(c, &md->arch, DK_ARCH, "E0302", "arch");
@@ -1711,6 +1787,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     bool complete = false;
     bool bound =
         op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values, &complete);
+    if (bound) bound = split_batch(c, op_decl, values);
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
     c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
@@ -1722,7 +1799,9 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         /* the rest of the mapping names the backward op's statements */
         const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line);
         const Decl *backward = derive_op(s, op_decl, phase, recompute, phase_line->span);
-        if (backward && recompute_line) warn_not_recomputed(c, recompute_line, op_decl, backward);
+        if (backward && recompute_line &&
+            !(recompute_line->whole_hole && c->choice && c->choice->recompute != 1))
+            warn_not_recomputed(c, recompute_line, op_decl, backward);
         c->op = backward ? sema_op_for(s, backward, values, md->op.span) : NULL;
         if (!c->op) return NULL;
     }
@@ -1761,10 +1840,14 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->recompute_span = SPAN_NONE;
     if (recompute_line && phase != PHASE_FORWARD) {
         const char *text = "";
-        for (int k = 0; k < recompute_line->stmts.count; k++)
-            text = arena_printf(
-                s->arena, "%s%s%s", text, k ? ", " : "",
-                recompute_line->stmts.items[k].name ? recompute_line->stmts.items[k].name : "?");
+        if (recompute_line->whole_hole && c->choice && c->choice->recompute != 1)
+            text = c->choice->recompute == 2 ? "full" : "none";
+        else
+            for (int k = 0; k < recompute_line->stmts.count; k++)
+                text = arena_printf(s->arena, "%s%s%s", text, k ? ", " : "",
+                                    recompute_line->stmts.items[k].name
+                                        ? recompute_line->stmts.items[k].name
+                                        : "?");
         m->recompute = text;
         m->recompute_span = recompute_line->span;
     }
@@ -1914,4 +1997,145 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     check_online(c);
     check_pipeline(c);
     return c->ok ? m : NULL;
+}
+
+/* ------------------------------------------------------ outer holes */
+
+/* The most combinations of outer-hole values a mapping may stand for. */
+#define OUTER_CHOICE_LIMIT 4096
+
+static const MapItem *outer_hole(const MappingDecl *md, MapItemKind kind) {
+    for (int i = 0; i < md->item_count; i++)
+        if (md->items[i]->kind == kind && md->items[i]->whole_hole) return md->items[i];
+    return NULL;
+}
+
+/* The text of a choice, as the mapping would write it. */
+static const char *choice_text(Arena *a, const IrMapping *m, bool pipeline_hole, bool micro_hole,
+                               bool recompute_hole) {
+    const char *t = "";
+    const IrPipeline *pl = &m->pipeline;
+    if (pipeline_hole)
+        t = pl->full_arch ? arena_printf(a, "pipeline %s; ", pl->full_arch->dims[pl->dim].name)
+                          : "no pipeline; ";
+    if (micro_hole)
+        t = arena_printf(a, "%smicrobatches %lld of %s; ", t,
+                         (long long)(pl->microbatches > 1 ? pl->microbatches : 1),
+                         pl->batch_param ? pl->batch_param : "?");
+    if (recompute_hole) t = arena_printf(a, "%srecompute %s; ", t, m->recompute);
+    size_t n = strlen(t);
+    return n ? arena_printf(a, "%.*s", (int)(n - 1), t) : t;
+}
+
+/* A mapping with outer holes (`pipeline ?`, `microbatches ? of B`,
+ * `recompute ?`; docs/language.md 5.10) stands for one mapping per
+ * combination of their values: each is checked as if written, and the
+ * ones that check are the optimizer's choices.  When none does, the
+ * first is checked again where its errors show. */
+IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
+    const MappingDecl *md = &mapping_decl->u.mapping;
+    const MapItem *pipe = outer_hole(md, MI_PIPELINE);
+    const MapItem *micro = outer_hole(md, MI_MICROBATCHES);
+    const MapItem *recomp = outer_hole(md, MI_RECOMPUTE);
+    if (!pipe && !micro && !recomp) return check_mapping_with(s, mapping_decl, NULL);
+    OuterChoice first = {-1, 1, 0};
+    /* the candidates need the arch's dims and the batch's value: looked up
+     * quietly (the check of a choice reports what is wrong) */
+    DiagSink quiet;
+    diags_init(&quiet, s->arena);
+    MapCtx look = {.s = s, .arena = s->arena, .diags = &quiet, .decl = mapping_decl, .md = md};
+    const Decl *op_decl = lookup_decl(&look, &md->op, DK_OP, "E0301", "op");
+    const Decl *arch_decl = lookup_decl(&look, &md->arch, DK_ARCH, "E0302", "arch");
+    IrArch *arch = arch_decl ? sema_arch_for(s, arch_decl) : NULL;
+    int dims = 1;
+    int *dim_of = ARENA_ARRAY(s->arena, int, (arch ? arch->dim_count : 0) + 1);
+    dim_of[0] = -1;
+    for (int d = 0; pipe && arch && d < arch->dim_count; d++)
+        if (arch->dims[d].size >= 2) dim_of[dims++] = d;
+    if (!pipe) dims = 1;
+    int64_t batch = 1;
+    if (micro && op_decl && micro->level.name) {
+        int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
+        bool complete = false;
+        DiagSink *real = s->diags;
+        s->diags = &quiet;
+        bool bound = op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span,
+                                    values, &complete);
+        s->diags = real;
+        for (int q = 0; bound && q < op_decl->u.op.param_count; q++)
+            if (op_decl->u.op.params[q].name.name == micro->level.name) batch = values[q];
+    }
+    /* every micro-batch count that divides the batch */
+    int64_t *counts = NULL;
+    int count_n = 0;
+    if (micro && batch >= 1) {
+        int64_t cap = 0;
+        for (int64_t d = 1; d <= batch / d && cap < OUTER_CHOICE_LIMIT; d++)
+            if (batch % d == 0) cap += 2;
+        counts = ARENA_ARRAY(s->arena, int64_t, cap + 1);
+        for (int64_t d = 1; d <= batch / d && count_n < OUTER_CHOICE_LIMIT; d++)
+            if (batch % d == 0) {
+                counts[count_n++] = d;
+                if (d != batch / d) counts[count_n++] = batch / d;
+            }
+    }
+    if (!micro || count_n == 0) {
+        static int64_t one = 1;
+        counts = &one;
+        count_n = 1;
+    }
+    int recomputes = recomp ? (recomp->stmts.count > 0 ? 3 : 2) : 1;
+    static const int recompute_values[2][3] = {{0, 2, 0}, {0, 1, 2}};
+    long total = (long)dims * count_n * recomputes;
+    Span where = pipe ? pipe->span : micro ? micro->span : recomp->span;
+    if (total > OUTER_CHOICE_LIMIT) {
+        Diag *d = diag_error(s->diags, where, "E0358",
+                             "the outer holes of mapping `%s` stand for %ld combinations; at "
+                             "most %d are searched",
+                             mapping_decl->name.name, total, OUTER_CHOICE_LIMIT);
+        diag_help(d, s->diags, "give some of them a value (docs/errors/E0358.md)");
+        return NULL;
+    }
+    IrMapping **choices = ARENA_ARRAY(s->arena, IrMapping *, total + 1);
+    OuterChoice first_valid = first;
+    int n = 0;
+    for (int a = 0; a < dims; a++)
+        for (int b = 0; b < count_n; b++)
+            for (int r = 0; r < recomputes; r++) {
+                OuterChoice ch = {dim_of[a], counts[b],
+                                  recomp ? recompute_values[recomp->stmts.count > 0][r] : 0};
+                if (a == 0 && b == 0 && r == 0) first = ch;
+                DiagSink scratch;
+                diags_init(&scratch, s->arena);
+                DiagSink *real = s->diags;
+                s->diags = &scratch;
+                IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
+                s->diags = real;
+                if (!m || scratch.error_count > 0) continue;
+                m->choice_text = choice_text(s->arena, m, pipe, micro, recomp);
+                if (n == 0) first_valid = ch;
+                choices[n++] = m;
+            }
+    if (n == 0) {
+        /* why: the first combination, checked where it reports */
+        IrMapping *m = check_mapping_with(s, mapping_decl, &first);
+        Diag *d = diag_error(s->diags, where, "E0358",
+                             "no value of the outer holes of mapping `%s` gives a mapping that "
+                             "checks (%ld tried)",
+                             mapping_decl->name.name, total);
+        diag_note(d, s->diags,
+                  m ? "each combination was checked as if written (docs/errors/E0358.md)"
+                    : "the other errors reported here are the first combination's "
+                      "(docs/errors/E0358.md)");
+        return NULL;
+    }
+    /* the first choice again, where its warnings show */
+    IrMapping *m = check_mapping_with(s, mapping_decl, &first_valid);
+    if (!m) return NULL;
+    m->choices = choices;
+    m->choice_count = n;
+    m->choice_span = where;
+    m->choice_text = NULL;
+    m->hole_count += (pipe != NULL) + (micro != NULL) + (recomp != NULL);
+    return m;
 }

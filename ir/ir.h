@@ -375,6 +375,9 @@ typedef struct IrPipeline {
     Span span;               /* the `pipeline` line, SPAN_NONE when none */
     int64_t microbatches;    /* 0 or 1: one */
     Span microbatches_span;
+    /* `microbatches N of B;`: the op parameter B holds the whole batch and
+     * the op is instantiated with B / N (NULL: the op is one micro-batch) */
+    Name batch_param;
 } IrPipeline;
 
 typedef struct IrMapping {
@@ -412,6 +415,17 @@ typedef struct IrMapping {
     bool *online;
     Span *online_span;
     signed char *online_degree;
+    /* outer holes (`pipeline ?`, `microbatches ? of B`, `recompute ?`,
+     * docs/language.md 5.10): every combination of their values that
+     * checks, each a mapping of its own with the other holes still open
+     * (choice_count 0 when none; this mapping is then the first choice,
+     * and hole_count counts the outer holes too) */
+    struct IrMapping **choices;
+    int choice_count;
+    Span choice_span; /* the first outer hole's line */
+    /* a choice: how its outer holes were filled, e.g. "pipeline pp;
+     * microbatches 16 of B; recompute full;" (NULL otherwise) */
+    const char *choice_text;
 } IrMapping;
 
 /* Whether the step accumulates weight gradients over micro-batches (or

@@ -1093,6 +1093,16 @@ map_item:
         $$ = new_item(ps, MI_RECOMPUTE, @$, @1);
         $$->stmts = ident_list(ps, $2);
     }
+  /* `recompute ?;` (none or full), `recompute ? S, ...;` (or those) */
+  | RECOMPUTE HOLE SEMI {
+        $$ = new_item(ps, MI_RECOMPUTE, @$, @1);
+        $$->whole_hole = true;
+    }
+  | RECOMPUTE HOLE ident_list SEMI {
+        $$ = new_item(ps, MI_RECOMPUTE, @$, @1);
+        $$->whole_hole = true;
+        $$->stmts = ident_list(ps, $3);
+    }
   | PHASE name SEMI {
         $$ = new_item(ps, MI_PHASE, @$, @1);
         $$->value = *$2;
@@ -1101,7 +1111,26 @@ map_item:
         $$ = new_item(ps, MI_REPEAT, @$, @1);
         $$->count = $2;
     }
-  /* `pipeline pp;`, `pipeline pp gpipe;`, `pipeline pp interleaved 3;` */
+  /* `pipeline pp;`, `pipeline pp gpipe;`, `pipeline pp interleaved 3;`;
+     `pipeline ?` leaves the dim (or none) to the optimizer */
+  | PIPELINE HOLE SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = hole_ident(ps, @2);
+        $$->whole_hole = true;
+    }
+  | PIPELINE HOLE name SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = hole_ident(ps, @2);
+        $$->whole_hole = true;
+        $$->value = *$3;
+    }
+  | PIPELINE HOLE name expr SEMI {
+        $$ = new_item(ps, MI_PIPELINE, @$, @1);
+        $$->level = hole_ident(ps, @2);
+        $$->whole_hole = true;
+        $$->value = *$3;
+        $$->count = $4;
+    }
   | PIPELINE name SEMI {
         $$ = new_item(ps, MI_PIPELINE, @$, @1);
         $$->level = *$2;
@@ -1120,6 +1149,26 @@ map_item:
   | MICROBATCHES expr SEMI {
         $$ = new_item(ps, MI_MICROBATCHES, @$, @1);
         $$->count = $2;
+    }
+  /* `microbatches 8 of B;`, `microbatches ? of B;`: B is the whole batch */
+  | MICROBATCHES INT name name SEMI {
+        $$ = new_item(ps, MI_MICROBATCHES, @$, @1);
+        $$->count = new_expr(ps, EX_INT, @2);
+        $$->count->u.int_value = $2;
+        $$->value = *$3;
+        $$->level = *$4;
+    }
+  | MICROBATCHES HOLE SEMI {
+        $$ = new_item(ps, MI_MICROBATCHES, @$, @1);
+        $$->count = new_expr(ps, EX_HOLE, @2);
+        $$->whole_hole = true;
+    }
+  | MICROBATCHES HOLE name name SEMI {
+        $$ = new_item(ps, MI_MICROBATCHES, @$, @1);
+        $$->count = new_expr(ps, EX_HOLE, @2);
+        $$->whole_hole = true;
+        $$->value = *$3;
+        $$->level = *$4;
     }
   | error SEMI {
         $$ = new_item(ps, MI_ERROR, @$, @$);

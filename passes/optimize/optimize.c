@@ -769,6 +769,9 @@ typedef struct Search {
      * achievable value is its best partition's step run pass by pass
      * (docs/optimizer.md 4.1), not the closed form */
     bool run_step;
+    /* an objective value another choice already reaches (search units),
+     * INFINITY for none: configurations that cannot beat it are cut */
+    double incumbent;
     Kept *kept;
     int nk;
     bool any_feasible;
@@ -927,7 +930,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
     se->least_ratio = INFINITY;
     se->least_cfg = -1;
     if (sp->cfg_count == 0) return;
-    double incumbent = INFINITY;
+    double incumbent = se->incumbent;
     int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
     /* batch rows stay within an eighth of the budget */
     size_t row_bytes = opt_mul((size_t)A, sizeof(OptCost));
@@ -1473,7 +1476,7 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
 
 /* Fills the holes of `m`, a copy of the checked mapping in `out`. */
 static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
-                       SolverReport *report) {
+                       SolverReport *report, double incumbent) {
     memset(report, 0, sizeof *report);
     if (m->hole_count == 0) {
         report->status = SOLVER_NOT_NEEDED;
@@ -1519,6 +1522,10 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     se.arena = &arena;
     se.sp = sp;
     se.run_step = m->pipeline.full_arch && obj == OBJ_LATENCY;
+    /* the incumbent in the search's units: per repeat unless the arcs
+     * are weighted for a step (section 4.1) */
+    double rep = sp->weighted || m->repeat < 1 ? 1 : (double)m->repeat;
+    se.incumbent = incumbent / (obj == OBJ_EDP ? rep * rep : rep);
     if (se.run_step) report->method = "shortest paths, pipeline runs";
     if (sp->stop == OPT_STOP_NONE || sp->stop == OPT_STOP_TIME) search_space(&se, obj, &pg);
     /* the limit on configurations and the memory budget are errors; the
@@ -1542,11 +1549,22 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
                        "time limit of %g s reached before any mapping of %s that fits was found",
                        opts->time_limit_s, m->name);
             report->status = SOLVER_TIME_LIMIT;
+        } else if (incumbent < INFINITY) {
+            /* nothing here beats another choice: no reason to give */
         } else {
             size_t held = arena.used_total;
             explain_infeasible(p, m, &se, deadline, budget > held ? budget - held : 0);
             report->status = SOLVER_FAILED;
         }
+        arena_free_all(&arena);
+        return false;
+    }
+    /* every configuration was cut by another choice's value (4.2) */
+    if (se.nk == 0 && incumbent < INFINITY && !timed_out) {
+        progress_clear(&pg);
+        report->seconds = opt_now() - t0;
+        record(report, sp, NULL, 0);
+        report->status = SOLVER_FAILED;
         arena_free_all(&arena);
         return false;
     }
@@ -1713,10 +1731,106 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     return true;
 }
 
+/* A mapping with outer holes (docs/optimizer.md 4.2): every choice its
+ * check kept is solved (or evaluated, when complete) for the step, each
+ * with the best value found so far as its incumbent, and the best one
+ * wins.  Each choice's answer is exact for it, so the best of them is
+ * exact for the whole space. */
+static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
+                                   const OptimizeOptions *opts, SolverReport *report) {
+    double t0 = opt_now();
+    memset(report, 0, sizeof *report);
+    Objective obj = opts && opts->objective_given ? opts->objective : m->objective;
+    IrMapping *best = NULL;
+    double best_value = INFINITY;
+    SolverReport best_report = {0};
+    bool exact = true;
+    double space = 0;
+    long candidates = 0;
+    for (int i = 0; i < m->choice_count; i++) {
+        OptimizeOptions o = {0};
+        if (opts) o = *opts;
+        if (o.time_limit_s > 0) {
+            o.time_limit_s -= opt_now() - t0;
+            if (o.time_limit_s <= 0) {
+                exact = false;
+                break;
+            }
+        }
+        o.emit_lp_path = NULL; /* one model per choice: not written */
+        IrMapping *c = ARENA_NEW(out, IrMapping);
+        *c = *m->choices[i];
+        SolverReport r = {0};
+        bool ok = true;
+        if (c->hole_count > 0) {
+            /* a choice's own reasons are not the mapping's */
+            DiagSink scratch, *real = p->diags;
+            diags_init(&scratch, out);
+            p->diags = &scratch;
+            ok = fill_holes(out, p, c, &o, &r, o.exhaustive ? INFINITY : best_value);
+            p->diags = real;
+        }
+        if (r.status == SOLVER_TIME_LIMIT) exact = false;
+        if (getenv("CMTC_OPT_STATS"))
+            fprintf(stderr, "choice %d (%s): %s, %s\n", i, c->choice_text,
+                    solver_status_name(r.status), ok ? "solved" : "no mapping");
+        space += r.space > 0 ? r.space : 1;
+        candidates += r.candidates;
+        if (!ok || c->hole_count > 0) continue;
+        EvalResult ev;
+        if (evaluate_mapping(c, NULL, &ev) != EVAL_OK || !ev.feasible) continue;
+        double v = objective_of(obj, ev.cost.latency_s, ev.cost.energy_j);
+        if (v < best_value) {
+            best_value = v;
+            best = c;
+            best_report = r;
+        }
+    }
+    if (!best) {
+        /* why: the first choice's reasons */
+        IrMapping *c = ARENA_NEW(out, IrMapping);
+        *c = *m->choices[0];
+        SolverReport r;
+        bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY);
+        if (explained) *report = r;
+        if (!exact) {
+            diag_error(p->diags, m->choice_span, "E0371",
+                       "time limit reached before any choice of %s's outer holes was solved",
+                       m->name);
+            report->status = SOLVER_TIME_LIMIT;
+        } else {
+            Diag *d = diag_error(p->diags, m->choice_span, "E0358",
+                                 "none of the %d choices of %s's outer holes has a mapping that "
+                                 "fits",
+                                 m->choice_count, m->name);
+            diag_note(d, p->diags,
+                      explained ? "the first choice's reasons are reported with this error"
+                                : "docs/errors/E0358.md");
+            report->status = SOLVER_FAILED;
+        }
+        report->seconds = opt_now() - t0;
+        return NULL;
+    }
+    *report = best_report;
+    report->status = exact ? SOLVER_OPTIMAL : SOLVER_TIME_LIMIT;
+    report->gap = exact ? 0 : 1;
+    report->seconds = opt_now() - t0;
+    report->space = space;
+    report->candidates = candidates;
+    report->objective = best_value;
+    report->method = arena_printf(out, "%d choices of %s (%s)", m->choice_count,
+                                  "pipeline, micro-batches, recomputation",
+                                  best_report.method ? best_report.method : "complete");
+    best->choices = NULL;
+    best->choice_count = 0;
+    return best;
+}
+
 IrMapping *optimize_mapping(Arena *out, Program *p, const IrMapping *m, const OptimizeOptions *opts,
                             SolverReport *report) {
+    if (m->choice_count > 0) return optimize_choices(out, p, m, opts, report);
     IrMapping *filled = ARENA_NEW(out, IrMapping);
     *filled = *m; /* the checked mapping's arrays are shared, never written */
-    if (!fill_holes(out, p, filled, opts, report) || filled->hole_count > 0) return NULL;
+    if (!fill_holes(out, p, filled, opts, report, INFINITY) || filled->hole_count > 0) return NULL;
     return filled;
 }
