@@ -590,6 +590,7 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         break;
     case MI_ONLINE:
     case MI_RECOMPUTE:
+        if (m->whole_hole) puts_(F, "?", true); /* `recompute ? S, ...;` */
         for (int i = 0; i < m->stmts.count; i++) {
             if (i) puts_(F, ",", false);
             put_ident(F, m->stmts.items[i], true);
@@ -598,8 +599,14 @@ static void print_map_item(Fmt *F, const MapItem *m) {
     case MI_OVERLAP:
     case MI_OBJECTIVE:
     case MI_PHASE: put_ident(F, m->value, true); break;
-    case MI_REPEAT:
-    case MI_MICROBATCHES: print_expr(F, m->count, true, false); break;
+    case MI_REPEAT: print_expr(F, m->count, true, false); break;
+    case MI_MICROBATCHES:
+        print_expr(F, m->count, true, false);
+        if (m->value.name) { /* `of B` */
+            put_ident(F, m->value, true);
+            put_ident(F, m->level, true);
+        }
+        break;
     case MI_PIPELINE:
         put_ident(F, m->level, true);
         if (m->value.name) put_ident(F, m->value, true);

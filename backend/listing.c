@@ -210,13 +210,18 @@ static void print_step(FILE *out, Arena *a, const Schedule *s) {
                                    ? arena_printf(a, "interleaved %lld", (long long)pl->chunks)
                                    : pipe_schedule_name(pl->schedule);
         fprintf(out,
-                "  %-40s given     %.0f stages of %.0f layers (the busiest), %s; the first holds "
+                "  %-40s %-9s %.0f stages of %.0f layers (the busiest), %s; the first holds "
                 "%.3g micro-batches' activations\n",
                 arena_printf(a, "pipeline %s %s", pl->full_arch->dims[pl->dim].name, schedule),
-                pp->stages, pp->layers, schedule, pp->in_flight);
+                pl->dim_chosen ? "derived" : "given", pp->stages, pp->layers, schedule,
+                pp->in_flight);
     }
-    fprintf(out, "  %-40s %s\n", arena_printf(a, "microbatches %.0f", pp->micro),
-            ir_given(pl->microbatches_span) ? "given" : "default");
+    fprintf(out, "  %-40s %s\n",
+            pl->batch_param ? arena_printf(a, "microbatches %.0f of %s", pp->micro, pl->batch_param)
+                            : arena_printf(a, "microbatches %.0f", pp->micro),
+            pl->microbatches_chosen           ? "derived"
+            : ir_given(pl->microbatches_span) ? "given"
+                                              : "default");
     fprintf(out,
             "  %-40s derived   %.0f x (forward %s + backward %s) + bubble %s + sends %s + update "
             "%s + gradient reductions %s = %s\n",
@@ -376,7 +381,8 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         for (int st = 0; st < op->stmt_count; st++)
             if (op->stmts[st].role == SR_RECOMPUTE)
                 copies = arena_printf(a, "%s%s%s", copies, *copies ? ", " : "", op->stmts[st].name);
-        fprintf(out, "  %-40s given     %s\n", arena_printf(a, "recompute %s", m->recompute),
+        fprintf(out, "  %-40s %-9s %s\n", arena_printf(a, "recompute %s", m->recompute),
+                m->recompute_chosen ? "derived" : "given",
                 *copies ? arena_printf(a, "the backward pass computes again: %s", copies)
                 : strcmp(m->recompute, "none") == 0
                     ? "nothing: every activation is kept"

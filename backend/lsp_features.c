@@ -1894,11 +1894,26 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         if (words >= 1 && w < end) {
             values = pipe_schedule_words;
             value_count = pipe_schedule_count;
-        } else
+        } else {
             want = WANT_DIMS;
+            extra[0] = "?"; /* the optimizer's choice (language.md 5.10) */
+        }
     } else if (strncmp(line, "microbatches", kw) == 0 && kw == 12) {
+        /* `microbatches N [of B];`, `microbatches ? of B;` */
+        if (strstr(line, " of ")) {
+            for (int i = 0; op && i < op->u.op.param_count; i++)
+                item(it, op->u.op.params[i].name.name, CK_VARIABLE, "op parameter");
+            return;
+        }
+        item(it, "?", CK_KEYWORD, "keyword");
+        item(it, "of", CK_KEYWORD, "keyword");
         globals_of_kind(it, d, DK_CONST);
         return;
+    } else if (strncmp(line, "recompute", kw) == 0 && kw == 9) {
+        want = WANT_STMTS;
+        extra[0] = "?";
+        extra[1] = "full";
+        extra[2] = "none";
     } else if (strncmp(line, "online", kw) == 0 && kw == 6) {
         want = WANT_STMTS;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {

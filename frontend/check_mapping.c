@@ -1199,9 +1199,10 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
 static void apply_microbatches(MapCtx *c, const MapItem *it) {
     if (!once(c, it, &c->microbatches_line, "microbatches")) return;
     int64_t v;
-    if (it->whole_hole)
+    if (it->whole_hole) {
         v = c->choice ? c->choice->microbatches : 1;
-    else if (!eval_count(c, it->count, "microbatches", &v))
+        c->m->pipeline.microbatches_chosen = true;
+    } else if (!eval_count(c, it->count, "microbatches", &v))
         return;
     if (v < 1) {
         Diag *d = map_error(c, it->count->span, "E0355",
@@ -1281,6 +1282,7 @@ static void read_pipeline(MapCtx *c, IrPipeline *pl) {
     }
     pl->full_arch = c->arch;
     pl->dim = dim;
+    pl->dim_chosen = line->whole_hole;
     pl->stages = cd->size;
     pl->span = line->span;
     c->pipeline_dim = dim;
@@ -1840,6 +1842,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     m->recompute_span = SPAN_NONE;
     if (recompute_line && phase != PHASE_FORWARD) {
         const char *text = "";
+        m->recompute_chosen = recompute_line->whole_hole;
         if (recompute_line->whole_hole && c->choice && c->choice->recompute != 1)
             text = c->choice->recompute == 2 ? "full" : "none";
         else

@@ -378,6 +378,9 @@ typedef struct IrPipeline {
     /* `microbatches N of B;`: the op parameter B holds the whole batch and
      * the op is instantiated with B / N (NULL: the op is one micro-batch) */
     Name batch_param;
+    /* filled by the optimizer from `pipeline ?` / `microbatches ?`
+     * (docs/language.md 5.10), not written */
+    bool dim_chosen, microbatches_chosen;
 } IrPipeline;
 
 typedef struct IrMapping {
@@ -426,6 +429,7 @@ typedef struct IrMapping {
     /* a choice: how its outer holes were filled, e.g. "pipeline pp;
      * microbatches 16 of B; recompute full;" (NULL otherwise) */
     const char *choice_text;
+    bool recompute_chosen; /* from `recompute ?` */
 } IrMapping;
 
 /* Whether the step accumulates weight gradients over micro-batches (or

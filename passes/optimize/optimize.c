@@ -1762,6 +1762,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         *c = *m->choices[i];
         SolverReport r = {0};
         bool ok = true;
+        double tc = opt_now();
         if (c->hole_count > 0) {
             /* a choice's own reasons are not the mapping's */
             DiagSink scratch, *real = p->diags;
@@ -1772,8 +1773,8 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         }
         if (r.status == SOLVER_TIME_LIMIT) exact = false;
         if (getenv("CMTC_OPT_STATS"))
-            fprintf(stderr, "choice %d (%s): %s, %s\n", i, c->choice_text,
-                    solver_status_name(r.status), ok ? "solved" : "no mapping");
+            fprintf(stderr, "choice %d (%s): %s, %s, %.3f s\n", i, c->choice_text,
+                    solver_status_name(r.status), ok ? "solved" : "no mapping", opt_now() - tc);
         space += r.space > 0 ? r.space : 1;
         candidates += r.candidates;
         if (!ok || c->hole_count > 0) continue;
