@@ -1474,6 +1474,31 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
     }
 }
 
+/* The end of a search answered without the MILP (shortest paths, or the
+ * runs of a pipeline): the mapping of `best`, exact or not, or E0371 when
+ * there is none. */
+static bool finish_without_model(Arena *out, Program *p, IrMapping *m, const OptSpace *sp,
+                                 const Search *se, const SolveOut *best, Objective obj,
+                                 const OptimizeOptions *opts, SolverReport *report, double t0,
+                                 Progress *pg, Arena *arena, bool exact) {
+    progress_clear(pg);
+    report->seconds = opt_now() - t0;
+    record(report, sp, NULL, se->nk);
+    if (!best->have) {
+        diag_error(p->diags, config_span(m), "E0371",
+                   "time limit of %g s reached before any mapping of %s that fits was found",
+                   opts ? opts->time_limit_s : 0, m->name);
+        report->status = SOLVER_TIME_LIMIT;
+        arena_free_all(arena);
+        return false;
+    }
+    finish(out, p, m, sp, se, best, obj, report, t0);
+    report->status = exact ? SOLVER_OPTIMAL : SOLVER_TIME_LIMIT;
+    report->gap = exact ? 0 : 1;
+    arena_free_all(arena);
+    return true;
+}
+
 /* Fills the holes of `m`, a copy of the checked mapping in `out`. */
 static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
                        SolverReport *report, double incumbent) {
@@ -1572,22 +1597,8 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     if (se.run_step) {
         SolveOut best;
         run_step_solution(&arena, sp, se.kept, se.nk, &best);
-        progress_clear(&pg);
-        report->seconds = opt_now() - t0;
-        record(report, sp, NULL, se.nk);
-        if (!best.have) {
-            diag_error(p->diags, config_span(m), "E0371",
-                       "time limit of %g s reached before any mapping of %s that fits was found",
-                       opts ? opts->time_limit_s : 0, m->name);
-            report->status = SOLVER_TIME_LIMIT;
-            arena_free_all(&arena);
-            return false;
-        }
-        finish(out, p, m, sp, &se, &best, obj, report, t0);
-        report->status = timed_out ? SOLVER_TIME_LIMIT : SOLVER_OPTIMAL;
-        report->gap = timed_out ? 1 : 0;
-        arena_free_all(&arena);
-        return true;
+        return finish_without_model(out, p, m, sp, &se, &best, obj, opts, report, t0, &pg, &arena,
+                                    !timed_out);
     }
     /* past the deadline, or a model past the budget: the shortest paths
      * of section 3 give the best mapping of what was costed */
@@ -1603,25 +1614,10 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
         }
         report->method =
             over ? "shortest path (model past the memory budget)" : "shortest path (time limit)";
-        progress_clear(&pg);
-        report->seconds = opt_now() - t0;
-        record(report, sp, NULL, se.nk);
-        if (!best.have) {
-            diag_error(p->diags, config_span(m), "E0371",
-                       "time limit of %g s reached before any mapping of %s that fits was found",
-                       opts ? opts->time_limit_s : 0, m->name);
-            report->status = SOLVER_TIME_LIMIT;
-            arena_free_all(&arena);
-            return false;
-        }
-        finish(out, p, m, sp, &se, &best, obj, report, t0);
         /* exact over the configurations kept, which were all that were
          * costed unless the time ran out */
-        bool exact = over && !timed_out;
-        report->status = exact ? SOLVER_OPTIMAL : SOLVER_TIME_LIMIT;
-        report->gap = exact ? 0 : 1;
-        arena_free_all(&arena);
-        return true;
+        return finish_without_model(out, p, m, sp, &se, &best, obj, opts, report, t0, &pg, &arena,
+                                    over && !timed_out);
     }
     Model md;
     if (!build_model(&arena, p, sp, se.kept, se.nk, obj, &md)) {
