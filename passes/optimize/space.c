@@ -1289,9 +1289,9 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
 
 /* A group's cost as a step of micro-batches counts it (docs/optimizer.md
  * 4.1): its times and energies by the weights of its pass, plus the
- * once-per-step reductions of its weight gradients; the sends' energy (a
- * property of the configuration) goes to the group holding the first
- * position, which every partition has exactly once. */
+ * once-per-step reductions of its weight gradients.  (What depends on the
+ * whole configuration, not on the group, is added later:
+ * apply_config_terms.) */
 static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost *out) {
     const SchedGroup *sg = &s->groups[g];
     const StepWeights *w = &sp->weights;
@@ -1315,29 +1315,55 @@ static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost
         c->energy_j += w->once_energy * n->energy_j;
         c->network_energy_j += w->once_energy * n->energy_j;
     }
-    bool first = false;
-    for (int k = 0; k < sg->stmt_count; k++)
-        if (sp->pos_of[sg->stmts[k]] == 0) first = true;
-    if (first) {
-        c->energy_j += s->pipeline.send_energy_j;
-        c->network_energy_j += s->pipeline.send_energy_j;
-    }
 }
 
-/* A training step past its devices' outermost memory (weights, gradients,
- * optimizer state and kept activations depend on the splits alone, not on
- * the grouping) fits in no group of its configuration. */
-static void check_step_memory(const Schedule *s, OptCost *out) {
+/* What a configuration's step adds that no group owns (docs/optimizer.md
+ * 4.1), the same in every lowering of the configuration: whether the step
+ * fits its devices' outermost memory (weights, gradients, optimizer state
+ * and kept activations depend on the splits alone, not on the grouping)
+ * and the energy of the sends between stages. */
+typedef struct ConfigTerms {
+    bool known;
+    bool over;         /* past the outermost memory */
+    double need, capacity;
+    int memory;
+    Span span;
+    double send_energy_j;
+} ConfigTerms;
+
+static void read_config_terms(const Schedule *s, ConfigTerms *t) {
     const SchedTraining *tr = &s->training;
-    if (tr->present && tr->total > tr->capacity) {
-        double ratio = tr->capacity > 0 ? tr->total / tr->capacity : INFINITY;
-        double worst = out->feasible ? 0 : out->capacity > 0 ? out->need / out->capacity : INFINITY;
-        out->feasible = false;
-        if (ratio > worst) {
-            out->need = tr->total;
-            out->capacity = tr->capacity;
-            out->memory = tr->memory;
-            out->excess_span = ir_given(s->m->phase_span) ? s->m->phase_span : s->m->span;
+    t->known = true;
+    t->over = tr->present && tr->total > tr->capacity;
+    t->need = tr->total;
+    t->capacity = tr->capacity;
+    t->memory = tr->memory;
+    t->span = ir_given(s->m->phase_span) ? s->m->phase_span : s->m->span;
+    t->send_energy_j = s->pipeline.send_energy_j;
+}
+
+/* Adds the configuration's terms to the arcs' costs, after the memo took
+ * them (the memo keys an arc by its own choices only): a step past the
+ * memory fits in no group, and the sends' energy goes to the arcs holding
+ * the first position, one of which every partition has. */
+static void apply_config_terms(const OptSpace *sp, const ConfigTerms *t, OptCost *row) {
+    for (int a = 0; a < sp->arc_count; a++) {
+        OptCost *o = &row[a];
+        if (o->uncosted) continue;
+        if (t->over) {
+            double ratio = t->capacity > 0 ? t->need / t->capacity : INFINITY;
+            double worst = o->feasible ? 0 : o->capacity > 0 ? o->need / o->capacity : INFINITY;
+            o->feasible = false;
+            if (ratio > worst) {
+                o->need = t->need;
+                o->capacity = t->capacity;
+                o->memory = t->memory;
+                o->excess_span = t->span;
+            }
+        }
+        if (t->send_energy_j > 0 && sp->arcs[a].pos == 0) {
+            o->cost.energy_j += t->send_energy_j;
+            o->cost.network_energy_j += t->send_energy_j;
         }
     }
 }
@@ -1364,7 +1390,6 @@ static void read_group(const OptSpace *sp, const Schedule *s, int g, OptCost *ou
         }
     }
     if (sp->weighted) weigh_for_step(sp, s, g, out);
-    check_step_memory(s, out);
 }
 
 static size_t key_length(const OptSpace *sp, const OptArc *a) {
@@ -1554,6 +1579,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
     int remaining = A;
     int64_t *skey = ARENA_ARRAY(t, int64_t, sp->D + sp->th_count + 2);
     bool memo = sp->cfg_count > 1;
+    /* the configuration's own terms, read from its first lowering */
+    ConfigTerms terms = {0};
+    bool need_terms = sp->m->phase == PHASE_TRAIN || sp->weighted;
+    bool *not_costed = ARENA_ARRAY(t, bool, A + 1); /* skipped: the step does not fit */
     /* the compute bound from remembered statements, before any lowering */
     if (x->threshold < INFINITY) {
         /* statements not remembered count 0: still a lower bound */
@@ -1623,6 +1652,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         IrMapping *m = opt_scratch_mapping(&scratch, sp, c, cover, cc);
         Schedule *s = lower_mapping(&scratch, m, false, NULL);
         x->lowerings++;
+        if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];
             read_group(sp, s, s->stmts[a->stmts[0]].group, &row[cover[k]]);
@@ -1644,6 +1674,20 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             if (x->threshold < INFINITY && lb > x->threshold) {
                 arena_free_all(&scratch);
                 return OPT_ROW_CUT;
+            }
+            /* a step past its devices' memory fits in no grouping: the
+             * other arcs need no lowering (apply_config_terms marks them) */
+            if (terms.over) {
+                for (int a = 0; a < A; a++)
+                    if (!done[a]) {
+                        memset(&row[a], 0, sizeof row[a]);
+                        row[a].memory = -1;
+                        not_costed[a] = done[a] = true;
+                        x->implied++;
+                    }
+                remaining = 0;
+                arena_free_all(&scratch);
+                break;
             }
         }
         /* statements left to groups of their own: their unfused arcs too */
@@ -1673,13 +1717,24 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         arena_free_all(&scratch);
     }
     for (int a = 0; a < A && memo; a++)
-        if (sp->arcs[a].memo) {
+        if (sp->arcs[a].memo && !not_costed[a]) {
             /* an arc not costed is not remembered */
             x->last_valid[a] = !row[a].uncosted;
             if (!x->last_valid[a]) continue;
             memcpy(x->last_key[a], keys[a], sizeof(int64_t) * key_length(sp, &sp->arcs[a]));
             x->last_cost[a] = row[a];
         }
+    if (need_terms) {
+        if (!terms.known) {
+            /* every arc came from the memo: one lowering for the terms */
+            Arena scratch = {0};
+            IrMapping *m = opt_scratch_mapping(&scratch, sp, c, NULL, 0);
+            read_config_terms(lower_mapping(&scratch, m, false, NULL), &terms);
+            x->lowerings++;
+            arena_free_all(&scratch);
+        }
+        apply_config_terms(sp, &terms, row);
+    }
     return partial ? OPT_ROW_PARTIAL : OPT_ROW_FULL;
 }
 /* --------------------------------------------------------- results */
