@@ -1324,7 +1324,7 @@ static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost
  * and the energy of the sends between stages. */
 typedef struct ConfigTerms {
     bool known;
-    bool over;         /* past the outermost memory */
+    bool over; /* past the outermost memory */
     double need, capacity;
     int memory;
     Span span;
