@@ -2101,6 +2101,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     }
     IrMapping **choices = ARENA_ARRAY(s->arena, IrMapping *, total + 1);
     OuterChoice first_valid = first;
+    DiagSink first_sink; /* the first combination's diagnostics */
+    diags_init(&first_sink, s->arena);
     int n = 0;
     for (int a = 0; a < dims; a++)
         for (int b = 0; b < count_n; b++)
@@ -2114,22 +2116,23 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                 s->diags = &scratch;
                 IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
                 s->diags = real;
+                if (a == 0 && b == 0 && r == 0) first_sink = scratch;
                 if (!m || scratch.error_count > 0) continue;
                 m->choice_text = choice_text(s->arena, m, pipe, micro, recomp);
                 if (n == 0) first_valid = ch;
                 choices[n++] = m;
             }
     if (n == 0) {
-        /* why: the first combination, checked where it reports */
-        IrMapping *m = check_mapping_with(s, mapping_decl, &first);
+        /* why: the first combination's own diagnostics (checked once:
+         * what an op instantiation reports is reported once) */
+        diags_take(s->diags, &first_sink);
         Diag *d = diag_error(s->diags, where, "E0358",
                              "no value of the outer holes of mapping `%s` gives a mapping that "
                              "checks (%ld tried)",
                              mapping_decl->name.name, total);
         diag_note(d, s->diags,
-                  m ? "each combination was checked as if written (docs/errors/E0358.md)"
-                    : "the other errors reported here are the first combination's "
-                      "(docs/errors/E0358.md)");
+                  "the other errors reported here are the first combination's "
+                  "(docs/errors/E0358.md)");
         return NULL;
     }
     /* the first choice again, where its warnings show */

@@ -24,12 +24,12 @@ void diags_init(DiagSink *d, Arena *arena) {
 /* Once DIAG_MAX_ERRORS errors are stored, the next error sets `capped`
  * (so the cap note only appears when something was really dropped) and
  * from then on nothing at all is stored. */
-static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *code, const char *fmt,
-                      va_list ap) {
-    if (d->capped) return NULL;
-    if (severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS) {
+/* Stores g in d (whose arena must outlive it); false past the error cap. */
+static bool diag_store(DiagSink *d, Diag *g) {
+    if (d->capped) return false;
+    if (g->severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS) {
         d->capped = true;
-        return NULL;
+        return false;
     }
     if (d->count == d->cap) {
         int new_cap = d->cap ? d->cap * 2 : 16;
@@ -37,13 +37,8 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
                                  sizeof(Diag *) * (size_t)new_cap);
         d->cap = new_cap;
     }
-    Diag *g = ARENA_NEW(d->arena, Diag);
-    g->severity = severity;
-    g->code = code ? code : "";
-    g->span = span;
-    g->message = arena_vprintf(d->arena, fmt, ap);
     d->items[d->count++] = g;
-    if (severity == SEV_ERROR) {
+    if (g->severity == SEV_ERROR) {
         d->error_count++;
         /* drop_repeated_diags lowers error_count, so more than
          * DIAG_MAX_ERRORS may be stored over a run: grow, rarely */
@@ -55,7 +50,27 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
         }
         d->errors[d->errors_stored++] = g;
     }
+    return true;
+}
+
+static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *code, const char *fmt,
+                      va_list ap) {
+    if (d->capped || (severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS)) {
+        d->capped = true;
+        return NULL;
+    }
+    Diag *g = ARENA_NEW(d->arena, Diag);
+    g->severity = severity;
+    g->code = code ? code : "";
+    g->span = span;
+    g->message = arena_vprintf(d->arena, fmt, ap);
+    diag_store(d, g);
     return g;
+}
+
+void diags_take(DiagSink *into, const DiagSink *from) {
+    for (int i = 0; i < from->count; i++)
+        if (!diag_store(into, from->items[i])) break;
 }
 
 Diag *diag_error_va(DiagSink *d, Span span, const char *code, const char *fmt, va_list ap) {

@@ -225,6 +225,9 @@ void diag_note(Diag *g, DiagSink *d, const char *fmt, ...) __attribute__((format
 void diag_help(Diag *g, DiagSink *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sorts by file, offset (stable), so output order is deterministic. */
 void diags_sort(DiagSink *d);
+/* Appends every diagnostic of `from` to `into` (both sinks' arenas must
+ * outlive them): a check run into a scratch sink, reported after all. */
+void diags_take(DiagSink *into, const DiagSink *from);
 
 typedef struct DiagRenderOptions {
     bool color;

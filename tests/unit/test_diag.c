@@ -328,7 +328,29 @@ static void test_sort(void) {
     CHECK(ok, "sort by file then offset, stable");
 }
 
+/* diags_take: a scratch sink's diagnostics join another sink in order,
+ * errors counted, up to the cap (50 errors) */
+static void test_take(void) {
+    DiagSink scratch, into;
+    diags_init(&scratch, &arena);
+    diags_init(&into, &arena);
+    diag_warning(&into, SPAN_NONE, "W0001", "already here");
+    diag_error(&scratch, SPAN_NONE, "E0001", "first");
+    diag_warning(&scratch, SPAN_NONE, "W0002", "second");
+    diags_take(&into, &scratch);
+    CHECK(into.count == 3 && into.error_count == 1, "take: 3 diagnostics, 1 error");
+    CHECK(strcmp(into.items[1]->message, "first") == 0 &&
+              strcmp(into.items[2]->code, "W0002") == 0,
+          "take: in order, after what was there");
+    DiagSink many;
+    diags_init(&many, &arena);
+    for (int i = 0; i < 60; i++) diag_error(&many, SPAN_NONE, "E0002", "error %d", i);
+    diags_take(&into, &many);
+    CHECK(into.error_count == 50 && into.capped, "take: no more than the cap");
+}
+
 int main(void) {
+    test_take();
     test_single_line();
     test_empty_span();
     test_tab_line();
