@@ -2034,14 +2034,13 @@ static const char *choice_text(Arena *a, const IrMapping *m, bool pipeline_hole,
  * `recompute ?`; docs/language.md 5.10) stands for one mapping per
  * combination of their values: each is checked as if written, and the
  * ones that check are the optimizer's choices.  When none does, the
- * first is checked again where its errors show. */
+ * first combination's diagnostics are reported. */
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     const MappingDecl *md = &mapping_decl->u.mapping;
     const MapItem *pipe = outer_hole(md, MI_PIPELINE);
     const MapItem *micro = outer_hole(md, MI_MICROBATCHES);
     const MapItem *recomp = outer_hole(md, MI_RECOMPUTE);
     if (!pipe && !micro && !recomp) return check_mapping_with(s, mapping_decl, NULL);
-    OuterChoice first = {-1, 1, 0};
     /* the candidates need the arch's dims and the batch's value: looked up
      * quietly (the check of a choice reports what is wrong) */
     DiagSink quiet;
@@ -2068,25 +2067,26 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         for (int q = 0; bound && q < op_decl->u.op.param_count; q++)
             if (op_decl->u.op.params[q].name.name == micro->level.name) batch = values[q];
     }
-    /* every micro-batch count that divides the batch */
-    int64_t *counts = NULL;
+    /* every micro-batch count that divides the batch: trial division up to
+     * a bound, so an absurd batch is refused rather than factored slowly */
+    int64_t *counts = ARENA_ARRAY(s->arena, int64_t, OUTER_CHOICE_LIMIT + 2);
     int count_n = 0;
-    if (micro && batch >= 1) {
-        int64_t cap = 0;
-        for (int64_t d = 1; d <= batch / d && cap < OUTER_CHOICE_LIMIT; d++)
-            if (batch % d == 0) cap += 2;
-        counts = ARENA_ARRAY(s->arena, int64_t, cap + 1);
-        for (int64_t d = 1; d <= batch / d && count_n < OUTER_CHOICE_LIMIT; d++)
-            if (batch % d == 0) {
-                counts[count_n++] = d;
-                if (d != batch / d) counts[count_n++] = batch / d;
-            }
+    const int64_t trial_limit = 3000000;
+    if (micro && batch / trial_limit > trial_limit) {
+        Diag *d =
+            diag_error(s->diags, micro->span, "E0358",
+                       "`microbatches ?` would try every divisor of %s = %lld; batches above "
+                       "%lld are not searched",
+                       micro->level.name, (long long)batch, (long long)(trial_limit * trial_limit));
+        diag_help(d, s->diags, "give the count: `microbatches N of %s;`", micro->level.name);
+        return NULL;
     }
-    if (!micro || count_n == 0) {
-        static int64_t one = 1;
-        counts = &one;
-        count_n = 1;
-    }
+    for (int64_t d = 1; micro && d <= batch / d && count_n <= OUTER_CHOICE_LIMIT; d++)
+        if (batch % d == 0) {
+            counts[count_n++] = d;
+            if (d != batch / d) counts[count_n++] = batch / d;
+        }
+    if (count_n == 0) counts[count_n++] = 1; /* no `microbatches ?`, or no batch */
     int recomputes = recomp ? (recomp->stmts.count > 0 ? 3 : 2) : 1;
     static const int recompute_values[2][3] = {{0, 2, 0}, {0, 1, 2}};
     long total = (long)dims * count_n * recomputes;
@@ -2100,16 +2100,17 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         return NULL;
     }
     IrMapping **choices = ARENA_ARRAY(s->arena, IrMapping *, total + 1);
-    OuterChoice first_valid = first;
-    DiagSink first_sink; /* the first combination's diagnostics */
+    /* the first combination's diagnostics (its errors, when none checks)
+     * and the first that checks (its warnings, reported for the mapping) */
+    DiagSink first_sink, valid_sink;
     diags_init(&first_sink, s->arena);
+    diags_init(&valid_sink, s->arena);
     int n = 0;
     for (int a = 0; a < dims; a++)
         for (int b = 0; b < count_n; b++)
             for (int r = 0; r < recomputes; r++) {
                 OuterChoice ch = {dim_of[a], counts[b],
                                   recomp ? recompute_values[recomp->stmts.count > 0][r] : 0};
-                if (a == 0 && b == 0 && r == 0) first = ch;
                 DiagSink scratch;
                 diags_init(&scratch, s->arena);
                 DiagSink *real = s->diags;
@@ -2119,7 +2120,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                 if (a == 0 && b == 0 && r == 0) first_sink = scratch;
                 if (!m || scratch.error_count > 0) continue;
                 m->choice_text = choice_text(s->arena, m, pipe, micro, recomp);
-                if (n == 0) first_valid = ch;
+                if (n == 0) valid_sink = scratch;
                 choices[n++] = m;
             }
     if (n == 0) {
@@ -2135,9 +2136,11 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
                   "(docs/errors/E0358.md)");
         return NULL;
     }
-    /* the first choice again, where its warnings show */
-    IrMapping *m = check_mapping_with(s, mapping_decl, &first_valid);
-    if (!m) return NULL;
+    /* the mapping as checked is its first choice (copied: the choices stay
+     * as they are), with that choice's warnings */
+    diags_take(s->diags, &valid_sink);
+    IrMapping *m = ARENA_NEW(s->arena, IrMapping);
+    *m = *choices[0];
     m->choices = choices;
     m->choice_count = n;
     m->choice_span = where;

@@ -216,7 +216,6 @@ void pass_stages(Schedule *s) {
     pp->micro = pl->microbatches > 1 ? (double)pl->microbatches : 1;
     pp->layers = (double)ir_stage_layers(m);
     pp->in_flight = pipeline_in_flight(m);
-    double repeat = m->repeat > 0 ? (double)m->repeat : 1;
 
     /* one layer, one micro-batch, by phase; the weight-gradient
      * reductions pass_cost left out of their groups, run once */
@@ -283,15 +282,17 @@ void pass_stages(Schedule *s) {
         }
     }
     pp->send_s = makespan - pp->compute_s - pp->bubble_s;
-    pp->update_total_s = L * pp->update_s;
-    pp->reduction_total_s = L * pp->reduction_s;
+    /* the once-per-step terms and the energy count as the optimizer's
+     * weights do (one formula for both: step_weights) */
+    StepWeights w = step_weights(m);
+    pp->update_total_s = w.update_latency * pp->update_s;
+    pp->reduction_total_s = w.once_latency * pp->reduction_s;
     pp->step_s =
         pp->compute_s + pp->bubble_s + pp->send_s + pp->update_total_s + pp->reduction_total_s;
     /* energy: every layer of every micro-batch once, on whichever stage */
     pp->send_energy_j = send_energy;
-    pp->energy_j =
-        repeat * (micro * per_micro_energy + energy[SR_UPDATE] + pp->reduction_energy_j) +
-        send_energy;
+    pp->energy_j = w.pass_energy * per_micro_energy + w.update_energy * energy[SR_UPDATE] +
+                   w.once_energy * pp->reduction_energy_j + send_energy;
     s->cost.latency_s = pp->step_s;
     s->cost.energy_j = pp->energy_j;
 }

@@ -714,8 +714,8 @@ static void dp_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, Object
 
 /* The step of configuration c with the partition `arcs` (S entries, -1
  * where no arc starts) as the pipeline runs it (pass_stages): its latency
- * and energy over the whole step, or INFINITY when it does not lower. */
-static void run_step(const OptSpace *sp, int c, const int *arcs, double *lat, double *en) {
+ * over the whole step, or INFINITY when it does not lower. */
+static double run_step(const OptSpace *sp, int c, const int *arcs) {
     Arena t = {0};
     int *list = ARENA_ARRAY(&t, int, sp->S + 1);
     int n = 0;
@@ -725,19 +725,16 @@ static void run_step(const OptSpace *sp, int c, const int *arcs, double *lat, do
     *m = *sp->m;
     opt_apply(&t, sp, m, c, list, n);
     EvalResult ev;
-    *lat = *en = INFINITY;
-    if (evaluate_mapping(m, NULL, &ev) == EVAL_OK) {
-        *lat = ev.cost.latency_s;
-        *en = ev.cost.energy_j;
-    }
+    double lat = evaluate_mapping(m, NULL, &ev) == EVAL_OK ? ev.cost.latency_s : INFINITY;
     arena_free_all(&t);
+    return lat;
 }
 
 /* Under a pipeline (Search.run_step): the kept configuration whose best
- * partition runs the shortest step.  Every configuration's closed form
- * (its bound) is at most its run, and the configurations were kept while
- * their bound was within the window of the best run, so the best run is
- * the optimum (docs/optimizer.md 4.1). */
+ * partition runs the shortest step (its `ub`, run during the search).
+ * Every configuration's closed form (its bound) is at most its run, and
+ * the configurations were kept while their bound was within the window of
+ * the best run, so the best run is the optimum (docs/optimizer.md 4.1). */
 static void run_step_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, SolveOut *out) {
     memset(out, 0, sizeof *out);
     double best = INFINITY;
@@ -749,15 +746,16 @@ static void run_step_solution(Arena *a, const OptSpace *sp, Kept *kept, int nk, 
         }
     if (!out->have) return;
     out->status = OPTIMAL;
-    int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
     const Kept *k = &kept[out->kept];
+    int *arcs = ARENA_ARRAY(a, int, sp->S + 1);
     best_partition(a, sp, k->row, k->pruned, 0, arcs);
     out->arcs = ARENA_ARRAY(a, int, sp->S + 1);
+    out->lat = k->ub;
     for (int st = 0; st < sp->S; st++)
-        if (arcs[st] >= 0) out->arcs[out->arc_count++] = arcs[st];
-    double en = 0;
-    run_step(sp, k->cfg, arcs, &out->lat, &en);
-    out->en = en;
+        if (arcs[st] >= 0) {
+            out->arcs[out->arc_count++] = arcs[st];
+            out->en += k->row[arcs[st]].cost.energy_j; /* the closed form's energy is exact */
+        }
 }
 
 /* ------------------------------------------------ the whole search */
@@ -1062,16 +1060,16 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             } else {
                 k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
             }
-            if (se->run_step) {
-                /* the closed form bounds the run from below */
-                int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
-                best_partition(&tmp, sp, row, pruned, 0, arcs);
-                double en;
-                run_step(sp, c, arcs, &k.ub, &en);
-            }
             if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
                 sp->pruned_bound++;
                 continue;
+            }
+            if (se->run_step) {
+                /* the run of the best partition; the closed form bounds it
+                 * from below, so only a configuration the bound keeps is run */
+                int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                best_partition(&tmp, sp, row, pruned, 0, arcs);
+                k.ub = run_step(sp, c, arcs);
             }
             prune_arcs_by_bound(&tmp, sp, &k, obj, fmin(incumbent, k.ub) * (1 + OPT_BOUND_WINDOW));
             /* dominance against the best kept configurations */
@@ -1815,9 +1813,9 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
     report->space = space;
     report->candidates = candidates;
     report->objective = best_value;
-    report->method = arena_printf(out, "%d choices of %s (%s)", m->choice_count,
-                                  "pipeline, micro-batches, recomputation",
-                                  best_report.method ? best_report.method : "complete");
+    report->method =
+        arena_printf(out, "%d choices of pipeline, micro-batches, recomputation (%s)",
+                     m->choice_count, best_report.method ? best_report.method : "complete");
     best->choices = NULL;
     best->choice_count = 0;
     return best;

@@ -1308,9 +1308,10 @@ static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost
     c->compute_energy_j *= we;
     c->memory_energy_j *= we;
     c->network_energy_j *= we;
-    for (int i = 0; i < s->node_count; i++) {
+    /* the group's nodes are contiguous (pass_cost orders them) */
+    for (int i = sg->first_node; i >= 0 && i < sg->first_node + sg->node_count; i++) {
         const SchedNode *n = &s->nodes[i];
-        if (n->group != sg->id || !n->once_per_step) continue;
+        if (!n->once_per_step) continue;
         c->latency_s += w->once_latency * n->latency_s;
         c->energy_j += w->once_energy * n->energy_j;
         c->network_energy_j += w->once_energy * n->energy_j;
