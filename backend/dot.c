@@ -24,9 +24,10 @@ static void mapping_graph(FILE *out, Arena *a, int k, const MappingResult *r) {
     const Schedule *s = r->sched;
     const IrOp *op = s->op;
     fprintf(out, "  subgraph cluster_m%d {\n    label=\"", k);
-    dot_text(out, arena_printf(a, "%s: %s on %s, %s, %s", r->m->name, op->name, s->arch->name,
-                               unit_format(a, s->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
-                               unit_format(a, s->cost.energy_j, (UnitDim){BU_JOULE, BU_NONE})));
+    dot_text(out,
+             arena_printf(a, "%s: %s on %s, %s, %s", r->m->name, op->name, ir_arch_text(a, s->arch),
+                          unit_format(a, s->cost.latency_s, (UnitDim){BU_SECOND, BU_NONE}),
+                          unit_format(a, s->cost.energy_j, (UnitDim){BU_JOULE, BU_NONE})));
     fprintf(out, "\";\n");
     for (int t = 0; t < op->tensor_count; t++)
         if (op->tensors[t].producer < 0)

@@ -626,20 +626,79 @@ const char *tensor_decl_keyword(const TensorDecl *t) {
     return t->role == TR_IN ? (t->trained ? "param" : "in") : t->role == TR_OUT ? "out" : "var";
 }
 
+/* `<M = 64, N>`: an op's or arch's parameters */
+static void print_params(Fmt *F, const Param *params, int count) {
+    if (count == 0) return;
+    puts_(F, "<", false);
+    for (int i = 0; i < count; i++) {
+        if (i) puts_(F, ",", false);
+        put_ident(F, params[i].name, i > 0);
+        if (params[i].default_value) {
+            puts_(F, "=", true);
+            print_expr(F, params[i].default_value, true, false);
+        }
+    }
+    puts_(F, ">", false);
+}
+
+/* `<M = 64>`: the parameters bound where an op or arch is named */
+static void print_bindings(Fmt *F, const ParamBinding *bindings, int count) {
+    if (count == 0) return;
+    puts_(F, "<", false);
+    for (int i = 0; i < count; i++) {
+        if (i) puts_(F, ",", false);
+        put_ident(F, bindings[i].name, i > 0);
+        puts_(F, "=", true);
+        print_expr(F, bindings[i].value, true, false);
+    }
+    puts_(F, ">", false);
+}
+
+/* `[a, b]` or `range(a, b, s)`: a sweep axis's values */
+static void print_sweep_values(Fmt *F, const SweepAxisDecl *ax) {
+    if (ax->is_list) puts_(F, "[", true);
+    for (int k = 0; k < ax->value_count; k++) {
+        if (k) puts_(F, ",", false);
+        print_expr(F, ax->values[k], !ax->is_list || k > 0, false);
+    }
+    if (ax->is_list) puts_(F, "]", false);
+}
+
+static void print_sweep(Fmt *F, const Decl *d) {
+    const SweepDecl *sw = &d->u.sweep;
+    if (sw->axis_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
+        puts_(F, "{}", true);
+        end_line(F);
+        return;
+    }
+    open_block(F);
+    for (int i = 0; i < sw->axis_count;) {
+        const SweepAxisDecl *ax = &sw->axes[i];
+        int zip = ax->zip;
+        int end = i + 1;
+        while (zip > 0 && end < sw->axis_count && sw->axes[end].zip == zip) end++;
+        if (zip > 0) {
+            put(F, "zip", 3, ax->span.start, ax->span.start, false);
+            open_block(F);
+        }
+        for (int k = i; k < end; k++) {
+            const SweepAxisDecl *a = &sw->axes[k];
+            put_ident(F, a->name, false);
+            puts_(F, "=", true);
+            print_sweep_values(F, a);
+            put_semi(F, a->span);
+        }
+        if (zip > 0)
+            close_block(F, (Span){sw->axes[end - 1].span.file, sw->axes[end - 1].span.end,
+                                  sw->axes[end - 1].span.end});
+        i = end;
+    }
+    close_block(F, d->span);
+}
+
 static void print_op(Fmt *F, const Decl *d) {
     const OpDecl *op = &d->u.op;
-    if (op->param_count > 0) {
-        puts_(F, "<", false);
-        for (int i = 0; i < op->param_count; i++) {
-            if (i) puts_(F, ",", false);
-            put_ident(F, op->params[i].name, i > 0);
-            if (op->params[i].default_value) {
-                puts_(F, "=", true);
-                print_expr(F, op->params[i].default_value, true, false);
-            }
-        }
-        puts_(F, ">", false);
-    }
+    print_params(F, op->params, op->param_count);
     if (op->tensor_count == 0 && op->stmt_count == 0 &&
         !comment_within(F, F->last_end, d->span.end)) {
         puts_(F, "{}", true);
@@ -718,9 +777,11 @@ static void print_decl(Fmt *F, const Decl *d) {
         const ArchDecl *a = &d->u.arch;
         put(F, "arch", 4, d->span.start, d->span.start + 4, false);
         put_ident(F, d->name, true);
+        print_params(F, a->params, a->param_count);
         if (a->parent.name) {
             puts_(F, ":", true);
             put_ident(F, a->parent, true);
+            print_bindings(F, a->parent_bindings, a->parent_binding_count);
         }
         if (a->item_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
             puts_(F, "{}", true);
@@ -738,18 +799,10 @@ static void print_decl(Fmt *F, const Decl *d) {
         put_ident(F, d->name, true);
         puts_(F, "for", true);
         put_ident(F, m->op, true);
-        if (m->binding_count > 0) {
-            puts_(F, "<", false);
-            for (int i = 0; i < m->binding_count; i++) {
-                if (i) puts_(F, ",", false);
-                put_ident(F, m->bindings[i].name, i > 0);
-                puts_(F, "=", true);
-                print_expr(F, m->bindings[i].value, true, false);
-            }
-            puts_(F, ">", false);
-        }
+        print_bindings(F, m->bindings, m->binding_count);
         puts_(F, "on", true);
         put_ident(F, m->arch, true);
+        print_bindings(F, m->arch_bindings, m->arch_binding_count);
         if (m->item_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
             puts_(F, "{}", true);
             end_line(F);
@@ -760,6 +813,11 @@ static void print_decl(Fmt *F, const Decl *d) {
         close_block(F, d->span);
         return;
     }
+    case DK_SWEEP:
+        put(F, "sweep", 5, d->span.start, d->span.start + 5, false);
+        put_ident(F, d->name, true);
+        print_sweep(F, d);
+        return;
     case DK_ERROR:
         put_span(F, d->span, false);
         end_line(F);
@@ -844,7 +902,7 @@ static void align_comments(Fmt *F) {
 }
 
 static bool is_block(const Decl *d) {
-    return d->kind == DK_OP || d->kind == DK_ARCH || d->kind == DK_MAPPING;
+    return d->kind == DK_OP || d->kind == DK_ARCH || d->kind == DK_MAPPING || d->kind == DK_SWEEP;
 }
 
 char *fmt_module(Arena *arena, const Module *m, size_t *len) {
@@ -963,6 +1021,21 @@ static bool map_item_eq(const MapItem *a, const MapItem *b) {
     return true;
 }
 
+static bool params_eq(const Param *a, int na, const Param *b, int nb) {
+    if (na != nb) return false;
+    for (int i = 0; i < na; i++)
+        if (!ident_eq(a[i].name, b[i].name) || !expr_eq(a[i].default_value, b[i].default_value))
+            return false;
+    return true;
+}
+
+static bool bindings_eq(const ParamBinding *a, int na, const ParamBinding *b, int nb) {
+    if (na != nb) return false;
+    for (int i = 0; i < na; i++)
+        if (!ident_eq(a[i].name, b[i].name) || !expr_eq(a[i].value, b[i].value)) return false;
+    return true;
+}
+
 static bool decl_eq(const Decl *a, const Decl *b) {
     if (a->kind != b->kind || !ident_eq(a->name, b->name)) return false;
     switch (a->kind) {
@@ -1002,7 +1075,11 @@ static bool decl_eq(const Decl *a, const Decl *b) {
     }
     case DK_ARCH:
         if (!ident_eq(a->u.arch.parent, b->u.arch.parent) ||
-            a->u.arch.item_count != b->u.arch.item_count)
+            a->u.arch.item_count != b->u.arch.item_count ||
+            !params_eq(a->u.arch.params, a->u.arch.param_count, b->u.arch.params,
+                       b->u.arch.param_count) ||
+            !bindings_eq(a->u.arch.parent_bindings, a->u.arch.parent_binding_count,
+                         b->u.arch.parent_bindings, b->u.arch.parent_binding_count))
             return false;
         for (int i = 0; i < a->u.arch.item_count; i++)
             if (!arch_item_eq(a->u.arch.items[i], b->u.arch.items[i])) return false;
@@ -1010,7 +1087,9 @@ static bool decl_eq(const Decl *a, const Decl *b) {
     case DK_MAPPING: {
         const MappingDecl *x = &a->u.mapping, *y = &b->u.mapping;
         if (!ident_eq(x->op, y->op) || !ident_eq(x->arch, y->arch) ||
-            x->binding_count != y->binding_count || x->item_count != y->item_count)
+            x->binding_count != y->binding_count || x->item_count != y->item_count ||
+            !bindings_eq(x->arch_bindings, x->arch_binding_count, y->arch_bindings,
+                         y->arch_binding_count))
             return false;
         for (int i = 0; i < x->binding_count; i++)
             if (!ident_eq(x->bindings[i].name, y->bindings[i].name) ||
@@ -1018,6 +1097,20 @@ static bool decl_eq(const Decl *a, const Decl *b) {
                 return false;
         for (int i = 0; i < x->item_count; i++)
             if (!map_item_eq(x->items[i], y->items[i])) return false;
+        return true;
+    }
+    case DK_SWEEP: {
+        const SweepDecl *x = &a->u.sweep, *y = &b->u.sweep;
+        if (x->axis_count != y->axis_count) return false;
+        for (int i = 0; i < x->axis_count; i++) {
+            const SweepAxisDecl *p = &x->axes[i], *q = &y->axes[i];
+            if (p->kind != q->kind || !ident_eq(p->name, q->name) ||
+                p->value_count != q->value_count || p->is_list != q->is_list ||
+                (p->zip > 0) != (q->zip > 0))
+                return false;
+            for (int k = 0; k < p->value_count; k++)
+                if (!expr_eq(p->values[k], q->values[k])) return false;
+        }
         return true;
     }
     }

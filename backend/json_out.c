@@ -125,6 +125,13 @@ static json_t *mapping_json(const MappingResult *r) {
     if (r->m->phase != PHASE_FORWARD)
         json_object_set_new(o, "phase", json_string(phase_name(r->m->phase)));
     json_object_set_new(o, "arch", json_string(s->arch->name));
+    if (s->arch->param_count > 0) {
+        json_t *arch_params = json_object();
+        for (int i = 0; i < s->arch->param_count; i++)
+            json_object_set_new(arch_params, s->arch->param_names[i],
+                                json_string(s->arch->param_texts[i]));
+        json_object_set_new(o, "arch_params", arch_params);
+    }
     json_t *params = json_object();
     for (int i = 0; i < op->param_count; i++)
         json_object_set_new(params, op->param_names[i],

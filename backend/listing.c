@@ -407,7 +407,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
         for (int i = 0; i < op->param_count; i++)
             fprintf(out, "%s%s=%lld", i ? ", " : "", op->param_names[i],
                     (long long)op->param_values[i]);
-        fprintf(out, "> on %s\n", s->arch->name);
+        fprintf(out, "> on %s\n", ir_arch_text(a, s->arch));
         if (r->solver.status != SOLVER_NOT_NEEDED)
             fprintf(out,
                     "  solver %s in %.3f s, gap %.3g, %ld candidates, %ld rows, %ld columns (%s)\n "

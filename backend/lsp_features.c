@@ -668,6 +668,27 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
         }
         return false;
     }
+    case DK_SWEEP: {
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        for (int i = 0; i < x->u.sweep.axis_count; i++) {
+            const SweepAxisDecl *ax = &x->u.sweep.axes[i];
+            if (!in_span(ax->span, off)) continue;
+            for (int k = 0; k < ax->value_count; k++) {
+                const Expr *v = ax->values[k];
+                if (ax->kind != SA_PARAM && v->kind == EX_NAME) {
+                    Ident id = {.name = v->u.name, .span = v->span};
+                    if (hit_global_ref(d, id, ax->kind == SA_ARCH ? DK_ARCH : DK_MAPPING, off, h))
+                        return true;
+                } else if (ax->kind == SA_PARAM && hit_expr(d, NULL, v, off, h)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
     case DK_MAPPING: {
         const MappingDecl *m = &x->u.mapping;
         if (on_ident(x->name, off)) {
@@ -1490,6 +1511,16 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                     break;
                 }
                 }
+            }
+            json_array_append_new(out, sym);
+            break;
+        }
+        case DK_SWEEP: {
+            json_t *sym = symbol(s, d, x->name.name, "sweep", SK_OBJECT, x->span, x->name.span);
+            for (int k = 0; k < x->u.sweep.axis_count; k++) {
+                const SweepAxisDecl *ax = &x->u.sweep.axes[k];
+                add_child(sym, symbol(s, d, ax->name.name, span_src(d, ax->span), SK_KEY, ax->span,
+                                      ax->name.span));
             }
             json_array_append_new(out, sym);
             break;

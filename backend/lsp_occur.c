@@ -299,6 +299,7 @@ static void walk_mapping(Walk *w, const Decl *x) {
     const MappingDecl *md = &x->u.mapping;
     emit_global(w, md->op, DK_OP);
     emit_global(w, md->arch, DK_ARCH);
+    for (int i = 0; i < md->arch_binding_count; i++) walk_expr(w, md->arch_bindings[i].value);
     w->op = md->op.name ? lsp_find_global(w->sc, md->op.name, DK_OP) : NULL;
     w->arch = md->arch.name ? lsp_find_global(w->sc, md->arch.name, DK_ARCH) : NULL;
     for (int i = 0; i < md->binding_count; i++) {
@@ -362,6 +363,19 @@ void lsp_occurrences(LspScope sc, const Module *m, LspOccurFn fn, void *ctx) {
         case DK_MAPPING:
             emit(&w, LSYM_MAPPING, x->name, x, true, false);
             walk_mapping(&w, x);
+            break;
+        case DK_SWEEP:
+            for (int a = 0; a < x->u.sweep.axis_count; a++) {
+                const SweepAxisDecl *ax = &x->u.sweep.axes[a];
+                for (int k = 0; k < ax->value_count; k++) {
+                    const Expr *v = ax->values[k];
+                    if (ax->kind != SA_PARAM && v->kind == EX_NAME)
+                        emit_global(&w, (Ident){.name = v->u.name, .span = v->span},
+                                    ax->kind == SA_ARCH ? DK_ARCH : DK_MAPPING);
+                    else if (ax->kind == SA_PARAM)
+                        walk_expr(&w, v);
+                }
+            }
             break;
         }
     }

@@ -117,7 +117,7 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
     Tracks tracks = {.count = 0};
     NodeSlice *drawn = ARENA_ARRAY(ar, NodeSlice, s->node_count + 1);
     metadata(events, pid, -1, "process_name",
-             arena_printf(ar, "%s: %s on %s", r->m->name, s->op->name, s->arch->name));
+             arena_printf(ar, "%s: %s on %s", r->m->name, s->op->name, ir_arch_text(ar, s->arch)));
     int group_track = track_of(&tracks, "groups");
     double start = 0;
     for (int g = 0; g < s->group_count; g++) {

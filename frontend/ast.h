@@ -207,7 +207,12 @@ typedef struct ArchItem {
 } ArchItem;
 
 typedef struct ArchDecl {
+    Param *params; /* `arch gpu<HBM = 3.35 TB/s>`: values with units */
+    int param_count;
     Ident parent; /* `arch cloud : edge`; name NULL if none */
+    /* `arch big : gpu<SMS = 144>`: the parent's parameters rebound */
+    struct ParamBinding *parent_bindings;
+    int parent_binding_count;
     ArchItem **items;
     int item_count;
 } ArchDecl;
@@ -253,11 +258,35 @@ typedef struct MappingDecl {
     ParamBinding *bindings;
     int binding_count;
     Ident arch;
+    ParamBinding *arch_bindings; /* `on gpu<HBM = 2 TB/s>` */
+    int arch_binding_count;
     MapItem **items;
     int item_count;
 } MappingDecl;
 
-typedef enum DeclKind { DK_ERROR, DK_USE, DK_CONST, DK_OP, DK_ARCH, DK_MAPPING } DeclKind;
+/* A sweep's axis (docs/language.md 5.11): `NAME = values;`, `arch =
+ * [...]`, `mapping = [...]`, or the axes of a `zip { ... }`, which advance
+ * together.  Values: a list of expressions (`[1 TB/s, 2 TB/s]`, names for
+ * the arch and mapping axes) or a range (`range(A, B, S)`: A, A+S, ... up
+ * to B; `geometric(A, B, F)`: A, A*F, ... up to B). */
+typedef enum SweepAxisKind { SA_PARAM, SA_ARCH, SA_MAPPING } SweepAxisKind;
+
+typedef struct SweepAxisDecl {
+    SweepAxisKind kind;
+    Ident name;    /* the parameter; the keyword for arch and mapping */
+    Expr **values; /* a list, or one call to range/geometric */
+    int value_count;
+    bool is_list; /* written in brackets */
+    int zip;      /* 0: its own axis; k > 0: the k-th zip of the sweep */
+    Span span;
+} SweepAxisDecl;
+
+typedef struct SweepDecl {
+    SweepAxisDecl *axes;
+    int axis_count;
+} SweepDecl;
+
+typedef enum DeclKind { DK_ERROR, DK_USE, DK_CONST, DK_OP, DK_ARCH, DK_MAPPING, DK_SWEEP } DeclKind;
 
 typedef struct Decl {
     DeclKind kind;
@@ -272,6 +301,7 @@ typedef struct Decl {
         OpDecl op;
         ArchDecl arch;
         MappingDecl mapping;
+        SweepDecl sweep;
     } u;
 } Decl;
 

@@ -26,6 +26,8 @@ typedef struct Program {
     int arch_count;
     const IrMapping **mappings; /* in source order of the root file */
     int mapping_count;
+    const IrSweep **sweeps; /* the root file's sweeps that checked */
+    int sweep_count;
 } Program;
 
 typedef struct CheckOptions {
@@ -64,6 +66,12 @@ const char **program_mapping_names(const Program *p, Arena *a, int *count);
  * NULL for none), NULL (with a diagnostic in p->diags) when it cannot be
  * derived. */
 const Decl *program_derived_op(Program *p, const Decl *op_decl, Phase phase, const bool *recompute);
+
+/* The mapping of point `point` of a sweep: the mapping its axes name, on
+ * the arch they name, with the parameters they bind (docs/language.md
+ * 5.11), checked; NULL with its diagnostics in `diags` when it does not
+ * check. */
+IrMapping *program_sweep_point(Program *p, const IrSweep *sw, int64_t point, DiagSink *diags);
 
 /* The declaration whose span is `span` (an IrOp's, IrArch's or
  * IrMapping's `span`) among the modules of `p`, or NULL: how the text tools

@@ -34,6 +34,7 @@ typedef struct ArchCtx {
     Sema *s;
     Arena *arena;
     DiagSink *diags;
+    ConstEnv env; /* the global scope and the arch's parameters */
     const Decl *decl;
     IrArch *arch;
     bool ok;
@@ -95,6 +96,7 @@ static const char *item_kind_name(ArchItemKind k) {
 }
 
 static EffList *resolve_items(ArchCtx *c, const Decl *decl);
+static const Decl *sound_parent(Sema *s, const Decl *decl);
 
 static EffList *resolve_parent(ArchCtx *c, const Decl *decl) {
     const Ident *parent = &decl->u.arch.parent;
@@ -370,7 +372,7 @@ static bool quantity_attr(ArchCtx *c, const Attr *a, const UnitDim *accept, int 
                           double *out, UnitDim *dim) {
     const Expr *e = single_value(c, a);
     if (!e) return false;
-    ConstEnv env = c->s->env;
+    ConstEnv env = c->env;
     env.diags = c->diags;
     env.where = subject_of("", a->key.name);
     env.expr_depth = 0;
@@ -440,7 +442,7 @@ static bool si_attr(ArchCtx *c, const EffItem *e, const char *key, const UnitDim
 }
 
 static bool positive_int_expr(ArchCtx *c, const Expr *e, Subject what, int64_t *out) {
-    ConstEnv env = c->s->env;
+    ConstEnv env = c->env;
     env.diags = c->diags;
     env.where = what;
     env.expr_depth = 0;
@@ -844,7 +846,7 @@ static void build_costs(ArchCtx *c, EffItem *e, IrCompute *u) {
             if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
             continue;
         }
-        ConstEnv env = c->s->env;
+        ConstEnv env = c->env;
         env.diags = c->diags;
         env.where = subject("a cost");
         env.expr_depth = 0;
@@ -1105,21 +1107,32 @@ static const Decl *sound_parent(Sema *s, const Decl *decl) {
     return n ? chain[0] : NULL;
 }
 
-IrArch *check_arch(Sema *s, const Decl *arch_decl) {
+IrArch *check_arch(Sema *s, const Decl *arch_decl, const ArchParams *params) {
     /* A parent with errors was reported where it is written; its children
      * stay quiet rather than repeat them. */
     const Decl *parent = sound_parent(s, arch_decl);
-    if (parent && !sema_arch_for(s, parent)) return NULL;
+    if (parent && arch_has_defaults(s, parent) && !sema_arch_for(s, parent)) return NULL;
     ArchCtx *c = ARENA_NEW(s->arena, ArchCtx);
     c->s = s;
     c->arena = s->arena;
     c->diags = s->diags;
+    c->env = s->env;
+    if (params) {
+        c->env.value_names = params->names;
+        c->env.values = params->values;
+        c->env.value_count = params->count;
+    }
     c->decl = arch_decl;
     c->ok = true;
     IrArch *a = ARENA_NEW(s->arena, IrArch);
     a->name = arch_decl->name.name;
     a->span = arch_decl->span;
     a->clock_span = SPAN_NONE;
+    if (params) {
+        a->param_names = params->names;
+        a->param_texts = params->texts;
+        a->param_count = params->count;
+    }
     c->arch = a;
     EffList *items = resolve_items(c, arch_decl);
     if (!items) return NULL;
@@ -1187,4 +1200,221 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl) {
         return NULL;
     }
     return a;
+}
+
+/* ---------------------------------------------------------- parameters */
+
+/* The arch and its parents, the root first (n of them); the chain is sound
+ * (sound_parent) or cut where it is not. */
+static int arch_chain(Sema *s, const Decl *arch_decl, const Decl **chain) {
+    int n = 0;
+    for (const Decl *d = arch_decl; d && n <= ARCH_MAX_INHERIT_DEPTH; d = sound_parent(s, d))
+        chain[n++] = d;
+    for (int i = 0; i < n / 2; i++) {
+        const Decl *t = chain[i];
+        chain[i] = chain[n - 1 - i];
+        chain[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* What kind of value a parameter takes, from its default: "a bandwidth
+ * (such as 3.35 TB/s)", "an integer". */
+static const char *value_kind_text(Arena *a, Value v) {
+    if (v.kind == VK_QUANTITY) {
+        const char *desc = unit_dim_describe(v.dim);
+        return arena_printf(a, "%s %s (such as %s)", strchr("aeiou", desc[0]) ? "an" : "a", desc,
+                            unit_dim_example(v.dim));
+    }
+    return v.kind == VK_INT ? "an integer" : "a number";
+}
+
+/* Can a value of kind `got` stand where the default `want` stood? */
+static bool value_fits(Value want, Value got) {
+    if (want.kind == VK_ERROR || got.kind == VK_ERROR) return true;
+    if (want.kind == VK_QUANTITY) return got.kind == VK_QUANTITY && unit_dim_eq(want.dim, got.dim);
+    if (want.kind == VK_INT) return got.kind == VK_INT;
+    return got.kind == VK_INT || got.kind == VK_REAL;
+}
+
+static const char *value_text(Arena *a, Value v) {
+    switch (v.kind) {
+    case VK_INT: return arena_printf(a, "%lld", (long long)v.i);
+    case VK_REAL: return arena_printf(a, "%g", v.r);
+    case VK_QUANTITY: return unit_format(a, v.r, v.dim);
+    case VK_ERROR: break;
+    }
+    return "?";
+}
+
+/* A binding in `list` (n of them) to a parameter named `name`, or NULL. */
+static const ParamBinding *binding_for(const ParamBinding *list, int n, Name name) {
+    for (int i = 0; i < n; i++)
+        if (list[i].name.name == name) return &list[i];
+    return NULL;
+}
+
+bool arch_has_defaults(Sema *s, const Decl *arch_decl) {
+    const Decl *chain[ARCH_MAX_INHERIT_DEPTH + 2];
+    int links = arch_chain(s, arch_decl, chain);
+    for (int k = 0; k < links; k++)
+        for (int p = 0; p < chain[k]->u.arch.param_count; p++) {
+            const Param *pd = &chain[k]->u.arch.params[p];
+            if (pd->default_value) continue;
+            /* a child's parent binding gives it a value */
+            bool bound = false;
+            for (int j = k + 1; j < links && !bound; j++)
+                bound = binding_for(chain[j]->u.arch.parent_bindings,
+                                    chain[j]->u.arch.parent_binding_count, pd->name.name) != NULL;
+            if (!bound) return false;
+        }
+    return true;
+}
+
+/* Reports the bindings in `list` that name no parameter in scope of the
+ * chain's first `upto` archs (the parents a parent binding may bind), or
+ * name one twice.  `owner` is the arch the list binds. */
+static bool check_binding_names(Sema *s, const ParamBinding *list, int n, const Decl *const *chain,
+                                int upto, const char *owner, const ArchParams *in_scope) {
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        Name name = list[i].name.name;
+        if (!name) {
+            ok = false;
+            continue;
+        }
+        int found = -1;
+        for (int k = 0; k < upto && found < 0; k++)
+            for (int p = 0; p < chain[k]->u.arch.param_count; p++)
+                if (chain[k]->u.arch.params[p].name.name == name) found = k;
+        if (found < 0) {
+            Diag *d = diag_error(s->diags, list[i].name.span, "E0226",
+                                 "arch `%s` has no parameter `%s`", owner, name);
+            const char *best = spell_suggest(name, (const char **)in_scope->names, in_scope->count);
+            if (best)
+                diag_help(d, s->diags, "did you mean `%s`?", best);
+            else if (in_scope->count == 0)
+                diag_note(d, s->diags, "`%s` takes no parameters", owner);
+            ok = false;
+            continue;
+        }
+        for (int k = 0; k < i; k++)
+            if (list[k].name.name == name) {
+                Diag *d = diag_error(s->diags, list[i].name.span, "E0228",
+                                     "parameter `%s` is given twice", name);
+                diag_label(d, s->diags, list[k].name.span, "first given here");
+                ok = false;
+                break;
+            }
+    }
+    return ok;
+}
+
+bool arch_bind_params(Sema *s, const Decl *arch_decl, const ParamBinding *bindings,
+                      int binding_count, Span use_site, ArchParams *out) {
+    const Decl *chain[ARCH_MAX_INHERIT_DEPTH + 2];
+    int links = arch_chain(s, arch_decl, chain);
+    int total = 0;
+    for (int k = 0; k < links; k++) total += chain[k]->u.arch.param_count;
+    out->names = ARENA_ARRAY(s->arena, Name, total + 1);
+    out->values = ARENA_ARRAY(s->arena, Value, total + 1);
+    out->texts = ARENA_ARRAY(s->arena, const char *, total + 1);
+    out->count = 0;
+    bool ok = true;
+    ConstEnv env = s->env;
+    env.expr_depth = 0;
+    for (int k = 0; k < links; k++) {
+        const ArchDecl *ad = &chain[k]->u.arch;
+        /* the parameters before this arch's: what its parent binding binds
+         * (reported with the arch's own check, at its defaults) */
+        if (ad->parent_binding_count > 0 && k > 0 && k == links - 1 && !bindings)
+            ok &= check_binding_names(s, ad->parent_bindings, ad->parent_binding_count, chain, k,
+                                      chain[k - 1]->name.name, out);
+        for (int p = 0; p < ad->param_count; p++) {
+            const Param *pd = &ad->params[p];
+            Name name = pd->name.name;
+            if (!name) {
+                ok = false;
+                continue;
+            }
+            bool twice = false;
+            for (int q = 0; q < out->count && !twice; q++) twice = out->names[q] == name;
+            if (twice) {
+                Diag *d = diag_error(s->diags, pd->name.span, "E0228",
+                                     "arch `%s` declares parameter `%s` twice", chain[k]->name.name,
+                                     name);
+                for (int j = 0; j <= k; j++)
+                    for (int q = 0; q < chain[j]->u.arch.param_count; q++)
+                        if (chain[j]->u.arch.params[q].name.name == name &&
+                            &chain[j]->u.arch.params[q] != pd) {
+                            diag_label(d, s->diags, chain[j]->u.arch.params[q].name.span,
+                                       "`%s` is declared here%s", name,
+                                       j < k ? " (in a parent)" : "");
+                            j = k + 1;
+                            break;
+                        }
+                diag_help(d, s->diags,
+                          "a child arch rebinds its parent's parameter in the header: `arch %s : "
+                          "%s<%s = ...>`",
+                          chain[k]->name.name, k > 0 ? chain[k - 1]->name.name : "parent", name);
+                ok = false;
+                continue;
+            }
+            /* the value: the use site's binding, else the nearest child's
+             * parent binding, else the default */
+            Value def = {VK_ERROR};
+            env.value_names = out->names;
+            env.values = out->values;
+            env.value_count = out->count; /* earlier parameters are visible */
+            if (pd->default_value) {
+                env.diags = s->diags;
+                env.where = subject_of("the default of ", name);
+                def = const_eval(&env, pd->default_value);
+                if (def.kind == VK_ERROR) ok = false;
+            }
+            const ParamBinding *b = binding_for(bindings, binding_count, name);
+            for (int j = links - 1; !b && j > k; j--)
+                b = binding_for(chain[j]->u.arch.parent_bindings,
+                                chain[j]->u.arch.parent_binding_count, name);
+            Value v = def;
+            if (b) {
+                ConstEnv benv = s->env;
+                benv.expr_depth = 0;
+                benv.where = subject_of("parameter ", name);
+                v = const_eval(&benv, b->value);
+                if (v.kind == VK_ERROR) {
+                    ok = false;
+                } else if (pd->default_value && !value_fits(def, v)) {
+                    Diag *d = diag_error(s->diags, b->value->span, "E0227",
+                                         "parameter `%s` of arch `%s` takes %s, got %s", name,
+                                         chain[k]->name.name, value_kind_text(s->arena, def),
+                                         span_text(s->arena, s->prog->sources, b->value->span));
+                    diag_label(d, s->diags, pd->default_value->span, "its default is %s",
+                               value_text(s->arena, def));
+                    if (v.kind == VK_QUANTITY)
+                        diag_note(d, s->diags, "`%s` is %s",
+                                  span_text(s->arena, s->prog->sources, b->value->span),
+                                  value_kind_text(s->arena, v));
+                    ok = false;
+                    v = def;
+                }
+            } else if (!pd->default_value) {
+                Diag *d = diag_error(s->diags, use_site, "E0229",
+                                     "parameter `%s` of arch `%s` has no value", name,
+                                     chain[k]->name.name);
+                diag_label(d, s->diags, pd->name.span, "declared here without a default");
+                diag_help(d, s->diags, "give it one: `%s<%s = ...>`", arch_decl->name.name, name);
+                ok = false;
+            }
+            out->names[out->count] = name;
+            out->values[out->count] = v;
+            out->texts[out->count] = value_text(s->arena, v);
+            out->count++;
+        }
+    }
+    /* the use site's bindings name parameters of the arch or its parents */
+    if (binding_count > 0)
+        ok &= check_binding_names(s, bindings, binding_count, chain, links, arch_decl->name.name,
+                                  out);
+    return ok;
 }

@@ -1807,7 +1807,8 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
         c->op = backward ? sema_op_for(s, backward, values, md->op.span) : NULL;
         if (!c->op) return NULL;
     }
-    c->arch = sema_arch_for(s, arch_decl);
+    c->arch =
+        sema_arch_bound(s, arch_decl, md->arch_bindings, md->arch_binding_count, md->arch.span);
     if (!c->op || !c->arch) {
         /* reported at the op, its parameters or the arch: the mapping's
          * own names are still checked against what they declare, unless
@@ -2048,7 +2049,9 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     MapCtx look = {.s = s, .arena = s->arena, .diags = &quiet, .decl = mapping_decl, .md = md};
     const Decl *op_decl = lookup_decl(&look, &md->op, DK_OP, "E0301", "op");
     const Decl *arch_decl = lookup_decl(&look, &md->arch, DK_ARCH, "E0302", "arch");
-    IrArch *arch = arch_decl ? sema_arch_for(s, arch_decl) : NULL;
+    IrArch *arch = arch_decl ? sema_arch_bound(s, arch_decl, md->arch_bindings,
+                                               md->arch_binding_count, md->arch.span)
+                             : NULL;
     int dims = 1;
     int *dim_of = ARENA_ARRAY(s->arena, int, (arch ? arch->dim_count : 0) + 1);
     dim_of[0] = -1;

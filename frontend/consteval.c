@@ -40,6 +40,7 @@ static const char *decl_kind_name(DeclKind k) {
     case DK_OP: return "op";
     case DK_ARCH: return "arch";
     case DK_MAPPING: return "mapping";
+    case DK_SWEEP: return "sweep";
     case DK_USE:
     case DK_ERROR: break;
     }
@@ -152,6 +153,8 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     Name name = e->u.name;
     for (int i = 0; i < env->param_count; i++)
         if (env->param_names[i] == name) return value_int(env->param_values[i]);
+    for (int i = 0; i < env->value_count; i++)
+        if (env->value_names[i] == name) return env->values[i];
     GlobalEntry *g = env->globals ? globals_find(env->globals, name) : NULL;
     if (g && g->decl->kind == DK_CONST) return eval_const_name(env, g, e->span);
     if (g) {
@@ -164,9 +167,12 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
     int count = 0;
     const char **cands =
         env->globals ? globals_names(env->arena, env->globals, DK_CONST, &count) : NULL;
-    const char **all = ARENA_ARRAY(env->arena, const char *, count + env->param_count + 1);
+    const char **all =
+        ARENA_ARRAY(env->arena, const char *, count + env->param_count + env->value_count + 1);
     for (int i = 0; i < count; i++) all[i] = cands[i];
     for (int i = 0; i < env->param_count; i++) all[count + i] = env->param_names[i];
+    for (int i = 0; i < env->value_count; i++)
+        all[count + env->param_count + i] = env->value_names[i];
     for (int i = env->param_count; i < env->param_later; i++)
         if (env->param_names[i] && strcmp(env->param_names[i], name) == 0) {
             Diag *d = env_error(env, e->span, "E0201",
@@ -176,7 +182,7 @@ static Value eval_name(ConstEnv *env, const Expr *e) {
             diag_help(d, env->diags, "declare `%s` first", name);
             return value_error();
         }
-    const char *best = spell_suggest(name, all, count + env->param_count);
+    const char *best = spell_suggest(name, all, count + env->param_count + env->value_count);
     /* it may be defined in the module that was not found */
     if (!best && module_missing(env->diags)) return value_error();
     Diag *d =

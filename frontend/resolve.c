@@ -367,17 +367,80 @@ Sema *sema_for_program(Program *p, DiagSink *diags) {
     return s;
 }
 
-IrArch *sema_arch_for(Sema *s, const Decl *arch_decl) {
+static bool same_value(Value a, Value b) {
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+    case VK_INT: return a.i == b.i;
+    case VK_REAL: return a.r == b.r;
+    case VK_QUANTITY: return a.r == b.r && unit_dim_eq(a.dim, b.dim);
+    case VK_ERROR: break;
+    }
+    return true;
+}
+
+/* The entry of an arch at parameter values `params` (NULL: the defaults'
+ * entry), checking it when new. */
+static ArchCacheEntry *arch_entry(Sema *s, const Decl *arch_decl, const ArchParams *params) {
     DeclCacheSlot *slot = decl_cache_slot(s->arena, &s->arch_cache, arch_decl);
-    if (slot->entry) return ((ArchCacheEntry *)slot->entry)->arch;
+    ArchCacheEntry *first = slot->entry;
+    if (first && !params) return first;
+    for (ArchCacheEntry *e = first ? first->next : NULL; params && e; e = e->next) {
+        bool same = e->value_count == params->count;
+        for (int i = 0; same && i < params->count; i++)
+            same = same_value(e->values[i], params->values[i]);
+        if (same) return e;
+    }
     ArchCacheEntry *e = ARENA_NEW(s->arena, ArchCacheEntry);
     e->decl = arch_decl;
-    slot->entry = e;
+    if (!params) {
+        slot->entry = e;
+    } else {
+        if (!first && arch_has_defaults(s, arch_decl)) first = arch_entry(s, arch_decl, NULL);
+        if (!first) {
+            /* no default instantiation: a head for the bound ones */
+            first = ARENA_NEW(s->arena, ArchCacheEntry);
+            first->decl = arch_decl;
+            slot = decl_cache_slot(s->arena, &s->arch_cache, arch_decl);
+            slot->entry = first;
+        }
+        e->values = params->values;
+        e->value_count = params->count;
+        e->next = first->next;
+        first->next = e;
+    }
+    ArchParams defaults;
+    if (!params) {
+        /* the defaults; a default with a mistake leaves the arch unbuilt */
+        if (!arch_bind_params(s, arch_decl, NULL, 0, arch_decl->name.span, &defaults)) {
+            e->arch = e->partial = NULL;
+            return e;
+        }
+        params = &defaults;
+    }
     s->partial_arch = NULL;
-    e->arch = check_arch(s, arch_decl);
+    e->arch = check_arch(s, arch_decl, params);
     e->partial = e->arch ? e->arch : s->partial_arch;
     s->partial_arch = NULL;
-    return e->arch;
+    return e;
+}
+
+IrArch *sema_arch_for(Sema *s, const Decl *arch_decl) {
+    if (!arch_has_defaults(s, arch_decl)) {
+        ArchCacheEntry *head = decl_cache_slot(s->arena, &s->arch_cache, arch_decl)->entry;
+        return head ? head->arch : NULL;
+    }
+    return arch_entry(s, arch_decl, NULL)->arch;
+}
+
+IrArch *sema_arch_bound(Sema *s, const Decl *arch_decl, const ParamBinding *bindings,
+                        int binding_count, Span use_site) {
+    bool defaults = arch_has_defaults(s, arch_decl);
+    if (binding_count == 0 && defaults) return sema_arch_for(s, arch_decl);
+    /* the defaults first: an arch with errors of its own is reported there */
+    if (defaults && !sema_arch_for(s, arch_decl)) return NULL;
+    ArchParams params;
+    if (!arch_bind_params(s, arch_decl, bindings, binding_count, use_site, &params)) return NULL;
+    return arch_entry(s, arch_decl, &params)->arch;
 }
 
 IrArch *sema_arch_names(Sema *s, const Decl *arch_decl) {
@@ -404,7 +467,9 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             break;
         }
         case DK_ARCH: {
-            if (!first) break;
+            /* an arch with a parameter without a default is built where a
+             * mapping binds it */
+            if (!first || !arch_has_defaults(s, d)) break;
             IrArch *a = sema_arch_for(s, d);
             if (a) {
                 ptrvec_push(p->arena, &s->archs, a);
@@ -413,6 +478,9 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             }
             break;
         }
+        case DK_SWEEP:
+            if (root && first) check_sweep(s, d);
+            break;
         case DK_MAPPING: {
             if (!root || !first) break;
             IrMapping *map = check_mapping(s, d);

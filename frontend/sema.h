@@ -84,6 +84,10 @@ typedef struct ConstEnv {
     /* parameters declared after those in scope (param_names[param_count ..
      * param_later - 1]): a default that names one is told to reorder */
     int param_later;
+    /* arch parameters in scope: values of any kind, units included */
+    const Name *value_names;
+    const Value *values;
+    int value_count;
     Subject where;   /* "a constant", "dimension 1 of `A`", ... */
     int const_depth; /* nesting of const definitions being evaluated */
     /* nesting of the expressions being evaluated, counted through the
@@ -155,6 +159,11 @@ typedef struct ArchCacheEntry {
     const Decl *decl;
     IrArch *arch;    /* NULL when it had errors */
     IrArch *partial; /* its names when it had errors (or arch), else NULL */
+    /* further instantiations at other parameter values (the first entry
+     * is the defaults'), chained */
+    Value *values;
+    int value_count;
+    struct ArchCacheEntry *next;
 } ArchCacheEntry;
 
 /* Caches keyed by declaration: an open-addressing table of slots, so that
@@ -179,11 +188,11 @@ typedef struct Sema {
     Arena *arena;
     DiagSink *diags;
     Globals *globals;
-    ConstEnv env;           /* global scope */
-    DeclCache op_cache;     /* entry: OpCacheEntry*, chained by instantiation */
-    DeclCache arch_cache;   /* entry: ArchCacheEntry* */
-    PtrVec archs, mappings; /* what Program lists, grown by doubling */
-    IrArch *partial_arch;   /* check_arch's arch with errors, names only */
+    ConstEnv env;                   /* global scope */
+    DeclCache op_cache;             /* entry: OpCacheEntry*, chained by instantiation */
+    DeclCache arch_cache;           /* entry: ArchCacheEntry* */
+    PtrVec archs, mappings, sweeps; /* what Program lists, grown by doubling */
+    IrArch *partial_arch;           /* check_arch's arch with errors, names only */
 } Sema;
 
 /* Functions the op checker knows and their argument counts. */
@@ -223,8 +232,33 @@ OpCacheEntry *op_cache_entry(Sema *s, const Decl *op_decl);
 const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute,
                       Span use_site);
 
-IrArch *check_arch(Sema *s, const Decl *arch_decl);
+/* The parameters an arch has in scope, its parents' first, with the
+ * values bound (docs/language.md 4.6). */
+typedef struct ArchParams {
+    Name *names;
+    Value *values;
+    const char **texts; /* each value as written, for people */
+    int count;
+} ArchParams;
+
+/* Binds an arch's parameters: `bindings` (at use_site, NULL for none)
+ * first, then the parent bindings of the arch and its parents (the most
+ * derived first), then the defaults.  False (reported) on a binding to no
+ * parameter, a value of the wrong dimension or a parameter without one. */
+bool arch_bind_params(Sema *s, const Decl *arch_decl, const struct ParamBinding *bindings,
+                      int binding_count, Span use_site, ArchParams *out);
+/* Whether every parameter of the arch and its parents has a default. */
+bool arch_has_defaults(Sema *s, const Decl *arch_decl);
+/* Builds the arch at the given parameter values (NULL: it has none). */
+IrArch *check_arch(Sema *s, const Decl *arch_decl, const ArchParams *params);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
+/* Checks a sweep and lists its IR in the program (check_sweep.c). */
+void check_sweep(Sema *s, const Decl *sweep_decl);
+/* The arch of a mapping or a parent: the default instantiation when
+ * there are no bindings, else the one for the bound values (cached);
+ * NULL with the binding's mistake reported. */
+IrArch *sema_arch_bound(Sema *s, const Decl *arch_decl, const struct ParamBinding *bindings,
+                        int binding_count, Span use_site);
 
 /* The IrArch built for an arch decl (NULL when it had errors). */
 IrArch *sema_arch_for(Sema *s, const Decl *arch_decl);

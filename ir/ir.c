@@ -228,3 +228,22 @@ const char *ir_pred_text(Arena *a, const IrOp *op, const IrPredicate *p) {
     return arena_printf(a, "%s %s %s %c %lld", l, cmp[p->cmp], r, p->offset < 0 ? '-' : '+',
                         (long long)(p->offset < 0 ? -p->offset : p->offset));
 }
+
+void ir_sweep_point(const IrSweep *sw, int64_t point, int *value_index) {
+    /* the last group varies fastest */
+    int64_t digit[IR_SWEEP_MAX_AXES];
+    for (int g = sw->group_count - 1; g >= 0; g--) {
+        digit[g] = point % sw->group_size[g];
+        point /= sw->group_size[g];
+    }
+    for (int a = 0; a < sw->axis_count; a++) value_index[a] = (int)digit[sw->group_of_axis[a]];
+}
+
+const char *ir_arch_text(Arena *a, const IrArch *arch) {
+    if (arch->param_count == 0) return arch->name;
+    const char *text = arena_printf(a, "%s<", arch->name);
+    for (int i = 0; i < arch->param_count; i++)
+        text = arena_printf(a, "%s%s%s=%s", text, i ? ", " : "", arch->param_names[i],
+                            arch->param_texts[i]);
+    return arena_printf(a, "%s>", text);
+}

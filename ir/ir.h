@@ -276,9 +276,17 @@ typedef struct IrArch {
     IrCompute *units;
     int unit_count;
     Span clock_span;
+    /* `arch gpu<HBM = 3.35 TB/s>`: every parameter in scope (its parents'
+     * first) and its value as written for people ("3.35 TB/s") */
+    Name *param_names;
+    const char **param_texts;
+    int param_count;
 } IrArch;
 
 int ir_find_level(const IrArch *a, Name name); /* by level or memory name */
+/* The arch as a listing names it: `gpu`, or `gpu<HBM=4 TB/s, SMS=132>`
+ * with every parameter's value. */
+const char *ir_arch_text(Arena *a, const IrArch *arch);
 int ir_find_dim(const IrArch *a, Name name);
 /* One stage of a pipeline over dim `dim` (docs/language.md 5.9): the arch
  * with that dim of size 1, so the levels and units it replicated count
@@ -289,6 +297,44 @@ const IrCompute *ir_vector_unit(const IrArch *a); /* first vector unit or NULL *
 /* The memory of a level that holds tensors of the given role (a role split
  * level picks the matching role, else the single memory). */
 const IrMemory *ir_level_memory(const IrArch *a, int level, MemRole role);
+
+/* --------------------------------------------------------------- sweeps */
+
+/* A sweep (docs/language.md 5.11): axes of values, every combination a
+ * point; the axes of one `zip` advance together. */
+/* past these a sweep is refused (E0397): a table, not a search */
+#define IR_SWEEP_MAX_AXES 64
+#define IR_SWEEP_MAX_VALUES 100000
+#define IR_SWEEP_MAX_POINTS 10000000
+
+typedef enum IrAxisKind { IR_AXIS_PARAM, IR_AXIS_ARCH, IR_AXIS_MAPPING } IrAxisKind;
+
+typedef struct IrSweepAxis {
+    Name name; /* the parameter; "arch" or "mapping" */
+    IrAxisKind kind;
+    int value_count;
+    const char **texts; /* each value for people: "3.35 TB/s", "h100" */
+    double *numbers;    /* each in SI; NAN for a name */
+    UnitDim dim;        /* of a quantity axis; none for numbers and names */
+    bool integer;       /* every value an integer */
+    int zip;            /* 0: its own axis; k: advances with zip k */
+    Span span;
+} IrSweepAxis;
+
+typedef struct IrSweep {
+    Name name;
+    Span span;
+    IrSweepAxis *axes;
+    int axis_count;
+    /* the mixed radix: groups (an axis alone or a zip), the first slowest */
+    int group_count;
+    int *group_of_axis;
+    int64_t *group_size;
+    int64_t point_count;
+} IrSweep;
+
+/* The value index of every axis at `point` (0 .. point_count - 1). */
+void ir_sweep_point(const IrSweep *sw, int64_t point, int *value_index);
 
 /* ------------------------------------------------------------- mappings */
 

@@ -363,6 +363,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "cost"      { token = COST; goto done; }
         "array"     { token = ARRAY; goto done; }
         "mapping"   { token = MAPPING; goto done; }
+        "sweep"     { token = SWEEP; goto done; }
         "for"       { token = FOR; goto done; }
         "on"        { token = ON; goto done; }
         "spatial"   { token = SPATIAL; goto done; }

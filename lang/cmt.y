@@ -65,6 +65,7 @@ typedef struct ParseState {
     int brace_resync;
     uint32_t brace_at, brace_end;
     int brace_depth;          /* `{` open, as lexed */
+    int sweep_zips;           /* the `zip { }` blocks of the sweep being read */
     bool brace_closed_block;  /* the last `}` lexed closed an open `{` */
     bool skip_block;          /* skip tokens until the open `{` are closed */
     uint32_t brace_open[64];  /* where the innermost open `{` are */
@@ -373,6 +374,12 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
     Stmt *stmt;
     Where *where;
     void *tagged;
+    ArchDecl *arch_parent;
+    struct {
+        Expr **values;
+        int count;
+        bool is_list;
+    } sweep_values;
 }
 
 %token END 0 "end of file"
@@ -388,7 +395,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
 %token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
-%token PIPELINE "pipeline" MICROBATCHES "microbatches"
+%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -401,11 +408,11 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <expr> expr call reduce_operand simple_value expr_or_hole
 %type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
-%type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl
+%type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl sweep_decl
 %type <list> params_opt params param_list ident_list dims_opt expr_list
 %type <list> op_body arch_body attr_block attrs cluster_dims cost_pairs
 %type <list> bindings_opt binding_list map_body assigns dim_targets tiles
-%type <list> module_path args_opt arg_list for_stmts
+%type <list> module_path args_opt arg_list for_stmts sweep_axes
 %type <attr> attr
 %type <arch_item> arch_item
 %type <map_item> map_item
@@ -414,7 +421,8 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <where> where_opt
 %type <int_value> where_cmp
 %type <tagged> op_item
-%type <name> parent_opt_name
+%type <arch_parent> arch_parent_opt
+%type <sweep_values> sweep_values
 %type <ident> role_opt kind_opt at_opt
 
 %%
@@ -433,6 +441,7 @@ decl:
   | op_decl
   | arch_decl
   | mapping_decl
+  | sweep_decl
   | error SEMI {
         /* `op h(M = 64) { ...; ... }`: the recovery stopped at a `;` inside
          * a block it skipped into; skip the rest of that block too, or its
@@ -786,18 +795,30 @@ expr_or_hole:
 /* ------------------------------------------------------------ archs */
 
 arch_decl:
-    ARCH name parent_opt_name LBRACE arch_body RBRACE {
+    ARCH name params_opt arch_parent_opt LBRACE arch_body RBRACE {
         $$ = new_decl(ps, DK_ARCH, @$);
         $$->name = *$2;
-        if ($3) $$->u.arch.parent = ident(ps, $3, @3);
-        $$->u.arch.items = list_items(ps, $5);
-        $$->u.arch.item_count = list_count($5);
+        $$->u.arch.params = list_items(ps, $3);
+        $$->u.arch.param_count = list_count($3);
+        if ($4) {
+            $$->u.arch.parent = $4->parent;
+            $$->u.arch.parent_bindings = $4->parent_bindings;
+            $$->u.arch.parent_binding_count = $4->parent_binding_count;
+        }
+        $$->u.arch.items = list_items(ps, $6);
+        $$->u.arch.item_count = list_count($6);
     }
   ;
 
-parent_opt_name:
+/* `: edge`, `: gpu<SMS = 144>` (the parent's parameters rebound) */
+arch_parent_opt:
     %empty                      { $$ = NULL; }
-  | COLON IDENT                 { $$ = $2; @$ = @2; }
+  | COLON IDENT bindings_opt {
+        $$ = ARENA_NEW(&ps->scratch, ArchDecl);
+        $$->parent = ident(ps, $2, @2);
+        $$->parent_bindings = list_items(ps, $3);
+        $$->parent_binding_count = list_count($3);
+    }
   ;
 
 arch_body:
@@ -961,15 +982,83 @@ cost_pairs:
 /* --------------------------------------------------------- mappings */
 
 mapping_decl:
-    MAPPING name FOR name bindings_opt ON name LBRACE map_body RBRACE {
+    MAPPING name FOR name bindings_opt ON name bindings_opt LBRACE map_body RBRACE {
         $$ = new_decl(ps, DK_MAPPING, @$);
         $$->name = *$2;
         $$->u.mapping.op = *$4;
         $$->u.mapping.bindings = list_items(ps, $5);
         $$->u.mapping.binding_count = list_count($5);
         $$->u.mapping.arch = *$7;
-        $$->u.mapping.items = list_items(ps, $9);
-        $$->u.mapping.item_count = list_count($9);
+        $$->u.mapping.arch_bindings = list_items(ps, $8);
+        $$->u.mapping.arch_binding_count = list_count($8);
+        $$->u.mapping.items = list_items(ps, $10);
+        $$->u.mapping.item_count = list_count($10);
+    }
+  ;
+
+/* ----------------------------------------------------------- sweeps */
+
+sweep_decl:
+    SWEEP name LBRACE sweep_axes RBRACE {
+        $$ = new_decl(ps, DK_SWEEP, @$);
+        $$->name = *$2;
+        $$->u.sweep.axes = list_items(ps, $4);
+        $$->u.sweep.axis_count = list_count($4);
+        ps->sweep_zips = 0;
+    }
+  ;
+
+sweep_axes:
+    %empty                      { $$ = list_new(ps); }
+  | sweep_axes name EQUALS sweep_values SEMI {
+        SweepAxisDecl a = {SA_PARAM, *$2, $4.values, $4.count, $4.is_list, 0, sp(ps, @$)};
+        a.span = span_join($2->span, sp(ps, @5));
+        $$ = list_push(ps, $1, &a, sizeof a);
+    }
+  | sweep_axes ARCH EQUALS sweep_values SEMI {
+        SweepAxisDecl a = {SA_ARCH, ident(ps, intern_cstr("arch"), @2), $4.values, $4.count,
+                           $4.is_list, 0, span_join(sp(ps, @2), sp(ps, @5))};
+        $$ = list_push(ps, $1, &a, sizeof a);
+    }
+  | sweep_axes MAPPING EQUALS sweep_values SEMI {
+        SweepAxisDecl a = {SA_MAPPING, ident(ps, intern_cstr("mapping"), @2), $4.values,
+                           $4.count, $4.is_list, 0, span_join(sp(ps, @2), sp(ps, @5))};
+        $$ = list_push(ps, $1, &a, sizeof a);
+    }
+  /* `zip { M = [...]; N = [...]; }`: axes that advance together */
+  | sweep_axes name LBRACE { ps->sweep_zips++; } sweep_axes RBRACE {
+        if ($2->name != intern_cstr("zip"))
+            diag_error(ps->diags, $2->span, "E0117",
+                       "expected an axis (`NAME = values;`) or `zip { ... }` in a sweep, found "
+                       "`%s {`", $2->name);
+        SweepAxisDecl *inner = list_items(ps, $5);
+        int n = list_count($5);
+        $$ = $1;
+        for (int k = 0; k < n; k++) {
+            SweepAxisDecl a = inner[k];
+            if (a.zip == 0) a.zip = ps->sweep_zips;
+            $$ = list_push(ps, $$, &a, sizeof a);
+        }
+    }
+  | sweep_axes error SEMI       { $$ = $1; yyerrok; }
+  ;
+
+sweep_values:
+    LBRACKET expr_list RBRACKET {
+        $$.values = list_items(ps, $2);
+        $$.count = list_count($2);
+        $$.is_list = true;
+    }
+  | LBRACKET RBRACKET {
+        $$.values = NULL;
+        $$.count = 0;
+        $$.is_list = true;
+    }
+  | expr {
+        $$.values = ARENA_ARRAY(ps->arena, Expr *, 1);
+        $$.values[0] = $1;
+        $$.count = 1;
+        $$.is_list = false;
     }
   ;
 

@@ -148,7 +148,8 @@
     X("const") \
     X("op") \
     X("arch") \
-    X("mapping")
+    X("mapping") \
+    X("sweep")
 #define CMT_OP_KEYWORDS(X) \
     X("in") \
     X("out") \

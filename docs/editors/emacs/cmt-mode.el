@@ -48,7 +48,7 @@
 
 (defconst cmt-font-lock-keywords
   (let ((ident "[A-Za-z_][A-Za-z0-9_]*"))
-    `((,(concat "\\_<\\(op\\|arch\\|mapping\\|const\\)\\_>[ \t]+\\(" ident "\\)")
+    `((,(concat "\\_<\\(op\\|arch\\|mapping\\|sweep\\|const\\)\\_>[ \t]+\\(" ident "\\)")
        (1 font-lock-keyword-face) (2 font-lock-function-name-face))
       (,(concat "\\_<\\(memory\\|compute\\|cluster\\)\\_>[ \t]+\\(" ident "\\)")
        (1 font-lock-keyword-face) (2 font-lock-type-face))
@@ -58,7 +58,7 @@
        (1 font-lock-keyword-face) (2 font-lock-constant-face))
       (,(regexp-opt '("use" "const" "op" "in" "out" "var" "param" "arch" "memory" "cluster"
                       "compute" "role" "cost" "array" "mapping" "for" "on" "spatial"
-                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "where")
+                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "sweep" "where")
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "none"
