@@ -17,6 +17,7 @@ int cmd_explain(int argc, char **argv); /* backend/driver.c */
 int cmd_help(int argc, char **argv);    /* backend/driver.c */
 int cmd_compile(int argc, char **argv); /* backend/compile.c */
 int cmd_fmt(int argc, char **argv);     /* backend/fmt.c */
+int cmd_sweep(int argc, char **argv);   /* backend/sweep_run.c */
 int cmd_lsp(int argc, char **argv);     /* backend/lsp.c */
 
 /* Options shared by every command that reads .cmt files. */

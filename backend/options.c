@@ -65,6 +65,43 @@ static const OptionSpec compile_options[] = {
     {0, NULL, NULL, NULL, NULL},
 };
 
+static const OptionSpec sweep_options[] = {
+    {SW_SWEEP, "--sweep", "-s", "NAME",
+     "Evaluate sweep NAME (needed when the file declares several)."},
+    {SW_OUTPUT, "--output", "-o", "OUT",
+     "Append each point's row to OUT as it finishes; a rerun with the same OUT evaluates only "
+     "the points it does not hold yet.  Once every point is in, the rows are put in point order "
+     "(a temporary file renamed over OUT).  Without it, rows go to standard output as they "
+     "finish."},
+    {SW_FORMAT, "--format", NULL, "csv|jsonl",
+     "csv: a header and one row a point (the default); jsonl: one JSON object a point."},
+    {SW_JOBS, "--jobs", "-j", "N",
+     "Evaluate N points at once, each in a process of its own (default: the machine's cores)."},
+    {SW_SHARD, "--shard", NULL, "I/N",
+     "Evaluate only the I-th of N disjoint parts (the points p with p mod N = I - 1); --merge "
+     "joins the parts' outputs into the rows of the whole sweep."},
+    {SW_SET, "--set", NULL, "AXIS=VALUES",
+     "Replace (or add) an axis as the sweep would write it: --set 'HBM = [2 TB/s, 4 TB/s]', "
+     "--set 'M = geometric(512, 8192, 2)'.  Checked like the file; up to 64."},
+    {SW_EMIT_SLURM, "--emit-slurm", NULL, "DIR",
+     "Write a Slurm job array (DIR/array.sbatch, one task a shard; as many shards as -j), the "
+     "merge job that joins them (DIR/merge.sbatch) and DIR/submit.sh, which submits both; "
+     "evaluate nothing."},
+    {SW_PLOTS, "--plots", NULL, "DIR",
+     "After the sweep, draw its plots from OUT (CSV) into DIR as SVG: the Pareto frontier, a "
+     "roofline, the stacked latency breakdown and heat maps (docs/sweeps.md)."},
+    {SW_MERGE, "--merge", NULL, NULL,
+     "Join the outputs named after FILE (the shards' parts) into -o OUT, in point order; a "
+     "point in two parts with different rows is an error, a point in none a warning (exit 1)."},
+    {SW_OBJECTIVE, "--objective", NULL, "latency|energy|edp",
+     "What the optimizer minimises at every point, overriding each mapping's `objective` "
+     "line."},
+    {SW_TIME_LIMIT, "--time-limit", NULL, "SECONDS",
+     "Bound each point's optimizer search; a point still running at twice this plus 10 s is "
+     "stopped and its row says time_limit."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
 static const OptionSpec fmt_options[] = {
     {FO_CHECK, "--check", NULL, NULL,
      "Change nothing: print the files that would change and exit 1 if there are any."},
@@ -88,6 +125,14 @@ const CommandSpec cmt_commands[] = {
      "checks to a schedule and prints it.  A mapping with errors is reported with all of its "
      "own mistakes and the others are still compiled; the exit status is then 1.",
      compile_options, true, cmd_compile},
+    {"sweep", "FILE", "every point of a sweep, one row each",
+     "Checks FILE and evaluates every point of its sweep (docs/sweeps.md): each point's mapping "
+     "with its holes solved, lowered and costed in a process of its own, up to -j at once, one "
+     "row a point (CSV or JSON Lines) with its latency, energy, breakdown, roofline figures, "
+     "memory per level and the chosen mapping.  A point that fails is a row with its status and "
+     "message.  Exit 0 when every point was written (whatever their status), 130 when "
+     "interrupted (the rows written are kept).",
+     sweep_options, true, cmd_sweep},
     {"fmt", "FILE...", "canonical layout, comments kept",
      "Rewrites each FILE in the canonical layout (`-` reads standard input and writes standard "
      "output).",

@@ -37,7 +37,18 @@ enum {
     CO_DUMP_IR,
     CO_TIME_EVAL,
     FO_CHECK = 1,
-    LO_STDIO = 1
+    LO_STDIO = 1,
+    SW_SWEEP = 1,
+    SW_OUTPUT,
+    SW_FORMAT,
+    SW_JOBS,
+    SW_SHARD,
+    SW_SET,
+    SW_EMIT_SLURM,
+    SW_PLOTS,
+    SW_MERGE,
+    SW_OBJECTIVE,
+    SW_TIME_LIMIT
 };
 
 typedef struct OptionSpec {

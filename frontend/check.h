@@ -38,6 +38,10 @@ typedef struct CheckOptions {
      * absolute path; NULL when none. */
     const char *(*overlay)(void *ctx, const char *path, size_t *len);
     void *overlay_ctx;
+    /* `cmtc sweep --set 'AXIS = VALUES'`: axes that replace (or join)
+     * those of every sweep of the root file */
+    const char *const *sweep_sets;
+    int sweep_set_count;
 } CheckOptions;
 
 /* Parses `root` and every file it uses, resolves names, checks ops, archs

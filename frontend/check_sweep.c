@@ -335,6 +335,28 @@ void check_sweep(Sema *s, const Decl *decl) {
     SweepCtx *c = &ctx;
     const SweepDecl *sd = &decl->u.sweep;
     if (span_has_syntax_errors(c->diags, decl->span)) return;
+    if (s->set_axis_count > 0) {
+        /* --set: an axis of the same kind and name is replaced (in its
+         * zip), another joins as an axis of its own */
+        SweepDecl *merged = ARENA_NEW(c->arena, SweepDecl);
+        merged->axes = ARENA_ARRAY(c->arena, SweepAxisDecl, sd->axis_count + s->set_axis_count + 1);
+        memcpy(merged->axes, sd->axes, sizeof(SweepAxisDecl) * (size_t)sd->axis_count);
+        merged->axis_count = sd->axis_count;
+        for (int k = 0; k < s->set_axis_count; k++) {
+            SweepAxisDecl set = s->set_axes[k];
+            set.zip = 0;
+            bool replaced = false;
+            for (int i = 0; i < merged->axis_count && !replaced; i++)
+                if (merged->axes[i].kind == set.kind &&
+                    merged->axes[i].name.name == set.name.name) {
+                    set.zip = merged->axes[i].zip;
+                    merged->axes[i] = set;
+                    replaced = true;
+                }
+            if (!replaced) merged->axes[merged->axis_count++] = set;
+        }
+        sd = merged;
+    }
     int n = sd->axis_count;
     if (n > IR_SWEEP_MAX_AXES) {
         diag_error(c->diags, decl->name.span, "E0397", "sweep `%s` has %d axes, more than %d",

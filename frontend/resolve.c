@@ -561,6 +561,26 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceF
      * definition in the file that uses them. */
     Module **dep_first = (Module **)ld->post_order.items;
     Sema *s = sema_new(p, dep_first, ld->post_order.count, diags);
+    /* --set: each read as the axes of a sweep of its own */
+    for (int i = 0; opts && i < opts->sweep_set_count; i++) {
+        const char *text = arena_printf(arena, "sweep set { %s; }", opts->sweep_sets[i]);
+        SourceFile *f = sources_add(sm, arena_printf(arena, "--set %d", i + 1), text, strlen(text));
+        Module *m = f ? parse_module(arena, f, diags) : NULL;
+        if (!m || m->decl_count != 1 || m->decls[0]->kind != DK_SWEEP) {
+            if (m && !span_has_syntax_errors(diags, m->decls ? m->decls[0]->span : SPAN_NONE))
+                diag_error(diags, SPAN_NONE, "E0117", "--set %d is not one sweep axis: `%s`", i + 1,
+                           opts->sweep_sets[i]);
+            continue;
+        }
+        const SweepDecl *sd = &m->decls[0]->u.sweep;
+        SweepAxisDecl *grown =
+            ARENA_ARRAY(arena, SweepAxisDecl, s->set_axis_count + sd->axis_count + 1);
+        if (s->set_axis_count)
+            memcpy(grown, s->set_axes, sizeof(SweepAxisDecl) * (size_t)s->set_axis_count);
+        memcpy(grown + s->set_axis_count, sd->axes, sizeof(SweepAxisDecl) * (size_t)sd->axis_count);
+        s->set_axes = grown;
+        s->set_axis_count += sd->axis_count;
+    }
 
     check_module_decls(s, p->modules[0], true);
     for (int i = 1; i < p->module_count; i++) check_module_decls(s, p->modules[i], false);

@@ -193,6 +193,9 @@ typedef struct Sema {
     DeclCache arch_cache;           /* entry: ArchCacheEntry* */
     PtrVec archs, mappings, sweeps; /* what Program lists, grown by doubling */
     IrArch *partial_arch;           /* check_arch's arch with errors, names only */
+    /* `cmtc sweep --set`: axes replacing those of the same name */
+    SweepAxisDecl *set_axes;
+    int set_axis_count;
 } Sema;
 
 /* Functions the op checker knows and their argument counts. */
