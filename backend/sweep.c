@@ -140,27 +140,34 @@ static Figures no_figures(const char *status, const char *message) {
 }
 
 void sweep_partition(const Schedule *s, double out[5]) {
-    double latency = s->cost.latency_s;
-    double bubble = s->pipeline.present ? s->pipeline.bubble_s : 0;
-    if (!(bubble >= 0) || bubble > latency) bubble = 0;
-    double rest = latency - bubble;
-    double repeat = s->m->repeat > 0 ? (double)s->m->repeat : 1;
+    /* each group's latency without its launch, by the group's bound; the
+     * launches apart */
     double by_bound[3] = {0, 0, 0}, launches = 0;
     for (int g = 0; g < s->group_count; g++) {
         const SchedGroup *grp = &s->groups[g];
-        double own = grp->cost.latency_s - grp->launch_s;
         int b = grp->cost.bound == BOUND_MEMORY ? 1 : grp->cost.bound == BOUND_NETWORK ? 2 : 0;
-        by_bound[b] += own * repeat;
-        launches += grp->launch_s * repeat;
+        by_bound[b] += grp->cost.latency_s - grp->launch_s;
+        launches += grp->launch_s;
     }
     double groups = by_bound[0] + by_bound[1] + by_bound[2] + launches;
-    /* a pipeline's step counts its groups per micro-batch and stage: the
-     * groups' shares are scaled to what is not bubble */
-    double scale = groups > 0 && (groups > rest || s->pipeline.present) ? rest / groups : 1;
-    for (int b = 0; b < 3; b++) out[b] = by_bound[b] * scale;
+    /* the groups' time: repeat times their sum; a pipeline's step runs
+     * them for its passes (compute_s) and updates, and adds the bubble,
+     * the sends and the once-per-step reductions (section 13.2) */
+    double run = s->cost.latency_s, bubble = 0, network = 0;
+    if (s->pipeline.present) {
+        const SchedPipeline *pp = &s->pipeline;
+        run = pp->compute_s + pp->update_total_s;
+        bubble = pp->bubble_s;
+        network = pp->send_s + pp->reduction_total_s;
+    }
+    double scale = groups > 0 ? run / groups : 0;
+    out[0] = by_bound[0] * scale;
+    out[1] = by_bound[1] * scale;
+    out[2] = by_bound[2] * scale + network;
     out[3] = bubble;
-    out[4] = latency - bubble - (by_bound[0] + by_bound[1] + by_bound[2]) * scale;
-    if (fabs(out[4]) < 1e-15 * (latency > 0 ? latency : 1)) out[4] = 0;
+    out[4] = s->cost.latency_s - out[0] - out[1] - out[2] - out[3];
+    /* what rounding leaves is not a part */
+    if (fabs(out[4]) <= 1e-12 * fabs(s->cost.latency_s)) out[4] = 0;
 }
 
 static const char *memory_use(Arena *a, const Schedule *s) {
@@ -213,7 +220,13 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     double flop = 0;
     for (int st = 0; st < s->op->stmt_count; st++) {
         const SchedStmt *ss = &s->stmts[st];
-        flop += ss->total_work * (ss->unit && ss->unit->matrix ? 2 : 1);
+        /* the op's work once: the instances that repeat a statement whose
+         * indices they do not split compute nothing new */
+        double split = 1;
+        for (int d = 0; d < arch->dim_count; d++)
+            if (ss->split[d] >= 0) split *= (double)arch->dims[d].size;
+        double copies = (double)s->total_instances / split;
+        flop += ss->total_work / copies * (ss->unit && ss->unit->matrix ? 2 : 1);
     }
     f.flop = flop * repeat * micro;
     /* the outermost memory: every instance's traffic and bandwidth */

@@ -1241,7 +1241,10 @@ static const char *value_text(Arena *a, Value v) {
     switch (v.kind) {
     case VK_INT: return arena_printf(a, "%lld", (long long)v.i);
     case VK_REAL: return arena_printf(a, "%g", v.r);
-    case VK_QUANTITY: return unit_format(a, v.r, v.dim);
+    case VK_QUANTITY:
+        /* 0 in the SI unit, not in its smallest prefix */
+        return v.r == 0 ? arena_printf(a, "0 %s", unit_dim_si_name(a, v.dim))
+                        : unit_format(a, v.r, v.dim);
     case VK_ERROR: break;
     }
     return "?";
