@@ -405,8 +405,10 @@ static int emit_slurm(Arena *a, const char *dir, const char *file, const char *s
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     const char *cmtc = n > 0 ? (exe[n] = '\0', exe) : "cmtc";
-    char real[PATH_MAX];
-    const char *abs_file = realpath(file, real) ? real : file;
+    /* the tasks run where the scripts were written, with the file named as
+     * it was, so their rows are a local run's, messages included */
+    char cwd[PATH_MAX];
+    const char *here = getcwd(cwd, sizeof cwd) ? cwd : ".";
     char real_dir[PATH_MAX];
     const char *abs_dir = realpath(dir, real_dir) ? real_dir : dir;
     const char *ext = format == SWEEP_JSONL ? "jsonl" : "csv";
@@ -421,10 +423,11 @@ static int emit_slurm(Arena *a, const char *dir, const char *file, const char *s
         "#SBATCH --output=%s/shard_%%a.log\n"
         "#SBATCH --cpus-per-task=1\n"
         "set -eu\n"
+        "cd %s\n"
         "exec %s sweep %s -s %s%s --shard \"$SLURM_ARRAY_TASK_ID/%d\" -j 1 \\\n"
         "  --format %s -o %s/part_\"$SLURM_ARRAY_TASK_ID\".%s\n",
-        sweep_name, abs_file, shards, abs_dir, sweep_name, shards, abs_dir, sh_quote(a, cmtc),
-        sh_quote(a, abs_file), sweep_name, extra, shards, ext, abs_dir, ext);
+        sweep_name, file, shards, abs_dir, sweep_name, shards, abs_dir, sh_quote(a, here),
+        sh_quote(a, cmtc), sh_quote(a, file), sweep_name, extra, shards, ext, abs_dir, ext);
     Text parts = {a, NULL, 0, 0};
     for (int i = 1; i <= shards; i++) text_add(&parts, " %s/part_%d.%s", abs_dir, i, ext);
     const char *merge = arena_printf(
@@ -434,9 +437,10 @@ static int emit_slurm(Arena *a, const char *dir, const char *file, const char *s
         "#SBATCH --job-name=cmtc-%s-merge\n"
         "#SBATCH --output=%s/merge.log\n"
         "set -eu\n"
+        "cd %s\n"
         "exec %s sweep %s -s %s%s --format %s --merge -o %s/%s.%s%s\n",
-        abs_dir, sweep_name, ext, sweep_name, abs_dir, sh_quote(a, cmtc), sh_quote(a, abs_file),
-        sweep_name, extra, ext, abs_dir, sweep_name, ext, parts.buf);
+        abs_dir, sweep_name, ext, sweep_name, abs_dir, sh_quote(a, here), sh_quote(a, cmtc),
+        sh_quote(a, file), sweep_name, extra, ext, abs_dir, sweep_name, ext, parts.buf);
     const char *submit =
         arena_printf(a,
                      "#!/bin/sh\n"
