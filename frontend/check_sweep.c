@@ -364,6 +364,8 @@ void check_sweep(Sema *s, const Decl *decl) {
         return;
     }
     AxisValues *values = ARENA_ARRAY(c->arena, AxisValues, n + 1);
+    bool *values_ok = ARENA_ARRAY(c->arena, bool, n + 1);
+    bool names_ok = true; /* every mapping and arch named is one */
     const Decl **mappings = NULL, **archs = NULL;
     int mapping_count = 0, arch_count = 0;
     int mapping_axis = -1;
@@ -384,10 +386,11 @@ void check_sweep(Sema *s, const Decl *decl) {
             continue;
         }
         if (ax->kind == SA_PARAM) {
-            parameter_values(c, ax, &values[i]);
+            values_ok[i] = parameter_values(c, ax, &values[i]);
         } else {
             const Decl **decls = ARENA_ARRAY(c->arena, const Decl *, ax->value_count + 1);
-            name_values(c, ax, ax->kind == SA_ARCH ? DK_ARCH : DK_MAPPING, decls, &values[i]);
+            if (!name_values(c, ax, ax->kind == SA_ARCH ? DK_ARCH : DK_MAPPING, decls, &values[i]))
+                names_ok = false;
             if (ax->kind == SA_ARCH) {
                 archs = decls;
                 arch_count = values[i].count;
@@ -417,8 +420,10 @@ void check_sweep(Sema *s, const Decl *decl) {
             c->ok = false;
         }
     }
-    for (int i = 0; i < n && c->ok; i++)
-        if (sd->axes[i].kind == SA_PARAM)
+    /* each axis whose values are known, against the mappings and archs
+     * when every one is known */
+    for (int i = 0; i < n && names_ok; i++)
+        if (sd->axes[i].kind == SA_PARAM && values_ok[i])
             check_bindings(c, &sd->axes[i], &values[i], mappings, mapping_count, archs, arch_count);
     /* zips advance together: one length */
     for (int i = 0; i < n; i++)

@@ -77,7 +77,7 @@ for f in $files; do
     fi
     # complete mappings (no `?`): the optimizer's time limit would make the
     # others depend on the machine's load
-    maps=$(awk '/^ *mapping /{name=$2; body=""; open=1} open{body=body $0} open && /}/{if (body !~ /\?/) print name; open=0}' "$tmp/orig/$f")
+    maps=$(awk '/^ *mapping [A-Za-z_][A-Za-z0-9_]* +for /{name=$2; body=""; open=1} open{body=body $0} open && /}/{if (body !~ /\?/) print name; open=0}' "$tmp/orig/$f")
     if [ -n "$maps" ] && [ "$c1" = 0 ]; then
         : >"$tmp/ir1"
         : >"$tmp/ir2"

@@ -96,6 +96,13 @@ def key(m):
     rep = re.search(r"repeat (\d+)", t)
     return (m["op"], json.dumps(m.get("params", {}), sort_keys=True), m["arch"],
             "overlap none" in t, rep.group(1) if rep else "1")
+def fuse_lines(name):
+    return sorted(re.sub(r"\s+", " ", f.strip()) for f in re.findall(r"fuse[^;]*;", body(name)))
+def same_space(solved, hand):
+    # fuse lines written in full bound the space of the solved mapping: a hand
+    # mapping with other groups lies outside it
+    f = fuse_lines(solved)
+    return any("?" in x for x in f) or f == fuse_lines(hand)
 def value(m, obj):
     return {"latency": m["latency_s"], "energy": m["energy_j"],
             "edp": m["latency_s"] * m["energy_j"]}[obj]
@@ -106,7 +113,7 @@ for s in d["mappings"]:
     obj = "energy" if "objective energy" in t else "edp" if "objective edp" in t else "latency"
     for h in d["mappings"]:
         if h.get("solver", {}).get("status") not in (None, "not_needed"): continue
-        if key(h) != key(s): continue
+        if key(h) != key(s) or not same_space(s["name"], h["name"]): continue
         # hand mappings with `spatial for` may lie outside the space of
         # `spatial ?` (the gather of COMET); they are compared all the same and
         # named in the report
