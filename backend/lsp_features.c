@@ -1044,6 +1044,10 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
         if (c->channels > 1)
             text_add(b, "- %lld channels of at least %s each\n", (long long)c->channels,
                      unit_format(&d->arena, c->channel_bytes, (UnitDim){BU_BYTE, BU_NONE}));
+        if (c->dim_count > 0 && a->dims[c->first_dim].topology == TOPO_DRAGONFLY)
+            text_add(b, "- %lld global link%s per pair of groups, %s each\n",
+                     (long long)c->global_links, c->global_links == 1 ? "" : "s",
+                     unit_format(&d->arena, c->global_bandwidth, (UnitDim){BU_BYTE, BU_SECOND}));
         return;
     }
 }
@@ -1159,6 +1163,9 @@ static const char *describe_attribute(Name key) {
                      "bandwidth (24)"},
         {"channel_bytes", "the least a channel carries: a call of n bytes uses "
                           "min(channels, ceil(n / channel_bytes)) of them (256 KiB)"},
+        {"global_links", "a dragonfly's links joining each pair of its groups (default 1)"},
+        {"global_bandwidth", "bytes per second per global link and direction of a dragonfly "
+                             "(default: link_bandwidth)"},
         {"throughput", "MAC or op per cycle (or per second) of one unit (4096 MAC/cycle)"},
         {"efficiency", "the fraction of peak throughput real kernels reach (0.9)"},
         {"count", "units per instance (default 1)"},

@@ -503,6 +503,105 @@ static bool parse_topology(ArchCtx *c, const Ident *kind, Topology *out) {
     return false;
 }
 
+/* A topology that wires a whole cluster (vocab.h): a dragonfly's first
+ * dimension counts its groups and the second the chips of a group; a
+ * hybrid cube mesh is DGX-1's eight GPUs.  Neither can be one dimension's
+ * kind beside others, nor have a dimension of another kind. */
+static bool wires_whole_cluster(Topology t) {
+    return t == TOPO_DRAGONFLY || t == TOPO_HYBRID_CUBE_MESH;
+}
+
+/* E0520: a dimension's own kind where the cluster's wiring is whole. */
+static void check_dim_kind(ArchCtx *c, const EffItem *e, const ClusterDimDecl *dd, Topology base,
+                           Topology own) {
+    if (wires_whole_cluster(base)) {
+        Diag *d = arch_error(c, dd->kind.span, "E0520",
+                             "dimension `%s` of %s cluster `%s` cannot have a topology of its own",
+                             dd->name.name, topology_name(base), e->item->name.name);
+        if (base == TOPO_DRAGONFLY)
+            diag_note(d, c->diags,
+                      "a dragonfly's first dimension crosses its groups over the global links, "
+                      "the second runs over the local links inside each group");
+        else
+            diag_note(d, c->diags, "the links of a hybrid_cube_mesh are DGX-1's NVLink wiring");
+        diag_help(d, c->diags, "drop `%s`", dd->kind.name);
+    } else if (wires_whole_cluster(own)) {
+        Diag *d = arch_error(c, dd->kind.span, "E0520",
+                             "`%s` wires a whole cluster, not one dimension", dd->kind.name);
+        diag_help(d, c->diags, "write it after the brackets: `cluster %s[...] %s { ... }`",
+                  e->item->name.name, dd->kind.name);
+    }
+}
+
+/* E0519: the shape a whole-cluster topology needs.  `size_known` is false
+ * when a dimension's size was already reported. */
+static void check_cluster_shape(ArchCtx *c, const EffItem *e, const IrClusterDim *first,
+                                Topology base, bool size_known) {
+    const char *name = e->item->name.name;
+    if (base == TOPO_DRAGONFLY && e->dim_count != 2) {
+        Diag *d = arch_error(c, e->unit_kind.span, "E0519",
+                             "a dragonfly has two dimensions, groups and chips per group; "
+                             "`%s` has %d",
+                             name, e->dim_count);
+        diag_note(d, c->diags,
+                  "the first dimension counts the groups, all pairs of them joined by "
+                  "global links; the second counts the chips of a group, all linked "
+                  "to each other");
+        diag_help(d, c->diags, "write `cluster %s[g = 4, r = 8] dragonfly { ... }`", name);
+    } else if (base == TOPO_HYBRID_CUBE_MESH && e->dim_count != 1) {
+        Diag *d = arch_error(c, e->unit_kind.span, "E0519",
+                             "a hybrid_cube_mesh has one dimension of 8 GPUs; `%s` has %d", name,
+                             e->dim_count);
+        diag_help(d, c->diags, "write `cluster %s[g = 8] hybrid_cube_mesh { ... }`", name);
+    } else if (base == TOPO_HYBRID_CUBE_MESH && size_known && first->size != 8) {
+        Diag *d = arch_error(c, e->dims[0].size->span, "E0519",
+                             "a hybrid_cube_mesh has 8 GPUs, not %lld", (long long)first->size);
+        diag_note(d, c->diags,
+                  "its links are DGX-1's NVLink wiring: two quads of fully linked GPUs, GPU i "
+                  "of one joined to GPU i of the other");
+        diag_help(d, c->diags, "for another number of GPUs use `full`, `switch` or `ring`");
+    }
+}
+
+/* `global_links N;` and `global_bandwidth B;` of a dragonfly (E0521 on
+ * another kind of cluster). */
+static void build_global_links(ArchCtx *c, EffItem *e, IrCluster *cl, Topology base) {
+    static const char *const keys[] = {"global_links", "global_bandwidth"};
+    cl->global_links = 1;
+    cl->global_bandwidth = cl->link_bandwidth;
+    if (base != TOPO_DRAGONFLY) {
+        for (int i = 0; i < COUNT_OF(keys); i++) {
+            const Attr *a = find_attr(e, keys[i]);
+            if (!a) continue;
+            Diag *d = arch_error(c, a->key.span, "E0521",
+                                 "`%s` applies to dragonfly clusters; `%s` is a %s", keys[i],
+                                 e->item->name.name, topology_name(base));
+            /* given by the parent arch, to the dragonfly this one replaces */
+            Span here = e->item->span;
+            bool inherited = a->key.span.file != here.file || a->key.span.start < here.start ||
+                             a->key.span.end > here.end;
+            if (inherited)
+                diag_label(d, c->diags, e->item->name.span, "`%s` is redeclared here as a %s",
+                           e->item->name.name, topology_name(base));
+            diag_note(d, c->diags, "global links join the groups of a dragonfly");
+        }
+        return;
+    }
+    const Attr *links = find_attr(e, "global_links");
+    if (links) {
+        const Expr *v = single_value(c, links);
+        int64_t n;
+        if (v && positive_int_expr(c, v, subject("global_links"), &n)) {
+            if (n > 65536)
+                arch_error(c, v->span, "E0212", "global_links is too large: at most 65536");
+            else
+                cl->global_links = n;
+        }
+    }
+    si_attr(c, e, "global_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), cl->link_bandwidth,
+            &cl->global_bandwidth, SIGN_POSITIVE);
+}
+
 static void build_clock(ArchCtx *c, EffList *l) {
     const Attr *overhead = NULL;
     for (int i = 0; i < l->count; i++) {
@@ -719,6 +818,7 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     cl->first_dim = b->dim_count;
     Topology base = TOPO_MESH;
     if (e->unit_kind.name) parse_topology(c, &e->unit_kind, &base);
+    bool sizes_known = true;
     for (int i = 0; i < e->dim_count; i++) {
         const ClusterDimDecl *dd = &e->dims[i];
         if (!dd->name.name) {
@@ -743,13 +843,19 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
         dim->span = dd->name.span;
         dim->cluster = cl->id;
         dim->topology = base;
-        if (dd->kind.name) parse_topology(c, &dd->kind, &dim->topology);
+        Topology own = base;
+        if (dd->kind.name && parse_topology(c, &dd->kind, &own)) {
+            check_dim_kind(c, e, dd, base, own);
+            if (!wires_whole_cluster(own) && !wires_whole_cluster(base)) dim->topology = own;
+        }
         int64_t size = 1;
         if (dd->size &&
             positive_int_expr(c, dd->size, subject_of("the size of ", dd->name.name), &size))
             dim->size = size;
-        else
+        else {
             dim->size = 1;
+            sizes_known = false;
+        }
         /* every instance is modelled (collectives, capacity per instance):
          * cap the product so that no count overflows downstream */
         int64_t all = 1;
@@ -777,9 +883,12 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
         b->dim_count++;
     }
     cl->dim_count = b->dim_count - cl->first_dim;
+    if (cl->dim_count == e->dim_count)
+        check_cluster_shape(c, e, &b->dims[cl->first_dim], base, sizes_known);
     if (!find_attr(e, "link_bandwidth")) missing_attr(c, e, "link_bandwidth", "32 GB/s");
     si_attr(c, e, "link_bandwidth", DIM_BANDWIDTH, COUNT_OF(DIM_BANDWIDTH), 0, &cl->link_bandwidth,
             SIGN_POSITIVE);
+    build_global_links(c, e, cl, base);
     si_attr(c, e, "hop_latency", DIM_TIME, COUNT_OF(DIM_TIME), 0, &cl->hop_latency,
             SIGN_NOT_NEGATIVE);
     si_attr(c, e, "link_energy", DIM_ENERGY_PER_BYTE, 1, 0, &cl->link_energy, SIGN_NOT_NEGATIVE);

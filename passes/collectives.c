@@ -49,12 +49,28 @@ static double link_sharers(const Schedule *s, const CollSite *site, const int *d
     return sharers;
 }
 
+/* The chips of a dragonfly group that send other data across the groups
+ * at once in a collective over the groups' dim d: all R of them when the
+ * statement splits the tensor over the chips of a group (each holds its
+ * own part), one when they hold the same data (sent once, as for shared
+ * links).  A collective over both dims sets it itself (formulas.c). */
+static double group_sharers(const Schedule *s, const CollSite *site, int d) {
+    const IrArch *a = s->arch;
+    const IrCluster *c = &a->clusters[a->dims[d].cluster];
+    if (c->dim_count < 2) return 1;
+    int chips = c->first_dim + 1;
+    int sp = s->stmts[site->st].split[chips];
+    if (sp < 0 || !sched_access_has_index(s, site->st, site->tensor, sp)) return 1;
+    return (double)a->dims[chips].size;
+}
+
 static NetCost cost_over(const Schedule *s, const CollSite *site, CollKind kind, const int *dims,
                          int count, double n) {
     NetDim nd[SCHED_MAX_DIMS];
     for (int j = 0; j < count; j++) {
         nd[j] = net_dim(s->arch, dims[j]);
         nd[j].sharers = link_sharers(s, site, dims, count, dims[j]);
+        if (nd[j].crosses_groups) nd[j].group_sharers = group_sharers(s, site, dims[j]);
     }
     return collective_cost(kind, nd, count, n);
 }

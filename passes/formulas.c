@@ -6,10 +6,20 @@
 
 #include <math.h>
 
+/* The NVLinks of DGX-1 with eight V100s, as `nvidia-smi topo -m` prints
+ * them on that machine (NV1 / NV2): GPUs 0-3 and 4-7 each fully linked,
+ * GPU i joined to GPU i + 4, six links a GPU (docs/cost-model.md section
+ * 4, "Hybrid cube mesh", gives the sources). */
+const int hybrid_cube_mesh_links[HYBRID_CUBE_MESH_GPUS][HYBRID_CUBE_MESH_GPUS] = {
+    {0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
+    {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+    {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0},
+};
+
 NetDim net_dim(const IrArch *a, int d) {
     const IrClusterDim *cd = &a->dims[d];
     const IrCluster *c = &a->clusters[cd->cluster];
-    NetDim n;
+    NetDim n = {0};
     n.p = cd->size;
     n.topology = cd->topology;
     n.unidirectional = false;
@@ -21,26 +31,96 @@ NetDim net_dim(const IrArch *a, int d) {
     n.channels = c->channels > 1 ? c->channels : 1;
     n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
     n.sharers = 1;
+    n.cluster = cd->cluster;
+    if (cd->topology == TOPO_DRAGONFLY) {
+        /* the first dim counts the groups, the second the chips of one */
+        n.crosses_groups = d == c->first_dim;
+        n.group_chips = c->dim_count > 1 ? a->dims[c->first_dim + 1].size : 1;
+        /* every chip of a group sends (a collective narrows it: collectives.c) */
+        n.group_sharers = (double)n.group_chips;
+        n.global_links = c->global_links > 1 ? (double)c->global_links : 1;
+        n.global_beta_s_per_byte = (c->global_bandwidth > 0 && isfinite(c->global_bandwidth))
+                                       ? 1.0 / c->global_bandwidth
+                                       : n.beta_s_per_byte;
+    }
     return n;
+}
+
+/* d with every beta (local and global links) times `factor`. */
+static NetDim scale_beta(const NetDim *d, double factor) {
+    NetDim scaled = *d;
+    scaled.beta_s_per_byte *= factor;
+    scaled.global_beta_s_per_byte *= factor;
+    return scaled;
+}
+
+/* The links a step along d runs over: along a dragonfly's second dim the
+ * chips of one group, linked pairwise like `full`. */
+static Topology step_topology(const NetDim *d) {
+    return d->topology == TOPO_DRAGONFLY && !d->crosses_groups ? TOPO_FULL : d->topology;
+}
+
+/* Hops of a route between chips of two dragonfly groups: local, global,
+ * local (Kim et al. 2008's minimal route); the global one alone when a
+ * group is one chip. */
+static double dragonfly_hops(const NetDim *d) {
+    return d->group_chips > 1 ? 3 : 1;
+}
+
+/* Mean hops between chips of two groups: a local hop at each end unless
+ * the chip is the router holding the global link, (R-1)/R of the time. */
+static double dragonfly_mean_hops(const NetDim *d) {
+    if (d->group_chips <= 1) return 1;
+    double r = (double)d->group_chips;
+    return 1 + 2 * (r - 1) / r;
+}
+
+/* One step across a dragonfly's groups in which every chip sends x bytes
+ * to each of `groups` other groups (docs/cost-model.md section 4,
+ * "Dragonfly").  The S chips of a group with their own data share the L
+ * global links of each pair of groups: S x / L bytes a link.  A chip's
+ * bytes for those groups reach the routers holding the links over its
+ * local links: the busiest router holds ceil(groups L / R) of them, each
+ * taking x / L from every chip over the one local link between them.  The
+ * busier kind of link sets the pace. */
+static double dragonfly_step_s(const NetDim *d, double x, double groups) {
+    double links = d->global_links >= 1 ? d->global_links : 1;
+    double sharers = d->group_sharers >= 1 ? d->group_sharers : 1;
+    double per_link = sharers * d->global_beta_s_per_byte;
+    if (d->group_chips > 1) {
+        double gateway_links = ceil(groups * links / (double)d->group_chips);
+        double local = gateway_links * d->beta_s_per_byte;
+        if (local > per_link) per_link = local;
+    }
+    return dragonfly_hops(d) * d->alpha_s + x / links * per_link;
 }
 
 NetCost send_cost(const NetDim *d, double n) {
     NetCost c = {0, 0, 0};
     if (d->p <= 1 || !(n > 0)) return c;
-    c.time_s = d->call_s + d->alpha_s + n * d->beta_s_per_byte * channel_beta_scale(d, n);
-    c.byte_hops = n;
-    c.energy_j = n * d->link_energy_j_per_byte;
+    NetDim scaled = scale_beta(d, channel_beta_scale(d, n));
+    if (step_topology(d) == TOPO_DRAGONFLY) {
+        /* to the next group: every chip of the group sends at once */
+        c.time_s = d->call_s + dragonfly_step_s(&scaled, n, 1);
+        c.byte_hops = n * dragonfly_mean_hops(d);
+    } else {
+        c.time_s = d->call_s + d->alpha_s + n * scaled.beta_s_per_byte;
+        c.byte_hops = n;
+    }
+    c.energy_j = c.byte_hops * d->link_energy_j_per_byte;
     return c;
 }
 
 int64_t net_diameter(const NetDim *d) {
     if (d->p <= 1) return 0;
-    switch (d->topology) {
+    switch (step_topology(d)) {
     case TOPO_RING:
     case TOPO_TORUS: return d->unidirectional ? d->p - 1 : d->p / 2;
     case TOPO_MESH: return d->p - 1;
     case TOPO_SWITCH:
     case TOPO_FULL: return 1;
+    case TOPO_DRAGONFLY: return (int64_t)dragonfly_hops(d);
+    case TOPO_HYBRID_CUBE_MESH: return HYBRID_CUBE_MESH_DIAMETER;
     }
     return d->p - 1;
 }
@@ -66,7 +146,8 @@ static NetCost reduce_scatter_1d(const NetDim *d, double n) {
     NetCost c = {0, 0, 0};
     if (d->p <= 1 || n <= 0) return c;
     double p = (double)d->p;
-    switch (d->topology) {
+    c.byte_hops = (p - 1) * n; /* each rank sends (p-1)/p n over one hop */
+    switch (step_topology(d)) {
     case TOPO_RING:
     case TOPO_TORUS:
     case TOPO_MESH: c.time_s = (p - 1) * d->alpha_s + (p - 1) / p * n * ring_beta(d); break;
@@ -76,24 +157,57 @@ static NetCost reduce_scatter_1d(const NetDim *d, double n) {
     case TOPO_FULL: /* one step: n/p to each peer over its own link */
         c.time_s = d->alpha_s + n / p * d->beta_s_per_byte;
         break;
+    case TOPO_DRAGONFLY: /* one step: n/p to the rank of each other group */
+        c.time_s = dragonfly_step_s(d, n / p, p - 1);
+        c.byte_hops *= dragonfly_mean_hops(d);
+        break;
+    case TOPO_HYBRID_CUBE_MESH:
+        /* NCCL's rings: the links form 3 edge-disjoint Hamiltonian rings,
+         * each run both ways on its sixth of the buffer */
+        c.time_s = (p - 1) * d->alpha_s +
+                   (p - 1) / p * n * d->beta_s_per_byte / (2.0 * HYBRID_CUBE_MESH_RINGS);
+        break;
     }
-    c.byte_hops = (p - 1) * n; /* each rank sends (p-1)/p n over one hop */
     return c;
 }
 
 static NetCost broadcast_1d(const NetDim *d, double n) {
     NetCost c = {0, 0, 0};
     if (d->p <= 1 || n <= 0) return c;
-    /* pipelined from the root: the farthest rank is a diameter away */
-    c.time_s = (double)net_diameter(d) * d->alpha_s + n * d->beta_s_per_byte;
-    c.byte_hops = (double)(d->p - 1) * n;
+    double p = (double)d->p;
+    c.byte_hops = (p - 1) * n;
+    switch (step_topology(d)) {
+    case TOPO_DRAGONFLY: /* the root's group sends n to every other group */
+        c.time_s = dragonfly_step_s(d, n, p - 1);
+        c.byte_hops *= dragonfly_mean_hops(d);
+        break;
+    case TOPO_HYBRID_CUBE_MESH: {
+        /* the faster of a tree two hops deep (the root's four neighbours,
+         * then the rest from the root's partner in the other quad: each
+         * link carries n) and the six one-way rings, each a chain of p - 1
+         * hops carrying a sixth of n */
+        double tree = HYBRID_CUBE_MESH_DIAMETER * d->alpha_s + n * d->beta_s_per_byte;
+        double rings =
+            (p - 1) * d->alpha_s + n * d->beta_s_per_byte / (2.0 * HYBRID_CUBE_MESH_RINGS);
+        c.time_s = tree < rings ? tree : rings;
+        break;
+    }
+    case TOPO_RING:
+    case TOPO_TORUS:
+    case TOPO_MESH:
+    case TOPO_SWITCH:
+    case TOPO_FULL:
+        /* pipelined from the root: the farthest rank is a diameter away */
+        c.time_s = (double)net_diameter(d) * d->alpha_s + n * d->beta_s_per_byte;
+        break;
+    }
     return c;
 }
 
 /* Average hops between two distinct ranks of one dim. */
 static double mean_distance(const NetDim *d) {
     double p = (double)d->p;
-    switch (d->topology) {
+    switch (step_topology(d)) {
     case TOPO_RING:
     case TOPO_TORUS:
         if (d->unidirectional) return p / 2;
@@ -105,6 +219,8 @@ static double mean_distance(const NetDim *d) {
     case TOPO_MESH: return (p + 1) / 3;
     case TOPO_SWITCH:
     case TOPO_FULL: return 1;
+    case TOPO_DRAGONFLY: return dragonfly_mean_hops(d);
+    case TOPO_HYBRID_CUBE_MESH: return (4.0 * 1 + 3.0 * 2) / 7; /* 4 GPUs 1 hop away, 3 two */
     }
     return 1;
 }
@@ -114,7 +230,7 @@ static NetCost alltoall_1d(const NetDim *d, double n) {
     if (d->p <= 1 || n <= 0) return c;
     double p = (double)d->p, b = d->beta_s_per_byte;
     /* bandwidth term: the bytes that cross the bisection over its links */
-    switch (d->topology) {
+    switch (step_topology(d)) {
     case TOPO_RING:
     case TOPO_TORUS:
         c.time_s = (p - 1) * d->alpha_s + p * n * b / (d->unidirectional ? 4 : 8);
@@ -122,6 +238,13 @@ static NetCost alltoall_1d(const NetDim *d, double n) {
     case TOPO_MESH: c.time_s = (p - 1) * d->alpha_s + p * n * b / 4; break;
     case TOPO_SWITCH: c.time_s = (p - 1) * d->alpha_s + (p - 1) / p * n * b; break;
     case TOPO_FULL: c.time_s = d->alpha_s + n / p * b; break;
+    case TOPO_DRAGONFLY: c.time_s = dragonfly_step_s(d, n / p, p - 1); break;
+    case TOPO_HYBRID_CUBE_MESH:
+        /* direct sends, a pair not linked through a GPU linked to both:
+         * p n / 4 bytes cross between the quads each way, over 6 links */
+        c.time_s = HYBRID_CUBE_MESH_DIAMETER * d->alpha_s +
+                   p * n / 4 * b / HYBRID_CUBE_MESH_BISECTION_LINKS;
+        break;
     }
     c.byte_hops = (p - 1) * n * mean_distance(d);
     return c;
@@ -156,15 +279,39 @@ double channel_beta_scale(const NetDim *d, double n_bytes) {
     return (double)d->channels / used;
 }
 
+/* A collective over both dims of a dragonfly runs along the chips of each
+ * group first: the reduce-scatter inside the groups leaves each chip 1/R
+ * of the buffer, so the global links carry the least (the all-gather, its
+ * mirror, crosses the groups first).  Every chip then crosses with its
+ * own share, except in a broadcast, where the root's data crosses once to
+ * each group and spreads inside it. */
+static void order_dragonfly(CollKind kind, NetDim *dims, int count) {
+    for (int j = 0; j < count; j++) {
+        if (step_topology(&dims[j]) != TOPO_DRAGONFLY) continue;
+        for (int k = 0; k < count; k++) {
+            if (dims[k].topology != TOPO_DRAGONFLY || dims[k].crosses_groups ||
+                dims[k].cluster != dims[j].cluster)
+                continue;
+            dims[j].group_sharers = kind == CK_BROADCAST ? 1 : (double)dims[j].group_chips;
+            if (k > j) {
+                NetDim groups = dims[j];
+                dims[j] = dims[k];
+                dims[k] = groups;
+            }
+            break;
+        }
+    }
+}
+
 NetCost collective_cost(CollKind kind, const NetDim *given, int count, double n_bytes) {
     NetCost total = {0, 0, 0};
     if (count <= 0 || n_bytes <= 0 || count > SCHED_MAX_DIMS) return total;
     NetDim dims[SCHED_MAX_DIMS];
     for (int j = 0; j < count; j++) {
-        dims[j] = given[j];
         double sharers = given[j].sharers > 1 ? given[j].sharers : 1;
-        dims[j].beta_s_per_byte *= sharers * channel_beta_scale(&given[j], n_bytes);
+        dims[j] = scale_beta(&given[j], sharers * channel_beta_scale(&given[j], n_bytes));
     }
+    order_dragonfly(kind, dims, count);
     /* one call: its fixed cost (launch, handshake) is paid once, the
      * largest of the clusters it spans (the steps along dims run in it) */
     for (int j = 0; j < count; j++)

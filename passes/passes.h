@@ -148,7 +148,28 @@ typedef struct NetDim {
     double sharers;       /* copies of the collective that instances of
                              deeper clusters run at once through the same
                              links of this dim's cluster (1 when none) */
+    int cluster;          /* the IrCluster of the dim */
+    /* A dragonfly (docs/cost-model.md section 4, "Dragonfly"): its first
+     * dim crosses the groups; along the second, the chips of a group are
+     * linked pairwise, as `full`. */
+    bool crosses_groups;
+    int64_t group_chips;           /* R: the chips of a group, sharing its global links */
+    double group_sharers;          /* of those, how many send other data across at once */
+    double global_links;           /* L: links joining each pair of groups */
+    double global_beta_s_per_byte; /* 1 / global_bandwidth */
 } NetDim;
+
+/* hybrid_cube_mesh: the NVLinks of DGX-1 with V100s (docs/cost-model.md
+ * section 4, "Hybrid cube mesh"), and what the formulas take from them;
+ * tests/unit/test_collectives.c derives each number from the table. */
+enum {
+    HYBRID_CUBE_MESH_GPUS = 8,
+    HYBRID_CUBE_MESH_RINGS = 3,          /* edge-disjoint Hamiltonian rings of single links */
+    HYBRID_CUBE_MESH_DIAMETER = 2,       /* hops between the farthest GPUs */
+    HYBRID_CUBE_MESH_BISECTION_LINKS = 6 /* links across the thinnest cut into two halves of 4 */
+};
+/* links between GPUs a and b (0 on the diagonal) */
+extern const int hybrid_cube_mesh_links[HYBRID_CUBE_MESH_GPUS][HYBRID_CUBE_MESH_GPUS];
 
 typedef struct NetCost {
     double time_s;
@@ -165,7 +186,8 @@ double channel_beta_scale(const NetDim *d, double n_bytes);
 /* Dim d of an arch as the network model sees it. */
 NetDim net_dim(const IrArch *a, int d);
 /* A point-to-point send of n bytes to a neighbour along one dim: one call,
- * one hop (docs/cost-model.md 13.2). */
+ * one hop (across a dragonfly's groups: up to three, the group's chips
+ * sending at once; docs/cost-model.md 13.2). */
 NetCost send_cost(const NetDim *d, double n);
 NetCost collective_cost(CollKind kind, const NetDim *dims, int count, double n_bytes);
 /* The time of one call of collective node n's kind over its dims, moving

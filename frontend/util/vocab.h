@@ -53,12 +53,16 @@
 
 /* ----------------------------------------------------------- arch words */
 
+/* `dragonfly` and `hybrid_cube_mesh` wire a whole cluster, not one of its
+ * dimensions (check_arch.c) */
 #define CMT_TOPOLOGIES(X) \
     X(TOPO_RING, "ring") \
     X(TOPO_MESH, "mesh") \
     X(TOPO_TORUS, "torus") \
     X(TOPO_SWITCH, "switch") \
-    X(TOPO_FULL, "full")
+    X(TOPO_FULL, "full") \
+    X(TOPO_DRAGONFLY, "dragonfly") \
+    X(TOPO_HYBRID_CUBE_MESH, "hybrid_cube_mesh")
 
 #define CMT_MEMORY_ROLES(X) \
     X(ROLE_INPUT, "input") \
@@ -96,7 +100,9 @@
     X("link_energy") \
     X("call_latency") \
     X("channels") \
-    X("channel_bytes")
+    X("channel_bytes") \
+    X("global_links") \
+    X("global_bandwidth")
 #define CMT_COMPUTE_KEYS(X) \
     X("throughput") \
     X("energy") \

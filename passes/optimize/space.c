@@ -304,10 +304,12 @@ static DimOptions dim_options(OptSpace *sp, int d, long limit) {
 }
 
 /* Dims a and b are interchangeable: same cluster, size and topology, and
- * the same statements have holes on them with the same allowances. */
+ * the same statements have holes on them with the same allowances.  A
+ * dragonfly's two dims never are: one crosses the groups, the other not. */
 static bool dims_interchangeable(const OptSpace *sp, int a, int b) {
     const IrClusterDim *x = &sp->arch->dims[a], *y = &sp->arch->dims[b];
     if (x->cluster != y->cluster || x->size != y->size || x->topology != y->topology) return false;
+    if (x->topology == TOPO_DRAGONFLY) return false;
     for (int st = 0; st < sp->S; st++) {
         if (sp->split_hole[st * sp->D + a] != sp->split_hole[st * sp->D + b]) return false;
         if (!sp->split_hole[st * sp->D + a] &&

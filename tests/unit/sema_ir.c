@@ -327,6 +327,43 @@ static void test_constants(void) {
     arena_free_all(&arena);
 }
 
+/* A dragonfly's global links (given and by default) and a hybrid cube
+ * mesh, as the IR holds them. */
+static void test_topologies(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    Program *p = check_text(
+        &arena, &sm, &diags,
+        "arch fly { memory D { bandwidth 1 GB/s; }\n"
+        "  cluster sys[g = 9, r = 4] dragonfly { link_bandwidth 50 GB/s; global_links 2;\n"
+        "    global_bandwidth 25 GB/s; }\n"
+        "  compute v vector { throughput 1 op/s; } }\n"
+        "arch plain : fly { cluster sys[g = 5, r = 2] dragonfly { link_bandwidth 40 GB/s; } }\n"
+        "arch dgx { memory D { bandwidth 1 GB/s; }\n"
+        "  cluster gpus[g = 8] hybrid_cube_mesh { link_bandwidth 25 GB/s; }\n"
+        "  compute v vector { throughput 1 op/s; } }\n");
+    CHECK(diags.count == 0 && p->arch_count == 3, "dragonfly and hybrid cube mesh archs check");
+    if (p->arch_count == 3) {
+        const IrArch *fly = p->archs[0], *plain = p->archs[1], *dgx = p->archs[2];
+        CHECK(fly->dim_count == 2 && fly->dims[0].topology == TOPO_DRAGONFLY &&
+                  fly->dims[1].topology == TOPO_DRAGONFLY && fly->dims[0].size == 9,
+              "a dragonfly's two dims, groups first");
+        CHECK(fly->clusters[0].global_links == 2, "global_links 2");
+        CHECK_NEAR(fly->clusters[0].global_bandwidth, 25e9, 1e-12, "global_bandwidth 25 GB/s");
+        /* a redeclared cluster takes the parent's attributes it does not
+           replace: global_links 2 stays, global_bandwidth too */
+        CHECK(plain->clusters[0].global_links == 2 && plain->dims[0].size == 5,
+              "an inherited dragonfly keeps its global links");
+        CHECK(dgx->dims[0].topology == TOPO_HYBRID_CUBE_MESH && dgx->dims[0].size == 8,
+              "a hybrid cube mesh of 8");
+        CHECK(dgx->clusters[0].global_links == 1 &&
+                  dgx->clusters[0].global_bandwidth == dgx->clusters[0].link_bandwidth,
+              "global links default to 1 at the link bandwidth");
+    }
+    arena_free_all(&arena);
+}
+
 int main(void) {
     Arena arena = {0};
     SourceManager sm;
@@ -348,5 +385,6 @@ int main(void) {
     test_errors();
     test_modules();
     test_constants();
+    test_topologies();
     return unit_finish();
 }

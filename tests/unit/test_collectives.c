@@ -6,8 +6,132 @@
 #include "tests/unit/unit.h"
 
 static NetDim dim(int64_t p, Topology t, bool uni) {
-    NetDim d = {p, t, uni, 5.0, 1.0 / 64, 1.0, 0, 1, 0, 1};
+    NetDim d = {.p = p,
+                .topology = t,
+                .unidirectional = uni,
+                .alpha_s = 5.0,
+                .beta_s_per_byte = 1.0 / 64,
+                .link_energy_j_per_byte = 1.0,
+                .channels = 1,
+                .sharers = 1};
     return d;
+}
+
+/* A dragonfly's dim of G groups of R chips, L global links a pair of
+ * groups, every link 64 B/cycle; `sharers` chips of a group send their own
+ * data across at once. */
+static NetDim dragonfly_groups(int64_t groups, int64_t chips, double links, double sharers) {
+    NetDim d = dim(groups, TOPO_DRAGONFLY, false);
+    d.crosses_groups = true;
+    d.group_chips = chips;
+    d.group_sharers = sharers;
+    d.global_links = links;
+    d.global_beta_s_per_byte = 1.0 / 64;
+    return d;
+}
+
+static NetDim dragonfly_chips(int64_t chips) {
+    return dim(chips, TOPO_DRAGONFLY, false);
+}
+
+/* ------------------------------------------------ the DGX-1V link graph */
+
+enum { GPUS = HYBRID_CUBE_MESH_GPUS };
+
+static int most_rings(int links[GPUS][GPUS]);
+
+/* The most edge-disjoint Hamiltonian rings the links hold, given the path
+ * path[0..len) from GPU 0 that the first of them starts with: every way
+ * to close it into a ring is tried, that ring's links taken out and the
+ * rest searched again. */
+static int extend_ring(int links[GPUS][GPUS], int *path, int len, bool *on_path) {
+    int last = path[len - 1], best = 0;
+    if (len == GPUS) {
+        /* each ring once, not once per direction */
+        if (links[last][0] == 0 || path[1] > path[GPUS - 1]) return 0;
+        for (int i = 0; i < GPUS; i++) {
+            int a = path[i], b = path[(i + 1) % GPUS];
+            links[a][b]--, links[b][a]--;
+        }
+        best = 1 + most_rings(links);
+        for (int i = 0; i < GPUS; i++) {
+            int a = path[i], b = path[(i + 1) % GPUS];
+            links[a][b]++, links[b][a]++;
+        }
+        return best;
+    }
+    for (int next = 0; next < GPUS; next++) {
+        if (on_path[next] || links[last][next] == 0) continue;
+        on_path[next] = true;
+        path[len] = next;
+        int rings = extend_ring(links, path, len + 1, on_path);
+        if (rings > best) best = rings;
+        on_path[next] = false;
+    }
+    return best;
+}
+
+static int most_rings(int links[GPUS][GPUS]) {
+    int path[GPUS] = {0};
+    bool on_path[GPUS] = {true};
+    return extend_ring(links, path, 1, on_path);
+}
+
+/* Hops from GPU `from` to every GPU, breadth first. */
+static void hops_from(int links[GPUS][GPUS], int from, int *hops) {
+    int queue[GPUS], head = 0, tail = 0;
+    for (int g = 0; g < GPUS; g++) hops[g] = -1;
+    hops[from] = 0;
+    queue[tail++] = from;
+    while (head < tail) {
+        int g = queue[head++];
+        for (int next = 0; next < GPUS; next++)
+            if (links[g][next] > 0 && hops[next] < 0) {
+                hops[next] = hops[g] + 1;
+                queue[tail++] = next;
+            }
+    }
+}
+
+/* The fewest links across a cut of the GPUs into two halves of four. */
+static int thinnest_bisection(int links[GPUS][GPUS]) {
+    int best = -1;
+    for (int half = 0; half < (1 << GPUS); half++) {
+        if (__builtin_popcount((unsigned)half) != GPUS / 2 || !(half & 1)) continue;
+        int across = 0;
+        for (int a = 0; a < GPUS; a++)
+            for (int b = 0; b < GPUS; b++)
+                if ((half >> a & 1) && !(half >> b & 1)) across += links[a][b];
+        if (best < 0 || across < best) best = across;
+    }
+    return best;
+}
+
+/* The busiest link of an all-to-all in which every GPU sends one unit to
+ * every other: linked pairs directly, the others over two hops, crossing
+ * between the quads (GPU g's partner is g ^ 4) where the pair at one end
+ * has more links (5/6 of the unit there, 1/6 at the other end; half each
+ * when they have as many).  Units per link, parallel links sharing. */
+static double busiest_alltoall_link(int links[GPUS][GPUS]) {
+    double load[GPUS][GPUS] = {{0}};
+    for (int from = 0; from < GPUS; from++)
+        for (int to = 0; to < GPUS; to++) {
+            if (from == to) continue;
+            if (links[from][to] > 0) {
+                load[from][to] += 1;
+                continue;
+            }
+            int here = links[from][from ^ 4], there = links[to][to ^ 4];
+            double cross_here = here > there ? 5.0 / 6 : here < there ? 1.0 / 6 : 0.5;
+            load[from][from ^ 4] += cross_here, load[from ^ 4][to] += cross_here;
+            load[from][to ^ 4] += 1 - cross_here, load[to ^ 4][to] += 1 - cross_here;
+        }
+    double busiest = 0;
+    for (int a = 0; a < GPUS; a++)
+        for (int b = 0; b < GPUS; b++)
+            if (links[a][b] > 0 && load[a][b] / links[a][b] > busiest)
+                busiest = load[a][b] / links[a][b];
+    return busiest;
 }
 
 int main(void) {
@@ -105,7 +229,14 @@ int main(void) {
        A 1 GiB call fills all 24: 14 us + 1.5 * 1073741824 / 300e9 s =
        14 + 5368.70912 = 5382.70912 us.  Below channel_bytes one channel:
        8 B, beta x 24: 14 us + 1.5 * 8 / 12.5e9 s = 14.00096 us. */
-    NetDim nv = {4, TOPO_SWITCH, false, 1e-6, 1.0 / 300e9, 0, 10e-6, 24, 262144, 1};
+    NetDim nv = {.p = 4,
+                 .topology = TOPO_SWITCH,
+                 .alpha_s = 1e-6,
+                 .beta_s_per_byte = 1.0 / 300e9,
+                 .call_s = 10e-6,
+                 .channels = 24,
+                 .channel_bytes = 262144,
+                 .sharers = 1};
     CHECK_NEAR(channel_beta_scale(&nv, 1048576), 6, 1e-12, "1 MiB uses 4 of 24 channels");
     CHECK_NEAR(collective_cost(CK_ALLREDUCE, &nv, 1, 1048576).time_s, 45.45728e-6, 1e-9,
                "1 MiB all-reduce over 4 channels is 45.45728 us");
@@ -128,6 +259,207 @@ int main(void) {
     NetDim single = nv;
     single.channels = 1;
     CHECK_NEAR(channel_beta_scale(&single, 8), 1, 0, "one channel: no ramp");
+
+    /* ---- hybrid_cube_mesh: the link graph behind its numbers ---- */
+    int links[GPUS][GPUS];
+    memcpy(links, hybrid_cube_mesh_links, sizeof links);
+    bool shape = true;
+    for (int a = 0; a < GPUS; a++) {
+        int ports = 0;
+        for (int b = 0; b < GPUS; b++) {
+            ports += links[a][b];
+            bool same_quad = a / 4 == b / 4, partners = (a ^ 4) == b;
+            shape = shape && links[a][b] == links[b][a] &&
+                    (a == b ? links[a][b] == 0
+                            : (links[a][b] > 0) == (same_quad || partners) && links[a][b] <= 2);
+        }
+        shape = shape && ports == 6;
+    }
+    CHECK(shape, "DGX-1V: quads 0-3 and 4-7 fully linked, i to i+4, six NVLinks a GPU");
+    CHECK(most_rings(links) == HYBRID_CUBE_MESH_RINGS,
+          "DGX-1V: its 24 links form 3 edge-disjoint Hamiltonian rings");
+    int one_link[GPUS][GPUS];
+    for (int a = 0; a < GPUS; a++)
+        for (int b = 0; b < GPUS; b++) one_link[a][b] = links[a][b] > 0;
+    CHECK(most_rings(one_link) == 2, "DGX-1P (one link a pair, four a GPU): 2 rings");
+    int farthest = 0, hop_sum = 0;
+    for (int a = 0; a < GPUS; a++) {
+        int hops[GPUS];
+        hops_from(links, a, hops);
+        for (int b = 0; b < GPUS; b++) {
+            if (hops[b] > farthest) farthest = hops[b];
+            hop_sum += hops[b];
+        }
+    }
+    CHECK(farthest == HYBRID_CUBE_MESH_DIAMETER, "DGX-1V: every GPU within 2 hops");
+    CHECK(hop_sum == GPUS * (4 * 1 + 3 * 2),
+          "DGX-1V: each GPU has 4 neighbours and 3 GPUs 2 hops away");
+    CHECK(thinnest_bisection(links) == HYBRID_CUBE_MESH_BISECTION_LINKS,
+          "DGX-1V: the thinnest cut into halves of 4 is the quads' 6 links");
+    /* p n / 4 bytes cross the quads each way over 6 links: 8 n/4/6 = n/3 a
+       link, i.e. 8/3 units of n/8; the routing above reaches it */
+    CHECK_EXACT(busiest_alltoall_link(links), 8.0 / 3,
+                "DGX-1V all-to-all: two-hop routing loads no link past the bisection's n/3");
+
+    /* hybrid cube mesh of 8, alpha 5 cycles, 64 B/cycle links, n = 48 KiB
+       (n beta = 49152 / 64 = 768 cycles); 3 rings run both ways: 6 parts.
+       reduce-scatter 7*5 + 7/8 * 768/6 = 35 + 112 = 147 cycles */
+    NetDim hcm = dim(8, TOPO_HYBRID_CUBE_MESH, false);
+    double kib48 = 48 * 1024;
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &hcm, 1, kib48).time_s,
+                7 * 5 + 7.0 / 8 * 768 / 6,
+                "hybrid cube mesh reduce-scatter: 147 cycles over 6 one-way rings");
+    CHECK_EXACT(collective_cost(CK_ALLGATHER, &hcm, 1, kib48).time_s, 147,
+                "hybrid cube mesh all-gather: 147 cycles");
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, &hcm, 1, kib48).time_s, 2 * 147,
+                "hybrid cube mesh all-reduce: 294 cycles");
+    /* broadcast: the rings 7*5 + 768/6 = 163 against the tree 2*5 + 768 =
+       778; a 64 B message: the tree 2*5 + 1 = 11 against 35 + 1/6 */
+    CHECK_EXACT(collective_cost(CK_BROADCAST, &hcm, 1, kib48).time_s, 7 * 5 + 768.0 / 6,
+                "hybrid cube mesh broadcast of 48 KiB: the six rings, 163 cycles");
+    CHECK_EXACT(collective_cost(CK_BROADCAST, &hcm, 1, 64).time_s, 2 * 5 + 64.0 / 64,
+                "hybrid cube mesh broadcast of 64 B: the two-hop tree, 11 cycles");
+    /* all-to-all: 2*5 + (8 * 49152 / 4) B / 6 links / 64 = 10 + 256 = 266 */
+    CHECK_EXACT(collective_cost(CK_ALLTOALL, &hcm, 1, kib48).time_s, 2 * 5 + 8 * kib48 / 4 / 6 / 64,
+                "hybrid cube mesh all-to-all: 266 cycles over the bisection");
+    /* byte-hops: (p-1) n times the mean distance 10/7 = 7 * 49152 * 10/7 */
+    CHECK_EXACT(collective_cost(CK_ALLTOALL, &hcm, 1, kib48).byte_hops, 491520,
+                "hybrid cube mesh all-to-all byte-hops: pairs not linked take 2 hops");
+    CHECK(net_diameter(&hcm) == 2, "hybrid cube mesh diameter 2");
+    /* The worked example of docs/cost-model.md: 25 GB/s NVLinks, 1 us
+       hops, 6 MB: reduce-scatter 7 us + 7/8 * 6e6 / (6 * 25e9) s = 7 + 35
+       = 42 us; all-reduce 84 us; broadcast 7 + 6e6 / 6 / 25e9 = 7 + 40 =
+       47 us; all-to-all 2 + 8 * 6e6 / 4 / 6 / 25e9 = 2 + 80 = 82 us */
+    NetDim dgx1 = {.p = 8,
+                   .topology = TOPO_HYBRID_CUBE_MESH,
+                   .alpha_s = 1e-6,
+                   .beta_s_per_byte = 1 / 25e9,
+                   .channels = 1,
+                   .sharers = 1};
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &dgx1, 1, 6e6).time_s, 42e-6,
+                "DGX-1V reduce-scatter of 6 MB: 42 us");
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, &dgx1, 1, 6e6).time_s, 84e-6,
+                "DGX-1V all-reduce of 6 MB: 84 us");
+    CHECK_EXACT(collective_cost(CK_BROADCAST, &dgx1, 1, 6e6).time_s, 47e-6,
+                "DGX-1V broadcast of 6 MB: 47 us");
+    CHECK_EXACT(collective_cost(CK_ALLTOALL, &dgx1, 1, 6e6).time_s, 82e-6,
+                "DGX-1V all-to-all of 6 MB: 82 us");
+
+    /* ---- dragonfly: 4 groups of 4 chips, alpha 5, 64 B/cycle links ---- */
+    /* along the chips of a group, a full mesh of 4: 2*(5 + 65536/4/64) = 522 */
+    NetDim chips4 = dragonfly_chips(4);
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, &chips4, 1, n).time_s, 2 * (5 + 65536.0 / 4 / 64),
+                "dragonfly inside a group: all-reduce as a full mesh of 4, 522 cycles");
+    /* across the groups, the 4 chips of each sending their own data over
+       one global link a pair: 3 hops (local, global, local); the busiest
+       router holds ceil(3*1/4) = 1 global link, so the global links set
+       the pace: reduce-scatter 3*5 + (65536/4)/1 * max(4/64, 1/64) = 15 +
+       1024 = 1039; all-reduce 2078 */
+    NetDim groups4 = dragonfly_groups(4, 4, 1, 4);
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &groups4, 1, n).time_s,
+                3 * 5 + 65536.0 / 4 / 1 * 4 / 64,
+                "dragonfly across groups: 4 chips share each global link, 1039 cycles");
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, &groups4, 1, n).time_s, 2 * 1039,
+                "dragonfly all-reduce across groups: 2078 cycles");
+    CHECK_EXACT(collective_cost(CK_ALLTOALL, &groups4, 1, n).time_s, 1039,
+                "dragonfly all-to-all across groups: n/4 to each group, 1039 cycles");
+    /* one chip of each group with its own data: 15 + 16384/64 = 271 */
+    NetDim groups4_one = dragonfly_groups(4, 4, 1, 1);
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &groups4_one, 1, n).time_s,
+                3 * 5 + 65536.0 / 4 / 64,
+                "dragonfly across groups, one sender a group: 271 cycles");
+    /* byte-hops: (p-1) n times the mean route 1 + 2*3/4 = 2.5 hops */
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &groups4, 1, n).byte_hops, 3 * 65536 * 2.5,
+                "dragonfly byte-hops count the local hops at both ends");
+    /* over both dims (given groups first, as the arch orders them): inside
+       the groups first, RS 5 + 65536/4/64 = 261; then across on 16384 B,
+       every chip with its own share (the sharers given are overridden):
+       2*(15 + 16384/4 * 4/64) = 2*(15 + 256) = 542; AG inside 261: 1064.
+       Across first would be 1039 + 2*(5 + 4096/64) + 1039 = 2216. */
+    NetDim both[2] = {dragonfly_groups(4, 4, 1, 1), dragonfly_chips(4)};
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, both, 2, n).time_s, 261 + 542 + 261,
+                "dragonfly all-reduce over both dims: inside the groups first, 1064 cycles");
+    /* two global links a pair: the busiest router holds ceil(3*2/4) = 2,
+       still under the 4 sharers: across 2*(15 + 16384/4/2 * 4/64) = 286;
+       261 + 286 + 261 = 808 */
+    NetDim both_l2[2] = {dragonfly_groups(4, 4, 2, 1), dragonfly_chips(4)};
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, both_l2, 2, n).time_s, 261 + 286 + 261,
+                "dragonfly all-reduce with 2 global links a pair: 808 cycles");
+    /* broadcast over both: the root's data crosses once to each group
+       (15 + 65536/64 = 1039), then spreads inside (5 + 1024 = 1029) */
+    CHECK_EXACT(collective_cost(CK_BROADCAST, both, 2, n).time_s, 1039 + 1029,
+                "dragonfly broadcast over both dims: 2068 cycles");
+    /* broadcast across groups with 4 roots a group: 15 + 65536 * 4/64 */
+    CHECK_EXACT(collective_cost(CK_BROADCAST, &groups4, 1, n).time_s, 15 + 4096,
+                "dragonfly broadcast across groups, 4 chips a group: 4111 cycles");
+    /* many groups of few chips: 8 groups of 2, one link a pair; a router
+       holds ceil(7*1/2) = 4 global links, each taking n/8 from the other
+       chip over one local link: local 4/64 beats global 2/64:
+       15 + 65536/8 * 4/64 = 15 + 512 = 527 */
+    NetDim groups8 = dragonfly_groups(8, 2, 1, 2);
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &groups8, 1, n).time_s, 15 + 512,
+                "dragonfly of 8 groups of 2: the local links set the pace, 527 cycles");
+    /* global links half as fast as local ones (32 B/cycle):
+       15 + 16384 * max(4/32, 1/64) = 15 + 2048 = 2063 */
+    NetDim slow_global = dragonfly_groups(4, 4, 1, 4);
+    slow_global.global_beta_s_per_byte = 1.0 / 32;
+    CHECK_EXACT(collective_cost(CK_REDUCE_SCATTER, &slow_global, 1, n).time_s, 15 + 2048,
+                "dragonfly with slower global links: 2063 cycles");
+    /* groups of one chip: one hop, no local links: a full mesh of 4 */
+    NetDim lone = dragonfly_groups(4, 1, 1, 1);
+    NetDim full4 = dim(4, TOPO_FULL, false);
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, &lone, 1, n).time_s,
+                collective_cost(CK_ALLREDUCE, &full4, 1, n).time_s,
+                "dragonfly of one-chip groups costs what a full mesh does (522 cycles)");
+    CHECK(net_diameter(&groups4) == 3 && net_diameter(&chips4) == 1 && net_diameter(&lone) == 1,
+          "dragonfly diameters: 3 hops across groups, 1 inside, 1 with one-chip groups");
+    /* a pipeline's send to the next group, the 4 chips of a group at once:
+       15 + 65536 * max(4/64, ceil(1/4)/64) = 15 + 4096 = 4111 */
+    CHECK_EXACT(send_cost(&groups4, n).time_s, 15 + 4096,
+                "dragonfly send to the next group: 4111 cycles");
+    /* net_dim reads the roles from the arch: the cluster's first dim
+       crosses the groups, the second's size is R; global links default to
+       the link bandwidth */
+    IrCluster fly_cluster = {.first_dim = 0,
+                             .dim_count = 2,
+                             .link_bandwidth = 64,
+                             .global_links = 3,
+                             .global_bandwidth = 32};
+    IrClusterDim fly_dims[2] = {{.size = 9, .topology = TOPO_DRAGONFLY},
+                                {.id = 1, .size = 4, .topology = TOPO_DRAGONFLY}};
+    IrArch fly = {.clusters = &fly_cluster, .cluster_count = 1, .dims = fly_dims, .dim_count = 2};
+    NetDim across = net_dim(&fly, 0), inside = net_dim(&fly, 1);
+    CHECK(across.crosses_groups && !inside.crosses_groups && across.group_chips == 4 &&
+              across.group_sharers == 4 && across.global_links == 3,
+          "net_dim: the first dim crosses the groups, R = 4 chips share 3 links a pair");
+    CHECK_EXACT(across.global_beta_s_per_byte, 1.0 / 32,
+                "net_dim: global beta from global_bandwidth");
+    fly_cluster.global_bandwidth = 0;
+    CHECK_EXACT(net_dim(&fly, 0).global_beta_s_per_byte, 1.0 / 64,
+                "net_dim: global links as fast as local ones unless given");
+
+    /* The worked example of docs/cost-model.md (std.arch.dragonfly_sn10):
+       9 groups of 4 SN10 chips, 50 GB/s links, one global link a pair,
+       1 us hops, 36 MB all-reduced over both dims: inside 1 us + 36e6/4 /
+       50e9 s = 181 us; across on 9e6 B, ceil(8/4) = 2 global links on the
+       busiest router, under the 4 sharers: 2*(3 + 9e6/9 * 4/50e9 s) =
+       2*(3 + 80) = 166 us; back inside 181 us: 528 us */
+    NetDim sn10_groups = {.p = 9,
+                          .topology = TOPO_DRAGONFLY,
+                          .alpha_s = 1e-6,
+                          .beta_s_per_byte = 1 / 50e9,
+                          .channels = 1,
+                          .sharers = 1,
+                          .crosses_groups = true,
+                          .group_chips = 4,
+                          .group_sharers = 4,
+                          .global_links = 1,
+                          .global_beta_s_per_byte = 1 / 50e9};
+    NetDim sn10[2] = {sn10_groups, sn10_groups};
+    sn10[1].p = 4;
+    sn10[1].crosses_groups = false;
+    CHECK_EXACT(collective_cost(CK_ALLREDUCE, sn10, 2, 36e6).time_s, 528e-6,
+                "dragonfly of 36 SN10 chips: all-reduce of 36 MB in 528 us");
 
     return unit_finish();
 }

@@ -38,7 +38,8 @@
  *                     the hand cases otherwise split any index over any dim
  *                     and take tiles that need not divide the range, only
  *                     the enclosing tile), n (`online` reductions in a
- *                     quarter of the fused groups)
+ *                     quarter of the fused groups), d (a fifth of the
+ *                     clusters of two dims wired as a dragonfly)
  *   CMT_VERIFY_ON     letters of features left out unless named here:
  *                     w (`where` restrictions on a sixth of the statements
  *                     that iterate two indices; the model does not yet
@@ -146,9 +147,16 @@ static void gen_arch(Rng *r, GenArch *a, Text *t) {
                 text_add(t, "%s%s = %d", first ? "" : ", ", dim_names[d], a->dim_size[d]);
                 first = false;
             }
+            const char *kind = topologies[pick(r, 5)];
+            /* a cluster of two dims is sometimes a dragonfly, drawn from a
+             * stream of its own so the other choices stay as they were */
+            Rng wiring = {r->s ^ (0xD4A6ull * (uint64_t)(c + 1))};
+            int cluster_dims = 0;
+            for (int d = 0; d < a->dims; d++) cluster_dims += a->dim_cluster[d] == c;
+            if (cluster_dims == 2 && chance(&wiring, 0.2) && on('d')) kind = "dragonfly";
             text_add(
                 t, "] %s { link_bandwidth 8 B/cycle; hop_latency 2 cycles; link_energy 1 pJ/B; }\n",
-                topologies[pick(r, 5)]);
+                kind);
         }
         if (l == a->levels) break;
         static const int caps[] = {64, 128, 256, 512, 1024, 4096};

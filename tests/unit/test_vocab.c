@@ -50,7 +50,7 @@ int main(void) {
 
     char buf[128];
     CHECK(strcmp(vocab_join(buf, sizeof buf, topology_words, topology_count, " and "),
-                 "ring, mesh, torus, switch and full") == 0,
+                 "ring, mesh, torus, switch, full, dragonfly and hybrid_cube_mesh") == 0,
           "the topologies as a message lists them");
     CHECK(strcmp(vocab_join(buf, sizeof buf, overlap_words, 2, " or "),
                  "full or none") == 0,

@@ -61,7 +61,8 @@
                       "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "sweep" "where")
                     'symbols)
        . font-lock-keyword-face)
-      (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "none"
+      (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "dragonfly"
+                      "hybrid_cube_mesh" "none"
                       "tiles" "local" "input" "weight" "output" "accumulator" "latency" "energy" "edp" "forward" "backward" "train")
                     'symbols)
        . font-lock-constant-face)
