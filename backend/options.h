@@ -22,8 +22,8 @@ enum {
     OPT_UNKNOWN = -7      /* not an option of the table (with unknown_ok) */
 };
 
-/* The options of compile and fmt (lsp, check, explain and help have
- * only the common ones, and lsp's --stdio). */
+/* The options of compile, fmt, lsp (--stdio) and plot (check, explain and
+ * help have only the common ones). */
 enum {
     CO_MAPPING = 1,
     CO_OUTPUT,
@@ -37,7 +37,8 @@ enum {
     CO_DUMP_IR,
     CO_TIME_EVAL,
     FO_CHECK = 1,
-    LO_STDIO = 1
+    LO_STDIO = 1,
+    PO_PLOTS = 1
 };
 
 typedef struct OptionSpec {
