@@ -19,6 +19,7 @@ int cmd_compile(int argc, char **argv); /* backend/compile.c */
 int cmd_fmt(int argc, char **argv);     /* backend/fmt.c */
 int cmd_sweep(int argc, char **argv);   /* backend/sweep_run.c */
 int cmd_lsp(int argc, char **argv);     /* backend/lsp.c */
+int cmd_plot(int argc, char **argv);    /* backend/plots.c */
 
 /* Options shared by every command that reads .cmt files. */
 typedef struct CommonOptions {

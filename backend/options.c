@@ -115,6 +115,15 @@ static const OptionSpec lsp_options[] = {
     {0, NULL, NULL, NULL, NULL},
 };
 
+static const OptionSpec plot_options[] = {
+    {PO_PLOTS, "--plots", NULL, "DIR",
+     "The folder the plots go to, made when missing (required): pareto.svg, roofline.svg, "
+     "breakdown.svg, heatmap.svg and heatmap_utilisation.svg, each beside the data file "
+     "(NAME.dat) and the gnuplot script (NAME.gp) it is drawn from.  They replace the folder's "
+     "old plots only once every one is drawn."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
 const CommandSpec cmt_commands[] = {
     {"check", "FILE...", "diagnostics only; exit 1 on any error",
      "Checks each FILE (`-` is standard input) and the files it uses, and prints every "
@@ -140,6 +149,15 @@ const CommandSpec cmt_commands[] = {
     {"lsp", "", "language server on standard input/output",
      "Serves the Language Server Protocol on standard input and output (docs/editors.md).",
      lsp_options, true, cmd_lsp},
+    {"plot", "CSV", "plots of a design-space sweep's CSV (gnuplot)",
+     "Reads the CSV of a design-space sweep (one row per point: docs/plots.md) and draws its "
+     "plots as SVG with gnuplot (Debian package gnuplot-nox): latency against energy with the "
+     "Pareto frontier, the roofline, the time of each point by kind, and heatmaps of latency "
+     "and utilisation over the first two numeric axes.  Only the points whose status is ok are "
+     "plotted; each plot says how many are not.  Exit status 1 for a CSV with mistakes (each "
+     "reported with its line), 2 for a file that cannot be read or written or when gnuplot is "
+     "missing or fails.",
+     plot_options, false, cmd_plot},
     {"explain", "CODE", "the long explanation of a diagnostic code",
      "Prints the page of docs/errors for CODE, such as E0304.", NULL, false, cmd_explain},
     {"help", "[COMMAND]", "this usage, or one command's options",
@@ -295,8 +313,11 @@ void options_help(FILE *out, const CommandSpec *cmd) {
         fprintf(out, "\noptions:\n");
         option_lines(out, cmd->options);
     }
-    fprintf(out, "\n%s:\n",
-            cmd->reads_files ? "options of every command reading files" : "options");
+    /* --help: with the common options, or with the command's own */
+    if (cmd->reads_files)
+        fprintf(out, "\noptions of every command reading files:\n");
+    else if (!cmd->options)
+        fprintf(out, "\noptions:\n");
     option_lines(out, cmd->reads_files ? common_options : help_options);
     fprintf(out, "\nexit status: 0 success, 1 errors in the input, 2 usage or I/O failure,\n"
                  "3 solver failure or time limit without a feasible mapping.\n"

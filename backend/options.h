@@ -22,8 +22,8 @@ enum {
     OPT_UNKNOWN = -7      /* not an option of the table (with unknown_ok) */
 };
 
-/* The options of compile and fmt (lsp, check, explain and help have
- * only the common ones, and lsp's --stdio). */
+/* The options of compile, fmt, lsp (--stdio) and plot (check, explain and
+ * help have only the common ones). */
 enum {
     CO_MAPPING = 1,
     CO_OUTPUT,
@@ -48,7 +48,8 @@ enum {
     SW_PLOTS,
     SW_MERGE,
     SW_OBJECTIVE,
-    SW_TIME_LIMIT
+    SW_TIME_LIMIT,
+    PO_PLOTS = 1
 };
 
 typedef struct OptionSpec {

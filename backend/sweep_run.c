@@ -4,6 +4,7 @@
  * --merge and --emit-slurm (docs/sweeps.md). */
 #include "backend/commands.h"
 #include "backend/options.h"
+#include "backend/plots.h"
 #include "backend/sweep.h"
 
 #include <errno.h>
@@ -505,9 +506,7 @@ static int draw_plots(const char *csv, const char *dir, SweepFormat format) {
         fprintf(stderr, "cmtc: error: --plots draws from a CSV file: give -o OUT.csv\n");
         return EXIT_USAGE;
     }
-    (void)dir;
-    fprintf(stderr, "cmtc: error: --plots: this build has no plotting\n");
-    return EXIT_USAGE;
+    return sweep_plots(csv, dir, stderr) ? EXIT_OK : EXIT_USAGE;
 }
 
 static bool parse_shard(const char *v, int *index, int *count) {

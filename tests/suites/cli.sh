@@ -26,7 +26,7 @@ command -v python3 >/dev/null 2>&1 && have_python=true
 worked=$root/tests/golden/compile_worked.cmt
 
 # --- help
-for c in check compile sweep fmt lsp explain help; do
+for c in check compile sweep fmt lsp plot explain help; do
     $RUN help $c >"$tmp/h1" 2>&1; s1=$?
     $RUN $c --help >"$tmp/h2" 2>&1; s2=$?
     if [ $s1 -eq 0 ] && [ $s2 -eq 0 ] && head -n 1 "$tmp/h1" | grep -q "^usage: cmtc $c" &&
