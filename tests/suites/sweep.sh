@@ -212,3 +212,19 @@ if command -v script >/dev/null 2>&1; then
 else
   echo "SKIP: sweep_progress_on_a_terminal: script (util-linux) is not installed"
 fi
+
+# --- --plots: drawn from the CSV just written
+if command -v gnuplot >/dev/null 2>&1; then
+  $RUN sweep "$small" -o "$tmp/pl.csv" --plots "$tmp/plots" 2>"$tmp/err"
+  s=$?
+  missing=""
+  for p in pareto roofline breakdown heatmap heatmap_utilisation; do
+    grep -q '<svg' "$tmp/plots/$p.svg" 2>/dev/null || missing="$missing $p"
+  done
+  if [ $s -eq 0 ] && [ -z "$missing" ]; then pass sweep_plots; else fail sweep_plots "exit $s, missing:$missing: $(head -c 300 "$tmp/err")"; fi
+  $RUN sweep "$small" --plots "$tmp/plots2" >/dev/null 2>"$tmp/err"
+  s=$?
+  if [ $s -eq 2 ] && grep -q -- "--plots draws from a CSV file" "$tmp/err"; then pass sweep_plots_need_a_file; else fail sweep_plots_need_a_file "exit $s: $(head -c 200 "$tmp/err")"; fi
+else
+  echo "SKIP: sweep_plots: gnuplot is not installed (Debian: gnuplot-nox)"
+fi
