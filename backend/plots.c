@@ -66,9 +66,9 @@ static const char *si_prefix(double largest, double *factor) {
 
 /* A value for a tick, a label or a legend: an integer below 10 000 as it
  * is (so that an axis of 524288 and 2097152 reads 524k and 2.1M, not one
- * number in full and one with a prefix); a plain number from 0.001 to a million in three digits; anything
- * else (and any value with a unit) in three digits with an SI prefix,
- * then the unit ("64", "0.5", "3.35T", "3.35 TB/s", "312 TFLOP/s"). */
+ * number in full and one with a prefix); a plain number from 0.001 to a million in three digits;
+ * anything else (and any value with a unit) in three digits with an SI prefix, then the unit ("64",
+ * "0.5", "3.35T", "3.35 TB/s", "312 TFLOP/s"). */
 static const char *format_value(Arena *a, double v, const char *unit) {
     const char *space = *unit ? " " : "";
     if (v == floor(v) && fabs(v) < 1e4) return arena_printf(a, "%.0f%s%s", v, space, unit);

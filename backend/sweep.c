@@ -229,6 +229,7 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
         flop += ss->total_work / copies * (ss->unit && ss->unit->matrix ? 2 : 1);
     }
     f.flop = flop * repeat * micro;
+    const IrArch *whole = s->m->pipeline.full_arch ? s->m->pipeline.full_arch : arch;
     /* the outermost memory: every instance's traffic and bandwidth */
     const IrLevel *outer = &arch->levels[0];
     double outer_bytes = 0, outer_bw = 0;
@@ -238,14 +239,16 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
         outer_bw += arch->memories[mi].bandwidth;
     }
     f.outer_bytes = outer_bytes * (double)outer->instances * repeat * micro;
-    f.peak_outer_bw = outer_bw * (double)outer->instances;
+    /* the bandwidth of every instance of the whole machine's outermost
+     * memory (a stage's are one stage's) */
+    f.peak_outer_bw = outer_bw * (double)whole->levels[0].instances;
     f.intensity = f.outer_bytes > 0 ? f.flop / f.outer_bytes : NAN;
     f.achieved = f.latency > 0 ? f.flop / f.latency : NAN;
     /* the peak: the matrix units' (each MAC two FLOP), else the vector
-     * units' */
+     * units', of the whole machine (a pipeline's schedule is one stage's) */
     double peak_matrix = 0, peak_vector = 0;
-    for (int u = 0; u < arch->unit_count; u++) {
-        const IrCompute *unit = &arch->units[u];
+    for (int u = 0; u < whole->unit_count; u++) {
+        const IrCompute *unit = &whole->units[u];
         double total = unit->throughput * (double)unit->instances;
         if (unit->matrix)
             peak_matrix += 2 * total;

@@ -341,6 +341,9 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
 static void record_split_only(MapCtx *c) {
     IrSpatial *sp = &c->m->spatial;
     int cells = c->op->stmt_count * c->arch->dim_count;
+    int words = (c->op->index_count + 63) / 64;
+    sp->split_only_words = words;
+    sp->split_only_set = ARENA_ARRAY(c->s->arena, uint64_t, (size_t)cells * (size_t)words + 1);
     for (int k = 0; k < cells; k++) sp->split_only[k] = -1;
     if (sp->whole_hole) return;
     for (int it = 0; it < c->md->item_count; it++) {
@@ -351,11 +354,19 @@ static void record_split_only(MapCtx *c) {
             if (as->index.hole || !as->index.name) continue;
             int ix = ir_find_index(c->op, as->index.name);
             if (ix < 0) continue;
-            for (int k = 0; k < cells; k++) {
+            /* only `ix -> ?` opens holes that take ix */
+            bool dims_hole = as->dims.count == 1 && as->dims.items[0].hole;
+            for (int k = 0; k < cells && dims_hole; k++) {
                 Span sk = sp->split_span[k];
-                if (sp->split[k] == IR_HOLE && sk.file == as->span.file &&
-                    sk.start == as->span.start && sk.end == as->span.end)
-                    sp->split_only[k] = ix;
+                if (sp->split[k] != IR_HOLE || sk.file != as->span.file) continue;
+                if (sk.start == as->span.start && sk.end == as->span.end) sp->split_only[k] = ix;
+                /* every named hole of the line that left this cell open
+                 * and whose index the statement uses */
+                int st = k / c->arch->dim_count;
+                if (sk.start >= mi->span.start && sk.end <= mi->span.end &&
+                    ir_stmt_uses_index(&c->op->stmts[st], ix))
+                    sp->split_only_set[(size_t)k * (size_t)words + (size_t)(ix >> 6)] |=
+                        (uint64_t)1 << (ix & 63);
             }
         }
     }

@@ -358,9 +358,14 @@ IR_VOCABULARY(Overlap, overlap);
 typedef struct IrSpatial {
     int *split;       /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
     Span *split_span; /* where each decision was written */
-    int *split_only;  /* [stmt * dim_count + dim]: the one index a hole may
+    int *split_only;  /* [stmt * dim_count + dim]: the first index a hole may
                          take (`n -> ?`), -1 for any */
-    bool whole_hole;  /* `spatial ?;` */
+    /* [(stmt * dim_count + dim) * split_only_words]: every index the hole
+     * may take, a bit each: a line `h -> ?, b -> ?` lets a statement that
+     * uses both take h or b on each dim; no bit set: any index */
+    uint64_t *split_only_set;
+    int split_only_words;
+    bool whole_hole; /* `spatial ?;` */
     Span hole_span;
 } IrSpatial;
 

@@ -150,6 +150,16 @@ static bool split_divides(const OptSpace *sp, const int *split) {
     return true;
 }
 
+/* May the hole of statement st on dim d take index i? */
+static bool may_take(const OptSpace *sp, int st, int d, int i) {
+    if (!sp->split_allowed) return true;
+    const uint64_t *set = sp->split_allowed + (size_t)(st * sp->D + d) * (size_t)sp->allowed_words;
+    bool any = true;
+    for (int w = 0; w < sp->allowed_words && any; w++)
+        if (set[w]) any = false;
+    return any || (set[i >> 6] >> (i & 63) & 1);
+}
+
 /* The options of one dim: sets of indices no hole statement uses two of,
  * each alone or with a fallback index. */
 typedef struct DimOptions {
@@ -190,9 +200,8 @@ static void emit_set(SetWalk *w) {
             const IrStmt *is = &sp->op->stmts[st];
             int idx[2 * IR_MAX_RANK];
             int n = ir_stmt_indices(is, idx);
-            int allow = sp->split_allowed[st * D + w->d];
             for (int q = 0; q < n; q++)
-                if (!bits_has(w->set, idx[q]) && (allow < 0 || allow == idx[q]))
+                if (!bits_has(w->set, idx[q]) && may_take(sp, st, w->d, idx[q]))
                     w->fb_ok[idx[q]] = true;
         }
     for (int fb = I; fb >= -1; fb--) {
@@ -228,8 +237,7 @@ static void walk_sets(SetWalk *w, int k) {
     bool ok = true;
     for (int u = w->user_first[k - 1]; u < w->user_first[k] && ok; u++) {
         int st = w->users[u];
-        int allow = w->sp->split_allowed[st * sp->D + w->d];
-        if (w->used[st] > 0 || (allow >= 0 && allow != c)) ok = false;
+        if (w->used[st] > 0 || !may_take(sp, st, w->d, c)) ok = false;
     }
     if (!ok || sp->truncated) return;
     for (int u = w->user_first[k - 1]; u < w->user_first[k]; u++) w->used[w->users[u]]++;
@@ -258,9 +266,8 @@ static DimOptions dim_options(OptSpace *sp, int d, long limit) {
         if (!sp->split_hole[st * D + d]) continue;
         int idx[2 * IR_MAX_RANK];
         int n = ir_stmt_indices(&sp->op->stmts[st], idx);
-        int allow = sp->split_allowed[st * D + d];
         for (int q = 0; q < n; q++)
-            if (allow < 0 || allow == idx[q]) {
+            if (may_take(sp, st, d, idx[q])) {
                 count[idx[q]]++;
                 total++;
             }
@@ -315,7 +322,11 @@ static bool dims_interchangeable(const OptSpace *sp, int a, int b) {
         if (!sp->split_hole[st * sp->D + a] &&
             sp->m->spatial.split[st * sp->D + a] != sp->m->spatial.split[st * sp->D + b])
             return false;
-        if (sp->split_allowed[st * sp->D + a] != sp->split_allowed[st * sp->D + b]) return false;
+        if (sp->split_allowed &&
+            memcmp(sp->split_allowed + (size_t)(st * sp->D + a) * (size_t)sp->allowed_words,
+                   sp->split_allowed + (size_t)(st * sp->D + b) * (size_t)sp->allowed_words,
+                   sizeof(uint64_t) * (size_t)sp->allowed_words) != 0)
+            return false;
     }
     return true;
 }
@@ -337,9 +348,7 @@ static void fill_table(const OptSpace *sp, const DimOptions *opt, const int *hol
             int v = IR_UNSET;
             for (int q = 0; q < n; q++) /* at most one: the set is valid */
                 if (bits_has(set, idx[q]) && (v == IR_UNSET || idx[q] > v)) v = idx[q];
-            int allow = sp->split_allowed[st * D + d];
-            if (v == IR_UNSET && fb >= 0 && ir_stmt_uses_index(is, fb) &&
-                (allow < 0 || allow == fb))
+            if (v == IR_UNSET && fb >= 0 && ir_stmt_uses_index(is, fb) && may_take(sp, st, d, fb))
                 v = fb;
             table[st * D + d] = v;
         }
@@ -1144,15 +1153,12 @@ OptSpace *opt_space_build(Arena *arena, const IrMapping *m, bool symmetry, doubl
     sp->budget = budget;
     int S = sp->S, D = sp->D, I = sp->I, L = sp->L;
     sp->split_hole = ARENA_ARRAY(arena, bool, S *D + 1);
-    sp->split_allowed = ARENA_ARRAY(arena, int, S *D + 1);
-    for (int k = 0; k < S * D; k++) {
+    for (int k = 0; k < S * D; k++)
         sp->split_hole[k] =
             m->spatial.whole_hole || (m->spatial.split && m->spatial.split[k] == IR_HOLE);
-        /* `n -> ?`: those holes may only take n */
-        sp->split_allowed[k] = sp->split_hole[k] && !m->spatial.whole_hole && m->spatial.split_only
-                                   ? m->spatial.split_only[k]
-                                   : -1;
-    }
+    /* `n -> ?`: those holes may only take the indices their line names */
+    sp->split_allowed = m->spatial.whole_hole ? NULL : m->spatial.split_only_set;
+    sp->allowed_words = m->spatial.split_only_words;
     build_splits(sp, config_limit);
     /* tile holes, by index then level (outer first), then line: one per
      * line that leaves the index open at the level */

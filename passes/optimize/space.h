@@ -127,8 +127,11 @@ typedef struct OptSpace {
     const char *phase; /* what would have passed the budget */
     double wanted;     /* bytes it would have needed */
     /* spatial */
-    bool *split_hole;   /* [st * D + d] */
-    int *split_allowed; /* [st * D + d]: the only index a hole may take, -1 any */
+    bool *split_hole; /* [st * D + d] */
+    /* [(st * D + d) * allowed_words]: the indices a hole may take (`h ->
+     * ?, b -> ?`), a bit each; none set: any */
+    const uint64_t *split_allowed;
+    int allowed_words;
     int split_count;
     int *splits;        /* split_count tables of S * D */
     bool *split_varies; /* [st]: its row differs between split tables */

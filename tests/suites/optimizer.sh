@@ -91,10 +91,15 @@ src = open(sys.argv[2]).read()
 def body(name):
     b = re.search(r"^mapping %s .*?\{(.*?)^\}" % name, src, re.S | re.M)
     return re.sub(r"//[^\n]*", "", b.group(1)) if b else ""
+def header(name):
+    # the op and its bindings as the mapping declares them: `microbatches ?
+    # of B` instantiates B per choice, the problem stays the declared one
+    h = re.search(r"^mapping %s +for +([^{]*?) +on " % name, src, re.M)
+    return re.sub(r"\s+", "", h.group(1)) if h else ""
 def key(m):
     t = m.get("mapping", "")
     rep = re.search(r"repeat (\d+)", t)
-    return (m["op"], json.dumps(m.get("params", {}), sort_keys=True), m["arch"],
+    return (m["op"], header(m["name"]), m["arch"], json.dumps(m.get("arch_params", {}), sort_keys=True),
             "overlap none" in t, rep.group(1) if rep else "1")
 def fuse_lines(name):
     return sorted(re.sub(r"\s+", " ", f.strip()) for f in re.findall(r"fuse[^;]*;", body(name)))

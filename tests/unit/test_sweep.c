@@ -35,6 +35,9 @@ static const char *text =
     "  zip { BW = [8 TB/s, 16 TB/s]; LAUNCH = [0 s, 1 us]; }\n"
     "  K = range(1, 2, 1);\n"
     "}\n"
+    "sweep pipe {\n"
+    "  mapping = [piped];\n"
+    "}\n"
     "sweep ranges {\n"
     "  mapping = [flat];\n"
     "  BW = range(1 TB/s, 2 TB/s, 0.25 TB/s);\n"
@@ -153,6 +156,23 @@ static void check_partition(const Program *p) {
                "piped: the parts sum to the 48008 ns step");
 }
 
+/* A pipeline's row counts the whole machine: 8 layers x 6 micro-batches
+ * x 1000 element ops = 48000 FLOP in the 48008 ns step, against 4 stages'
+ * vector units of 1e9 op/s: a utilisation of 48000 / 48008e-9 / 4e9. */
+static void check_pipeline_row(const Program *p) {
+    const IrSweep *sw = sweep_named(p, "pipe");
+    CHECK(sw && sw->point_count == 1, "pipe: one point");
+    if (!sw) return;
+    OptimizeOptions opts;
+    memset(&opts, 0, sizeof opts);
+    const char *row = sweep_evaluate_point(&arena, (Program *)p, p->sources, sw, 0, &opts,
+                                           SWEEP_CSV);
+    const char *tail = arena_printf(&arena, ",%.10g,4000000000,", 48000 / 48008e-9);
+    const char *util = arena_printf(&arena, ",%.10g,", 48000 / 48008e-9 / 4e9);
+    CHECK(strstr(row, ",48000,") && strstr(row, tail) && strstr(row, util),
+          "pipe: 48000 FLOP, achieved 48000 / 48008 ns, peak 4e9 (every stage), a quarter used");
+}
+
 int main(void) {
     SourceManager sm;
     DiagSink diags;
@@ -162,6 +182,7 @@ int main(void) {
     check_points(p);
     check_ranges(p);
     check_partition(p);
+    check_pipeline_row(p);
     arena_free_all(&arena);
     return unit_failures ? 1 : 0;
 }
