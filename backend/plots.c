@@ -723,9 +723,8 @@ static void heatmap_script(Plots *P, const HeatmapGrid *g, bool utilisation, dou
     const SweepAxis *xa = &t->axes[g->x_axis], *ya = &t->axes[g->y_axis];
     const char *others = other_axes(P, g);
     script_begin(P, gp, base,
-                 utilisation ? "the greatest utilisation of each cell of the first two numeric "
-                               "axes"
-                             : "the least latency of each cell of the first two numeric axes",
+                 utilisation ? "the greatest utilisation of each cell of two numeric axes"
+                             : "the least latency of each cell of two numeric axes",
                  900, 720);
     fprintf(gp, "# (heatmap.dat has both metrics.)\n");
     const char *title = arena_printf(a, "%s for each %s and %s%s%s",

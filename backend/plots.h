@@ -115,9 +115,11 @@ typedef struct HeatmapGrid {
     int empty_cells;
 } HeatmapGrid;
 
-/* Fills the grid over the first two numeric axes that have two distinct
- * values or more (over every point, ok or not); false when there are not
- * two such axes. */
+/* Fills the grid over two numeric axes that have two distinct values or
+ * more (over every point, ok or not): the first pair, in column order,
+ * that varies independently (every pair of their values met by a point;
+ * zipped axes are not), else the first two; false when there are not two
+ * such axes. */
 bool heatmap_grid(Arena *a, const SweepTable *t, HeatmapGrid *out);
 
 #endif

@@ -354,22 +354,59 @@ static int value_index(const double *values, int n, double v) {
     return lo;
 }
 
+/* Do numeric axes x and y (nx and ny distinct values) vary independently,
+ * every pair of their values met by some point?  Zipped axes do not: their
+ * pairs lie on a diagonal, and a heat map of them is mostly blank. */
+static bool full_grid(Arena *a, const SweepTable *t, int x, const double *xv, int nx, int y,
+                      const double *yv, int ny) {
+    bool *seen = ARENA_ARRAY(a, bool, (size_t)nx *(size_t)ny + 1);
+    int met = 0;
+    for (int i = 0; i < t->point_count; i++) {
+        int c = value_index(yv, ny, t->points[i].axis_value[y]) * nx +
+                value_index(xv, nx, t->points[i].axis_value[x]);
+        if (!seen[c]) met++;
+        seen[c] = true;
+    }
+    return met == nx * ny;
+}
+
 bool heatmap_grid(Arena *a, const SweepTable *t, HeatmapGrid *out) {
     memset(out, 0, sizeof *out);
-    int chosen[2], found = 0;
-    double *values[2];
-    int counts[2];
-    for (int k = 0; k < t->axis_count && found < 2; k++) {
+    int chosen[2] = {-1, -1};
+    double *values[2] = {NULL, NULL};
+    int counts[2] = {0, 0};
+    /* the numeric axes of two values or more */
+    int *axis = ARENA_ARRAY(a, int, t->axis_count + 1);
+    double **axis_values = ARENA_ARRAY(a, double *, t->axis_count + 1);
+    int *axis_count = ARENA_ARRAY(a, int, t->axis_count + 1);
+    int n = 0;
+    for (int k = 0; k < t->axis_count; k++) {
         if (!t->axes[k].numeric) continue;
         double *v;
-        int n = distinct_values(a, t, k, &v);
-        if (n < 2) continue;
-        chosen[found] = k;
-        values[found] = v;
-        counts[found] = n;
-        found++;
+        int c = distinct_values(a, t, k, &v);
+        if (c < 2) continue;
+        axis[n] = k;
+        axis_values[n] = v;
+        axis_count[n++] = c;
     }
-    if (found < 2) return false;
+    if (n < 2) return false;
+    /* the first pair that varies independently, else the first two */
+    int pick_x = 0, pick_y = 1;
+    bool found = false;
+    for (int i = 0; i < n && !found; i++)
+        for (int j = i + 1; j < n && !found; j++)
+            if (full_grid(a, t, axis[i], axis_values[i], axis_count[i], axis[j], axis_values[j],
+                          axis_count[j])) {
+                pick_x = i;
+                pick_y = j;
+                found = true;
+            }
+    chosen[0] = axis[pick_x];
+    chosen[1] = axis[pick_y];
+    values[0] = axis_values[pick_x];
+    values[1] = axis_values[pick_y];
+    counts[0] = axis_count[pick_x];
+    counts[1] = axis_count[pick_y];
     out->x_axis = chosen[0];
     out->y_axis = chosen[1];
     out->x_values = values[0];

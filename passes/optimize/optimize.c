@@ -1312,6 +1312,12 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
     const OptCost *lc = &se->least_cost;
     const char *mem = lc->memory >= 0 ? m->arch->memories[lc->memory].name : "a memory";
     const char *need = bytes_text(a, lc->need), *has = bytes_text(a, lc->capacity);
+    /* a need just over the capacity rounds to the same text: give both in
+     * bytes then */
+    if (strcmp(need, has) == 0) {
+        need = arena_printf(a, "%.0f B", lc->need);
+        has = arena_printf(a, "%.0f B", lc->capacity);
+    }
     int first = -1, count = 0;
     for (int d = 0; d < nd; d++)
         if (keep[d] && !arch_alone) {

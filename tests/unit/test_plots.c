@@ -288,6 +288,19 @@ static void test_heatmap(void) {
     CHECK(isnan(g.min_latency_s[5]), "heatmap: (2, 30) has no ok point");
     CHECK(g.empty_cells == 2, "heatmap: two empty cells");
 
+    /* x.A and x.B zipped (pairs 1-10, 2-20, 3-30), x.K across them: the
+     * heat map takes A and K, the first pair that varies independently, not
+     * the zip's diagonal */
+    const char *zipped = "point,x.A,x.B,x.K,status,latency_s,energy_j,time_compute_s,time_memory_s,"
+             "time_network_s,time_bubble_s,time_other_s,intensity_flop_per_b,"
+             "achieved_flop_per_s,peak_flop_per_s,peak_outer_b_per_s,utilisation\n";
+    for (int i = 0; i < 6; i++)
+        zipped = arena_printf(&arena, "%s%d,%d,%d,%d,ok,1,1,1,0,0,0,0,1,1,1,1,0.5\n", zipped, i,
+                              i / 2 + 1, 10 * (i / 2 + 1), i % 2 ? 64 : 32);
+    CHECK(table_of(zipped, &t, &report) && heatmap_grid(&arena, &t, &g) && g.x_axis == 0 &&
+              g.y_axis == 2 && g.nx == 3 && g.ny == 2 && g.empty_cells == 0,
+          "heatmap: zipped A and B skipped as a pair; A across K, every cell met");
+
     /* one numeric axis of two values or more: no heatmap */
     const char *one =
         arena_printf(&arena, "%s%s", good_header, row("ok", "a100", 0, 256, 2e12, 1e-3, 1, ""));
