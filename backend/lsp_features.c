@@ -1153,6 +1153,7 @@ static const char *describe_attribute(Name key) {
         {"link_energy", "energy per byte per hop (0.5 pJ/B)"},
         {"launch_overhead", "time each fusion group (kernel) pays to launch and synchronise "
                             "(4 us), added to its latency"},
+        {"price", "what the whole system costs (250 kUSD); sweeps report FLOP/s per USD"},
         {"transfer_latency", "time a memory spends on each tile moved into or out of it, "
                              "besides its bytes (500 ns)"},
         {"kind", "`buffer` (default): counts what is written into the memory and read out "

@@ -55,6 +55,8 @@ static const char *const figure_columns[] = {
     "peak_flop_per_s",
     "peak_outer_b_per_s",
     "utilisation",
+    "price_usd",
+    "flop_per_s_per_usd",
     "memory_per_level",
     "solver",
     "chosen",
@@ -126,6 +128,7 @@ typedef struct Figures {
     double t_compute, t_memory, t_network, t_bubble, t_other;
     double compute, memory, network;
     double flop, outer_bytes, intensity, achieved, peak_flop, peak_outer_bw, utilisation;
+    double price, per_usd;
 } Figures;
 
 static Figures no_figures(const char *status, const char *message) {
@@ -136,6 +139,7 @@ static Figures no_figures(const char *status, const char *message) {
     f.compute = f.memory = f.network = nan;
     f.flop = f.outer_bytes = f.intensity = f.achieved = nan;
     f.peak_flop = f.peak_outer_bw = f.utilisation = nan;
+    f.price = f.per_usd = nan;
     return f;
 }
 
@@ -257,6 +261,9 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     }
     f.peak_flop = peak_matrix > 0 ? peak_matrix : peak_vector;
     f.utilisation = f.peak_flop > 0 ? f.achieved / f.peak_flop : NAN;
+    /* cost efficiency, where the arch gives its price */
+    f.price = whole->price_usd > 0 ? whole->price_usd : NAN;
+    f.per_usd = whole->price_usd > 0 ? f.achieved / whole->price_usd : NAN;
     f.memory_per_level = memory_use(a, s);
     /* the status only: a row is the same whichever run wrote it (a
      * solve's seconds are not) */
@@ -274,8 +281,9 @@ static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Fi
                               f->t_compute, f->t_memory, f->t_network, f->t_bubble,
                               f->t_other,   f->compute,  f->memory,    f->network};
     const char *tail_texts[] = {f->bound};
-    const double roof[] = {f->flop,      f->outer_bytes,   f->intensity,  f->achieved,
-                           f->peak_flop, f->peak_outer_bw, f->utilisation};
+    const double roof[] = {f->flop,        f->outer_bytes, f->intensity,
+                           f->achieved,    f->peak_flop,   f->peak_outer_bw,
+                           f->utilisation, f->price,       f->per_usd};
     const char *last[] = {f->memory_per_level, f->solver, f->chosen};
     if (format == SWEEP_CSV) {
         Text t = {a, NULL, 0, 0};

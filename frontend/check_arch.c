@@ -612,6 +612,21 @@ static void build_clock(ArchCtx *c, EffList *l) {
             overhead = a; /* after the clock: it may be given in cycles */
             continue;
         }
+        if (strcmp(a->key.name, "price") == 0) {
+            /* what the whole system costs: sweeps report performance per
+             * dollar (docs/sweeps.md) */
+            static const UnitDim DIM_PRICE[] = {{BU_USD, BU_NONE}};
+            double v;
+            UnitDim dim;
+            if (!quantity_attr(c, a, DIM_PRICE, 1, &v, &dim)) continue;
+            if (!(v > 0)) {
+                arch_error(c, a->values[0]->span, "E0212", "price must be positive, got %s",
+                           span_text(c->arena, c->s->prog->sources, a->values[0]->span));
+                continue;
+            }
+            c->arch->price_usd = v;
+            continue;
+        }
         if (strcmp(a->key.name, "clock") != 0) {
             Diag *d = arch_error(c, a->key.span, "E0209", "unknown attribute `%s` for an arch",
                                  a->key.name);
@@ -620,8 +635,8 @@ static void build_clock(ArchCtx *c, EffList *l) {
                 diag_help(d, c->diags, "did you mean `%s`?", best);
             else
                 diag_note(d, c->diags,
-                          "an arch takes `clock` and `launch_overhead`, then memory, "
-                          "cluster and compute items");
+                          "an arch takes `clock`, `launch_overhead` and `price`, then "
+                          "memory, cluster and compute items");
             continue;
         }
         double v;

@@ -267,6 +267,7 @@ typedef struct IrArch {
     Span span;              /* the declaration */
     double clock_hz;        /* 0 when not given (cycles then unusable) */
     double launch_overhead; /* s per fusion group (kernel launch and sync) */
+    double price_usd;       /* what the whole system costs; 0 when not given */
     IrLevel *levels;
     int level_count;
     IrMemory *memories;

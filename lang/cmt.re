@@ -158,7 +158,7 @@ static const char *const UNIT_WORDS[] = {
     "cycles", "Hz", "kHz", "MHz", "GHz", "THz", "J", "kJ", "mJ", "uJ", "nJ",
     "pJ", "fJ", "MAC", "MACs", "kMAC", "MMAC", "GMAC", "TMAC", "op", "ops",
     "kop", "Mop", "Gop", "Top", "FLOP", "FLOPs", "kFLOP", "MFLOP", "GFLOP",
-    "TFLOP", "PFLOP"};
+    "TFLOP", "PFLOP", "USD", "kUSD", "MUSD"};
 
 static bool ascii_equal_nocase(const char *a, const char *b) {
     for (; *a && *b; a++, b++) {
@@ -302,7 +302,8 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         freq_w   = [kMGT]? "Hz";
         energy_w = [kmunpf]? "J";
         count_w  = [kMGTP]? ("MAC" | "MACs" | "op" | "ops" | "FLOP" | "FLOPs");
-        unit_w   = size_w | time_w | freq_w | energy_w | count_w;
+        price_w  = [kM]? "USD";
+        unit_w   = size_w | time_w | freq_w | energy_w | count_w | price_w;
         unit     = unit_w ("/" unit_w)?;
         ident    = [A-Za-z_][A-Za-z0-9_]*;
 

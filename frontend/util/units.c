@@ -56,8 +56,9 @@ static const UnitWord unit_words[] = {
 
 /* Counts take an optional decimal prefix: kMAC, GFLOP, Tops, ... */
 static const UnitWord count_words[] = {
-    {"MAC", BU_MAC, 1}, {"MACs", BU_MAC, 1},  {"op", BU_OP, 1},
-    {"ops", BU_OP, 1},  {"FLOP", BU_FLOP, 1}, {"FLOPs", BU_FLOP, 1},
+    {"USD", BU_USD, 1}, {"kUSD", BU_USD, 1e3}, {"MUSD", BU_USD, 1e6},
+    {"MAC", BU_MAC, 1}, {"MACs", BU_MAC, 1},   {"op", BU_OP, 1},
+    {"ops", BU_OP, 1},  {"FLOP", BU_FLOP, 1},  {"FLOPs", BU_FLOP, 1},
 };
 
 static const struct {
@@ -153,6 +154,7 @@ const char *unit_dim_describe(UnitDim dim) {
         case BU_MAC: return "MAC count";
         case BU_OP: return "op count";
         case BU_FLOP: return "FLOP count";
+        case BU_USD: return "price";
         }
         return "quantity";
     }
@@ -192,6 +194,7 @@ const char *unit_dim_example(UnitDim dim) {
         case BU_MAC: return "1 GMAC";
         case BU_OP: return "1 Gop";
         case BU_FLOP: return "1 TFLOP";
+        case BU_USD: return "30000 USD";
         }
         return "4096";
     }
@@ -247,6 +250,7 @@ static const Prefix ops[] = {{1, "op"},    {1e3, "kop"},  {1e6, "Mop"},
 static const Prefix flops[] = {{1, "FLOP"},    {1e3, "kFLOP"},  {1e6, "MFLOP"},
                                {1e9, "GFLOP"}, {1e12, "TFLOP"}, {1e15, "PFLOP"}};
 static const Prefix cycles[] = {{1, "cycles"}};
+static const Prefix dollars[] = {{1, "USD"}, {1e3, "kUSD"}, {1e6, "MUSD"}};
 static const Prefix plain[] = {{1, ""}};
 
 /* Three significant digits without an exponent for magnitudes in
@@ -334,6 +338,9 @@ static const char *format_numerator(Arena *a, double value, BaseUnit num, bool a
     case BU_FLOP:
         if (whole_below(value, 1e6)) return arena_printf(a, "%.0f FLOP", value);
         return FORMAT(a, value, flops, 1000);
+    case BU_USD:
+        if (whole_below(value, 1e6)) return arena_printf(a, "%.0f USD", value);
+        return FORMAT(a, value, dollars, 1000);
     case BU_NONE: break;
     }
     if (whole_below(value, 1e15)) return arena_printf(a, "%.0f", value);
@@ -342,9 +349,9 @@ static const char *format_numerator(Arena *a, double value, BaseUnit num, bool a
 
 const char *unit_dim_si_name(Arena *a, UnitDim dim) {
     static const char *const numerators[] = {
-        [BU_NONE] = "",        [BU_BYTE] = "B",   [BU_SECOND] = "s",
-        [BU_CYCLE] = "cycles", [BU_HERTZ] = "Hz", [BU_JOULE] = "J",
-        [BU_MAC] = "MAC",      [BU_OP] = "op",    [BU_FLOP] = "FLOP"};
+        [BU_NONE] = "",     [BU_BYTE] = "B",  [BU_SECOND] = "s", [BU_CYCLE] = "cycles",
+        [BU_HERTZ] = "Hz",  [BU_JOULE] = "J", [BU_MAC] = "MAC",  [BU_OP] = "op",
+        [BU_FLOP] = "FLOP", [BU_USD] = "USD"};
     if (dim.num >= COUNT_OF(numerators)) return "";
     if (dim.den == BU_NONE) return numerators[dim.num];
     return arena_printf(a, "%s/%s", dim.num == BU_CYCLE ? "cycle" : numerators[dim.num],

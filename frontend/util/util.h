@@ -258,7 +258,8 @@ typedef enum BaseUnit {
     BU_JOULE,  /* energy */
     BU_MAC,    /* multiply-accumulate */
     BU_OP,     /* vector element operation */
-    BU_FLOP    /* floating point operation (1 MAC = 2 FLOP) */
+    BU_FLOP,   /* floating point operation (1 MAC = 2 FLOP) */
+    BU_USD     /* a price, in US dollars (an arch's `price`) */
 } BaseUnit;
 
 typedef struct UnitDim {

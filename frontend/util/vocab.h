@@ -84,7 +84,8 @@
 /* attribute keys, by what they belong to */
 #define CMT_ARCH_KEYS(X) \
     X("clock") \
-    X("launch_overhead")
+    X("launch_overhead") \
+    X("price")
 #define CMT_MEMORY_KEYS(X) \
     X("capacity") \
     X("bandwidth") \

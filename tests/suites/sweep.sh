@@ -135,6 +135,17 @@ for r in ok:
     assert r["axes"]["mapping"] in ("solved", "fixed")
 EOF
   then pass sweep_jsonl_rows; else fail sweep_jsonl_rows "does not parse or does not sum"; fi
+  # every CSV row has the header's fields, and JSON Lines the same names
+  if python3 - "$tmp/j1.csv" "$tmp/rows.jsonl" <<'EOF'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert all(len(r) == len(rows[0]) for r in rows), set(len(r) for r in rows)
+names = [c for c in rows[0] if c != "point" and not c.startswith("x.")]
+for line in open(sys.argv[2]):
+    keys = [k for k in json.loads(line) if k not in ("point", "axes")]
+    assert set(keys) <= set(names), set(keys) - set(names)
+EOF
+  then pass sweep_columns_line_up; else fail sweep_columns_line_up "the fields of a row do not match the header"; fi
 else
   echo "SKIP: sweep_jsonl_rows: python3 is not installed"
 fi

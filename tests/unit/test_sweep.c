@@ -11,6 +11,7 @@ static const char *text =
     "arch line<BW = 8 TB/s, LAUNCH = 0 s> {\n"
     "  clock 1 GHz;\n"
     "  launch_overhead LAUNCH;\n"
+    "  price 100 kUSD;\n"
     "  cluster stage[s = 4] ring { link_bandwidth 1 GB/s; hop_latency 1 us; }\n"
     "  memory DRAM { bandwidth BW; }\n"
     "  compute simd vector { throughput 1 op/cycle; }\n"
@@ -100,7 +101,8 @@ static void check_ranges(const Program *p) {
                  "energy_j,edp_js,power_w,time_compute_s,time_memory_s,time_network_s,"
                  "time_bubble_s,time_other_s,compute_s,memory_s,network_s,bound,flop,"
                  "outer_bytes,intensity_flop_per_b,achieved_flop_per_s,peak_flop_per_s,"
-                 "peak_outer_b_per_s,utilisation,memory_per_level,solver,chosen") == 0,
+                 "peak_outer_b_per_s,utilisation,price_usd,flop_per_s_per_usd,memory_per_level,solver,"
+                 "chosen") == 0,
           "the CSV header: the point, the axes with their units, the figures");
 
     /* point 13: M = 8192 on line<BW = 1.5 TB/s>.  8192 element ops at
@@ -132,6 +134,9 @@ static void check_ranges(const Program *p) {
     CHECK(strstr(row, arena_printf(&arena, ",%.10g,4000000000,6e+12,%.10g,", 65536 / expected,
                                    65536 / expected / 4e9)) != NULL,
           "point 13's row: achieved 65536 FLOP / latency, peak 4e9 FLOP/s and 4 x 1.5 TB/s");
+    /* the arch's price, 100 kUSD: FLOP/s per dollar */
+    CHECK(strstr(row, arena_printf(&arena, ",100000,%.10g,", 65536 / expected / 1e5)) != NULL,
+          "point 13's row: price 100000 USD, achieved FLOP/s per USD");
     CHECK(sweep_row_ok(sw, row, SWEEP_CSV), "point 13's row reads as ok");
 }
 

@@ -142,6 +142,9 @@ int main(void) {
         double scale = 0;
         CHECK(unit_parse("KiBx", 3, &dim, &scale) && scale == 1024,
               "unit_parse uses the given length");
+        CHECK(unit_parse("kUSD", 4, &dim, &scale) && scale == 1e3 && dim.num == BU_USD &&
+                  dim.den == BU_NONE,
+              "unit_parse: kUSD is 1000 US dollars, a price");
         CHECK(!unit_parse("KiB\0", 4, &dim, &scale), "unit_parse rejects an embedded NUL");
         CHECK(!unit_parse("KiB", 0, &dim, &scale), "unit_parse rejects length 0");
     }
