@@ -1489,7 +1489,7 @@ bool arch_bind_params(Sema *s, const Decl *arch_decl, const ParamBinding *bindin
             }
             /* the value: the use site's binding, else the nearest child's
              * parent binding, else the default */
-            Value def = {VK_ERROR};
+            Value def = {.kind = VK_ERROR};
             env.value_names = out->names;
             env.values = out->values;
             env.value_count = out->count; /* earlier parameters are visible */
