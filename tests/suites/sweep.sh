@@ -207,10 +207,76 @@ if cmp -s "$tmp/slurm/small.csv" "$tmp/j1.csv"; then
 else
   fail sweep_slurm_tasks_as_processes "$(ls "$tmp/slurm") $(diff "$tmp/slurm/small.csv" "$tmp/j1.csv" 2>&1 | head -c 200)"
 fi
-if command -v sbatch >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1 && sinfo >/dev/null 2>&1; then
-  echo "SKIP: sweep_slurm_cluster: a running Slurm was found, but this suite does not submit to a shared cluster"
+# A real Slurm: a private single-node cluster (munged, slurmctld, slurmd on
+# this machine, on ports and in folders of its own, stopped at the end)
+# runs the array and the merge; root and Debian's slurmd, slurmctld,
+# slurm-client and munge are needed (.ci/setup test installs them).
+slurm_stop() {
+  for f in "$tmp/slurm_cluster/slurmd.pid" "$tmp/slurm_cluster/slurmctld.pid" "$tmp/slurm_cluster/munged.pid"; do
+    [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
+  done
+}
+if [ "$(id -u)" -eq 0 ] && command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 &&
+    command -v sbatch >/dev/null 2>&1 && command -v munged >/dev/null 2>&1; then
+  c=$tmp/slurm_cluster
+  mkdir -p "$c/state" "$c/spool" "$c/munge" && chmod 700 "$c/munge"
+  head -c 1024 /dev/urandom >"$c/munge/munge.key" && chmod 400 "$c/munge/munge.key"
+  host=$(hostname -s)
+  port=$((20000 + ($$ % 20000) * 2))
+  cat >"$c/slurm.conf" <<EOF
+ClusterName=cmtctest
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$c/munge/munge.sock
+CredType=cred/munge
+StateSaveLocation=$c/state
+SlurmdSpoolDir=$c/spool
+SlurmctldPidFile=$c/slurmctld.pid
+SlurmdPidFile=$c/slurmd.pid
+SlurmctldLogFile=$c/slurmctld.log
+SlurmdLogFile=$c/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+ReturnToService=2
+NodeName=$host CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+  export SLURM_CONF="$c/slurm.conf"
+  trap 'slurm_stop; rm -rf "$tmp"' EXIT
+  munged --socket="$c/munge/munge.sock" --key-file="$c/munge/munge.key" --pid-file="$c/munged.pid" \
+    --log-file="$c/munged.log" --seed-file="$c/munge/seed" -f 2>"$c/start.err"
+  sleep 1
+  slurmctld -f "$c/slurm.conf" 2>>"$c/start.err"
+  sleep 1
+  slurmd -f "$c/slurm.conf" 2>>"$c/start.err"
+  n=0
+  until sinfo -h -o %t 2>/dev/null | grep -q idle || [ $n -ge 60 ]; do sleep 0.5; n=$((n + 1)); done
+  if ! sinfo -h -o %t 2>/dev/null | grep -q idle; then
+    fail sweep_slurm_cluster "the private Slurm did not come up: $(head -c 300 "$c/start.err") $(tail -c 300 "$c/slurmctld.log" 2>/dev/null)"
+  else
+    $RUN sweep "$small" -j 3 --emit-slurm "$tmp/slurm_real" >/dev/null 2>&1
+    (cd / && sh "$tmp/slurm_real/submit.sh" >/dev/null 2>"$tmp/err")
+    n=0
+    while [ ! -s "$tmp/slurm_real/small.csv" ] && [ $n -lt 240 ]; do sleep 0.5; n=$((n + 1)); done
+    sleep 0.5
+    if cmp -s "$tmp/slurm_real/small.csv" "$tmp/j1.csv"; then
+      pass "sweep_slurm_cluster (an array of 3 and the merge through slurmctld in $((n / 2)) s)"
+    else
+      fail sweep_slurm_cluster "$(ls "$tmp/slurm_real") $(head -c 300 "$tmp/err") $(cat "$tmp/slurm_real"/*.log 2>/dev/null | head -c 300)"
+    fi
+  fi
+  slurm_stop
+  unset SLURM_CONF
 else
-  echo "SKIP: sweep_slurm_cluster: no running Slurm (slurm-wlm) here; the scripts were run as its tasks instead"
+  echo "SKIP: sweep_slurm_cluster: a private Slurm needs root and Debian's slurmd, slurmctld, slurm-client and munge; the scripts were run as its tasks instead"
 fi
 
 # --- progress: on a terminal only
