@@ -6,24 +6,13 @@
  * with the same output skips the points already there.  --shard I/N runs
  * the points i with i mod N = I - 1; --merge joins the parts; --emit-slurm
  * writes a job array that does both. */
-#include "backend/commands.h"
-#include "backend/options.h"
 #include "backend/sweep.h"
 #include "passes/optimize/optimize.h"
 #include "passes/passes.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 /* ------------------------------------------------------------ columns */
 
@@ -364,13 +353,11 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
     }
     SolverReport solver;
     memset(&solver, 0, sizeof solver);
-    int before = p->diags->count;
     DiagSink *was = p->diags;
     p->diags = &diags;
     const IrMapping *complete =
         report_unsupported(p, m) ? NULL : complete_mapping(a, p, m, opts, &solver);
     p->diags = was;
-    (void)before;
     if (!complete) {
         const char *status = solver.status == SOLVER_TIME_LIMIT ? "time_limit"
                              : solver.status == SOLVER_FAILED   ? "infeasible"

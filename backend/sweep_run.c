@@ -34,31 +34,6 @@ static void on_interrupt(int sig) {
 
 /* ------------------------------------------------------- reading rows */
 
-/* The whole of a file (NULL with errno when it cannot be read; *len 0 and
- * "" when it does not exist and missing_ok). */
-static char *read_all(Arena *a, const char *path, size_t *len, bool missing_ok) {
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (missing_ok && errno == ENOENT) return arena_strdup(a, "");
-        return NULL;
-    }
-    size_t cap = 1 << 16;
-    char *buf = arena_alloc(a, cap);
-    for (size_t got; (got = fread(buf + *len, 1, cap - 1 - *len, f)) > 0;) {
-        *len += got;
-        if (*len + 1 >= cap) {
-            buf = arena_realloc(a, buf, cap, cap * 2);
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) return NULL;
-    buf[*len] = '\0';
-    return buf;
-}
-
 /* The end of the CSV record starting at p (a line break outside quotes),
  * or NULL when the text ends inside it (an interrupted write). */
 static const char *record_end(const char *p, const char *end) {
@@ -96,24 +71,27 @@ typedef struct Rows {
 
 /* Reads the rows an output already holds for this sweep.  False (after
  * saying why) when the file is another sweep's or not one at all. */
-static bool read_rows(Arena *a, const char *path, const IrSweep *sw, SweepFormat format,
-                      const char *header, Rows *rows, bool missing_ok) {
-    size_t len;
+static bool read_rows(Arena *a, SourceManager *sm, const char *path, const IrSweep *sw,
+                      SweepFormat format, const char *header, Rows *rows, bool missing_ok) {
     rows->text = ARENA_ARRAY(a, const char *, sw->point_count + 1);
     rows->count = 0;
     rows->good_len = 0;
     /* a device or a pipe holds no rows to resume from (and /dev/zero
      * would never end) */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (stat(path, &st) != 0) {
+        if (missing_ok && errno == ENOENT) return true; /* no output yet */
+    } else if (!S_ISREG(st.st_mode)) {
         rows->device = true;
         return true;
     }
-    char *text = read_all(a, path, &len, missing_ok);
-    if (!text) {
-        fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", path, strerror(errno));
+    SourceFile *f = sources_load(sm, path);
+    if (!f) {
+        fprintf(stderr, "cmtc: error: cannot read '%s': %s\n", path, sources_error_text(errno));
         return false;
     }
+    const char *text = f->text;
+    size_t len = f->len;
     if (len == 0) return true;
     const char *p = text, *end = text + len;
     int line = 1;
@@ -256,9 +234,8 @@ static void record_row(Pool *pool, int64_t point, const char *row) {
     progress_line(pool, false);
 }
 
-/* A row for a point whose child gave none. */
+/* A row for a point whose child gave none (sweep.c's layout). */
 static const char *failure_row(Pool *pool, int64_t point, const char *status, const char *why) {
-    /* the row's layout is sweep.c's: an error row built the same way */
     return sweep_failure_row(pool->arena, pool->sw, point, status, why, pool->format);
 }
 
@@ -466,12 +443,12 @@ static int emit_slurm(Arena *a, const char *dir, const char *file, const char *s
     return EXIT_OK;
 }
 
-static int merge_parts(Arena *a, const IrSweep *sw, SweepFormat format, const char *header,
-                       const char *out, char **parts, int part_count) {
+static int merge_parts(Arena *a, SourceManager *sm, const IrSweep *sw, SweepFormat format,
+                       const char *header, const char *out, char **parts, int part_count) {
     Rows all = {ARENA_ARRAY(a, const char *, sw->point_count + 1), 0, 0, false};
     for (int k = 0; k < part_count; k++) {
         Rows one;
-        if (!read_rows(a, parts[k], sw, format, header, &one, false)) return EXIT_USAGE;
+        if (!read_rows(a, sm, parts[k], sw, format, header, &one, false)) return EXIT_USAGE;
         for (int64_t i = 0; i < sw->point_count; i++) {
             if (!one.text[i]) continue;
             if (all.text[i] && strcmp(all.text[i], one.text[i]) != 0) {
@@ -694,7 +671,7 @@ int cmd_sweep(int argc, char **argv) {
         return status;
     }
     if (merge) {
-        int status = merge_parts(arena, sw, format, header, out_path, parts, part_count);
+        int status = merge_parts(arena, &sm, sw, format, header, out_path, parts, part_count);
         if (status == EXIT_OK && plots_dir) status = draw_plots(out_path, plots_dir, format);
         arena_free_all(arena);
         return status;
@@ -708,7 +685,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     /* the points of this shard that the output does not hold yet */
     Rows rows = {ARENA_ARRAY(arena, const char *, sw->point_count + 1), 0, 0, false};
-    if (!to_stdout && !read_rows(arena, out_path, sw, format, header, &rows, true)) {
+    if (!to_stdout && !read_rows(arena, &sm, out_path, sw, format, header, &rows, true)) {
         arena_free_all(arena);
         return EXIT_USAGE;
     }

@@ -57,22 +57,10 @@ typedef struct AxisValues {
     int count;
 } AxisValues;
 
-static void push_value(SweepCtx *c, AxisValues *av, int cap, Value v, const char *text) {
-    if (av->count >= cap) return;
+static void push_value(AxisValues *av, Value v, const char *text) {
     av->values[av->count] = v;
     av->texts[av->count] = text;
     av->count++;
-    (void)c;
-}
-
-static const char *format_value(SweepCtx *c, Value v) {
-    switch (v.kind) {
-    case VK_INT: return arena_printf(c->arena, "%lld", (long long)v.i);
-    case VK_REAL: return arena_printf(c->arena, "%.6g", v.r);
-    case VK_QUANTITY: return unit_format(c->arena, v.r, v.dim);
-    case VK_ERROR: break;
-    }
-    return "?";
 }
 
 /* `range(A, B, S)` and `geometric(A, B, F)`: false (reported) when the
@@ -147,7 +135,7 @@ static bool expand_range(SweepCtx *c, const SweepAxisDecl *ax, const Expr *call,
         Value v = integer        ? (Value){.kind = VK_INT, .i = (int64_t)llround(x)}
                   : no_unit(dim) ? (Value){.kind = VK_REAL, .r = x}
                                  : (Value){.kind = VK_QUANTITY, .r = x, .dim = dim};
-        push_value(c, av, n, v, format_value(c, v));
+        push_value(av, v, value_text(c->arena, v));
     }
     return true;
 }
@@ -176,7 +164,7 @@ static bool parameter_values(SweepCtx *c, const SweepAxisDecl *ax, AxisValues *a
             c->ok = ok = false;
             continue;
         }
-        push_value(c, av, ax->value_count, v, text_of(c, ax->values[k]->span));
+        push_value(av, v, text_of(c, ax->values[k]->span));
     }
     return ok;
 }
@@ -230,20 +218,16 @@ static int op_param_index(const Decl *op, Name name) {
 }
 
 /* The arch's parameters at their defaults, bound quietly (their mistakes
- * are the arch's own, reported there); count -1 when they could not be. */
-static ArchParams arch_defaults(SweepCtx *c, const Decl *arch) {
-    ArchParams p = {0};
+ * are the arch's own, reported there; a parameter without a default is
+ * still named, its value VK_ERROR); false when some could not be bound. */
+static bool arch_defaults(Sema *s, const Decl *arch, ArchParams *p) {
     DiagSink quiet;
-    diags_init(&quiet, c->arena);
-    DiagSink *was = c->s->diags;
-    c->s->diags = &quiet;
-    if (!arch_bind_params(c->s, arch, NULL, 0, arch->name.span, &p)) {
-        /* a parameter without a default still names itself */
-        bool named = p.count > 0;
-        if (!named) p.count = -1;
-    }
-    c->s->diags = was;
-    return p;
+    diags_init(&quiet, s->arena);
+    DiagSink *was = s->diags;
+    s->diags = &quiet;
+    bool ok = arch_bind_params(s, arch, NULL, 0, arch->name.span, p);
+    s->diags = was;
+    return ok;
 }
 
 static int arch_param_index(const ArchParams *p, Name name) {
@@ -270,10 +254,11 @@ static void check_bindings(SweepCtx *c, const SweepAxisDecl *ax, const AxisValue
             const Decl *arch = arch_count > 0 ? archs[a] : global_of(c, md->arch.name, DK_ARCH);
             if (!op || !arch) continue; /* the mapping reports it */
             int op_index = op_param_index(op, ax->name.name);
-            ArchParams ap = arch_defaults(c, arch);
-            int arch_index = ap.count > 0 ? arch_param_index(&ap, ax->name.name) : -1;
+            ArchParams ap;
+            bool sound = arch_defaults(c->s, arch, &ap);
+            int arch_index = arch_param_index(&ap, ax->name.name);
             if (op_index < 0 && arch_index < 0) {
-                if (ap.count < 0) continue; /* the arch's own mistakes */
+                if (!sound) continue; /* the arch's own mistakes */
                 Diag *d = diag_error(c->diags, ax->name.span, "E0393",
                                      "`%s` is neither a parameter of op `%s` nor of arch `%s`",
                                      ax->name.name, op->name.name, arch->name.name);
@@ -298,28 +283,17 @@ static void check_bindings(SweepCtx *c, const SweepAxisDecl *ax, const AxisValue
                                          op->name.name);
                 else if (arch_index >= 0) {
                     Value def = ap.values[arch_index];
-                    bool fits = def.kind == VK_ERROR ||
-                                (def.kind == VK_QUANTITY
-                                     ? v.kind == VK_QUANTITY && unit_dim_eq(def.dim, v.dim)
-                                 : def.kind == VK_INT ? v.kind == VK_INT
-                                                      : v.kind == VK_INT || v.kind == VK_REAL);
-                    if (!fits)
-                        wants = arena_printf(c->arena,
-                                             "arch `%s`'s parameter is %s (its default is %s)",
-                                             arch->name.name,
-                                             def.kind == VK_QUANTITY ? unit_dim_describe(def.dim)
-                                             : def.kind == VK_INT    ? "an integer"
-                                                                     : "a number",
-                                             ap.texts[arch_index]);
+                    if (!value_fits(def, v))
+                        wants = arena_printf(
+                            c->arena, "arch `%s`'s parameter takes %s (its default is %s)",
+                            arch->name.name, value_kind_text(c->arena, def), ap.texts[arch_index]);
                 }
                 if (wants) {
                     Diag *d = diag_error(c->diags, ax->span, "E0394",
                                          "value %s of axis `%s` does not fit: %s", values->texts[k],
                                          ax->name.name, wants);
                     diag_note(d, c->diags, "`%s` is %s", values->texts[k],
-                              v.kind == VK_QUANTITY ? unit_dim_describe(v.dim)
-                              : v.kind == VK_INT    ? "an integer"
-                                                    : "a number");
+                              dim_text(c, value_dim(v)));
                     c->ok = false;
                     return;
                 }
@@ -575,14 +549,7 @@ IrMapping *program_sweep_point(Program *p, const IrSweep *sw, int64_t point, Dia
         arch = g && g->decl->kind == DK_ARCH ? g->decl : NULL;
     }
     ArchParams in_scope = {0};
-    if (arch) {
-        DiagSink quiet;
-        diags_init(&quiet, p->arena);
-        DiagSink *was = s->diags;
-        s->diags = &quiet;
-        arch_bind_params(s, arch, NULL, 0, arch->name.span, &in_scope);
-        s->diags = was;
-    }
+    if (arch) arch_defaults(s, arch, &in_scope);
     for (int i = 0; i < sw->axis_count; i++) {
         const IrSweepAxis *ax = &sw->axes[i];
         if (ax->kind != IR_AXIS_PARAM) continue;

@@ -114,6 +114,38 @@ const char *value_describe(Arena *arena, Value v) {
     return "an invalid value";
 }
 
+/* What kind of value a parameter takes, from its default: "a bandwidth
+ * (such as 3.35 TB/s)", "an integer". */
+const char *value_kind_text(Arena *a, Value v) {
+    if (v.kind == VK_QUANTITY) {
+        const char *desc = unit_dim_describe(v.dim);
+        return arena_printf(a, "%s %s (such as %s)", strchr("aeiou", desc[0]) ? "an" : "a", desc,
+                            unit_dim_example(v.dim));
+    }
+    return v.kind == VK_INT ? "an integer" : "a number";
+}
+
+/* Can a value of kind `got` stand where the default `want` stood? */
+bool value_fits(Value want, Value got) {
+    if (want.kind == VK_ERROR || got.kind == VK_ERROR) return true;
+    if (want.kind == VK_QUANTITY) return got.kind == VK_QUANTITY && unit_dim_eq(want.dim, got.dim);
+    if (want.kind == VK_INT) return got.kind == VK_INT;
+    return got.kind == VK_INT || got.kind == VK_REAL;
+}
+
+const char *value_text(Arena *a, Value v) {
+    switch (v.kind) {
+    case VK_INT: return arena_printf(a, "%lld", (long long)v.i);
+    case VK_REAL: return arena_printf(a, "%g", v.r);
+    case VK_QUANTITY:
+        /* 0 in the SI unit, not in its smallest prefix */
+        return v.r == 0 ? arena_printf(a, "0 %s", unit_dim_si_name(a, v.dim))
+                        : unit_format(a, v.r, v.dim);
+    case VK_ERROR: break;
+    }
+    return "?";
+}
+
 static Diag *env_error(ConstEnv *env, Span span, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

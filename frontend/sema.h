@@ -123,6 +123,14 @@ void const_eval_all(ConstEnv *env, Module **modules, int module_count);
 bool const_eval_int(ConstEnv *env, const Expr *e, Subject what, int64_t *out);
 /* The source text of a span, for quoting in messages. */
 const char *span_text(Arena *arena, const SourceManager *sm, Span span);
+/* A value for people: "4", "0.5", "3.35 TB/s" (0 in the SI unit). */
+const char *value_text(Arena *a, Value v);
+/* The kind of value a parameter with default `v` takes: "a bandwidth (such
+ * as 64 GB/s)", "an integer", "a number". */
+const char *value_kind_text(Arena *a, Value v);
+/* Can `got` stand where the default `want` stood: a quantity of the same
+ * dimension, an integer for an integer, a number for a number. */
+bool value_fits(Value want, Value got);
 /* "an integer", "a real number", "a size (2 MiB)" ... */
 const char *value_describe(Arena *arena, Value v);
 
