@@ -607,6 +607,11 @@ static void print_map_item(Fmt *F, const MapItem *m) {
             put_ident(F, m->level, true);
         }
         break;
+    case MI_SERVE: /* `serve decode of B` */
+        put_ident(F, m->value, true);
+        puts_(F, "of", true);
+        put_ident(F, m->level, true);
+        break;
     case MI_PIPELINE:
         put_ident(F, m->level, true);
         if (m->value.name) put_ident(F, m->value, true);
@@ -623,7 +628,9 @@ bool op_tensor_comes_next(const OpDecl *op, int ti, int si) {
 }
 
 const char *tensor_decl_keyword(const TensorDecl *t) {
-    return t->role == TR_IN ? (t->trained ? "param" : "in") : t->role == TR_OUT ? "out" : "var";
+    return t->role == TR_IN    ? (t->trained ? "param" : t->cached ? "cache" : "in")
+           : t->role == TR_OUT ? "out"
+                               : "var";
 }
 
 /* `<M = 64, N>`: an op's or arch's parameters */

@@ -138,7 +138,29 @@ static json_t *mapping_json(const MappingResult *r) {
                             json_integer((json_int_t)op->param_values[i]));
     json_object_set_new(o, "params", params);
     json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
-    if (s->training.present) {
+    if (s->training.present && s->training.serving) {
+        const SchedTraining *tr = &s->training;
+        const SchedServing *sv = &s->serving;
+        json_t *t = json_object();
+        json_object_set_new(t, "kind", json_string(serve_kind_name(r->m->serve.kind)));
+        json_object_set_new(t, "sequences_param", json_string(r->m->serve.sequences_param));
+        json_object_set_new(t, "sequences", json_integer((json_int_t)r->m->serve.sequences));
+        json_object_set_new(t, "step_s", json_real(sv->step_s));
+        json_object_set_new(t, r->m->serve.kind == SERVE_DECODE ? "tokens_per_s" : "prompts_per_s",
+                            json_real(sv->per_s));
+        json_object_set_new(t,
+                            r->m->serve.kind == SERVE_DECODE ? "tokens_per_s_per_device"
+                                                             : "prompts_per_s_per_device",
+                            json_real(sv->per_s_device));
+        json_object_set_new(t, "devices", json_real(sv->devices));
+        json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
+        json_object_set_new(t, "weights_bytes", json_real(tr->weights));
+        json_object_set_new(t, "caches_bytes", json_real(tr->caches));
+        json_object_set_new(t, "total_bytes", json_real(tr->total));
+        if (isfinite(tr->capacity))
+            json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
+        json_object_set_new(o, "serving", t);
+    } else if (s->training.present) {
         const SchedTraining *tr = &s->training;
         json_t *t = json_object();
         json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));

@@ -18,6 +18,11 @@ static const char *fmt_energy(Arena *a, double v) {
     return unit_format(a, v, (UnitDim){BU_JOULE, BU_NONE});
 }
 
+/* A rate to four significant figures: 1188, 37.25, 0.4105. */
+static const char *fmt_count(Arena *a, double v) {
+    return arena_printf(a, "%.4g", v);
+}
+
 static const char *level_name(const Schedule *s, int l) {
     if (l < 0) return "-";
     if (l >= s->levels) return "unit";
@@ -343,7 +348,13 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
             if (op->stmts[st].source) fprintf(out, "    %s\n", op->stmts[st].source);
     }
     const SchedTraining *tr = &s->training;
-    if (tr->present) {
+    if (tr->present && tr->serving) {
+        fprintf(out, "  %-40s derived   weights %s + caches %s = %s%s%s\n",
+                arena_printf(a, "memory per device (%s)", s->arch->memories[tr->memory].name),
+                fmt_bytes(a, tr->weights), fmt_bytes(a, tr->caches), fmt_bytes(a, tr->total),
+                isfinite(tr->capacity) ? " of " : "",
+                isfinite(tr->capacity) ? fmt_bytes(a, tr->capacity) : "");
+    } else if (tr->present) {
         fprintf(out,
                 "  %-40s derived   weights %s + gradients %s + optimizer state %s + activations "
                 "%s = %s%s%s\n",
@@ -394,6 +405,17 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
             ir_given(m->repeat_span) ? "given" : "default");
     print_step(out, a, s);
+    const SchedServing *sv = &s->serving;
+    if (sv->present) {
+        bool decode = m->serve.kind == SERVE_DECODE;
+        fprintf(out,
+                "  %-40s given     %s %s, %s %s/s, %s per device (%.0f devices)\n",
+                arena_printf(a, "serve %s of %s = %lld", serve_kind_name(m->serve.kind),
+                             m->serve.sequences_param, (long long)m->serve.sequences),
+                decode ? "time per output token" : "time to first token",
+                fmt_time(a, sv->step_s), fmt_count(a, sv->per_s),
+                decode ? "tokens" : "prompts", fmt_count(a, sv->per_s_device), sv->devices);
+    }
 }
 
 void emit_listing(FILE *out, const CompileOutput *o) {

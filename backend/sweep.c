@@ -46,6 +46,11 @@ static const char *const figure_columns[] = {
     "utilisation",
     "price_usd",
     "flop_per_s_per_usd",
+    "ttft_s",
+    "tpot_s",
+    "tokens_per_s",
+    "tokens_per_s_per_device",
+    "memory_per_device_b",
     "memory_per_level",
     "solver",
     "chosen",
@@ -118,6 +123,7 @@ typedef struct Figures {
     double compute, memory, network;
     double flop, outer_bytes, intensity, achieved, peak_flop, peak_outer_bw, utilisation;
     double price, per_usd;
+    double ttft, tpot, tokens, tokens_device, memory_device;
 } Figures;
 
 static Figures no_figures(const char *status, const char *message) {
@@ -129,6 +135,7 @@ static Figures no_figures(const char *status, const char *message) {
     f.flop = f.outer_bytes = f.intensity = f.achieved = nan;
     f.peak_flop = f.peak_outer_bw = f.utilisation = nan;
     f.price = f.per_usd = nan;
+    f.ttft = f.tpot = f.tokens = f.tokens_device = f.memory_device = nan;
     return f;
 }
 
@@ -253,6 +260,14 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     /* cost efficiency, where the arch gives its price */
     f.price = whole->price_usd > 0 ? whole->price_usd : NAN;
     f.per_usd = whole->price_usd > 0 ? f.achieved / whole->price_usd : NAN;
+    /* serving (`serve prefill|decode of B`) and what a step holds */
+    const SchedServing *sv = &s->serving;
+    bool decode = sv->present && s->m->serve.kind == SERVE_DECODE;
+    f.ttft = sv->present && !decode ? sv->step_s : NAN;
+    f.tpot = decode ? sv->step_s : NAN;
+    f.tokens = decode ? sv->per_s : NAN;
+    f.tokens_device = decode ? sv->per_s_device : NAN;
+    f.memory_device = s->training.present ? s->training.total : NAN;
     f.memory_per_level = memory_use(a, s);
     /* the status only: a row is the same whichever run wrote it (a
      * solve's seconds are not) */
@@ -272,7 +287,9 @@ static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Fi
     const char *tail_texts[] = {f->bound};
     const double roof[] = {f->flop,        f->outer_bytes, f->intensity,
                            f->achieved,    f->peak_flop,   f->peak_outer_bw,
-                           f->utilisation, f->price,       f->per_usd};
+                           f->utilisation, f->price,       f->per_usd,
+                           f->ttft,        f->tpot,        f->tokens,
+                           f->tokens_device, f->memory_device};
     const char *last[] = {f->memory_per_level, f->solver, f->chosen};
     if (format == SWEEP_CSV) {
         Text t = {a, NULL, 0, 0};

@@ -113,6 +113,7 @@ typedef enum TensorRole { TR_IN, TR_OUT, TR_VAR } TensorRole;
 typedef struct TensorDecl {
     TensorRole role;
     bool trained;  /* `param`: an `in` tensor that `phase train` updates */
+    bool cached;   /* `cache`: an `in` tensor kept between steps, appended to */
     TensorUse use; /* set by derive.c in a train op; TU_DATA otherwise */
     Ident name;
     Expr **dims; /* none for `var` */

@@ -27,7 +27,7 @@ typedef struct MapCtx {
      * that names each statement at each level ([st * level_count + lv]) */
     const MapItem **tile_for, **order_for;
     const MapItem **tile_for_of, **order_for_of;
-    const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line;
+    const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line, *serve_line;
     int pipeline_dim; /* the dim a `pipeline` line names, -1 none */
     /* the values of the outer holes this check fills (NULL: none) */
     const struct OuterChoice *choice;
@@ -1228,6 +1228,54 @@ static void apply_microbatches(MapCtx *c, const MapItem *it) {
     c->m->pipeline.batch_param = it->level.name;
 }
 
+/* `serve prefill|decode of B;` (docs/language.md 5.12): a serving step
+ * of the B sequences op parameter B holds, on the forward op. */
+static void apply_serve(MapCtx *c, const MapItem *it) {
+    if (!once(c, it, &c->serve_line, "serve")) return;
+    IrServe *sv = &c->m->serve;
+    if (!it->value.name || !it->level.name) {
+        c->ok = false;
+        return;
+    }
+    ServeKind kind;
+    if (!serve_kind_of_name(it->value.name, &kind) || kind == SERVE_NONE) {
+        Diag *d = map_error(c, it->value.span, "E0360",
+                            "unknown serving step `%s`: expected `prefill` or `decode`",
+                            it->value.name);
+        diag_note(d, c->diags,
+                  "prefill runs the prompts (time to first token), decode one new token of "
+                  "every sequence (time per output token)");
+        return;
+    }
+    if (c->m->phase != PHASE_FORWARD) {
+        Diag *d = map_error(c, it->keyword_span, "E0362",
+                            "`serve` maps inference, but this mapping maps `phase %s`",
+                            phase_name(c->m->phase));
+        if (ir_given(c->m->phase_span)) diag_label(d, c->diags, c->m->phase_span, "phase here");
+        return;
+    }
+    const IrOp *op = c->op;
+    int p = -1;
+    for (int i = 0; op && i < op->param_count; i++)
+        if (op->param_names[i] == it->level.name) p = i;
+    if (!op) return;
+    if (p < 0) {
+        Diag *d = map_error(c, it->level.span, "E0361",
+                            "`%s` is not a parameter of op `%s`: `serve ... of B` names the "
+                            "parameter that counts the sequences",
+                            it->level.name, op->name);
+        diag_label(d, c->diags, op->span, "op declared here");
+        return;
+    }
+    sv->kind = kind;
+    sv->sequences_param = it->level.name;
+    sv->sequences = op->param_values[p];
+    /* `microbatches N of B` made the op one micro-batch of B */
+    if (c->m->pipeline.batch_param == it->level.name && c->m->pipeline.microbatches > 1)
+        sv->sequences *= c->m->pipeline.microbatches;
+    sv->span = it->span;
+}
+
 /* `pipeline D [1f1b | gpipe | interleaved V];` (docs/language.md 5.9):
  * the stages' dim and their schedule.  The rest of the mapping then maps
  * one stage, so c->arch becomes the arch with D of size 1. */
@@ -1808,6 +1856,18 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     Phase phase = read_phase(c, md, &phase_line);
     if (phase == PHASE_FORWARD)
         read_recompute(c, md, op_decl, phase, &recompute_line); /* reports a misplaced line */
+    for (int i = 0; c->op && phase != PHASE_FORWARD && i < op_decl->u.op.tensor_count; i++) {
+        const TensorDecl *td = op_decl->u.op.tensors[i];
+        if (!td->cached) continue;
+        Diag *d = map_error(c, phase_line->value.span, "E0362",
+                            "`phase %s` derives a backward pass, but op `%s` keeps cache `%s`",
+                            phase_name(phase), op_decl->name.name, td->name.name);
+        diag_label(d, c->diags, td->span, "cache declared here");
+        diag_note(d, c->diags,
+                  "a cache is inference state: train the op written without it, and serve this "
+                  "one");
+        return NULL;
+    }
     if (c->op && phase != PHASE_FORWARD) {
         /* the rest of the mapping names the backward op's statements */
         const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line);
@@ -1951,12 +2011,15 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
         case MI_OBJECTIVE: apply_choice(c, it); break;
         case MI_REPEAT: apply_repeat(c, it); break;
         case MI_MICROBATCHES: apply_microbatches(c, it); break;
+        case MI_SERVE: break; /* after the microbatches line, below */
         case MI_ONLINE:
         case MI_PHASE:
         case MI_PIPELINE:
         case MI_RECOMPUTE: break;
         }
     }
+    for (int i = 0; i < md->item_count; i++)
+        if (md->items[i]->kind == MI_SERVE) apply_serve(c, md->items[i]);
     /* `tile L for ...` and `order L for ...` lines override the
      * mapping-wide ones, whatever their place in the mapping */
     for (int i = 0; i < md->item_count; i++) {

@@ -159,6 +159,7 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
     t->name = name;
     t->kind = kind;
     t->producer = -1;
+    t->appends_to = t->append_dim = -1;
     t->span = span;
     for (int i = 0; i < IR_MAX_RANK; i++) t->index[i] = -1;
     memset(&b->info[id], 0, sizeof b->info[id]);
@@ -781,6 +782,77 @@ static void check_stmt(OpBuild *b, int k) {
     record_scaling(b, k);
 }
 
+static void walk_rhs(OpBuild *b, StmtWalk *w, int k);
+
+/* `K[b, new, g, d] = kn[b, g, d];`: appends to cache K at the position
+ * `new` (docs/language.md 3.3).  The statement defines `K.new`, an `out`
+ * slot with K's other dimensions, read by nothing else: the cache itself
+ * stays an input that the op's readers take whole. */
+static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
+    const IrTensor *K = &b->tensors[cache];
+    int at = -1, count = 0;
+    for (int i = 0; i < stmt->indices.count; i++)
+        if (stmt->indices.items[i].name && strcmp(stmt->indices.items[i].name, "new") == 0) {
+            if (at < 0) at = i;
+            count++;
+        }
+    bool ok = check_index_list(b, &stmt->indices);
+    if (b->info[cache].defined_by >= 0) {
+        Diag *d = op_error(b, stmt->target.span, "E0405", "cache `%s` is appended to twice",
+                           stmt->target.name);
+        diag_label(d, b->diags, b->info[cache].def_span, "first appended here");
+        diag_help(d, b->diags, "a step appends one position to a cache, in one statement");
+        ok = false;
+    } else if (at < 0 || count > 1) {
+        Diag *d = op_error(b, stmt->target.span, "E0423",
+                           "`%s` is a cache: a statement writes it only at the position `new`",
+                           stmt->target.name);
+        diag_label(d, b->diags, K->span, "declared `cache` here");
+        diag_help(d, b->diags,
+                  "name the dimension that grows `new` once, as in `%s[b, new, d] = x[b, d];`",
+                  stmt->target.name);
+        ok = false;
+    } else if (stmt->indices.count != K->rank) {
+        Diag *d = op_error(b, stmt->target.span, "E0402",
+                           "`%s` has %d dimension%s but is appended to with %d",
+                           stmt->target.name, K->rank, K->rank == 1 ? "" : "s",
+                           stmt->indices.count);
+        diag_label(d, b->diags, K->span, "declared here");
+        ok = false;
+    }
+    if (!ok) {
+        b->ok = false;
+        return;
+    }
+    b->info[cache].defined_by = k;
+    b->info[cache].def_span = stmt->target.span;
+    char name[256];
+    int n = snprintf(name, sizeof name, "%s.new", stmt->target.name);
+    int slot = add_tensor(b, intern(name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1)),
+                          TK_OUTPUT, stmt->target.span);
+    IrTensor *S = &b->tensors[slot];
+    S->rank = K->rank - 1;
+    S->type = K->type;
+    S->appends_to = cache;
+    S->append_dim = at;
+    S->producer = k;
+    b->info[slot].defined_by = k;
+    b->info[slot].def_span = stmt->target.span;
+    st->out_tensor = slot;
+    for (int i = 0, r = 0; i < stmt->indices.count; i++) {
+        if (i == at) continue;
+        const Ident *id = &stmt->indices.items[i];
+        int ix = intern_index(b, id->name, id->span);
+        if (!in_list(st->lhs, st->lhs_count, ix)) st->lhs[st->lhs_count++] = ix;
+        /* the cache's dimension gives the index its extent */
+        add_occurrence(b, cache, i, ix, id->span, false);
+        S->index[r++] = ix;
+    }
+    walk_rhs(b, w, k);
+}
+
 static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     const Stmt *stmt = b->od->stmts[k];
     IrStmt *st = &b->stmts[k];
@@ -797,6 +869,10 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     /* The target. */
     bool define = true;
     int t = find_tensor(b, stmt->target.name);
+    if (t >= 0 && !b->info[t].broken && b->tensors[t].use == TU_CACHE) {
+        walk_append(b, w, k, t);
+        return;
+    }
     if (t >= 0 && b->info[t].broken) {
         b->ok = false;
         define = false;
@@ -857,7 +933,13 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
             b->tensors[t].index[i] = ix;
         }
     }
-    /* The right side. */
+    walk_rhs(b, w, k);
+}
+
+/* The right side of statement k. */
+static void walk_rhs(OpBuild *b, StmtWalk *w, int k) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
     const Expr *reduce = stmt->rhs && stmt->rhs->kind == EX_REDUCE ? stmt->rhs : NULL;
     const Expr *body = reduce ? reduce->u.reduce.body : stmt->rhs;
     bool was_ok = b->ok;
@@ -1163,7 +1245,7 @@ static void build_structure(OpBuild *b) {
         b->tensors[t].rank = td->dim_count;
         b->tensors[t].type = td->type;
         b->tensors[t].trained = td->trained;
-        b->tensors[t].use = td->trained ? TU_WEIGHT : td->use;
+        b->tensors[t].use = td->trained ? TU_WEIGHT : td->cached ? TU_CACHE : td->use;
         b->info[t].decl = td;
     }
     b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
@@ -1321,6 +1403,17 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
     return ok;
 }
 
+/* An appended slot (`K.new`) has its cache's extents but the new one. */
+static void slot_extents(OpBuild *b) {
+    for (int t = 0; t < b->tensor_count; t++) {
+        IrTensor *S = &b->tensors[t];
+        if (S->appends_to < 0) continue;
+        const IrTensor *K = &b->tensors[S->appends_to];
+        for (int i = 0, r = 0; i < K->rank; i++)
+            if (i != S->append_dim) S->extent[r++] = K->extent[i];
+    }
+}
+
 static bool check_sizes(OpBuild *b, DiagSink *diags) {
     bool ok = true;
     for (int t = 0; t < b->tensor_count; t++) {
@@ -1455,6 +1548,7 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagS
     env.param_count = b->od->param_count;
     env.expr_depth = 0;
     if (!eval_dims(b, &env)) return NULL;
+    slot_extents(b);
     if (!bind_extents(b, value_diags, decl)) return NULL;
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];

@@ -179,6 +179,15 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         const Stmt *stmt = od->stmts[k];
         IrStmt *st = &op->stmts[k];
         access_of(op, &st->target, stmt->target.name, &stmt->indices);
+        if (st->out_tensor >= 0 && op->tensors[st->out_tensor].appends_to >= 0) {
+            /* an append writes the slot `K.new`: K's indices but `new` */
+            const IrTensor *slot = &op->tensors[st->out_tensor];
+            IrAccess a = {.tensor = st->out_tensor, .rank = 0};
+            for (int r = 0; r < st->target.rank; r++)
+                if (r != slot->append_dim && a.rank < IR_MAX_RANK)
+                    a.index[a.rank++] = st->target.index[r];
+            st->target = a;
+        }
         int reads = 0;
         expr_for_each_read(stmt->rhs, count_read, &reads);
         Reads r = {op, reads ? ARENA_ARRAY(arena, IrAccess, reads) : NULL, 0};

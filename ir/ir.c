@@ -171,6 +171,7 @@ IR_VOCABULARY_TABLES(MemKind, mem_kind, CMT_MEMORY_KINDS, "buffer")
 IR_VOCABULARY_TABLES(Objective, objective, CMT_OBJECTIVES, "latency")
 IR_VOCABULARY_TABLES(Overlap, overlap, CMT_OVERLAPS, "full")
 IR_VOCABULARY_TABLES(Phase, phase, CMT_PHASES, "forward")
+IR_VOCABULARY_TABLES(ServeKind, serve_kind, CMT_SERVE_KINDS, "none")
 IR_VOCABULARY_TABLES(PipeSchedule, pipe_schedule, CMT_PIPE_SCHEDULES, "1f1b")
 
 bool ir_same_tile(const IrMapping *m, int a, int b, int l, int i) {

@@ -48,7 +48,12 @@ typedef struct IrTensor {
     int64_t *extent;
     int producer;  /* statement id, -1 for inputs */
     bool trained;  /* a `param`: an input that `phase train` updates */
-    TensorUse use; /* in a train op: weight, its gradient, optimizer state */
+    TensorUse use; /* in a train op: weight, its gradient, optimizer state;
+                      TU_CACHE for a `cache` */
+    /* `K.new`, the slot a statement `K[b, new, d] = ...` appends to cache
+     * K: K's id and the dimension of K it is the new position of (-1
+     * for every other tensor) */
+    int appends_to, append_dim;
     Span span;     /* declaration or first assignment */
 } IrTensor;
 
@@ -412,6 +417,19 @@ typedef struct IrFuse {
 typedef enum Phase { CMT_PHASES(VOCAB_ENUM) } Phase;
 IR_VOCABULARY(Phase, phase);
 
+typedef enum ServeKind { CMT_SERVE_KINDS(VOCAB_ENUM) } ServeKind;
+IR_VOCABULARY(ServeKind, serve_kind);
+
+/* `serve prefill|decode of B;` (docs/language.md 5.12): the mapping is a
+ * serving step of B sequences; the listing gives its serving metrics and
+ * the capacity check counts the weights and caches it holds. */
+typedef struct IrServe {
+    ServeKind kind; /* SERVE_NONE: not a serving mapping */
+    Name sequences_param;
+    int64_t sequences; /* B's value */
+    Span span;
+} IrServe;
+
 typedef enum PipeSchedule { CMT_PIPE_SCHEDULES(VOCAB_ENUM) } PipeSchedule;
 IR_VOCABULARY(PipeSchedule, pipe_schedule);
 
@@ -460,6 +478,7 @@ typedef struct IrMapping {
     Span recompute_span;
     int64_t repeat; /* default 1 */
     IrPipeline pipeline;
+    IrServe serve;
     /* the lines that gave overlap, objective and repeat; SPAN_NONE when
      * the default applies */
     Span overlap_span, objective_span, repeat_span;

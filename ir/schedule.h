@@ -155,10 +155,14 @@ typedef struct CapacityExcess {
 
 /* The memory a training step holds on one device (an instance of the
  * outermost memory), in bytes, over the mapping's repeats (layers). */
+/* What a step holds per device in the outermost memory: a training step
+ * (`phase train`) or a serving step (`serve`, whose caches persist from
+ * step to step), and a training step's time by phase. */
 typedef struct SchedTraining {
-    bool present; /* a `phase train` mapping */
+    bool present; /* a `phase train` or a `serve` mapping */
+    bool serving; /* the latter: weights and caches only */
     int memory;   /* the outermost memory */
-    double weights, gradients, optimizer, activations, total;
+    double weights, gradients, optimizer, activations, caches, total;
     double capacity; /* the memory's, per instance */
     double *held;    /* [tensor]: the bytes of it counted above, per repeat */
     /* the step's time by phase (pass_step): the latencies of the groups
@@ -172,6 +176,17 @@ typedef struct SchedTraining {
      * achieved rate (FLOP/s) and the matrix units' peak (FLOP/s) */
     double model_flop, achieved_flops, peak_flops;
 } SchedTraining;
+
+/* A serving step's metrics (`serve prefill|decode of B`, pass_serving,
+ * docs/cost-model.md 14). */
+typedef struct SchedServing {
+    bool present;
+    double step_s;          /* the mapping's latency: TTFT (prefill) or TPOT (decode) */
+    double sequences;       /* B */
+    double devices;         /* instances of the outermost memory, every stage */
+    double per_s;           /* sequences / step_s: tokens/s (decode), prompts/s (prefill) */
+    double per_s_device;    /* per_s / devices */
+} SchedServing;
 
 /* A step of micro-batches, over a pipeline's stages or not (pass_stages,
  * docs/cost-model.md 13.2).  Per micro-batch and layer are the mapped op's
@@ -325,6 +340,8 @@ typedef struct Schedule {
     SchedTraining training;
     /* `pipeline` / `microbatches`: the step they compose (pass_stages) */
     SchedPipeline pipeline;
+    /* `serve`: the serving metrics (pass_serving) */
+    SchedServing serving;
     /* the totals: the groups' costs summed (cost_add), latency and energy
      * then times the mapping's repeat; the bound is the largest of the
      * groups' summed compute stages (the busier unit under overlap),

@@ -381,6 +381,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "where"     { token = WHERE; goto done; }
         "pipeline"  { token = PIPELINE; goto done; }
         "microbatches" { token = MICROBATCHES; goto done; }
+        "serve"     { token = SERVE; goto done; }
 
         ident {
             value->name = intern(start, (size_t)(ps->cursor - start));

@@ -395,7 +395,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
 %token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
-%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep"
+%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep" SERVE "serve"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -574,6 +574,26 @@ tensor_decl:
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_IN;
         $$->trained = true;
+        $$->name = *$2;
+        $$->dims = list_items(ps, $3);
+        $$->dim_count = list_count($3);
+        $$->type = elem_type_of(ps, $5, @5);
+        $$->type_span = sp(ps, @5);
+        $$->span = sp(ps, @$);
+    }
+  /* `cache K[B, L, G, D] : bf16;`: state kept between steps (a KV cache).
+     `cache` is not reserved (`kind cache;` names a memory kind), so the
+     declaration is an identifier followed by a name. */
+  | IDENT name dims_opt COLON IDENT SEMI {
+        if (strcmp($1, "cache") != 0) {
+            Diag *d = diag_error(ps->diags, sp(ps, @1), "E0110",
+                                 "unknown declaration `%s`: expected `in`, `out`, `param`, "
+                                 "`cache` or `var`", $1);
+            diag_help(d, ps->diags, "a statement is written `%s[...] = ...;`", $2->name ? $2->name : "T");
+        }
+        $$ = ARENA_NEW(ps->arena, TensorDecl);
+        $$->role = TR_IN;
+        $$->cached = true;
         $$->name = *$2;
         $$->dims = list_items(ps, $3);
         $$->dim_count = list_count($3);
@@ -1234,6 +1254,18 @@ map_item:
         $$->level = *$2;
         $$->value = *$3;
         $$->count = $4;
+    }
+  /* `serve decode of B;`, `serve prefill of B;`: B counts the sequences */
+  | SERVE name name name SEMI {
+        $$ = new_item(ps, MI_SERVE, @$, @1);
+        $$->value = *$2;
+        $$->level = *$4;
+        if (!$3->name || strcmp($3->name, "of") != 0) {
+            Diag *d = diag_error(ps->diags, $3->span, "E0110",
+                                 "expected `of` after `serve %s`", $2->name ? $2->name : "...");
+            diag_help(d, ps->diags, "write `serve %s of B;` with B the op parameter that counts "
+                      "the sequences", $2->name ? $2->name : "decode");
+        }
     }
   | MICROBATCHES expr SEMI {
         $$ = new_item(ps, MI_MICROBATCHES, @$, @1);

@@ -96,7 +96,17 @@ static void report_training(const Schedule *s, DiagSink *diags) {
     if (!tr->present || !(tr->total > tr->capacity)) return;
     const IrMemory *mem = &s->arch->memories[tr->memory];
     Span at = ir_given(s->m->phase_span) ? s->m->phase_span : s->m->span;
-    Diag *d = diag_error(
+    Diag *d;
+    if (tr->serving) {
+        d = diag_error(diags, s->m->serve.span, "E0363",
+                       "the serving step holds %s per device in %s but it holds %s: weights %s + "
+                       "caches %s, %s over",
+                       bytes_text(s->arena, tr->total), mem->name,
+                       bytes_text(s->arena, tr->capacity), bytes_text(s->arena, tr->weights),
+                       bytes_text(s->arena, tr->caches),
+                       bytes_text(s->arena, tr->total - tr->capacity));
+    } else
+    d = diag_error(
         diags, at, "E0351",
         "the training step holds %s per device in %s but it holds %s: weights %s + gradients %s "
         "+ optimizer state %s + activations %s, %s over",
@@ -120,7 +130,8 @@ static void report_training(const Schedule *s, DiagSink *diags) {
         static const char *const kinds[] = {[TU_DATA] = "activation",
                                             [TU_WEIGHT] = "weight",
                                             [TU_WEIGHT_GRAD] = "weight gradient",
-                                            [TU_OPT_STATE] = "optimizer state"};
+                                            [TU_OPT_STATE] = "optimizer state",
+                                            [TU_CACHE] = "cache"};
         largest = arena_printf(s->arena, "%s%s`%s` (%s) %s", largest, k ? ", " : "",
                                s->op->tensors[best].name, kinds[s->op->tensors[best].use],
                                bytes_text(s->arena, tr->held[best]));
@@ -128,9 +139,14 @@ static void report_training(const Schedule *s, DiagSink *diags) {
     if (*largest)
         diag_note(d, diags, "the largest%s: %s", s->m->repeat > 1 ? ", per repeat" : "", largest);
     diag_label(d, diags, mem->span, "%s is declared here", mem->name);
-    diag_help(d, diags,
-              "split the weights over more devices (tensor parallelism), recompute activations "
-              "(`recompute full;`), or take a smaller batch");
+    if (tr->serving)
+        diag_help(d, diags,
+                  "split the weights and caches over more devices (tensor parallelism), or serve "
+                  "fewer sequences or a shorter context");
+    else
+        diag_help(d, diags,
+                  "split the weights over more devices (tensor parallelism), recompute "
+                  "activations (`recompute full;`), or take a smaller batch");
 }
 
 void report_capacity(const Schedule *s, DiagSink *diags) {

@@ -57,6 +57,7 @@ void pass_tiles(Schedule *s);     /* tiles, trips, footprints, capacity */
 void pass_training(Schedule *s);  /* what a training step holds per device */
 void pass_step(Schedule *s);      /* a training step by phase, model FLOP rate */
 void pass_stages(Schedule *s);    /* micro-batches through a pipeline's stages */
+void pass_serving(Schedule *s);   /* a serving step's time and tokens per second */
 /* Micro-batches whose activations the first stage of m's pipeline holds
  * at once (1 without one; docs/cost-model.md 13.2). */
 double pipeline_in_flight(const IrMapping *m);

@@ -12,16 +12,18 @@ static const PassFn pass_fns[] = {
     pass_partition,   /* spatial splits, per-instance extents, layouts */
     pass_fusion,      /* groups, fusion levels, boundary nodes */
     pass_tiles,       /* tiles, trips, footprints, capacity */
-    pass_training,    /* what a training step holds per device */
+    pass_training,    /* what a training or serving step holds per device */
     pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
     pass_cost,        /* times, energies, bounds, totals */
     pass_stages,      /* micro-batches through a pipeline's stages */
     pass_step,        /* a training step's time by phase, model FLOP rate */
+    pass_serving,     /* a serving step's time to first token or per token */
 };
 
 const char *const pass_names[] = {"shapes", "partition",   "fusion", "tiles",  "training",
-                                  "reuse",  "collectives", "cost",   "stages", "step"};
+                                  "reuse",  "collectives", "cost",   "stages", "step",
+                                  "serving"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

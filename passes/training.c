@@ -1,18 +1,21 @@
-/* training.c — what a training step holds on each device: for a `phase
- * train` mapping, the bytes of weights, weight gradients, optimizer state
- * and kept activations in one instance of the outermost memory, over the
+/* training.c — what a step holds on each device: for a `phase train`
+ * mapping, the bytes of weights, weight gradients, optimizer state and
+ * kept activations in one instance of the outermost memory, over the
  * mapping's repeats, or a pipeline stage's layers and micro-batches in
- * flight (docs/cost-model.md 13).  The capacity check reports
- * a total past the memory's capacity (E0351). */
+ * flight (docs/cost-model.md 13); for a `serve` mapping its weights and
+ * caches (section 14).  The capacity check reports a total past the
+ * memory's capacity (E0351 for training, E0363 for serving). */
 #include "passes/passes.h"
 
 void pass_training(Schedule *s) {
     SchedTraining *tr = &s->training;
     *tr = (SchedTraining){0};
-    if (s->m->phase != PHASE_TRAIN) return;
+    bool serving = s->m->serve.kind != SERVE_NONE;
+    if (s->m->phase != PHASE_TRAIN && !serving) return;
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
     tr->present = true;
+    tr->serving = serving;
     tr->memory = arch->levels[0].first_memory;
     tr->capacity = arch->memories[tr->memory].capacity;
     int F = op->forward_count, T = op->tensor_count;
@@ -45,10 +48,12 @@ void pass_training(Schedule *s) {
         case TU_WEIGHT: into = &tr->weights; break;
         case TU_WEIGHT_GRAD: into = &tr->gradients; break;
         case TU_OPT_STATE: into = &tr->optimizer; break;
+        case TU_CACHE: into = &tr->caches; break;
         case TU_DATA:
             /* kept for the backward pass: made (or, for an input, read) by
-             * the forward statements and read again after them */
-            if (((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
+             * the forward statements and read again after them; a serving
+             * step keeps nothing but its weights and caches */
+            if (!serving &&((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
                 read_later[t])
                 into = &tr->activations;
             break;
@@ -63,6 +68,7 @@ void pass_training(Schedule *s) {
     tr->weights *= layers;
     tr->gradients *= layers;
     tr->optimizer *= layers;
+    tr->caches *= layers;
     tr->activations *= layers * pipeline_in_flight(s->m);
-    tr->total = tr->weights + tr->gradients + tr->optimizer + tr->activations;
+    tr->total = tr->weights + tr->gradients + tr->optimizer + tr->activations + tr->caches;
 }

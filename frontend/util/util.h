@@ -306,7 +306,9 @@ typedef enum ElemType { ET_NONE, CMT_ELEM_TYPES(VOCAB_ELEM_ENUM) } ElemType;
 /* What a tensor of a `phase train` op is to the training step (the memory
  * a device holds, docs/cost-model.md 13): data, a weight (`param`), a
  * weight's gradient, or optimizer state (fp32 master copy and moments). */
-typedef enum TensorUse { TU_DATA, TU_WEIGHT, TU_WEIGHT_GRAD, TU_OPT_STATE } TensorUse;
+/* what a tensor is to a step: data, a weight, its gradient, optimizer
+ * state, or a `cache` kept from step to step (a KV cache) */
+typedef enum TensorUse { TU_DATA, TU_WEIGHT, TU_WEIGHT_GRAD, TU_OPT_STATE, TU_CACHE } TensorUse;
 
 /* What a statement of a derived op does in the training step: the forward
  * pass as written, a recomputed copy, a gradient, or the weight update. */

@@ -127,7 +127,8 @@
     X(MI_PHASE, "phase") \
     X(MI_RECOMPUTE, "recompute") \
     X(MI_PIPELINE, "pipeline") \
-    X(MI_MICROBATCHES, "microbatches")
+    X(MI_MICROBATCHES, "microbatches") \
+    X(MI_SERVE, "serve")
 
 #define CMT_OVERLAPS(X) \
     X(OVERLAP_FULL, "full") \
@@ -138,6 +139,11 @@
     X(PHASE_FORWARD, "forward") \
     X(PHASE_BACKWARD, "backward") \
     X(PHASE_TRAIN, "train")
+/* `serve KIND of B;`: which serving phase a forward mapping is */
+#define CMT_SERVE_KINDS(X) \
+    X(SERVE_NONE, "none") \
+    X(SERVE_PREFILL, "prefill") \
+    X(SERVE_DECODE, "decode")
 /* the order in which a pipeline's stages run their micro-batches */
 #define CMT_PIPE_SCHEDULES(X) \
     X(PIPE_1F1B, "1f1b") \

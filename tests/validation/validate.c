@@ -15,9 +15,11 @@
  *
  * Manifest lines (blank lines and lines starting with # are skipped):
  *
- *   ROW FILE MAPPING PUBLISHED UNIT fit|report
+ *   ROW FILE MAPPING PUBLISHED UNIT fit|report|part
  *
- * FILE is relative to the manifest's folder; UNIT is s, ms, us or ns.
+ * FILE is relative to the manifest's folder; UNIT is s, ms, us or ns.  A
+ * `part` row has no published value (PUBLISHED `-`): it is a term of a
+ * later sum, printed but neither compared nor counted.
  * MAPPING may name a part of the mapping's schedule instead of the whole:
  *
  *   NAME@STMT    the group that runs statement STMT (a kernel of a layer)
@@ -75,8 +77,14 @@ static bool parse_row(const char *manifest, int line_no, const char *line, Row *
     }
     char *end;
     errno = 0;
-    row->published = strtod(published, &end);
-    if (*end || errno || !(row->published > 0)) {
+    bool part = strcmp(row->use, "part") == 0;
+    if (part != (strcmp(published, "-") == 0)) {
+        fprintf(stderr, "%s:%d: a `part` row has no published value (`-`), every other row one\n",
+                manifest, line_no);
+        return false;
+    }
+    row->published = part ? NAN : strtod(published, &end);
+    if (!part && (*end || errno || !(row->published > 0))) {
         fprintf(stderr, "%s:%d: published value `%s` is not a positive number\n", manifest,
                 line_no, published);
         return false;
@@ -86,8 +94,9 @@ static bool parse_row(const char *manifest, int line_no, const char *line, Row *
                 row->unit);
         return false;
     }
-    if (strcmp(row->use, "fit") != 0 && strcmp(row->use, "report") != 0) {
-        fprintf(stderr, "%s:%d: `%s` should be fit or report\n", manifest, line_no, row->use);
+    if (strcmp(row->use, "fit") != 0 && strcmp(row->use, "report") != 0 && !part) {
+        fprintf(stderr, "%s:%d: `%s` should be fit, report or part\n", manifest, line_no,
+                row->use);
         return false;
     }
     const char *slash = strrchr(manifest, '/');
@@ -252,7 +261,8 @@ int main(int argc, char **argv) {
             fclose(f);
             return 2;
         }
-        rows++;
+        bool part = strcmp(row.use, "part") == 0;
+        if (!part) rows++;
         if (strcmp(row.use, "fit") == 0) {
             size_t used = strlen(fit_rows);
             snprintf(fit_rows + used, sizeof fit_rows - used, "%s%s", fitted ? ", " : "", row.id);
@@ -264,6 +274,7 @@ int main(int argc, char **argv) {
         if (seconds < 0) {
             printf("validate %s published %.4g %s cmtc failed (%s)\n", row.id, row.published,
                    row.unit, why);
+            if (part) rows++; /* counted: a sum needs it */
             failed++;
             continue;
         }
@@ -272,6 +283,11 @@ int main(int argc, char **argv) {
             done_seconds[done_count++] = seconds;
         }
         double value = seconds / unit_seconds(row.unit);
+        if (part) {
+            /* a term of a later sum, not measured on its own */
+            printf("validate %s cmtc %.4g %s (part of a sum)\n", row.id, value, row.unit);
+            continue;
+        }
         double ratio = value / row.published;
         printf("validate %s published %.4g %s cmtc %.4g %s ratio %.3f\n", row.id, row.published,
                row.unit, value, row.unit, ratio);
