@@ -1948,6 +1948,24 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         item(it, "of", CK_KEYWORD, "keyword");
         globals_of_kind(it, d, DK_CONST);
         return;
+    } else if (strncmp(line, "serve", kw) == 0 && kw == 5) {
+        /* `serve prefill|decode of B;` */
+        if (strstr(line, " of ")) {
+            for (int i = 0; op && i < op->u.op.param_count; i++)
+                item(it, op->u.op.params[i].name.name, CK_VARIABLE, "op parameter");
+            return;
+        }
+        int words = 0;
+        for (const char *p = line + kw; *p; p++)
+            if (word_char_c(*p) && !word_char_c(p[-1])) words++;
+        if (words >= 1 && w < end) {
+            item(it, "of", CK_KEYWORD, "keyword");
+            return;
+        }
+        for (int i = 0; i < serve_kind_count; i++)
+            if (serve_kind_ids[i] != SERVE_NONE)
+                item(it, serve_kind_words[i], CK_KEYWORD, "serving step");
+        return;
     } else if (strncmp(line, "recompute", kw) == 0 && kw == 9) {
         want = WANT_STMTS;
         extra[0] = "?";

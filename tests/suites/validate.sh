@@ -46,6 +46,6 @@ refuse() {
 refuse "a short line" "R worked.cmt worked 1 ns" "expected ROW FILE MAPPING"
 refuse "a bad number" "R worked.cmt worked -3 ns fit" "not a positive number"
 refuse "a bad unit" "R worked.cmt worked 3 hours fit" "is not s, ms, us or ns"
-refuse "a bad use" "R worked.cmt worked 3 ns maybe" "should be fit or report"
+refuse "a bad use" "R worked.cmt worked 3 ns maybe" "should be fit, report or part"
 refuse "shell words" "R worked.cmt w;rm 3 ns fit" "letters, digits"
 refuse "an empty part" "R worked.cmt worked@ 3 ns fit" "MAPPING@STATEMENT"

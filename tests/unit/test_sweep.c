@@ -101,7 +101,9 @@ static void check_ranges(const Program *p) {
                  "energy_j,edp_js,power_w,time_compute_s,time_memory_s,time_network_s,"
                  "time_bubble_s,time_other_s,compute_s,memory_s,network_s,bound,flop,"
                  "outer_bytes,intensity_flop_per_b,achieved_flop_per_s,peak_flop_per_s,"
-                 "peak_outer_b_per_s,utilisation,price_usd,flop_per_s_per_usd,memory_per_level,solver,"
+                 "peak_outer_b_per_s,utilisation,price_usd,flop_per_s_per_usd,ttft_s,tpot_s,"
+                     "tokens_per_s,tokens_per_s_per_device,memory_per_device_b,memory_per_level,"
+                     "solver,"
                  "chosen") == 0,
           "the CSV header: the point, the axes with their units, the figures");
 
