@@ -628,7 +628,9 @@ bool op_tensor_comes_next(const OpDecl *op, int ti, int si) {
 }
 
 const char *tensor_decl_keyword(const TensorDecl *t) {
-    return t->role == TR_IN    ? (t->trained ? "param" : t->cached ? "cache" : "in")
+    return t->role == TR_IN    ? (t->trained  ? "param"
+                                  : t->cached ? "cache"
+                                              : "in")
            : t->role == TR_OUT ? "out"
                                : "var";
 }

@@ -285,10 +285,9 @@ static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Fi
                               f->t_compute, f->t_memory, f->t_network, f->t_bubble,
                               f->t_other,   f->compute,  f->memory,    f->network};
     const char *tail_texts[] = {f->bound};
-    const double roof[] = {f->flop,        f->outer_bytes, f->intensity,
-                           f->achieved,    f->peak_flop,   f->peak_outer_bw,
-                           f->utilisation, f->price,       f->per_usd,
-                           f->ttft,        f->tpot,        f->tokens,
+    const double roof[] = {f->flop,          f->outer_bytes,   f->intensity,   f->achieved,
+                           f->peak_flop,     f->peak_outer_bw, f->utilisation, f->price,
+                           f->per_usd,       f->ttft,          f->tpot,        f->tokens,
                            f->tokens_device, f->memory_device};
     const char *last[] = {f->memory_per_level, f->solver, f->chosen};
     if (format == SWEEP_CSV) {

@@ -816,9 +816,8 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
         ok = false;
     } else if (stmt->indices.count != K->rank) {
         Diag *d = op_error(b, stmt->target.span, "E0402",
-                           "`%s` has %d dimension%s but is appended to with %d",
-                           stmt->target.name, K->rank, K->rank == 1 ? "" : "s",
-                           stmt->indices.count);
+                           "`%s` has %d dimension%s but is appended to with %d", stmt->target.name,
+                           K->rank, K->rank == 1 ? "" : "s", stmt->indices.count);
         diag_label(d, b->diags, K->span, "declared here");
         ok = false;
     }
@@ -830,8 +829,9 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     b->info[cache].def_span = stmt->target.span;
     char name[256];
     int n = snprintf(name, sizeof name, "%s.new", stmt->target.name);
-    int slot = add_tensor(b, intern(name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1)),
-                          TK_OUTPUT, stmt->target.span);
+    int slot =
+        add_tensor(b, intern(name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1)),
+                   TK_OUTPUT, stmt->target.span);
     IrTensor *S = &b->tensors[slot];
     S->rank = K->rank - 1;
     S->type = K->type;

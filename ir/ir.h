@@ -54,7 +54,7 @@ typedef struct IrTensor {
      * K: K's id and the dimension of K it is the new position of (-1
      * for every other tensor) */
     int appends_to, append_dim;
-    Span span;     /* declaration or first assignment */
+    Span span; /* declaration or first assignment */
 } IrTensor;
 
 typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;

@@ -181,11 +181,11 @@ typedef struct SchedTraining {
  * docs/cost-model.md 14). */
 typedef struct SchedServing {
     bool present;
-    double step_s;          /* the mapping's latency: TTFT (prefill) or TPOT (decode) */
-    double sequences;       /* B */
-    double devices;         /* instances of the outermost memory, every stage */
-    double per_s;           /* sequences / step_s: tokens/s (decode), prompts/s (prefill) */
-    double per_s_device;    /* per_s / devices */
+    double step_s;       /* the mapping's latency: TTFT (prefill) or TPOT (decode) */
+    double sequences;    /* B */
+    double devices;      /* instances of the outermost memory, every stage */
+    double per_s;        /* sequences / step_s: tokens/s (decode), prompts/s (prefill) */
+    double per_s_device; /* per_s / devices */
 } SchedServing;
 
 /* A step of micro-batches, over a pipeline's stages or not (pass_stages,

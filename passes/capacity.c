@@ -106,14 +106,15 @@ static void report_training(const Schedule *s, DiagSink *diags) {
                        bytes_text(s->arena, tr->caches),
                        bytes_text(s->arena, tr->total - tr->capacity));
     } else
-    d = diag_error(
-        diags, at, "E0351",
-        "the training step holds %s per device in %s but it holds %s: weights %s + gradients %s "
-        "+ optimizer state %s + activations %s, %s over",
-        bytes_text(s->arena, tr->total), mem->name, bytes_text(s->arena, tr->capacity),
-        bytes_text(s->arena, tr->weights), bytes_text(s->arena, tr->gradients),
-        bytes_text(s->arena, tr->optimizer), bytes_text(s->arena, tr->activations),
-        bytes_text(s->arena, tr->total - tr->capacity));
+        d = diag_error(diags, at, "E0351",
+                       "the training step holds %s per device in %s but it holds %s: weights %s + "
+                       "gradients %s "
+                       "+ optimizer state %s + activations %s, %s over",
+                       bytes_text(s->arena, tr->total), mem->name,
+                       bytes_text(s->arena, tr->capacity), bytes_text(s->arena, tr->weights),
+                       bytes_text(s->arena, tr->gradients), bytes_text(s->arena, tr->optimizer),
+                       bytes_text(s->arena, tr->activations),
+                       bytes_text(s->arena, tr->total - tr->capacity));
     if (s->m->repeat > 1)
         diag_note(d, diags, "over the mapping's %lld repeats (layers), each holding its own",
                   (long long)s->m->repeat);

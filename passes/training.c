@@ -53,7 +53,8 @@ void pass_training(Schedule *s) {
             /* kept for the backward pass: made (or, for an input, read) by
              * the forward statements and read again after them; a serving
              * step keeps nothing but its weights and caches */
-            if (!serving &&((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
+            if (!serving &&
+                ((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
                 read_later[t])
                 into = &tr->activations;
             break;
