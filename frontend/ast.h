@@ -246,7 +246,8 @@ typedef struct MapItem {
     IdentList order; /* order */
     Ident value;     /* overlap full|none, objective latency|energy|edp;
                         fuse ... overlap full|none (the group's own) */
-    Expr *count;     /* repeat */
+    Expr *count;     /* repeat; serve's batch (`= 64`, `= ?`) */
+    Expr *limit;     /* `serve ... = ? under 50 ms`: the bound on the step */
 } MapItem;
 
 typedef struct ParamBinding {

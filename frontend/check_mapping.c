@@ -38,6 +38,7 @@ typedef struct OuterChoice {
     int pipeline_dim;     /* `pipeline ?`: the dim, -1 for no pipeline */
     int64_t microbatches; /* `microbatches ? of B`: the count */
     int recompute;        /* `recompute ?`: 0 none, 1 the statements listed, 2 full */
+    int64_t batch;        /* `serve ... of B = ?`: B */
 } OuterChoice;
 
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
@@ -1270,6 +1271,22 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
     sv->kind = kind;
     sv->sequences_param = it->level.name;
     sv->sequences = op->param_values[p];
+    sv->batch_chosen = it->whole_hole;
+    if (it->limit) {
+        ConstEnv env = c->s->env;
+        env.diags = c->diags;
+        env.where = subject_of("", "under");
+        env.expr_depth = 0;
+        Value v = const_eval(&env, it->limit);
+        bool time = v.kind == VK_QUANTITY && v.dim.num == BU_SECOND && v.dim.den == BU_NONE;
+        if (v.kind != VK_ERROR && (!time || !(v.r > 0))) {
+            map_error(c, it->limit->span, "E0364",
+                      "`under` takes a positive time, the most a step may take (such as 50 ms)");
+            return;
+        }
+        if (v.kind == VK_ERROR) return;
+        sv->limit_s = v.r;
+    }
     /* `microbatches N of B` made the op one micro-batch of B */
     if (c->m->pipeline.batch_param == it->level.name && c->m->pipeline.microbatches > 1)
         sv->sequences *= c->m->pipeline.microbatches;
@@ -1830,6 +1847,30 @@ static bool split_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
     return true;
 }
 
+/* `serve KIND of B = N;` sets the op parameter B to N, whatever the header
+ * or the op's default says; `= ?` to the outer choice's value (the header's
+ * or the default's being the largest tried).  False after an error. */
+static bool serve_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
+    const MapItem *line = NULL;
+    for (int i = 0; i < c->md->item_count; i++)
+        if (c->md->items[i]->kind == MI_SERVE && !line) line = c->md->items[i];
+    if (!line || !line->count || !line->level.name) return true;
+    const OpDecl *od = &op_decl->u.op;
+    int k = -1;
+    for (int q = 0; q < od->param_count; q++)
+        if (od->params[q].name.name == line->level.name) k = q;
+    if (k < 0) return true; /* apply_serve reports it */
+    int64_t n = line->whole_hole ? (c->choice ? c->choice->batch : values[k])
+                                 : line->count->u.int_value;
+    if (n < 1) {
+        map_error(c, line->count->span, "E0364", "a serving step runs at least 1 sequence, got %lld",
+                  (long long)n);
+        return false;
+    }
+    values[k] = n;
+    return true;
+}
+
 static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const OuterChoice *choice) {
     MapCtx *c = ARENA_NEW(s->arena, MapCtx);
     c->s = s;
@@ -1848,6 +1889,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     bool complete = false;
     bool bound =
         op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span, values, &complete);
+    if (bound) bound = serve_batch(c, op_decl, values);
     if (bound) bound = split_batch(c, op_decl, values);
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
@@ -2090,8 +2132,12 @@ static const MapItem *outer_hole(const MappingDecl *md, MapItemKind kind) {
 
 /* The text of a choice, as the mapping would write it. */
 static const char *choice_text(Arena *a, const IrMapping *m, bool pipeline_hole, bool micro_hole,
-                               bool recompute_hole) {
+                               bool recompute_hole, bool batch_hole) {
     const char *t = "";
+    if (batch_hole)
+        t = arena_printf(a, "serve %s of %s = %lld; ", serve_kind_name(m->serve.kind),
+                         m->serve.sequences_param ? m->serve.sequences_param : "?",
+                         (long long)m->serve.sequences);
     const IrPipeline *pl = &m->pipeline;
     if (pipeline_hole)
         t = pl->full_arch ? arena_printf(a, "pipeline %s; ", pl->full_arch->dims[pl->dim].name)
@@ -2115,7 +2161,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     const MapItem *pipe = outer_hole(md, MI_PIPELINE);
     const MapItem *micro = outer_hole(md, MI_MICROBATCHES);
     const MapItem *recomp = outer_hole(md, MI_RECOMPUTE);
-    if (!pipe && !micro && !recomp) return check_mapping_with(s, mapping_decl, NULL);
+    const MapItem *serve = outer_hole(md, MI_SERVE);
+    if (!pipe && !micro && !recomp && !serve) return check_mapping_with(s, mapping_decl, NULL);
     /* the candidates need the arch's dims and the batch's value: looked up
      * quietly (the check of a choice reports what is wrong) */
     DiagSink quiet;
@@ -2132,8 +2179,8 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     for (int d = 0; pipe && arch && d < arch->dim_count; d++)
         if (arch->dims[d].size >= 2) dim_of[dims++] = d;
     if (!pipe) dims = 1;
-    int64_t batch = 1;
-    if (micro && op_decl && micro->level.name) {
+    int64_t batch = 1, most_sequences = 1;
+    if ((micro || serve) && op_decl) {
         int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
         bool complete = false;
         DiagSink *real = s->diags;
@@ -2141,9 +2188,17 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         bool bound = op_bind_params(s, op_decl, md->bindings, md->binding_count, md->op.span,
                                     values, &complete);
         s->diags = real;
-        for (int q = 0; bound && q < op_decl->u.op.param_count; q++)
-            if (op_decl->u.op.params[q].name.name == micro->level.name) batch = values[q];
+        for (int q = 0; bound && q < op_decl->u.op.param_count; q++) {
+            Name name = op_decl->u.op.params[q].name.name;
+            if (micro && name == micro->level.name) batch = values[q];
+            if (serve && name == serve->level.name) most_sequences = values[q];
+        }
     }
+    /* `serve ... of B = ?`: the powers of two below B's value, and B */
+    int64_t batches[64];
+    int batch_n = 0;
+    for (int64_t b = 1; serve && b < most_sequences && batch_n < 62; b *= 2) batches[batch_n++] = b;
+    if (serve || batch_n == 0) batches[batch_n++] = most_sequences;
     /* every micro-batch count that divides the batch: trial division up to
      * a bound, so an absurd batch is refused rather than factored slowly */
     int64_t *counts = ARENA_ARRAY(s->arena, int64_t, OUTER_CHOICE_LIMIT + 2);
@@ -2166,8 +2221,11 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     if (count_n == 0) counts[count_n++] = 1; /* no `microbatches ?`, or no batch */
     int recomputes = recomp ? (recomp->stmts.count > 0 ? 3 : 2) : 1;
     static const int recompute_values[2][3] = {{0, 2, 0}, {0, 1, 2}};
-    long total = (long)dims * count_n * recomputes;
-    Span where = pipe ? pipe->span : micro ? micro->span : recomp->span;
+    long total = (long)dims * count_n * recomputes * batch_n;
+    Span where = pipe    ? pipe->span
+                 : micro ? micro->span
+                 : recomp ? recomp->span
+                          : serve->span;
     if (total > OUTER_CHOICE_LIMIT) {
         Diag *d = diag_error(s->diags, where, "E0358",
                              "the outer holes of mapping `%s` stand for %ld combinations; at "
@@ -2185,18 +2243,20 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     int n = 0;
     for (int a = 0; a < dims; a++)
         for (int b = 0; b < count_n; b++)
-            for (int r = 0; r < recomputes; r++) {
+            for (int r = 0; r < recomputes; r++)
+            for (int q = 0; q < batch_n; q++) {
                 OuterChoice ch = {dim_of[a], counts[b],
-                                  recomp ? recompute_values[recomp->stmts.count > 0][r] : 0};
+                                  recomp ? recompute_values[recomp->stmts.count > 0][r] : 0,
+                                  batches[q]};
                 DiagSink scratch;
                 diags_init(&scratch, s->arena);
                 DiagSink *real = s->diags;
                 s->diags = &scratch;
                 IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
                 s->diags = real;
-                if (a == 0 && b == 0 && r == 0) first_sink = scratch;
+                if (a == 0 && b == 0 && r == 0 && q == 0) first_sink = scratch;
                 if (!m || scratch.error_count > 0) continue;
-                m->choice_text = choice_text(s->arena, m, pipe, micro, recomp);
+                m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
                 if (n == 0) valid_sink = scratch;
                 choices[n++] = m;
             }
@@ -2222,6 +2282,6 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->choice_count = n;
     m->choice_span = where;
     m->choice_text = NULL;
-    m->hole_count += (pipe != NULL) + (micro != NULL) + (recomp != NULL);
+    m->hole_count += (pipe != NULL) + (micro != NULL) + (recomp != NULL) + (serve != NULL);
     return m;
 }

@@ -428,6 +428,10 @@ typedef struct IrServe {
     Name sequences_param;
     int64_t sequences; /* B's value */
     Span span;
+    /* `serve ... of B = ?` (the optimizer chose B, docs/language.md 5.12)
+     * and its bound `under T` on the step's latency (s; 0: none) */
+    bool batch_chosen;
+    double limit_s;
 } IrServe;
 
 typedef enum PipeSchedule { CMT_PIPE_SCHEDULES(VOCAB_ENUM) } PipeSchedule;

@@ -231,6 +231,22 @@ static MapItem *new_item(ParseState *ps, MapItemKind kind, CmtLoc l,
     return m;
 }
 
+/* `serve KIND of B ...`: the kind, and B after the word `of` */
+static MapItem *serve_item(ParseState *ps, CmtLoc l, CmtLoc keyword, const Ident *kind,
+                           const Ident *of, const Ident *param) {
+    MapItem *m = new_item(ps, MI_SERVE, l, keyword);
+    m->value = *kind;
+    m->level = *param;
+    if (!of->name || strcmp(of->name, "of") != 0) {
+        Diag *d = diag_error(ps->diags, of->span, "E0110", "expected `of` after `serve %s`",
+                             kind->name ? kind->name : "...");
+        diag_help(d, ps->diags,
+                  "write `serve %s of B;` with B the op parameter that counts the sequences",
+                  kind->name ? kind->name : "decode");
+    }
+    return m;
+}
+
 static ElemType elem_type_of(ParseState *ps, Name name, CmtLoc l) {
     ElemType t = elem_type_of_name(name);
     if (t != ET_NONE) return t;
@@ -1257,14 +1273,31 @@ map_item:
     }
   /* `serve decode of B;`, `serve prefill of B;`: B counts the sequences */
   | SERVE name name name SEMI {
-        $$ = new_item(ps, MI_SERVE, @$, @1);
-        $$->value = *$2;
-        $$->level = *$4;
-        if (!$3->name || strcmp($3->name, "of") != 0) {
-            Diag *d = diag_error(ps->diags, $3->span, "E0110",
-                                 "expected `of` after `serve %s`", $2->name ? $2->name : "...");
-            diag_help(d, ps->diags, "write `serve %s of B;` with B the op parameter that counts "
-                      "the sequences", $2->name ? $2->name : "decode");
+        $$ = serve_item(ps, @$, @1, $2, $3, $4);
+    }
+  /* `serve decode of B = 64;` sets B; `serve decode of B = ?;` lets the
+     optimizer choose it, `... = ? under 50 ms;` with a bound on the step */
+  | SERVE name name name EQUALS INT SEMI {
+        $$ = serve_item(ps, @$, @1, $2, $3, $4);
+        $$->count = new_expr(ps, EX_INT, @6);
+        $$->count->u.int_value = $6;
+    }
+  | SERVE name name name EQUALS HOLE SEMI {
+        $$ = serve_item(ps, @$, @1, $2, $3, $4);
+        $$->count = new_expr(ps, EX_HOLE, @6);
+        $$->whole_hole = true;
+    }
+  | SERVE name name name EQUALS HOLE name expr SEMI {
+        $$ = serve_item(ps, @$, @1, $2, $3, $4);
+        $$->count = new_expr(ps, EX_HOLE, @6);
+        $$->whole_hole = true;
+        $$->limit = $8;
+        if (!$7->name || strcmp($7->name, "under") != 0) {
+            Diag *d = diag_error(ps->diags, $7->span, "E0110",
+                                 "expected `under` and a time after the batch, found `%s`",
+                                 $7->name ? $7->name : "?");
+            diag_help(d, ps->diags, "write `serve %s of %s = ? under 50 ms;`",
+                      $2->name ? $2->name : "decode", $4->name ? $4->name : "B");
         }
     }
   | MICROBATCHES expr SEMI {

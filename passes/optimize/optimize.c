@@ -1747,6 +1747,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
     bool exact = true;
     double space = 0;
     long candidates = 0;
+    double fastest_over = INFINITY; /* the fastest step past `under` */
     for (int i = 0; i < m->choice_count; i++) {
         OptimizeOptions o = {0};
         if (opts) o = *opts;
@@ -1768,7 +1769,10 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
             DiagSink scratch, *real = p->diags;
             diags_init(&scratch, out);
             p->diags = &scratch;
-            ok = fill_holes(out, p, c, &o, &r, o.exhaustive ? INFINITY : best_value);
+            /* a serving batch's choices compare per sequence: the best so far
+               bounds this one's latency only through its own batch */
+            double incumbent = o.exhaustive || c->serve.batch_chosen ? INFINITY : best_value;
+            ok = fill_holes(out, p, c, &o, &r, incumbent);
             p->diags = real;
         }
         if (r.status == SOLVER_TIME_LIMIT) exact = false;
@@ -1781,6 +1785,17 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         EvalResult ev;
         if (evaluate_mapping(c, NULL, &ev) != EVAL_OK || !ev.feasible) continue;
         double v = objective_of(obj, ev.cost.latency_s, ev.cost.energy_j);
+        if (c->serve.batch_chosen) {
+            /* `serve ... of B = ?` (docs/language.md 5.12): the most tokens
+               per second, or the least energy per token, among the batches
+               whose step meets the bound */
+            if (c->serve.limit_s > 0 && ev.cost.latency_s > c->serve.limit_s) {
+                if (ev.cost.latency_s < fastest_over) fastest_over = ev.cost.latency_s;
+                continue;
+            }
+            double b = (double)c->serve.sequences;
+            v = objective_of(obj, ev.cost.latency_s / b, ev.cost.energy_j / b);
+        }
         if (v < best_value) {
             best_value = v;
             best = c;
@@ -1794,7 +1809,15 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         SolverReport r;
         bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY);
         if (explained) *report = r;
-        if (!exact) {
+        if (exact && isfinite(fastest_over)) {
+            Diag *d = diag_error(p->diags, m->choice_span, "E0364",
+                                 "no batch of %s meets `under %s`: the fastest step takes %s",
+                                 m->name, unit_format(out, m->serve.limit_s, (UnitDim){BU_SECOND, BU_NONE}),
+                                 unit_format(out, fastest_over, (UnitDim){BU_SECOND, BU_NONE}));
+            diag_help(d, p->diags,
+                      "split the step over more devices, or allow a longer step");
+            report->status = SOLVER_FAILED;
+        } else if (!exact) {
             diag_error(p->diags, m->choice_span, "E0371",
                        "time limit reached before any choice of %s's outer holes was solved",
                        m->name);
@@ -1820,8 +1843,10 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
     report->candidates = candidates;
     report->objective = best_value;
     report->method =
-        arena_printf(out, "%d choices of pipeline, micro-batches, recomputation (%s)",
-                     m->choice_count, best_report.method ? best_report.method : "complete");
+        arena_printf(out, "%d choices of %s (%s)", m->choice_count,
+                     m->serve.batch_chosen ? "the serving batch and any other outer hole"
+                                           : "pipeline, micro-batches, recomputation",
+                     best_report.method ? best_report.method : "complete");
     best->choices = NULL;
     best->choice_count = 0;
     return best;
