@@ -607,10 +607,18 @@ static void print_map_item(Fmt *F, const MapItem *m) {
             put_ident(F, m->level, true);
         }
         break;
-    case MI_SERVE: /* `serve decode of B` */
+    case MI_SERVE: /* `serve decode of B [= N | = ? [under T]]` */
         put_ident(F, m->value, true);
         puts_(F, "of", true);
         put_ident(F, m->level, true);
+        if (m->count) {
+            puts_(F, "=", true);
+            print_expr(F, m->count, true, false);
+        }
+        if (m->limit) {
+            puts_(F, "under", true);
+            print_expr(F, m->limit, true, false);
+        }
         break;
     case MI_PIPELINE:
         put_ident(F, m->level, true);

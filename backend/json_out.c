@@ -145,6 +145,9 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(t, "kind", json_string(serve_kind_name(r->m->serve.kind)));
         json_object_set_new(t, "sequences_param", json_string(r->m->serve.sequences_param));
         json_object_set_new(t, "sequences", json_integer((json_int_t)r->m->serve.sequences));
+        json_object_set_new(t, "sequences_chosen", json_boolean(r->m->serve.batch_chosen));
+        if (r->m->serve.limit_s > 0)
+            json_object_set_new(t, "limit_s", json_real(r->m->serve.limit_s));
         json_object_set_new(t, "step_s", json_real(sv->step_s));
         json_object_set_new(t, r->m->serve.kind == SERVE_DECODE ? "tokens_per_s" : "prompts_per_s",
                             json_real(sv->per_s));
