@@ -1860,11 +1860,11 @@ static bool serve_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
     for (int q = 0; q < od->param_count; q++)
         if (od->params[q].name.name == line->level.name) k = q;
     if (k < 0) return true; /* apply_serve reports it */
-    int64_t n = line->whole_hole ? (c->choice ? c->choice->batch : values[k])
-                                 : line->count->u.int_value;
+    int64_t n =
+        line->whole_hole ? (c->choice ? c->choice->batch : values[k]) : line->count->u.int_value;
     if (n < 1) {
-        map_error(c, line->count->span, "E0364", "a serving step runs at least 1 sequence, got %lld",
-                  (long long)n);
+        map_error(c, line->count->span, "E0364",
+                  "a serving step runs at least 1 sequence, got %lld", (long long)n);
         return false;
     }
     values[k] = n;
@@ -2222,10 +2222,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     int recomputes = recomp ? (recomp->stmts.count > 0 ? 3 : 2) : 1;
     static const int recompute_values[2][3] = {{0, 2, 0}, {0, 1, 2}};
     long total = (long)dims * count_n * recomputes * batch_n;
-    Span where = pipe    ? pipe->span
-                 : micro ? micro->span
-                 : recomp ? recomp->span
-                          : serve->span;
+    Span where = pipe ? pipe->span : micro ? micro->span : recomp ? recomp->span : serve->span;
     if (total > OUTER_CHOICE_LIMIT) {
         Diag *d = diag_error(s->diags, where, "E0358",
                              "the outer holes of mapping `%s` stand for %ld combinations; at "
@@ -2244,22 +2241,22 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     for (int a = 0; a < dims; a++)
         for (int b = 0; b < count_n; b++)
             for (int r = 0; r < recomputes; r++)
-            for (int q = 0; q < batch_n; q++) {
-                OuterChoice ch = {dim_of[a], counts[b],
-                                  recomp ? recompute_values[recomp->stmts.count > 0][r] : 0,
-                                  batches[q]};
-                DiagSink scratch;
-                diags_init(&scratch, s->arena);
-                DiagSink *real = s->diags;
-                s->diags = &scratch;
-                IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
-                s->diags = real;
-                if (a == 0 && b == 0 && r == 0 && q == 0) first_sink = scratch;
-                if (!m || scratch.error_count > 0) continue;
-                m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
-                if (n == 0) valid_sink = scratch;
-                choices[n++] = m;
-            }
+                for (int q = 0; q < batch_n; q++) {
+                    OuterChoice ch = {dim_of[a], counts[b],
+                                      recomp ? recompute_values[recomp->stmts.count > 0][r] : 0,
+                                      batches[q]};
+                    DiagSink scratch;
+                    diags_init(&scratch, s->arena);
+                    DiagSink *real = s->diags;
+                    s->diags = &scratch;
+                    IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
+                    s->diags = real;
+                    if (a == 0 && b == 0 && r == 0 && q == 0) first_sink = scratch;
+                    if (!m || scratch.error_count > 0) continue;
+                    m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
+                    if (n == 0) valid_sink = scratch;
+                    choices[n++] = m;
+                }
     if (n == 0) {
         /* why: the first combination's own diagnostics (checked once:
          * what an op instantiation reports is reported once) */

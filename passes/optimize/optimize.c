@@ -1810,12 +1810,12 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY);
         if (explained) *report = r;
         if (exact && isfinite(fastest_over)) {
-            Diag *d = diag_error(p->diags, m->choice_span, "E0364",
-                                 "no batch of %s meets `under %s`: the fastest step takes %s",
-                                 m->name, unit_format(out, m->serve.limit_s, (UnitDim){BU_SECOND, BU_NONE}),
-                                 unit_format(out, fastest_over, (UnitDim){BU_SECOND, BU_NONE}));
-            diag_help(d, p->diags,
-                      "split the step over more devices, or allow a longer step");
+            Diag *d =
+                diag_error(p->diags, m->choice_span, "E0364",
+                           "no batch of %s meets `under %s`: the fastest step takes %s", m->name,
+                           unit_format(out, m->serve.limit_s, (UnitDim){BU_SECOND, BU_NONE}),
+                           unit_format(out, fastest_over, (UnitDim){BU_SECOND, BU_NONE}));
+            diag_help(d, p->diags, "split the step over more devices, or allow a longer step");
             report->status = SOLVER_FAILED;
         } else if (!exact) {
             diag_error(p->diags, m->choice_span, "E0371",
