@@ -39,6 +39,8 @@ typedef struct OuterChoice {
     int64_t microbatches; /* `microbatches ? of B`: the count */
     int recompute;        /* `recompute ?`: 0 none, 1 the statements listed, 2 full */
     int64_t batch;        /* `serve ... of B = ?`: B */
+    unsigned overlap;     /* `overlap ?` lines, in order: bit k set: the k-th is
+                             `tiles`, clear: `full` */
 } OuterChoice;
 
 static Diag *map_error(MapCtx *c, Span span, const char *code, const char *fmt, ...)
@@ -1014,6 +1016,21 @@ static void check_group_tiles(MapCtx *c) {
 
 /* -------------------------------------------------------------- fuse */
 
+/* Is this line an `overlap ?` (the mapping's, or a `fuse` line's own)? */
+static bool overlap_hole_line(const MapItem *it) {
+    return (it->kind == MI_OVERLAP || it->kind == MI_FUSE) && it->value.hole;
+}
+
+/* `overlap ?` (docs/language.md 5.5): coarse (`full`) or fine-grained
+ * (`tiles`), the outer choice's bit for this line. */
+static Overlap overlap_hole_value(const MapCtx *c, const MapItem *it) {
+    int k = 0;
+    for (int i = 0; i < c->md->item_count && c->md->items[i] != it; i++)
+        k += overlap_hole_line(c->md->items[i]);
+    bool tiles = c->choice && k < 32 && (c->choice->overlap >> k & 1u);
+    return tiles ? OVERLAP_TILES : OVERLAP_FULL;
+}
+
 /* The Overlap a word names, or -1 after E0319. */
 static int overlap_word(MapCtx *c, const Ident *word) {
     Overlap ov;
@@ -1070,7 +1087,11 @@ static void apply_fuse(MapCtx *c, const MapItem *it) {
     if (!members) return;
     f->span[g] = it->span;
     f->written[g] = true;
-    if (it->value.name) {
+    if (it->value.hole) {
+        f->overlap[g] = (int)overlap_hole_value(c, it);
+        c->m->overlap_chosen = true;
+        f->overlap_span[g] = it->value.span;
+    } else if (it->value.name) {
         int ov = overlap_word(c, &it->value);
         if (ov >= 0) {
             f->overlap[g] = ov;
@@ -1158,6 +1179,11 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
     if (!once(c, it, overlap ? &c->overlap_line : &c->objective_line,
               overlap ? "overlap" : "objective"))
         return;
+    if (overlap && it->value.hole) {
+        c->m->overlap = overlap_hole_value(c, it);
+        c->m->overlap_chosen = true;
+        return;
+    }
     if (!it->value.name) {
         c->ok = false;
         return;
@@ -2162,7 +2188,15 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     const MapItem *micro = outer_hole(md, MI_MICROBATCHES);
     const MapItem *recomp = outer_hole(md, MI_RECOMPUTE);
     const MapItem *serve = outer_hole(md, MI_SERVE);
-    if (!pipe && !micro && !recomp && !serve) return check_mapping_with(s, mapping_decl, NULL);
+    const MapItem *overlap_first = NULL;
+    int overlap_holes = 0;
+    for (int i = 0; i < md->item_count; i++)
+        if (overlap_hole_line(md->items[i])) {
+            if (!overlap_first) overlap_first = md->items[i];
+            overlap_holes++;
+        }
+    if (!pipe && !micro && !recomp && !serve && !overlap_first)
+        return check_mapping_with(s, mapping_decl, NULL);
     /* the candidates need the arch's dims and the batch's value: looked up
      * quietly (the check of a choice reports what is wrong) */
     DiagSink quiet;
@@ -2221,8 +2255,15 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     if (count_n == 0) counts[count_n++] = 1; /* no `microbatches ?`, or no batch */
     int recomputes = recomp ? (recomp->stmts.count > 0 ? 3 : 2) : 1;
     static const int recompute_values[2][3] = {{0, 2, 0}, {0, 1, 2}};
-    long total = (long)dims * count_n * recomputes * batch_n;
-    Span where = pipe ? pipe->span : micro ? micro->span : recomp ? recomp->span : serve->span;
+    /* two values for each `overlap ?` line (past 12 lines the count alone
+     * is over the limit) */
+    long overlaps = overlap_holes > 12 ? 1L << 13 : 1L << overlap_holes;
+    long total = (long)dims * count_n * recomputes * batch_n * overlaps;
+    Span where = pipe     ? pipe->span
+                 : micro  ? micro->span
+                 : recomp ? recomp->span
+                 : serve  ? serve->span
+                          : overlap_first->span;
     if (total > OUTER_CHOICE_LIMIT) {
         Diag *d = diag_error(s->diags, where, "E0358",
                              "the outer holes of mapping `%s` stand for %ld combinations; at "
@@ -2238,25 +2279,31 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     diags_init(&first_sink, s->arena);
     diags_init(&valid_sink, s->arena);
     int n = 0;
-    for (int a = 0; a < dims; a++)
-        for (int b = 0; b < count_n; b++)
-            for (int r = 0; r < recomputes; r++)
-                for (int q = 0; q < batch_n; q++) {
-                    OuterChoice ch = {dim_of[a], counts[b],
-                                      recomp ? recompute_values[recomp->stmts.count > 0][r] : 0,
-                                      batches[q]};
-                    DiagSink scratch;
-                    diags_init(&scratch, s->arena);
-                    DiagSink *real = s->diags;
-                    s->diags = &scratch;
-                    IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
-                    s->diags = real;
-                    if (a == 0 && b == 0 && r == 0 && q == 0) first_sink = scratch;
-                    if (!m || scratch.error_count > 0) continue;
-                    m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
-                    if (n == 0) valid_sink = scratch;
-                    choices[n++] = m;
-                }
+    /* every combination, the first axis varying slowest */
+    for (long idx = 0; idx < total; idx++) {
+        long rest = idx;
+        unsigned v = (unsigned)(rest % overlaps);
+        rest /= overlaps;
+        int q = (int)(rest % batch_n);
+        rest /= batch_n;
+        int r = (int)(rest % recomputes);
+        rest /= recomputes;
+        int b = (int)(rest % count_n);
+        int a = (int)(rest / count_n);
+        OuterChoice ch = {dim_of[a], counts[b],
+                          recomp ? recompute_values[recomp->stmts.count > 0][r] : 0, batches[q], v};
+        DiagSink scratch;
+        diags_init(&scratch, s->arena);
+        DiagSink *real = s->diags;
+        s->diags = &scratch;
+        IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
+        s->diags = real;
+        if (idx == 0) first_sink = scratch;
+        if (!m || scratch.error_count > 0) continue;
+        m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
+        if (n == 0) valid_sink = scratch;
+        choices[n++] = m;
+    }
     if (n == 0) {
         /* why: the first combination's own diagnostics (checked once:
          * what an op instantiation reports is reported once) */
@@ -2279,6 +2326,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     m->choice_count = n;
     m->choice_span = where;
     m->choice_text = NULL;
-    m->hole_count += (pipe != NULL) + (micro != NULL) + (recomp != NULL) + (serve != NULL);
+    m->hole_count += (pipe != NULL) + (micro != NULL) + (recomp != NULL) + (serve != NULL) +
+                     (overlap_first != NULL);
     return m;
 }

@@ -483,6 +483,9 @@ typedef struct IrMapping {
     int64_t repeat; /* default 1 */
     IrPipeline pipeline;
     IrServe serve;
+    /* `overlap ?` on the mapping's line or a `fuse` line: filled by the
+     * optimizer (an outer hole, docs/language.md 5.5), not written */
+    bool overlap_chosen;
     /* the lines that gave overlap, objective and repeat; SPAN_NONE when
      * the default applies */
     Span overlap_span, objective_span, repeat_span;

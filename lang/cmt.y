@@ -1206,6 +1206,17 @@ map_item:
         $$ = new_item(ps, MI_OVERLAP, @$, @1);
         $$->value = *$2;
     }
+  /* `overlap ?;`, `fuse ... overlap ?;`: coarse or fine-grained, chosen */
+  | OVERLAP HOLE SEMI {
+        $$ = new_item(ps, MI_OVERLAP, @$, @1);
+        $$->value = hole_ident(ps, @2);
+    }
+  | FUSE ident_list at_opt OVERLAP HOLE SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
+        $$->level = *$3;
+        $$->value = hole_ident(ps, @5);
+    }
   | OBJECTIVE name SEMI {
         $$ = new_item(ps, MI_OBJECTIVE, @$, @1);
         $$->value = *$2;

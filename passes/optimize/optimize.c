@@ -1845,6 +1845,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
     report->method =
         arena_printf(out, "%d choices of %s (%s)", m->choice_count,
                      m->serve.batch_chosen ? "the serving batch and any other outer hole"
+                     : m->overlap_chosen   ? "the overlap and any other outer hole"
                                            : "pipeline, micro-batches, recomputation",
                      best_report.method ? best_report.method : "complete");
     best->choices = NULL;
