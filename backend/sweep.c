@@ -54,6 +54,7 @@ static const char *const figure_columns[] = {
     "memory_per_level",
     "solver",
     "chosen",
+    "inputs",
 };
 enum { FIGURE_COLUMNS = (int)(sizeof figure_columns / sizeof figure_columns[0]) };
 
@@ -118,6 +119,7 @@ const char *sweep_row_key(Arena *a, const IrSweep *sw, int64_t point) {
 /* What a row says of a point, computed from its schedule. */
 typedef struct Figures {
     const char *status, *message, *mapping, *op, *arch, *bound, *memory_per_level, *solver, *chosen;
+    const char *inputs; /* sweep_inputs: what the row was computed from */
     double latency, energy, edp, power;
     double t_compute, t_memory, t_network, t_bubble, t_other;
     double compute, memory, network;
@@ -289,7 +291,7 @@ static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Fi
                            f->peak_flop,     f->peak_outer_bw, f->utilisation, f->price,
                            f->per_usd,       f->ttft,          f->tpot,        f->tokens,
                            f->tokens_device, f->memory_device};
-    const char *last[] = {f->memory_per_level, f->solver, f->chosen};
+    const char *last[] = {f->memory_per_level, f->solver, f->chosen, f->inputs};
     if (format == SWEEP_CSV) {
         Text t = {a, NULL, 0, 0};
         text_add(&t, "%s", sweep_row_key(a, sw, point));
@@ -357,14 +359,30 @@ static const char *first_error(Arena *a, const SourceManager *sm, const DiagSink
     return "failed without a diagnostic";
 }
 
+const char *sweep_inputs(Arena *a, const SourceManager *sm) {
+    /* FNV-1a, 64 bits, over each file's length and text in load order (not
+     * its path: the same sweep in another clone reads the same) */
+    uint64_t h = 14695981039346656037ull;
+    for (int i = 0; i < sm->count; i++) {
+        const SourceFile *f = sm->files[i];
+        char len[32];
+        int n = snprintf(len, sizeof len, "%zu:", f->len);
+        for (int k = 0; k < n; k++) h = (h ^ (unsigned char)len[k]) * 1099511628211ull;
+        for (size_t k = 0; k < f->len; k++) h = (h ^ (unsigned char)f->text[k]) * 1099511628211ull;
+    }
+    return arena_printf(a, "%016llx", (unsigned long long)h);
+}
+
 const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, const IrSweep *sw,
-                                 int64_t point, const OptimizeOptions *opts, SweepFormat format) {
+                                 int64_t point, const OptimizeOptions *opts, const char *inputs,
+                                 SweepFormat format) {
     DiagSink diags;
     diags_init(&diags, a);
     Figures f;
     IrMapping *m = program_sweep_point(p, sw, point, &diags);
     if (!m) {
         f = no_figures("error", first_error(a, sm, &diags, 0));
+        f.inputs = inputs;
         return row_text(a, sw, point, &f, format);
     }
     SolverReport solver;
@@ -379,6 +397,7 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
                              : solver.status == SOLVER_FAILED   ? "infeasible"
                                                                 : "error";
         f = no_figures(status, first_error(a, sm, &diags, 0));
+        f.inputs = inputs;
         return row_text(a, sw, point, &f, format);
     }
     Schedule *s = lower_mapping(a, complete, false, NULL);
@@ -386,17 +405,36 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
     report_capacity(s, &diags);
     if (diags.error_count > errors) {
         f = no_figures("infeasible", first_error(a, sm, &diags, 0));
+        f.inputs = inputs;
         return row_text(a, sw, point, &f, format);
     }
     const char *chosen = mapping_to_cmt(a, complete);
     f = figures_of(a, s, &solver, chosen);
+    f.inputs = inputs;
     return row_text(a, sw, point, &f, format);
 }
 
 const char *sweep_failure_row(Arena *a, const IrSweep *sw, int64_t point, const char *status,
-                              const char *why, SweepFormat format) {
+                              const char *why, const char *inputs, SweepFormat format) {
     Figures f = no_figures(status, why);
+    f.inputs = inputs;
     return row_text(a, sw, point, &f, format);
+}
+
+const char *sweep_row_inputs(Arena *a, const char *row, SweepFormat format) {
+    if (format == SWEEP_JSONL) {
+        const char *k = strstr(row, "\"inputs\":\"");
+        if (!k) return "";
+        k += strlen("\"inputs\":\"");
+        const char *e = strchr(k, '"');
+        return e ? arena_strndup(a, k, (size_t)(e - k)) : "";
+    }
+    /* the last field: a hash, never quoted */
+    size_t n = strlen(row);
+    while (n > 0 && (row[n - 1] == '\n' || row[n - 1] == '\r')) n--;
+    size_t b = n;
+    while (b > 0 && row[b - 1] != ',') b--;
+    return arena_strndup(a, row + b, n - b);
 }
 
 bool sweep_row_ok(const IrSweep *sw, const char *row, SweepFormat format) {

@@ -28,11 +28,20 @@ void sweep_partition(const Schedule *s, double out[5]);
  * (CSV with a line break, or one JSON line): status ok with every figure,
  * or error / infeasible / time_limit with the first diagnostic. */
 const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, const IrSweep *sw,
-                                 int64_t point, const OptimizeOptions *opts, SweepFormat format);
+                                 int64_t point, const OptimizeOptions *opts, const char *inputs,
+                                 SweepFormat format);
 
+/* What a sweep's rows are computed from, as the `inputs` column gives it:
+ * a 64-bit hash (16 hex digits) of the text of every file the program
+ * read, the sweep's own and every module it uses.  A row whose `inputs`
+ * differ was made from another version of them.  Taken before any output
+ * is read into the same source manager. */
+const char *sweep_inputs(Arena *a, const SourceManager *sm);
+/* A row's `inputs` field ("" when it has none). */
+const char *sweep_row_inputs(Arena *a, const char *row, SweepFormat format);
 /* A row saying why a point has no figures (status error, time_limit). */
 const char *sweep_failure_row(Arena *a, const IrSweep *sw, int64_t point, const char *status,
-                              const char *why, SweepFormat format);
+                              const char *why, const char *inputs, SweepFormat format);
 /* Whether a row's status is ok. */
 bool sweep_row_ok(const IrSweep *sw, const char *row, SweepFormat format);
 

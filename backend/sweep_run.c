@@ -70,9 +70,13 @@ typedef struct Rows {
 } Rows;
 
 /* Reads the rows an output already holds for this sweep.  False (after
- * saying why) when the file is another sweep's or not one at all. */
+ * saying why) when the file is another sweep's or not one at all.  A row
+ * made from other inputs (its `inputs` column is not `inputs`: the file or
+ * a module it uses changed since) is left out and counted in *stale, or,
+ * with stale NULL, refused. */
 static bool read_rows(Arena *a, SourceManager *sm, const char *path, const IrSweep *sw,
-                      SweepFormat format, const char *header, Rows *rows, bool missing_ok) {
+                      SweepFormat format, const char *header, const char *inputs, Rows *rows,
+                      bool missing_ok, int64_t *stale) {
     rows->text = ARENA_ARRAY(a, const char *, sw->point_count + 1);
     rows->count = 0;
     rows->good_len = 0;
@@ -135,6 +139,24 @@ static bool read_rows(Arena *a, SourceManager *sm, const char *path, const IrSwe
                         path, line, (long long)point);
                 return false;
             }
+        }
+        if (strcmp(sweep_row_inputs(a, row, format), inputs) != 0) {
+            if (!stale) {
+                fprintf(
+                    stderr,
+                    "cmtc: error: %s:%d: point %lld was computed from other inputs (the sweep's "
+                    "file or a module it uses has changed since)\n",
+                    path, line, (long long)point);
+                return false;
+            }
+            /* evaluated again: a later row of the same point replaces it */
+            if (rows->text[point]) rows->count--;
+            rows->text[point] = NULL;
+            (*stale)++;
+            p = eol + 1;
+            rows->good_len = (size_t)(p - text);
+            line++;
+            continue;
         }
         if (!rows->text[point]) rows->count++;
         rows->text[point] = row;
@@ -200,6 +222,7 @@ typedef struct Pool {
     const IrSweep *sw;
     const OptimizeOptions *opts;
     SweepFormat format;
+    const char *inputs;  /* sweep_inputs: the last column of every row */
     double hard_limit_s; /* a point's child is killed past it; 0: never */
     int out_fd;          /* appended to as rows finish */
     Rows *rows;
@@ -236,7 +259,7 @@ static void record_row(Pool *pool, int64_t point, const char *row) {
 
 /* A row for a point whose child gave none (sweep.c's layout). */
 static const char *failure_row(Pool *pool, int64_t point, const char *status, const char *why) {
-    return sweep_failure_row(pool->arena, pool->sw, point, status, why, pool->format);
+    return sweep_failure_row(pool->arena, pool->sw, point, status, why, pool->inputs, pool->format);
 }
 
 static bool spawn(Pool *pool, Child *c, int64_t point) {
@@ -254,7 +277,7 @@ static bool spawn(Pool *pool, Child *c, int64_t point) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         const char *row = sweep_evaluate_point(pool->arena, pool->p, pool->sm, pool->sw, point,
-                                               pool->opts, pool->format);
+                                               pool->opts, pool->inputs, pool->format);
         _exit(write_all(pipefd[1], row, strlen(row)) ? 0 : 1);
     }
     close(pipefd[1]);
@@ -446,9 +469,11 @@ static int emit_slurm(Arena *a, const char *dir, const char *file, const char *s
 static int merge_parts(Arena *a, SourceManager *sm, const IrSweep *sw, SweepFormat format,
                        const char *header, const char *out, char **parts, int part_count) {
     Rows all = {ARENA_ARRAY(a, const char *, sw->point_count + 1), 0, 0, false};
+    const char *inputs = sweep_inputs(a, sm); /* before the parts join sm */
     for (int k = 0; k < part_count; k++) {
         Rows one;
-        if (!read_rows(a, sm, parts[k], sw, format, header, &one, false)) return EXIT_USAGE;
+        if (!read_rows(a, sm, parts[k], sw, format, header, inputs, &one, false, NULL))
+            return EXIT_USAGE;
         for (int64_t i = 0; i < sw->point_count; i++) {
             if (!one.text[i]) continue;
             if (all.text[i] && strcmp(all.text[i], one.text[i]) != 0) {
@@ -685,10 +710,18 @@ int cmd_sweep(int argc, char **argv) {
     }
     /* the points of this shard that the output does not hold yet */
     Rows rows = {ARENA_ARRAY(arena, const char *, sw->point_count + 1), 0, 0, false};
-    if (!to_stdout && !read_rows(arena, &sm, out_path, sw, format, header, &rows, true)) {
+    const char *inputs = sweep_inputs(arena, &sm);
+    int64_t stale = 0;
+    if (!to_stdout &&
+        !read_rows(arena, &sm, out_path, sw, format, header, inputs, &rows, true, &stale)) {
         arena_free_all(arena);
         return EXIT_USAGE;
     }
+    if (stale > 0)
+        fprintf(stderr,
+                "cmtc: note: %s holds %lld rows computed from other inputs (the sweep's file or a "
+                "module it uses has changed since): they are evaluated again\n",
+                out_path, (long long)stale);
     int64_t mine = 0;
     for (int64_t i = shard - 1; i < sw->point_count; i += shards) mine++;
     int64_t *todo = ARENA_ARRAY(arena, int64_t, mine + 1);
@@ -728,6 +761,7 @@ int cmd_sweep(int argc, char **argv) {
                  .sw = sw,
                  .opts = &opts,
                  .format = format,
+                 .inputs = inputs,
                  .hard_limit_s = opts.time_limit_s > 0 ? 2 * opts.time_limit_s + 10 : 0,
                  .out_fd = out_fd,
                  .rows = &rows,

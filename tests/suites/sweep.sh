@@ -120,6 +120,29 @@ else
   fail sweep_rerun_finishes_it "$(diff "$tmp/int.csv" "$tmp/study.csv" | head -c 300) $(head -c 200 "$tmp/err")"
 fi
 
+# --- an edited sweep file: the old rows are evaluated again, not kept
+cp "$small" "$tmp/edit.cmt"
+$RUN sweep "$tmp/edit.cmt" -j 2 -o "$tmp/edit.csv" 2>/dev/null
+cp "$tmp/edit.csv" "$tmp/edit_before.csv"
+# the same sweep with the DRAM energy doubled: every row's figures change
+sed 's/read_energy \([0-9]*\) pJ\/B/read_energy 2\1 pJ\/B/' "$small" > "$tmp/edit.cmt"
+$RUN sweep "$tmp/edit.cmt" -j 2 -o "$tmp/edit.csv" 2>"$tmp/err"
+$RUN sweep "$tmp/edit.cmt" -j 2 -o "$tmp/edit_fresh.csv" 2>/dev/null
+if ! cmp -s "$small" "$tmp/edit.cmt" && cmp -s "$tmp/edit.csv" "$tmp/edit_fresh.csv" &&
+    ! cmp -s "$tmp/edit.csv" "$tmp/edit_before.csv" &&
+    grep -q "holds 24 rows computed from other inputs" "$tmp/err"; then
+  pass sweep_edited_file_reevaluates
+else
+  fail sweep_edited_file_reevaluates "$(head -c 300 "$tmp/err")"
+fi
+# a part made from other inputs is refused by --merge
+if ! $RUN sweep "$tmp/edit.cmt" --merge -o "$tmp/edit_merged.csv" "$tmp/edit_before.csv" 2>"$tmp/err" &&
+    grep -q "computed from other inputs" "$tmp/err"; then
+  pass sweep_merge_refuses_other_inputs
+else
+  fail sweep_merge_refuses_other_inputs "$(head -c 300 "$tmp/err")"
+fi
+
 # --- JSON Lines
 $RUN sweep "$small" --format jsonl -o "$tmp/rows.jsonl" 2>/dev/null
 if command -v python3 >/dev/null 2>&1; then

@@ -104,7 +104,7 @@ static void check_ranges(const Program *p) {
                  "peak_outer_b_per_s,utilisation,price_usd,flop_per_s_per_usd,ttft_s,tpot_s,"
                      "tokens_per_s,tokens_per_s_per_device,memory_per_device_b,memory_per_level,"
                      "solver,"
-                 "chosen") == 0,
+                 "chosen,inputs") == 0,
           "the CSV header: the point, the axes with their units, the figures");
 
     /* point 13: M = 8192 on line<BW = 1.5 TB/s>.  8192 element ops at
@@ -121,7 +121,7 @@ static void check_ranges(const Program *p) {
     CHECK_NEAR(s->cost.latency_s, expected, 1e-9, "point 13: 8 x (8192 ns + 65536 B / 1.5 TB/s)");
     OptimizeOptions opts;
     memset(&opts, 0, sizeof opts);
-    const char *row = sweep_evaluate_point(&arena, (Program *)p, p->sources, sw, 13, &opts,
+    const char *row = sweep_evaluate_point(&arena, (Program *)p, p->sources, sw, 13, &opts, sweep_inputs(&arena, p->sources),
                                            SWEEP_CSV);
     const char *want = arena_printf(&arena, "13,flat,1.5e+12,8192,ok,,flat,scale,\"line<BW=1.50 TB/s, LAUNCH=0 s>\",%.10g,", expected);
     if (strncmp(row, want, strlen(want)) != 0) printf("row: %s\nwant: %s\n", row, want);
@@ -172,7 +172,7 @@ static void check_pipeline_row(const Program *p) {
     if (!sw) return;
     OptimizeOptions opts;
     memset(&opts, 0, sizeof opts);
-    const char *row = sweep_evaluate_point(&arena, (Program *)p, p->sources, sw, 0, &opts,
+    const char *row = sweep_evaluate_point(&arena, (Program *)p, p->sources, sw, 0, &opts, sweep_inputs(&arena, p->sources),
                                            SWEEP_CSV);
     const char *tail = arena_printf(&arena, ",%.10g,4000000000,", 48000 / 48008e-9);
     const char *util = arena_printf(&arena, ",%.10g,", 48000 / 48008e-9 / 4e9);
