@@ -2195,7 +2195,10 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
             if (!overlap_first) overlap_first = md->items[i];
             overlap_holes++;
         }
-    if (!pipe && !micro && !recomp && !serve && !overlap_first)
+    /* a mapping the parser dropped part of is checked once, as written: its
+     * syntax error is the message, not that no combination checks */
+    if ((!pipe && !micro && !recomp && !serve && !overlap_first) ||
+        span_has_syntax_errors(s->diags, mapping_decl->span))
         return check_mapping_with(s, mapping_decl, NULL);
     /* the candidates need the arch's dims and the batch's value: looked up
      * quietly (the check of a choice reports what is wrong) */

@@ -1513,8 +1513,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
                              used ? want : "something else");
         diag_note(d, ps->diags, "holes stand for an index, a tile size, a cluster "
                                 "dimension, a whole order (`order L: ?;`), a fusion "
-                                "level (`fuse ... at ?;`), or a whole `spatial` or "
-                                "`fuse` line");
+                                "level (`fuse ... at ?;`), a whole `spatial` or "
+                                "`fuse` line, an overlap (`overlap ?;`), the stages, "
+                                "micro-batches and recomputation (`pipeline ?;`, "
+                                "`microbatches ? of B;`, `recompute ?;`) or a serving "
+                                "batch (`serve decode of B = ?;`)");
         return 0;
     }
     bool wants_name = false;
