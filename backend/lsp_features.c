@@ -2461,6 +2461,7 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
                         lsp_jstr(arena_printf(a, "chosen by the optimizer (%s, %s): %s",
                                               solver_status_name(report.status),
                                               objective_name(m->objective), text)));
+    const Schedule *sc = lower_mapping(a, m, false, NULL);
     /* what hover shows of the complete mapping */
     EvalResult r;
     if (evaluate_mapping(m, a, &r) == EVAL_OK) {
@@ -2473,8 +2474,18 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
                                       "energy_j", r.cost.energy_j, "bound",
                                       bound_name(r.cost.bound), "feasible", r.feasible, "optimized",
                                       report.status != SOLVER_NOT_NEEDED));
+        /* a serving step: its time per token (or to the first) and rate */
+        if (sc && sc->serving.present) {
+            bool decode = m->serve.kind == SERVE_DECODE;
+            json_object_set_new(
+                json_object_get(ans, "lens"), "serving",
+                lsp_jstr(
+                    arena_printf(a, "%s %s · %.4g %s/s (B = %lld)", decode ? "TPOT" : "TTFT",
+                                 unit_format(a, sc->serving.step_s, (UnitDim){BU_SECOND, BU_NONE}),
+                                 sc->serving.per_s, decode ? "tokens" : "prompts",
+                                 (long long)m->serve.sequences)));
+        }
     }
-    const Schedule *sc = lower_mapping(a, m, false, NULL);
     if (sc) {
         json_t *stmts = json_object();
         for (int i = 0; i < m->op->stmt_count; i++) {

@@ -16,9 +16,10 @@ static json_t *lens_title(Arena *a, json_t *ans) {
     double latency = json_real_value(json_object_get(lens, "latency_s"));
     double energy = json_real_value(json_object_get(lens, "energy_j"));
     const char *bound = json_string_value(json_object_get(lens, "bound"));
+    const char *serving = json_string_value(json_object_get(lens, "serving"));
     return lsp_jstr(arena_printf(
-        a, "latency %s · energy %s · %s-bound%s%s",
-        unit_format(a, latency, (UnitDim){BU_SECOND, BU_NONE}),
+        a, "%s%slatency %s · energy %s · %s-bound%s%s", serving ? serving : "",
+        serving ? " · " : "", unit_format(a, latency, (UnitDim){BU_SECOND, BU_NONE}),
         unit_format(a, energy, (UnitDim){BU_JOULE, BU_NONE}), bound ? bound : "?",
         json_is_true(json_object_get(lens, "feasible")) ? "" : " · a tile exceeds its level",
         json_is_true(json_object_get(lens, "optimized")) ? " · holes filled by the optimizer"
