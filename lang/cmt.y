@@ -605,7 +605,13 @@ tensor_decl:
             Diag *d = diag_error(ps->diags, sp(ps, @1), "E0110",
                                  "unknown declaration `%s`: expected `in`, `out`, `param`, "
                                  "`cache` or `var`", $1);
-            diag_help(d, ps->diags, "a statement is written `%s[...] = ...;`", $2->name ? $2->name : "T");
+            static const char *const declarations[] = {"in", "out", "param", "cache", "var"};
+            const char *near = spell_suggest($1, declarations, 5);
+            if (near)
+                diag_help(d, ps->diags, "did you mean `%s`?", near);
+            else
+                diag_help(d, ps->diags, "a statement is written `%s[...] = ...;`",
+                          $2->name ? $2->name : "T");
         }
         $$ = ARENA_NEW(ps->arena, TensorDecl);
         $$->role = TR_IN;
