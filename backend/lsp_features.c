@@ -1919,6 +1919,7 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     } else if (strncmp(line, "overlap", kw) == 0 && kw == 7) {
         values = overlap_words;
         value_count = overlap_count;
+        extra[0] = "?"; /* full or tiles, chosen (language.md 5.5) */
     } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
         values = objective_words;
         value_count = objective_count;
