@@ -315,7 +315,7 @@ static int cmd_vocab(void) {
     static const char *const attribute[] = {CMT_WORDS_ATTRIBUTES NULL};
     static const char *const arch[] = {CMT_WORDS_ARCH_KEYWORDS CMT_WORDS_ATTRIBUTES NULL};
     static const char *const mapping[] = {CMT_MAPPING_ITEMS(VOCAB_NAME) NULL};
-    static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) NULL};
+    static const char *const overlap[] = {CMT_OVERLAPS(VOCAB_NAME) "?", NULL}; /* `overlap ?` */
     static const char *const objective[] = {CMT_OBJECTIVES(VOCAB_NAME) NULL};
     static const char *const phase[] = {CMT_PHASES(VOCAB_NAME) NULL};
     /* clang-format on */
