@@ -787,7 +787,10 @@ static void walk_rhs(OpBuild *b, StmtWalk *w, int k);
 /* `K[b, new, g, d] = kn[b, g, d];`: appends to cache K at the position
  * `new` (docs/language.md 3.3).  The statement defines `K.new`, an `out`
  * slot with K's other dimensions, read by nothing else: the cache itself
- * stays an input that the op's readers take whole. */
+ * stays an input that the op's readers take whole.  Without `new` (every
+ * dimension an index: `K[b, m, g, d] = ...`) the statement fills the
+ * whole cache, as a prefill writes its prompt's keys: the slot `K.all`
+ * has all of K's dimensions. */
 static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     const Stmt *stmt = b->od->stmts[k];
     IrStmt *st = &b->stmts[k];
@@ -798,20 +801,23 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
             if (at < 0) at = i;
             count++;
         }
-    bool ok = check_index_list(b, &stmt->indices);
+    /* (`new` twice is E0423 below, not also a repeated index) */
+    bool ok = count > 1 || check_index_list(b, &stmt->indices);
     if (b->info[cache].defined_by >= 0) {
-        Diag *d = op_error(b, stmt->target.span, "E0405", "cache `%s` is appended to twice",
+        Diag *d = op_error(b, stmt->target.span, "E0405", "cache `%s` is written twice",
                            stmt->target.name);
-        diag_label(d, b->diags, b->info[cache].def_span, "first appended here");
-        diag_help(d, b->diags, "a step appends one position to a cache, in one statement");
+        diag_label(d, b->diags, b->info[cache].def_span, "first written here");
+        diag_help(d, b->diags,
+                  "a step appends one position to a cache (or fills it whole), in one statement");
         ok = false;
-    } else if (at < 0 || count > 1) {
+    } else if (count > 1) {
         Diag *d = op_error(b, stmt->target.span, "E0423",
-                           "`%s` is a cache: a statement writes it only at the position `new`",
-                           stmt->target.name);
+                           "`%s` is written at `new` %d times: a step appends one position",
+                           stmt->target.name, count);
         diag_label(d, b->diags, K->span, "declared `cache` here");
         diag_help(d, b->diags,
-                  "name the dimension that grows `new` once, as in `%s[b, new, d] = x[b, d];`",
+                  "name the dimension that grows `new` once, as in `%s[b, new, d] = x[b, d];`, "
+                  "or give every dimension an index to fill the whole cache",
                   stmt->target.name);
         ok = false;
     } else if (stmt->indices.count != K->rank) {
@@ -828,12 +834,12 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     b->info[cache].defined_by = k;
     b->info[cache].def_span = stmt->target.span;
     char name[256];
-    int n = snprintf(name, sizeof name, "%s.new", stmt->target.name);
+    int n = snprintf(name, sizeof name, "%s.%s", stmt->target.name, at < 0 ? "all" : "new");
     int slot =
         add_tensor(b, intern(name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1)),
                    TK_OUTPUT, stmt->target.span);
     IrTensor *S = &b->tensors[slot];
-    S->rank = K->rank - 1;
+    S->rank = at < 0 ? K->rank : K->rank - 1;
     S->type = K->type;
     S->appends_to = cache;
     S->append_dim = at;

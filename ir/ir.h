@@ -52,7 +52,8 @@ typedef struct IrTensor {
                       TU_CACHE for a `cache` */
     /* `K.new`, the slot a statement `K[b, new, d] = ...` appends to cache
      * K: K's id and the dimension of K it is the new position of (-1
-     * for every other tensor) */
+     * for every other tensor); `K.all`, a statement filling the whole
+     * cache (a prefill): K's id, append_dim -1 */
     int appends_to, append_dim;
     Span span; /* declaration or first assignment */
 } IrTensor;

@@ -44,6 +44,15 @@ static const char *mappings =
     "mapping prompt for decode on node { serve prefill of B; spatial h -> x; }\n"
     "mapping long for decode<L = 1024> on node { serve decode of B; spatial h -> x; repeat 2; }\n"
     "mapping plain for decode on node { spatial h -> x; }\n"
+    "op prefill<B = 2, S = 64, E = 32, D = 16> {\n"
+    "  in x[B, S, E] : bf16;\n"
+    "  param Wk[E, D] : bf16;\n"
+    "  cache K[B, S, D] : bf16;\n"
+    "  out o[B, S] : bf16;\n"
+    "  K[b, m, d] = x[b, m, e] * Wk[e, d];\n"
+    "  o[b, m] = sum(d) K[b, m, d];\n"
+    "}\n"
+    "mapping fill for prefill on node { serve prefill of B; }\n"
     "mapping tiny for decode<L = 16, E = 16, D = 8> on node {\n"
     "  serve decode of B; spatial h -> x; tile SRAM: n 8; fuse kn, K at SRAM;\n"
     "}\n";
@@ -113,6 +122,25 @@ int main(void) {
     const Schedule *tiny = unit_lowered(&arena, p, "tiny");
     CHECK(tiny != NULL, "tiny lowers");
     if (tiny) check_verified(tiny, "the decode step against the reference interpreter");
+
+    /* A prefill fills its cache whole: the slot K.all has all of K's
+       dimensions [2, 64, 16], its store is 2 * 64 * 16 * 2 B = 4096 B (no
+       split: each chip computes all of it), and the step holds the cache,
+       4096 B, beside Wk's 32 * 16 * 2 = 1024 B. */
+    const Schedule *fill = unit_lowered(&arena, p, "fill");
+    CHECK(fill != NULL, "fill lowers");
+    if (fill) {
+        int all = ir_find_tensor(fill->op, intern("K.all", 5));
+        CHECK(all >= 0 && fill->op->tensors[all].rank == 3 &&
+                  fill->op->tensors[all].extent[1] == 64 &&
+                  fill->op->tensors[all].append_dim == -1 &&
+                  fill->op->tensors[all].appends_to >= 0,
+              "a whole-cache write makes the slot K.all [2, 64, 16]");
+        const SchedNode *st = node_of(fill, SN_STORE, "K.all");
+        CHECK(st && st->bytes == 4096, "the fill stores 4096 B");
+        CHECK_NEAR(fill->training.caches, 4096, 1e-12, "the prefill holds the cache it made");
+        CHECK_NEAR(fill->training.weights, 1024, 1e-12, "and its weights");
+    }
 
     /* Without `serve`, nothing of this. */
     const Schedule *plain = unit_lowered(&arena, p, "plain");
