@@ -36,6 +36,12 @@ typedef struct CompileOutput {
 
 /* The complete mapping as .cmt statements ("spatial n -> (x, y); ..."). */
 const char *mapping_to_cmt(Arena *a, const IrMapping *m);
+/* A serving step's words (docs/language.md 5.12): what its latency is
+ * ("time per output token"), its short name ("TPOT") and what its rate
+ * counts ("tokens"). */
+const char *serve_step_words(ServeKind kind);
+const char *serve_step_short(ServeKind kind);
+const char *serve_rate_words(ServeKind kind);
 /* Whether the mapping's source wrote a line of this kind. */
 
 /* A text growing in an arena (buf is NULL until something is added). */

@@ -149,12 +149,11 @@ static json_t *mapping_json(const MappingResult *r) {
         if (r->m->serve.limit_s > 0)
             json_object_set_new(t, "limit_s", json_real(r->m->serve.limit_s));
         json_object_set_new(t, "step_s", json_real(sv->step_s));
-        json_object_set_new(t, r->m->serve.kind == SERVE_DECODE ? "tokens_per_s" : "prompts_per_s",
-                            json_real(sv->per_s));
-        json_object_set_new(t,
-                            r->m->serve.kind == SERVE_DECODE ? "tokens_per_s_per_device"
-                                                             : "prompts_per_s_per_device",
-                            json_real(sv->per_s_device));
+        char key[64];
+        snprintf(key, sizeof key, "%s_per_s", serve_rate_words(r->m->serve.kind));
+        json_object_set_new(t, key, json_real(sv->per_s));
+        snprintf(key, sizeof key, "%s_per_s_per_device", serve_rate_words(r->m->serve.kind));
+        json_object_set_new(t, key, json_real(sv->per_s_device));
         json_object_set_new(t, "devices", json_real(sv->devices));
         json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
         json_object_set_new(t, "weights_bytes", json_real(tr->weights));

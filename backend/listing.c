@@ -407,13 +407,12 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     print_step(out, a, s);
     const SchedServing *sv = &s->serving;
     if (sv->present) {
-        bool decode = m->serve.kind == SERVE_DECODE;
+        ServeKind kind = m->serve.kind;
         fprintf(out, "  %-40s %-9s %s %s, %s %s/s, %s per device (%.0f devices)%s\n",
-                arena_printf(a, "serve %s of %s = %lld", serve_kind_name(m->serve.kind),
+                arena_printf(a, "serve %s of %s = %lld", serve_kind_name(kind),
                              m->serve.sequences_param, (long long)m->serve.sequences),
-                m->serve.batch_chosen ? "derived" : "given",
-                decode ? "time per output token" : "time to first token", fmt_time(a, sv->step_s),
-                fmt_count(a, sv->per_s), decode ? "tokens" : "prompts",
+                m->serve.batch_chosen ? "derived" : "given", serve_step_words(kind),
+                fmt_time(a, sv->step_s), fmt_count(a, sv->per_s), serve_rate_words(kind),
                 fmt_count(a, sv->per_s_device), sv->devices,
                 m->serve.limit_s > 0
                     ? arena_printf(a, "; the step under %s", fmt_time(a, m->serve.limit_s))

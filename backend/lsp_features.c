@@ -2477,13 +2477,12 @@ json_t *lsp_optimize_answer(LspDoc *d, const IrMapping *checked) {
                                       report.status != SOLVER_NOT_NEEDED));
         /* a serving step: its time per token (or to the first) and rate */
         if (sc && sc->serving.present) {
-            bool decode = m->serve.kind == SERVE_DECODE;
             json_object_set_new(
                 json_object_get(ans, "lens"), "serving",
                 lsp_jstr(
-                    arena_printf(a, "%s %s · %.4g %s/s (B = %lld)", decode ? "TPOT" : "TTFT",
+                    arena_printf(a, "%s %s · %.4g %s/s (B = %lld)", serve_step_short(m->serve.kind),
                                  unit_format(a, sc->serving.step_s, (UnitDim){BU_SECOND, BU_NONE}),
-                                 sc->serving.per_s, decode ? "tokens" : "prompts",
+                                 sc->serving.per_s, serve_rate_words(m->serve.kind),
                                  (long long)m->serve.sequences)));
         }
     }

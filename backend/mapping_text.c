@@ -218,3 +218,17 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;
     return t.buf;
 }
+
+const char *serve_step_words(ServeKind kind) {
+    return kind == SERVE_PREFILL  ? "time to first token"
+           : kind == SERVE_VERIFY ? "time per verification pass"
+                                  : "time per output token";
+}
+
+const char *serve_step_short(ServeKind kind) {
+    return kind == SERVE_PREFILL ? "TTFT" : kind == SERVE_VERIFY ? "verify" : "TPOT";
+}
+
+const char *serve_rate_words(ServeKind kind) {
+    return kind == SERVE_PREFILL ? "prompts" : kind == SERVE_VERIFY ? "passes" : "tokens";
+}

@@ -265,7 +265,7 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     /* serving (`serve prefill|decode of B`) and what a step holds */
     const SchedServing *sv = &s->serving;
     bool decode = sv->present && s->m->serve.kind == SERVE_DECODE;
-    f.ttft = sv->present && !decode ? sv->step_s : NAN;
+    f.ttft = sv->present && s->m->serve.kind == SERVE_PREFILL ? sv->step_s : NAN;
     f.tpot = decode ? sv->step_s : NAN;
     f.tokens = decode ? sv->per_s : NAN;
     f.tokens_device = decode ? sv->per_s_device : NAN;

@@ -1266,12 +1266,13 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
     }
     ServeKind kind;
     if (!serve_kind_of_name(it->value.name, &kind) || kind == SERVE_NONE) {
-        Diag *d =
-            map_error(c, it->value.span, "E0360",
-                      "unknown serving step `%s`: expected `prefill` or `decode`", it->value.name);
+        Diag *d = map_error(c, it->value.span, "E0360",
+                            "unknown serving step `%s`: expected `prefill`, `decode` or `verify`",
+                            it->value.name);
         diag_note(d, c->diags,
                   "prefill runs the prompts (time to first token), decode one new token of "
-                  "every sequence (time per output token)");
+                  "every sequence (time per output token), verify the tokens a draft model "
+                  "proposed (time per verification pass)");
         return;
     }
     if (c->m->phase != PHASE_FORWARD) {

@@ -143,7 +143,8 @@
 #define CMT_SERVE_KINDS(X) \
     X(SERVE_NONE, "none") \
     X(SERVE_PREFILL, "prefill") \
-    X(SERVE_DECODE, "decode")
+    X(SERVE_DECODE, "decode") \
+    X(SERVE_VERIFY, "verify")
 /* the order in which a pipeline's stages run their micro-batches */
 #define CMT_PIPE_SCHEDULES(X) \
     X(PIPE_1F1B, "1f1b") \
