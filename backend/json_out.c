@@ -116,6 +116,24 @@ static json_t *nest_body(const Schedule *s, const SchedGroup *g, int depth) {
     return body;
 }
 
+/* What a training or serving step holds per device (docs/cost-model.md
+ * 13, 14): the memory, its terms in the listing's order, the total and
+ * the capacity when the memory gives one. */
+static void add_held(json_t *t, const Schedule *s) {
+    const SchedTraining *tr = &s->training;
+    json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
+    json_object_set_new(t, "weights_bytes", json_real(tr->weights));
+    if (tr->serving) {
+        json_object_set_new(t, "caches_bytes", json_real(tr->caches));
+    } else {
+        json_object_set_new(t, "gradients_bytes", json_real(tr->gradients));
+        json_object_set_new(t, "optimizer_bytes", json_real(tr->optimizer));
+        json_object_set_new(t, "activations_bytes", json_real(tr->activations));
+    }
+    json_object_set_new(t, "total_bytes", json_real(tr->total));
+    if (isfinite(tr->capacity)) json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
+}
+
 static json_t *mapping_json(const MappingResult *r) {
     const Schedule *s = r->sched;
     const IrOp *op = s->op;
@@ -139,7 +157,6 @@ static json_t *mapping_json(const MappingResult *r) {
     json_object_set_new(o, "params", params);
     json_object_set_new(o, "mapping", json_string(r->mapping_text ? r->mapping_text : ""));
     if (s->training.present && s->training.serving) {
-        const SchedTraining *tr = &s->training;
         const SchedServing *sv = &s->serving;
         json_t *t = json_object();
         json_object_set_new(t, "kind", json_string(serve_kind_name(r->m->serve.kind)));
@@ -155,24 +172,12 @@ static json_t *mapping_json(const MappingResult *r) {
         snprintf(key, sizeof key, "%s_per_s_per_device", serve_rate_words(r->m->serve.kind));
         json_object_set_new(t, key, json_real(sv->per_s_device));
         json_object_set_new(t, "devices", json_real(sv->devices));
-        json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
-        json_object_set_new(t, "weights_bytes", json_real(tr->weights));
-        json_object_set_new(t, "caches_bytes", json_real(tr->caches));
-        json_object_set_new(t, "total_bytes", json_real(tr->total));
-        if (isfinite(tr->capacity))
-            json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
+        add_held(t, s);
         json_object_set_new(o, "serving", t);
     } else if (s->training.present) {
         const SchedTraining *tr = &s->training;
         json_t *t = json_object();
-        json_object_set_new(t, "memory", json_string(s->arch->memories[tr->memory].name));
-        json_object_set_new(t, "weights_bytes", json_real(tr->weights));
-        json_object_set_new(t, "gradients_bytes", json_real(tr->gradients));
-        json_object_set_new(t, "optimizer_bytes", json_real(tr->optimizer));
-        json_object_set_new(t, "activations_bytes", json_real(tr->activations));
-        json_object_set_new(t, "total_bytes", json_real(tr->total));
-        if (isfinite(tr->capacity))
-            json_object_set_new(t, "capacity_bytes", json_real(tr->capacity));
+        add_held(t, s);
         json_object_set_new(o, "training_memory", t);
         json_t *p = json_object();
         json_object_set_new(p, "forward_s", json_real(tr->forward_s));

@@ -119,7 +119,6 @@ const char *sweep_row_key(Arena *a, const IrSweep *sw, int64_t point) {
 /* What a row says of a point, computed from its schedule. */
 typedef struct Figures {
     const char *status, *message, *mapping, *op, *arch, *bound, *memory_per_level, *solver, *chosen;
-    const char *inputs; /* sweep_inputs: what the row was computed from */
     double latency, energy, edp, power;
     double t_compute, t_memory, t_network, t_bubble, t_other;
     double compute, memory, network;
@@ -278,8 +277,9 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     return f;
 }
 
+/* A point's row; `inputs` (sweep_inputs) is its last column. */
 static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Figures *f,
-                            SweepFormat format) {
+                            const char *inputs, SweepFormat format) {
     int index[IR_SWEEP_MAX_AXES];
     ir_sweep_point(sw, point, index);
     const char *texts[] = {f->status, f->message, f->mapping, f->op, f->arch};
@@ -291,7 +291,7 @@ static const char *row_text(Arena *a, const IrSweep *sw, int64_t point, const Fi
                            f->peak_flop,     f->peak_outer_bw, f->utilisation, f->price,
                            f->per_usd,       f->ttft,          f->tpot,        f->tokens,
                            f->tokens_device, f->memory_device};
-    const char *last[] = {f->memory_per_level, f->solver, f->chosen, f->inputs};
+    const char *last[] = {f->memory_per_level, f->solver, f->chosen, inputs};
     if (format == SWEEP_CSV) {
         Text t = {a, NULL, 0, 0};
         text_add(&t, "%s", sweep_row_key(a, sw, point));
@@ -382,8 +382,7 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
     IrMapping *m = program_sweep_point(p, sw, point, &diags);
     if (!m) {
         f = no_figures("error", first_error(a, sm, &diags, 0));
-        f.inputs = inputs;
-        return row_text(a, sw, point, &f, format);
+        return row_text(a, sw, point, &f, inputs, format);
     }
     SolverReport solver;
     memset(&solver, 0, sizeof solver);
@@ -397,28 +396,24 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
                              : solver.status == SOLVER_FAILED   ? "infeasible"
                                                                 : "error";
         f = no_figures(status, first_error(a, sm, &diags, 0));
-        f.inputs = inputs;
-        return row_text(a, sw, point, &f, format);
+        return row_text(a, sw, point, &f, inputs, format);
     }
     Schedule *s = lower_mapping(a, complete, false, NULL);
     int errors = diags.error_count;
     report_capacity(s, &diags);
     if (diags.error_count > errors) {
         f = no_figures("infeasible", first_error(a, sm, &diags, 0));
-        f.inputs = inputs;
-        return row_text(a, sw, point, &f, format);
+        return row_text(a, sw, point, &f, inputs, format);
     }
     const char *chosen = mapping_to_cmt(a, complete);
     f = figures_of(a, s, &solver, chosen);
-    f.inputs = inputs;
-    return row_text(a, sw, point, &f, format);
+    return row_text(a, sw, point, &f, inputs, format);
 }
 
 const char *sweep_failure_row(Arena *a, const IrSweep *sw, int64_t point, const char *status,
                               const char *why, const char *inputs, SweepFormat format) {
     Figures f = no_figures(status, why);
-    f.inputs = inputs;
-    return row_text(a, sw, point, &f, format);
+    return row_text(a, sw, point, &f, inputs, format);
 }
 
 const char *sweep_row_inputs(Arena *a, const char *row, SweepFormat format) {

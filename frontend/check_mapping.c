@@ -2236,7 +2236,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     int64_t batches[64];
     int batch_n = 0;
     for (int64_t b = 1; serve && b < most_sequences && batch_n < 62; b *= 2) batches[batch_n++] = b;
-    if (serve || batch_n == 0) batches[batch_n++] = most_sequences;
+    batches[batch_n++] = most_sequences; /* (1 without `serve ... = ?`) */
     /* every micro-batch count that divides the batch: trial division up to
      * a bound, so an absurd batch is refused rather than factored slowly */
     int64_t *counts = ARENA_ARRAY(s->arena, int64_t, OUTER_CHOICE_LIMIT + 2);

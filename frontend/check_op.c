@@ -821,9 +821,9 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
                   stmt->target.name);
         ok = false;
     } else if (stmt->indices.count != K->rank) {
-        Diag *d = op_error(b, stmt->target.span, "E0402",
-                           "`%s` has %d dimension%s but is appended to with %d", stmt->target.name,
-                           K->rank, K->rank == 1 ? "" : "s", stmt->indices.count);
+        Diag *d = op_error(
+            b, stmt->target.span, "E0402", "cache `%s` has %d dimension%s but is written with %d",
+            stmt->target.name, K->rank, K->rank == 1 ? "" : "s", stmt->indices.count);
         diag_label(d, b->diags, K->span, "declared here");
         ok = false;
     }
@@ -833,11 +833,8 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     }
     b->info[cache].defined_by = k;
     b->info[cache].def_span = stmt->target.span;
-    char name[256];
-    int n = snprintf(name, sizeof name, "%s.%s", stmt->target.name, at < 0 ? "all" : "new");
-    int slot =
-        add_tensor(b, intern(name, (size_t)(n < (int)sizeof name ? n : (int)sizeof name - 1)),
-                   TK_OUTPUT, stmt->target.span);
+    const char *name = arena_printf(b->scratch, "%s.%s", stmt->target.name, at < 0 ? "all" : "new");
+    int slot = add_tensor(b, intern(name, strlen(name)), TK_OUTPUT, stmt->target.span);
     IrTensor *S = &b->tensors[slot];
     S->rank = at < 0 ? K->rank : K->rank - 1;
     S->type = K->type;
@@ -1409,7 +1406,8 @@ static bool eval_dims(OpBuild *b, ConstEnv *env) {
     return ok;
 }
 
-/* An appended slot (`K.new`) has its cache's extents but the new one. */
+/* A cache's slot has its extents: all of them (`K.all`), or all but the
+ * appended position's (`K.new`). */
 static void slot_extents(OpBuild *b) {
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *S = &b->tensors[t];
