@@ -245,6 +245,7 @@ static json_t *mapping_json(const MappingResult *r) {
         json_object_set_new(go, "memory_s", json_real(grp->cost.memory_s));
         json_object_set_new(go, "network_s", json_real(grp->cost.network_s));
         json_object_set_new(go, "fill_drain_s", json_real(grp->cost.fill_drain_s));
+        json_object_set_new(go, "stall_s", json_real(grp->cost.stall_s));
         json_object_set_new(go, "launch_s", json_real(grp->launch_s));
         json_object_set_new(go, "energy_j", json_real(grp->cost.energy_j));
         json_t *loops = json_array();

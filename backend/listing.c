@@ -115,6 +115,21 @@ static void print_node(FILE *out, Arena *a, const Schedule *s, const SchedNode *
     fputc('\n', out);
 }
 
+/* The tiles a group holds once though it refills them, for want of room
+ * for the next one (docs/cost-model.md section 2, double buffering): their
+ * moves wait (the group's stall). */
+static void print_held_once(FILE *out, const Schedule *s, const SchedGroup *g) {
+    bool any = false;
+    for (int k = 0; k < g->footprint_count; k++) {
+        const Footprint *f = &g->footprints[k];
+        if (!f->exposed) continue;
+        fprintf(out, "%s %s at %s", any ? "," : "    held once, no room for the next tile:",
+                s->op->tensors[f->tensor].name, s->arch->memories[f->memory].name);
+        any = true;
+    }
+    if (any) fputc('\n', out);
+}
+
 /* Under overlap, a group whose two units both work (or whose collectives
  * are cut into tiles) runs as a pipeline of stages (docs/cost-model.md
  * section 7): each stage's time and depth, the one that sets the pace,
@@ -158,17 +173,19 @@ static void print_group(FILE *out, Arena *a, const Schedule *s, const SchedGroup
     for (int k = 0; k < g->stmt_count && used + 40 < sizeof names; k++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? " " : "",
                                  op->stmts[g->stmts[k]].name);
-    fprintf(out,
-            "  group %d at %s (%s%s%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
-            "fill/drain %s%s%s)  energy %s\n",
-            g->id, level_name(s, g->level),
-            solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov),
-            g->overlap_own ? ", overlap " : "", g->overlap_own ? overlap_words[g->overlap] : "",
-            names, fmt_time(a, g->cost.latency_s), bound_name(g->cost.bound),
-            fmt_time(a, g->cost.compute_s), fmt_time(a, g->cost.memory_s),
-            fmt_time(a, g->cost.network_s), fmt_time(a, g->cost.fill_drain_s),
-            g->launch_s > 0 ? ", launch " : "", g->launch_s > 0 ? fmt_time(a, g->launch_s) : "",
-            fmt_energy(a, g->cost.energy_j));
+    fprintf(
+        out,
+        "  group %d at %s (%s%s%s) [%s]  %s  %s-bound (compute %s, memory %s, network %s, "
+        "fill/drain %s%s%s%s%s)  energy %s\n",
+        g->id, level_name(s, g->level),
+        solved && g->level_prov == PV_GIVEN ? "derived" : provenance_name(g->level_prov),
+        g->overlap_own ? ", overlap " : "", g->overlap_own ? overlap_words[g->overlap] : "", names,
+        fmt_time(a, g->cost.latency_s), bound_name(g->cost.bound), fmt_time(a, g->cost.compute_s),
+        fmt_time(a, g->cost.memory_s), fmt_time(a, g->cost.network_s),
+        fmt_time(a, g->cost.fill_drain_s), g->cost.stall_s > 0 ? ", stall " : "",
+        g->cost.stall_s > 0 ? fmt_time(a, g->cost.stall_s) : "", g->launch_s > 0 ? ", launch " : "",
+        g->launch_s > 0 ? fmt_time(a, g->launch_s) : "", fmt_energy(a, g->cost.energy_j));
+    print_held_once(out, s, g);
     print_pipeline(out, a, s, g);
     fprintf(out, "    memory per level:");
     for (int l = 0; l < s->levels; l++)

@@ -132,6 +132,7 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         json_object_set_new(ga, "matrix_s", json_real(grp->matrix_s));
         json_object_set_new(ga, "vector_s", json_real(grp->vector_s));
         json_object_set_new(ga, "fill_drain_s", json_real(grp->cost.fill_drain_s));
+        json_object_set_new(ga, "stall_s", json_real(grp->cost.stall_s));
         json_object_set_new(ga, "tiles", json_real(grp->tiles));
         json_object_set_new(ga, "network_depth", json_real(grp->network_depth));
         /* where each stage starts: one tile of each stage before it */

@@ -82,16 +82,19 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
                     lp->extent);
         }
         for (int k = 0; k < grp->footprint_count; k++)
-            fprintf(out, "    footprint %s %s=%.6g\n",
+            fprintf(out, "    footprint %s %s=%.6g%s\n",
                     s->arch->memories[grp->footprints[k].memory].name,
-                    op->tensors[grp->footprints[k].tensor].name, grp->footprints[k].bytes);
+                    op->tensors[grp->footprints[k].tensor].name, grp->footprints[k].bytes,
+                    grp->footprints[k].spare_tiles > 0 ? " (with the next tile)"
+                    : grp->footprints[k].exposed       ? " (held once)"
+                                                       : "");
         if (grp->level_s)
             fprintf(out,
-                    "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g latency=%.6g "
-                    "energy=%.6g bound=%s\n",
+                    "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g stall=%.6g "
+                    "latency=%.6g energy=%.6g bound=%s\n",
                     grp->cost.compute_s, grp->cost.memory_s, grp->cost.network_s,
-                    grp->cost.fill_drain_s, grp->cost.latency_s, grp->cost.energy_j,
-                    bound_name(grp->cost.bound));
+                    grp->cost.fill_drain_s, grp->cost.stall_s, grp->cost.latency_s,
+                    grp->cost.energy_j, bound_name(grp->cost.bound));
         for (int i = 0; i < s->node_count; i++)
             if (s->nodes[i].group == g) dump_node(out, s, &s->nodes[i]);
     }

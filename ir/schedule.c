@@ -59,6 +59,7 @@ void cost_add(Cost *sum, const Cost *part) {
     sum->memory_s += part->memory_s;
     sum->network_s += part->network_s;
     sum->fill_drain_s += part->fill_drain_s;
+    sum->stall_s += part->stall_s;
     sum->energy_j += part->energy_j;
     sum->compute_energy_j += part->compute_energy_j;
     sum->memory_energy_j += part->memory_energy_j;

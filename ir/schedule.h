@@ -51,6 +51,9 @@ typedef struct Cost {
     double network_s;    /* the collectives' times summed */
     double fill_drain_s; /* overlap: what the stages other than the slowest
                             add (0 under overlap none) */
+    double stall_s;      /* overlap: the transfers of tiles held once for want
+                            of room for the next (double buffering), which
+                            the units wait for */
     double energy_j;     /* the three below summed; a mapping's times repeat */
     double compute_energy_j, memory_energy_j, network_energy_j; /* one repeat */
     Bound bound; /* the largest of the compute stage, memory and network */
@@ -144,6 +147,15 @@ typedef struct Footprint {
     int waiter;
     int reader; /* a reader's own copy in its own layout or index order
                    (another split, or renamed indices), -1 for the maker's */
+    /* double buffering (docs/cost-model.md section 2): in a group that
+     * overlaps its outermost tiles, a tile refilled `refills` times (the
+     * visits after the first; 0 when it never changes or the level is a
+     * stream level) is held twice, this one and the next, when the memory
+     * has room (spare_tiles 1, counted in bytes); else it is `exposed`:
+     * held once, so each refill waits for its transfer (pass_cost) */
+    double refills;
+    double spare_tiles;
+    bool exposed;
 } Footprint;
 
 typedef struct CapacityExcess {

@@ -243,6 +243,16 @@ static void order_nodes(Schedule *s) {
     s->node_cap = n;
 }
 
+/* Whether memory `mem` holds group g's tiles of tensor t once though the
+ * group refills them (no room for the next: docs/cost-model.md section 2). */
+static bool held_once(const SchedGroup *g, int mem, int t) {
+    for (int k = 0; k < g->footprint_count; k++)
+        if (g->footprints[k].memory == mem && g->footprints[k].tensor == t &&
+            g->footprints[k].exposed)
+            return true;
+    return false;
+}
+
 /* The pipeline depth of a compute stage (matrix: want_matrix).  A
  * statement consumes its in-group inputs tile by tile, so the unit that
  * runs it overlaps the producer's unit across the outermost tiles
@@ -398,7 +408,13 @@ void pass_cost(Schedule *s) {
             break;
         }
         case SN_LOAD:
-        case SN_STORE: g->cost.memory_energy_j += n->energy_j; break;
+        case SN_STORE:
+            g->cost.memory_energy_j += n->energy_j;
+            /* a tile held once for want of room for the next: every
+             * move but the first (the fill) keeps the units waiting */
+            if (n->count > 1 && held_once(g, n->memory, n->tensor))
+                g->cost.stall_s += n->latency_s * (n->count - 1) / n->count;
+            break;
         case SN_COLLECTIVE:
             if (n->once_per_step) break; /* the step's, not the group's (pass_stages) */
             g->cost.network_s += n->latency_s;
@@ -462,7 +478,8 @@ void pass_cost(Schedule *s) {
                     other += x[k] / depth[k];
             if (depth[peak] == tiles) same -= x[peak];
             g->cost.fill_drain_s = same / tiles + other;
-            g->cost.latency_s = x[peak] + g->cost.fill_drain_s + (local ? g->cost.network_s : 0);
+            g->cost.latency_s =
+                x[peak] + g->cost.fill_drain_s + g->cost.stall_s + (local ? g->cost.network_s : 0);
         }
         /* a group is a kernel: it is launched, and its end synchronised,
          * before the next one starts; nothing overlaps that */

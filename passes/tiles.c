@@ -68,13 +68,14 @@ static void build_loops(Schedule *s, SchedGroup *g) {
         if (g->loops[k].level == 1) g->tiles *= g->loops[k].trips;
 }
 
-static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, double bytes,
-                          double live_tiles, int live_loop, int waiter, int reader, int *cap) {
+static void add_footprint(Schedule *s, SchedGroup *g, Footprint fp, int *cap) {
     for (int k = 0; k < g->footprint_count; k++) {
         Footprint *f = &g->footprints[k];
-        if (f->memory == memory && f->tensor == tensor && (f->reader < 0) == (reader < 0)) {
-            if (bytes > f->bytes)
-                *f = (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter, reader};
+        if (f->memory == fp.memory && f->tensor == fp.tensor &&
+            (f->reader < 0) == (fp.reader < 0)) {
+            double refills = fp.refills > f->refills ? fp.refills : f->refills;
+            if (fp.bytes > f->bytes) *f = fp;
+            f->refills = refills;
             return;
         }
     }
@@ -84,8 +85,37 @@ static void add_footprint(Schedule *s, SchedGroup *g, int memory, int tensor, do
                                       sizeof(Footprint) * (size_t)ncap);
         *cap = ncap;
     }
-    g->footprints[g->footprint_count++] =
-        (Footprint){memory, tensor, bytes, live_tiles, live_loop, waiter, reader};
+    g->footprints[g->footprint_count++] = fp;
+}
+
+/* Double buffering (docs/cost-model.md section 2): memory `mi` holds a
+ * second tile of what group g refills, so that the next one moves while
+ * this one is used, as far as it has room beside the single-buffered need:
+ * the most often refilled tiles first (each spare byte saves the most
+ * waiting there), the smaller first among equals.  What finds no room is
+ * exposed.  `room` is the capacity left (infinite without a capacity). */
+static void assign_spare_tiles(SchedGroup *g, int mi, double room) {
+    for (;;) {
+        Footprint *best = NULL;
+        for (int k = 0; k < g->footprint_count; k++) {
+            Footprint *f = &g->footprints[k];
+            if (f->memory != mi || f->refills <= 0 || f->spare_tiles > 0 || f->exposed) continue;
+            double tile = f->bytes / f->live_tiles,
+                   best_tile = best ? best->bytes / best->live_tiles : 0;
+            if (!best || f->refills > best->refills ||
+                (f->refills == best->refills && tile < best_tile))
+                best = f;
+        }
+        if (!best) return;
+        double tile = best->bytes / best->live_tiles;
+        if (tile <= room) {
+            best->spare_tiles = 1;
+            best->bytes += tile;
+            room -= tile;
+        } else {
+            best->exposed = true;
+        }
+    }
 }
 
 /* Whether a reader sees an in-group tensor otherwise than its maker left
@@ -427,6 +457,8 @@ void pass_tiles(Schedule *s) {
         SchedGroup *grp = &s->groups[g];
         build_loops(s, grp);
         compute_waits(s, grp);
+        /* the stages overlap across the outermost tiles (section 7) */
+        bool pipelined = grp->overlap != OVERLAP_NONE && grp->tiles > 1;
         int cap = 0;
         for (int l = 0; l < s->levels; l++) {
             for (int k = 0; k < grp->stmt_count; k++) {
@@ -472,9 +504,22 @@ void pass_tiles(Schedule *s) {
                         live = reader_copy_tiles(s, grp, st, t, &live_loop);
                         waiter = live > 1 ? st : -1;
                     }
+                    /* a group that overlaps its outermost tiles moves
+                     * the next tile of what it refills while it uses this
+                     * one; a stream level (a cache) replaces its lines as
+                     * the level below asks for the next, and an
+                     * intermediate at its fusion level does not move */
+                    double refills = 0;
+                    bool stays = internal && !leaves && l == grp->level;
+                    if (pipelined && !stays && l >= 1 && mem && mem->kind != MK_STREAM) {
+                        SchedVisits v = sched_visits(s, grp, st, &op->tensors[t], l);
+                        refills = v.visits > 1 ? v.visits - 1 : 0;
+                    }
                     if (mem)
-                        add_footprint(s, grp, mem->id, t, bytes * live, live, live_loop, waiter,
-                                      reader, &cap);
+                        add_footprint(s, grp,
+                                      (Footprint){mem->id, t, bytes * live, live, live_loop, waiter,
+                                                  reader, refills, 0, false},
+                                      &cap);
                 }
             }
         }
@@ -487,6 +532,11 @@ void pass_tiles(Schedule *s) {
                 if (grp->footprints[k].memory == mi) need += grp->footprints[k].bytes;
             if (need > mem->capacity)
                 add_excess(s, g, mi, need, mem->capacity, capacity_span(s, grp, mem->level));
+            else
+                assign_spare_tiles(grp, mi, mem->capacity - need);
         }
+        for (int mi = 0; mi < arch->memory_count; mi++)
+            if (!isfinite(arch->memories[mi].capacity) || arch->memories[mi].capacity <= 0)
+                assign_spare_tiles(grp, mi, INFINITY);
     }
 }

@@ -2420,11 +2420,16 @@ static unsigned dims_mask(const int *dims, int count, const IrArch *arch) {
     return m;
 }
 
+/* The model's need without the spare tiles of double buffering: the
+ * interpreter runs one tile after another and holds one of each, so the
+ * two compare single-buffered (docs/cost-model.md section 12). */
 static double analytic_footprint(const Schedule *s, int g, int mem) {
     double need = 0;
     const SchedGroup *sg = &s->groups[g];
-    for (int k = 0; k < sg->footprint_count; k++)
-        if (sg->footprints[k].memory == mem) need += sg->footprints[k].bytes;
+    for (int k = 0; k < sg->footprint_count; k++) {
+        const Footprint *f = &sg->footprints[k];
+        if (f->memory == mem) need += f->bytes * f->live_tiles / (f->live_tiles + f->spare_tiles);
+    }
     return need;
 }
 

@@ -1312,6 +1312,7 @@ static void weigh_for_step(const OptSpace *sp, const Schedule *s, int g, OptCost
     c->memory_s *= wl;
     c->network_s *= wl;
     c->fill_drain_s *= wl;
+    c->stall_s *= wl;
     c->energy_j *= we;
     c->compute_energy_j *= we;
     c->memory_energy_j *= we;

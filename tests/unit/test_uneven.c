@@ -129,10 +129,17 @@ int main(void) {
         CHECK_EXACT(pt->groups[0].mem_bytes[0], 152, "partial: DRAM 152 B");
         /* capacity with the full tile: A 4 x 4 + B 4 x 8 + C 4 x 8 =
          * 16 + 32 + 32 = 80 B at GLB */
-        double need = 0;
-        for (int k = 0; k < pt->groups[0].footprint_count; k++)
-            if (pt->groups[0].footprints[k].memory == 1) need += pt->groups[0].footprints[k].bytes;
+        double need = 0, spare = 0;
+        for (int k = 0; k < pt->groups[0].footprint_count; k++) {
+            const Footprint *f = &pt->groups[0].footprints[k];
+            if (f->memory != 1) continue;
+            need += f->bytes * f->live_tiles / (f->live_tiles + f->spare_tiles);
+            spare += f->bytes - f->bytes * f->live_tiles / (f->live_tiles + f->spare_tiles);
+        }
         CHECK_EXACT(need, 80, "partial: GLB footprint 80 B (full tile)");
+        /* the m loop (3 trips) refills A and C, not B (n and k whole): the
+         * next tiles of A and C beside them, 16 + 32 = 48 B (section 2) */
+        CHECK_EXACT(spare, 48, "partial: GLB holds the next A and C tiles, 48 B");
     }
 
     /* the same on a unit of native shape 4 x 8 x 4: the 2-row partial

@@ -1,4 +1,4 @@
-# heatmap.gp: the least latency of each cell of the first two numeric axes.
+# heatmap.gp: the least latency of each cell of two numeric axes.
 # Written by cmtc plot from dse_gemm_softmax.csv; the data is in heatmap.dat.  Restyle it and run
 # it in this folder: `gnuplot heatmap.gp` draws heatmap.svg, and
 # `gnuplot -e "format='png'" heatmap.gp` draws heatmap.png.

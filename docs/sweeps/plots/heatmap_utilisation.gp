@@ -1,4 +1,4 @@
-# heatmap_utilisation.gp: the greatest utilisation of each cell of the first two numeric axes.
+# heatmap_utilisation.gp: the greatest utilisation of each cell of two numeric axes.
 # Written by cmtc plot from dse_gemm_softmax.csv; the data is in heatmap_utilisation.dat.  Restyle it and run
 # it in this folder: `gnuplot heatmap_utilisation.gp` draws heatmap_utilisation.svg, and
 # `gnuplot -e "format='png'" heatmap_utilisation.gp` draws heatmap_utilisation.png.
