@@ -28,6 +28,16 @@
  * A row whose FILE is `=` adds up earlier rows, MAPPING naming them as
  * ROW+ROW+...: a published total of separately measured kernels.
  *
+ * What the measuring harness adds on the host to each call it times (a
+ * framework's dispatch, its timer and synchronisation) is not the
+ * machine's: a line
+ *
+ *   overhead NAME VALUE UNIT
+ *
+ * declares it, and a row that ends with `+NAME` adds it once to cmtc's
+ * latency (the row's mapping is one call).  Its value is fitted like an
+ * arch parameter, on a row marked `fit`.
+ *
  * usage: validate CMTC MANIFEST
  * Exit status: 0 when every row was evaluated, 1 when a row could not be
  * (its line says why), 2 on a usage or manifest error. */
@@ -44,6 +54,7 @@
 
 typedef struct Row {
     char id[128], file[512], mapping[128], unit[8], use[8];
+    double overhead_s; /* the harness's per-call overhead (`+NAME`), or 0 */
     char part; /* 0 (the whole mapping), '@' (a group) or '%' (collectives) */
     char part_name[128];
     double published; /* in UNIT */
@@ -66,14 +77,58 @@ static bool shell_safe(const char *s) {
     return true;
 }
 
-static bool parse_row(const char *manifest, int line_no, const char *line, Row *row) {
-    char file[400], published[64];
-    int n = sscanf(line, "%127s %399s %127s %63s %7s %7s", row->id, file, row->mapping, published,
-                   row->unit, row->use);
-    if (n != 6) {
-        fprintf(stderr, "%s:%d: expected ROW FILE MAPPING PUBLISHED UNIT fit|report\n", manifest,
-                line_no);
+/* The harness overheads declared so far (`overhead NAME VALUE UNIT`). */
+#define MAX_OVERHEADS 16
+static char overhead_name[MAX_OVERHEADS][64];
+static double overhead_seconds[MAX_OVERHEADS];
+static int overhead_count;
+
+static bool parse_overhead(const char *manifest, int line_no, const char *line) {
+    char name[64], value[64], unit[8], extra[8];
+    int n = sscanf(line, "overhead %63s %63s %7s %7s", name, value, unit, extra);
+    char *end;
+    errno = 0;
+    double v = n >= 2 ? strtod(value, &end) : NAN;
+    if (n != 3 || *end || errno || !(v >= 0) || !isfinite(v) || unit_seconds(unit) == 0) {
+        fprintf(stderr, "%s:%d: expected overhead NAME VALUE UNIT (a number >= 0 in s, ms, us "
+                        "or ns)\n",
+                manifest, line_no);
         return false;
+    }
+    for (int k = 0; k < overhead_count; k++)
+        if (strcmp(overhead_name[k], name) == 0) {
+            fprintf(stderr, "%s:%d: overhead `%s` is declared twice\n", manifest, line_no, name);
+            return false;
+        }
+    if (overhead_count == MAX_OVERHEADS) {
+        fprintf(stderr, "%s:%d: more than %d overheads\n", manifest, line_no, MAX_OVERHEADS);
+        return false;
+    }
+    snprintf(overhead_name[overhead_count], sizeof overhead_name[0], "%s", name);
+    overhead_seconds[overhead_count++] = v * unit_seconds(unit);
+    return true;
+}
+
+static bool parse_row(const char *manifest, int line_no, const char *line, Row *row) {
+    char file[400], published[64], plus[80] = "", extra[8];
+    int n = sscanf(line, "%127s %399s %127s %63s %7s %7s %79s %7s", row->id, file, row->mapping,
+                   published, row->unit, row->use, plus, extra);
+    if (n != 6 && n != 7) {
+        fprintf(stderr, "%s:%d: expected ROW FILE MAPPING PUBLISHED UNIT fit|report [+OVERHEAD]\n",
+                manifest, line_no);
+        return false;
+    }
+    row->overhead_s = 0;
+    if (n == 7) {
+        int found = -1;
+        for (int k = 0; k < overhead_count && found < 0; k++)
+            if (plus[0] == '+' && strcmp(overhead_name[k], plus + 1) == 0) found = k;
+        if (found < 0) {
+            fprintf(stderr, "%s:%d: `%s` names no overhead declared above (+NAME)\n", manifest,
+                    line_no, plus);
+            return false;
+        }
+        row->overhead_s = overhead_seconds[found];
     }
     char *end;
     errno = 0;
@@ -103,6 +158,11 @@ static bool parse_row(const char *manifest, int line_no, const char *line, Row *
     int dir_len = slash ? (int)(slash - manifest + 1) : 0;
     snprintf(row->file, sizeof row->file, "%.*s%s", dir_len, manifest, file);
     if (strcmp(file, "=") == 0) {
+        if (n == 7) {
+            fprintf(stderr, "%s:%d: a sum of rows takes no overhead: each row adds its own\n",
+                    manifest, line_no);
+            return false;
+        }
         row->file[0] = 0; /* a sum of earlier rows */
         row->part = 0;
         row->part_name[0] = 0;
@@ -256,6 +316,13 @@ int main(int argc, char **argv) {
         const char *s = line;
         while (isspace((unsigned char)*s)) s++;
         if (!*s || *s == '#') continue;
+        if (strncmp(s, "overhead", 8) == 0 && isspace((unsigned char)s[8])) {
+            if (!parse_overhead(argv[2], line_no, s)) {
+                fclose(f);
+                return 2;
+            }
+            continue;
+        }
         Row row;
         if (!parse_row(argv[2], line_no, s, &row)) {
             fclose(f);
@@ -271,6 +338,7 @@ int main(int argc, char **argv) {
         char why[600];
         double seconds = row.file[0] ? compiled_latency(argv[1], &row, why, sizeof why)
                                      : summed_latency(&row, why, sizeof why);
+        if (seconds >= 0) seconds += row.overhead_s;
         if (seconds < 0) {
             printf("validate %s published %.4g %s cmtc failed (%s)\n", row.id, row.published,
                    row.unit, why);
