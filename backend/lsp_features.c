@@ -1892,7 +1892,7 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     const char *comma = strrchr(line, ',');
     const char *arrow = strstr(comma ? comma : line, "->");
     int want = 0;
-    const char *extra[4] = {NULL};
+    const char *extra[5] = {NULL};
     const char *const *values = NULL; /* the words `overlap`, `objective`, `phase` take */
     int value_count = 0;
     if ((strncmp(line, "tile", kw) == 0 && kw == 4) ||
@@ -1971,7 +1971,8 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         want = WANT_STMTS;
         extra[0] = "?";
         extra[1] = "full";
-        extra[2] = "none";
+        extra[2] = "checkpoint";
+        extra[3] = "none";
     } else if (strncmp(line, "online", kw) == 0 && kw == 6) {
         want = WANT_STMTS;
     } else if (strncmp(line, "repeat", kw) == 0 && kw == 6) {
@@ -1983,7 +1984,7 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
     }
     arch_names(it, d, arch, want & (WANT_LEVELS | WANT_DIMS), 0);
     op_names(it, op, false, want & (WANT_STMTS | WANT_INDICES));
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof extra / sizeof extra[0]); i++)
         if (extra[i]) item(it, extra[i], CK_KEYWORD, "keyword");
     for (int i = 0; i < value_count; i++) item(it, values[i], CK_KEYWORD, "keyword");
 }

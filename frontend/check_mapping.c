@@ -1744,15 +1744,17 @@ static Phase read_phase(MapCtx *c, const MappingDecl *md, const MapItem **line) 
     return phase;
 }
 
-/* `recompute S, ...;`, `recompute full;` or `recompute none;`: which
- * forward statements the backward pass recomputes instead of reading them
- * kept (docs/language.md 5.8).  A mark per statement of the forward op,
- * or NULL for none. */
+/* `recompute S, ...;`, `recompute full;`, `recompute checkpoint;` or
+ * `recompute none;`: which forward statements the backward pass recomputes
+ * instead of reading them kept (docs/language.md 5.8).  A mark per
+ * statement of the forward op, or NULL for none; *every is set for
+ * `checkpoint` (each one again, whether a gradient reads it or not). */
 static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *op_decl,
-                                  Phase phase, const MapItem **line) {
+                                  Phase phase, const MapItem **line, bool *every) {
     const OpDecl *od = &op_decl->u.op;
     bool *marks = NULL;
     *line = NULL;
+    *every = false;
     for (int i = 0; i < md->item_count; i++) {
         const MapItem *it = md->items[i];
         if (it->kind != MI_RECOMPUTE) continue;
@@ -1781,9 +1783,11 @@ static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *
             int found = -1;
             for (int st = 0; st < od->stmt_count; st++)
                 if (od->stmts[st]->target.name == id->name) found = st;
-            bool word = strcmp(id->name, "full") == 0 || strcmp(id->name, "none") == 0;
+            bool all = strcmp(id->name, "full") == 0, whole = strcmp(id->name, "checkpoint") == 0;
+            bool word = all || whole || strcmp(id->name, "none") == 0;
             if (found < 0 && word && it->stmts.count == 1) {
-                for (int st = 0; st < od->stmt_count; st++) marks[st] = id->name[0] == 'f';
+                for (int st = 0; st < od->stmt_count; st++) marks[st] = all || whole;
+                *every = whole;
                 continue;
             }
             if (found >= 0) {
@@ -1800,7 +1804,8 @@ static const bool *read_recompute(MapCtx *c, const MappingDecl *md, const Decl *
             else
                 diag_note(d, c->diags,
                           "`recompute` names statements of the forward op, or says `full` (all "
-                          "of them) or `none`");
+                          "that the gradients read), `checkpoint` (the whole forward pass "
+                          "again) or `none`");
         }
     }
     return marks;
@@ -1923,8 +1928,9 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
     const MapItem *phase_line = NULL, *recompute_line = NULL;
     Phase phase = read_phase(c, md, &phase_line);
-    if (phase == PHASE_FORWARD)
-        read_recompute(c, md, op_decl, phase, &recompute_line); /* reports a misplaced line */
+    bool every = false;
+    if (phase == PHASE_FORWARD) /* reports a misplaced line */
+        read_recompute(c, md, op_decl, phase, &recompute_line, &every);
     for (int i = 0; c->op && phase != PHASE_FORWARD && i < op_decl->u.op.tensor_count; i++) {
         const TensorDecl *td = op_decl->u.op.tensors[i];
         if (!td->cached) continue;
@@ -1939,8 +1945,8 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     }
     if (c->op && phase != PHASE_FORWARD) {
         /* the rest of the mapping names the backward op's statements */
-        const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line);
-        const Decl *backward = derive_op(s, op_decl, phase, recompute, phase_line->span);
+        const bool *recompute = read_recompute(c, md, op_decl, phase, &recompute_line, &every);
+        const Decl *backward = derive_op(s, op_decl, phase, recompute, every, phase_line->span);
         if (backward && recompute_line &&
             !(recompute_line->whole_hole && c->choice && c->choice->recompute != 1))
             warn_not_recomputed(c, recompute_line, op_decl, backward);

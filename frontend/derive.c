@@ -70,6 +70,7 @@ typedef struct Deriver {
     Span use; /* the `phase backward` line that asked */
     Phase phase;
     const bool *recompute; /* [forward statement]: recomputed, not kept */
+    bool every;            /* copy each marked statement, read or not */
     Name *recomputed;      /* [forward tensor]: the recomputed copy's name */
     /* [forward statement]: the restriction it runs under, its own `where`
      * or the one it inherits (docs/language.md 3.8); NULL for none */
@@ -852,14 +853,16 @@ static ElemType widest_in(const Deriver *d) {
     return best == ET_NONE ? ET_FP32 : best;
 }
 
-static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *recompute, Span use) {
+static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *recompute, bool every,
+                          Span use) {
     Deriver dv = {.s = s,
                   .a = s->arena,
                   .fwd = fwd,
                   .od = &fwd->u.op,
                   .use = use,
                   .phase = phase,
-                  .recompute = recompute};
+                  .recompute = recompute,
+                  .every = every};
     Deriver *d = &dv;
     const OpDecl *od = d->od;
     int cap = od->tensor_count + od->stmt_count + 1;
@@ -993,8 +996,10 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     for (int i = 0; i < d->part_count; i++) d->parts[i].rhs = part_rhs(d, &d->parts[i]);
 
     /* recomputed forward statements: a copy `C_r` of each asked for whose
-     * result a gradient statement reads (or another copy does), reading
-     * the copies of the others; the gradient statements read the copies */
+     * result a gradient statement reads (or another copy does), or with
+     * `every` of each asked for (checkpointing runs the whole forward pass
+     * again), reading the copies of the others; the gradient statements
+     * read the copies */
     bool train = d->phase == PHASE_TRAIN;
     if (d->recompute) {
         for (int i = 0; i < d->tensor_count; i++) d->t[i].saved = false;
@@ -1002,7 +1007,7 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         bool *keep = ARENA_ARRAY(d->a, bool, od->stmt_count + 1);
         for (int k = od->stmt_count - 1; k >= 0; k--) {
             int T = find_fwd(d, od->stmts[k]->target.name);
-            keep[k] = d->recompute[k] && d->t[T].saved;
+            keep[k] = d->recompute[k] && (d->every || d->t[T].saved);
             if (keep[k]) mark_saved(d, d->rhs[k]);
         }
         for (int i = 0; i < d->tensor_count; i++) d->t[i].saved = false;
@@ -1210,14 +1215,16 @@ static bool same_marks(const bool *a, const bool *b, int n) {
     return true;
 }
 
-const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute,
+const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute, bool every,
                       Span use_site) {
     OpCacheEntry *e = op_cache_entry(s, op_decl);
     int n = op_decl->u.op.stmt_count;
     for (const DerivedOp *x = e->derived; x; x = x->next)
-        if (x->phase == phase && same_marks(x->recompute, recompute, n)) return x->decl;
+        if (x->phase == phase && x->every == every && same_marks(x->recompute, recompute, n))
+            return x->decl;
     DerivedOp *x = ARENA_NEW(s->arena, DerivedOp);
     x->phase = phase;
+    x->every = every;
     if (recompute) {
         bool *copy = ARENA_ARRAY(s->arena, bool, n + 1);
         memcpy(copy, recompute, sizeof(bool) * (size_t)n);
@@ -1226,7 +1233,7 @@ const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *rec
     x->next = e->derived;
     e->derived = x; /* a failure is reported once: later uses find NULL */
     if (!check_op_structure(s, op_decl)) return NULL;
-    const Decl *b = derive(s, op_decl, phase, x->recompute, use_site);
+    const Decl *b = derive(s, op_decl, phase, x->recompute, every, use_site);
     if (!b) return NULL;
     /* the derived op is checked like any op; an error there is cmtc's own
      * mistake, reported at the use with the checker's message */
@@ -1254,5 +1261,5 @@ const Decl *program_derived_op(Program *p, const Decl *op_decl, Phase phase,
                                const bool *recompute) {
     if (!p || !op_decl || op_decl->kind != DK_OP) return NULL;
     Sema *s = sema_for_program(p, p->diags);
-    return derive_op(s, op_decl, phase, recompute, op_decl->name.span);
+    return derive_op(s, op_decl, phase, recompute, false, op_decl->name.span);
 }

@@ -159,6 +159,7 @@ typedef struct OpCacheEntry {
 typedef struct DerivedOp {
     Phase phase;
     const bool *recompute; /* [forward statement], NULL for none */
+    bool every;            /* `recompute checkpoint`: each marked one, read or not */
     const Decl *decl;
     struct DerivedOp *next;
 } DerivedOp;
@@ -237,10 +238,12 @@ OpCacheEntry *op_cache_entry(Sema *s, const Decl *op_decl);
  * `in` tensor from the gradient of every `out` tensor; for PHASE_TRAIN the
  * forward statements, those gradients and the weight update of every
  * `param`.  recompute marks (per forward statement, NULL for none) the
- * statements the backward pass recomputes instead of reading them kept.
+ * statements the backward pass recomputes instead of reading them kept:
+ * those a gradient reads (and what they read), or with `every` each one
+ * marked, as activation checkpointing runs the forward pass again whole.
  * Derived once per choice and checked; NULL with a diagnostic when it
  * cannot be (a construct without a gradient). */
-const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute,
+const Decl *derive_op(Sema *s, const Decl *op_decl, Phase phase, const bool *recompute, bool every,
                       Span use_site);
 
 /* The parameters an arch has in scope, its parents' first, with the

@@ -81,6 +81,7 @@ typedef struct Sim {
     int p, v, m;
     PipeSchedule schedule;
     double f_dur, b_dur, f_send, b_send;
+    bool blocking; /* a stage waits for its send (`overlap local`) */
 } Sim;
 
 static long warmup_of(const Sim *sim, int r) {
@@ -142,11 +143,18 @@ static double simulate(const Sim *sim, PipeOp *record) {
                 if (op.end_s > makespan) makespan = op.end_s;
                 double *link = forward ? &link_f[r] : &link_b[r];
                 double sent = op.end_s > *link ? op.end_s : *link;
+                bool sends = forward ? vs < last : vs > 0;
                 if (forward) {
                     f_end[at] = op.end_s;
-                    if (vs < last) f_arrive[at] = *link = sent + sim->f_send;
-                } else if (vs > 0)
+                    if (sends) f_arrive[at] = *link = sent + sim->f_send;
+                } else if (sends)
                     b_arrive[at] = *link = sent + sim->b_send;
+                /* a framework that calls the send and waits for it (as
+                 * Megatron-LM's p2p does) starts nothing else meanwhile */
+                if (sim->blocking && sends) {
+                    free_at[r] = *link;
+                    if (*link > makespan) makespan = *link;
+                }
                 if (record) {
                     long k = (long)r * (n / p) + f[r] + (backward_passes ? b[r] : 0);
                     record[k] = op;
@@ -183,7 +191,8 @@ static Sim sim_of(const Schedule *s) {
                pp->stage_forward_s / pp->chunks,
                pp->stage_backward_s / pp->chunks,
                pp->send_forward_s,
-               pp->send_backward_s};
+               pp->send_backward_s,
+               s->m->overlap == OVERLAP_LOCAL};
     return sim;
 }
 
@@ -273,7 +282,13 @@ void pass_stages(Schedule *s) {
         pp->simulated = run >= 0;
         if (run >= 0)
             makespan = run;
-        else { /* past the simulation's limit: the sends as if they hid */
+        else if (m->overlap == OVERLAP_LOCAL) {
+            /* past the simulation's limit, blocking: every pass but the
+             * first stage's backward and the last's forward waits for
+             * its send */
+            makespan += micro * v * (pp->send_forward_s + pp->send_backward_s) +
+                        (p * v - 1) * (pp->send_forward_s + pp->send_backward_s);
+        } else { /* past the simulation's limit: the sends as if they hid */
             double period = work;
             if (v * pp->send_forward_s > period) period = v * pp->send_forward_s;
             if (v * pp->send_backward_s > period) period = v * pp->send_backward_s;

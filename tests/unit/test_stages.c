@@ -71,11 +71,13 @@ static void check_step(const Program *p, const char *name, double step, double b
 }
 
 /* A pipeline of p stages without a program: the schedule alone. */
-static double run(PipeSchedule schedule, int p, int v, int m, double f, double b, double send) {
+static double run_with(PipeSchedule schedule, int p, int v, int m, double f, double b,
+                       double send, Overlap overlap) {
     static IrArch arch;
     IrMapping mm = {0};
     mm.pipeline.full_arch = &arch;
     mm.pipeline.schedule = schedule;
+    mm.overlap = overlap;
     Schedule s = {0};
     s.m = &mm;
     s.pipeline = (SchedPipeline){.present = true, .stages = p, .chunks = v, .micro = m};
@@ -87,6 +89,10 @@ static double run(PipeSchedule schedule, int p, int v, int m, double f, double b
     return pipeline_simulate(&arena, &s, 1 << 20, &ops, &n);
 }
 
+static double run(PipeSchedule schedule, int p, int v, int m, double f, double b, double send) {
+    return run_with(schedule, p, v, m, f, b, send, OVERLAP_FULL);
+}
+
 /* Timelines by hand (docs/cost-model.md 13.2, "The schedule"), F = 1 and
  * B = 2 a stage, sends of 0.5. */
 static void check_timelines(void) {
@@ -95,6 +101,12 @@ static void check_timelines(void) {
        [2.5, 4.5], F1 [4.5, 5.5], B1 [5.5, 7.5]; s0: B0 [5, 7] (its
        gradient arrives at 4.5 + 0.5), B1 [8, 10] */
     CHECK_NEAR(run(PIPE_1F1B, 2, 1, 2, 1, 2, 0.5), 10, 1e-12, "1F1B 2 x 2: ends at 10");
+    /* the same under `overlap local`: a stage waits for each send.  s0: F0
+       [0, 1] + send to 1.5, F1 [1.5, 2.5] + send to 3; s1: F0 [1.5, 2.5],
+       B0 [2.5, 4.5] + send to 5, F1 [5, 6], B1 [6, 8] + send to 8.5; s0:
+       B0 [5, 7], B1 [8.5, 10.5] */
+    CHECK_NEAR(run_with(PIPE_1F1B, 2, 1, 2, 1, 2, 0.5, OVERLAP_LOCAL), 10.5, 1e-12,
+               "1F1B 2 x 2, blocking sends: ends at 10.5");
     /* GPipe, the same: s0 F0 F1 B0 B1 as well, the same times */
     CHECK_NEAR(run(PIPE_GPIPE, 2, 1, 2, 1, 2, 0.5), 10, 1e-12, "GPipe 2 x 2: ends at 10");
     /* interleaved, 2 stages of 2 chunks (F 0.5 + 0.5, B 1 + 1 a chunk...
