@@ -95,11 +95,13 @@ else
   fail sweep_refuses_another_sweeps_file "exit $s: $(head -c 200 "$tmp/err")"
 fi
 
-# --- interrupted: exit 130, whole rows only; a rerun finishes it
+# --- interrupted: exit 130, whole rows only; a rerun finishes it (the
+# wait for 30 rows is bounded at a minute: under ASan on a loaded machine
+# 10 s gave 22)
 $RUN sweep "$example" -j 2 -o "$tmp/int.csv" 2>"$tmp/err" &
 pid=$!
 n=0
-while [ "$( (wc -l <"$tmp/int.csv") 2>/dev/null || echo 0)" -lt 31 ] && [ $n -lt 200 ]; do
+while [ "$( (wc -l <"$tmp/int.csv") 2>/dev/null || echo 0)" -lt 31 ] && [ $n -lt 1200 ]; do
   sleep 0.05
   n=$((n + 1))
 done
