@@ -330,8 +330,11 @@ typedef struct SchedStmt {
     double compute_s;
 } SchedStmt;
 
+typedef struct LowerMemo LowerMemo; /* passes.h */
+
 typedef struct Schedule {
     Arena *arena;
+    LowerMemo *memo; /* remembered walks across lowerings, or NULL */
     const IrMapping *m;
     const IrOp *op;
     const IrArch *arch;

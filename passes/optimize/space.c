@@ -1441,15 +1441,17 @@ void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     /* the compute memo is a cache: it stops growing at a share of the
      * budget */
     x->comp_limit = sp->budget / 16;
+    lower_memo_init(&x->walks, sp->budget / 16);
 }
 
 void opt_eval_ctx_free(OptEvalCtx *x) {
+    lower_memo_free(&x->walks);
     arena_free_all(&x->keep);
     arena_free_all(&x->tmp);
 }
 
 size_t opt_eval_ctx_bytes(const OptEvalCtx *x) {
-    return x->keep.used_total + x->tmp.used_total;
+    return x->keep.used_total + x->tmp.used_total + lower_memo_bytes(&x->walks);
 }
 
 /* Bytes one evaluation context needs before its compute memo. */
@@ -1660,7 +1662,8 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             }
         Arena scratch = {0};
         IrMapping *m = opt_scratch_mapping(&scratch, sp, c, cover, cc);
-        Schedule *s = lower_mapping(&scratch, m, false, NULL);
+        LowerOptions lo = {.memo = &x->walks};
+        Schedule *s = lower_mapping(&scratch, m, false, &lo);
         x->lowerings++;
         if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
@@ -1739,7 +1742,8 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             /* every arc came from the memo: one lowering for the terms */
             Arena scratch = {0};
             IrMapping *m = opt_scratch_mapping(&scratch, sp, c, NULL, 0);
-            read_config_terms(lower_mapping(&scratch, m, false, NULL), &terms);
+            LowerOptions lo = {.memo = &x->walks};
+            read_config_terms(lower_mapping(&scratch, m, false, &lo), &terms);
             x->lowerings++;
             arena_free_all(&scratch);
         }

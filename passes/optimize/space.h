@@ -230,6 +230,7 @@ typedef struct OptEvalCtx {
     int comp_cap, comp_count;
     size_t comp_limit; /* bytes the table may use; past it, it stops growing */
     long comp_hits;
+    LowerMemo walks; /* the lowering's placement walks, across lowerings */
 } OptEvalCtx;
 
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp);
