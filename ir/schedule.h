@@ -335,6 +335,9 @@ typedef struct LowerMemo LowerMemo; /* passes.h */
 typedef struct Schedule {
     Arena *arena;
     LowerMemo *memo; /* remembered walks across lowerings, or NULL */
+    /* LowerOptions.only_stmts: the statements whose groups are costed;
+     * NULL for all */
+    const bool *only_stmts;
     const IrMapping *m;
     const IrOp *op;
     const IrArch *arch;
@@ -364,6 +367,11 @@ typedef struct Schedule {
     Cost cost;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
+
+/* Whether group g is costed (LowerOptions.only_stmts). */
+static inline bool sched_group_costed(const Schedule *s, const SchedGroup *g) {
+    return !s->only_stmts || (g->stmt_count > 0 && s->only_stmts[g->stmts[0]]);
+}
 
 /* Appends a zeroed node of `kind` in `group` and returns it (the pointer
  * is valid until the next append). */

@@ -928,6 +928,7 @@ static void reductions_and_transitions(Schedule *s) {
     for (int c = 0; c < op->stmt_count; c++) {
         const IrStmt *cs = &op->stmts[c];
         const SchedGroup *g = &s->groups[s->stmts[c].group];
+        if (!sched_group_costed(s, g)) continue;
         for (int q = 0; q < cs->input_count; q++) {
             int t = cs->inputs[q];
             int p = op->tensors[t].producer;

@@ -20,6 +20,13 @@ typedef struct LowerOptions {
     FILE *dump_out;         /* where dumps go (stderr by default) */
     const char *stop_after; /* the last pass to run; NULL runs them all */
     LowerMemo *memo;        /* remembered walks across lowerings; NULL for none */
+    /* cost only the groups whose first statement is marked (the others
+     * get their loops and layouts, which their neighbours read, but no
+     * footprints, moves, collectives of readers or time); NULL: every
+     * group.  The optimizer reads nothing else of such a schedule: with
+     * stop_after "cost", the marked groups' records are exactly those of
+     * the whole lowering (docs/optimizer.md 2). */
+    const bool *only_stmts;
 } LowerOptions;
 
 /* Results of the lowering's pure helper computations that are slow to

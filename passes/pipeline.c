@@ -55,6 +55,7 @@ Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
     s->want_text = want_text;
     s->levels = m->arch->level_count;
     s->memo = opts ? opts->memo : NULL;
+    s->only_stmts = opts ? opts->only_stmts : NULL;
     const char *dump = opts ? opts->dump_after : NULL;
     const char *stop = opts ? opts->stop_after : NULL;
     for (int i = 0; i < pass_count; i++) {

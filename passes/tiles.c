@@ -457,6 +457,9 @@ void pass_tiles(Schedule *s) {
         SchedGroup *grp = &s->groups[g];
         build_loops(s, grp);
         compute_waits(s, grp);
+        /* loops and waits are read by the neighbours' collectives; the
+         * footprints only by the group's own cost */
+        if (!sched_group_costed(s, grp)) continue;
         /* the stages overlap across the outermost tiles (section 7) */
         bool pipelined = grp->overlap != OVERLAP_NONE && grp->tiles > 1;
         int cap = 0;

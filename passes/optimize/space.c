@@ -1576,6 +1576,28 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
     return marked;
 }
 
+/* CMTC_OPT_CHECK_LOWERING=1 (tests/suites/optimizer.sh): every lowering
+ * that costs only the arcs' groups is compared with the whole lowering of
+ * the same mapping, group record by group record, bit for bit. */
+static void check_restricted(const OptSpace *sp, const IrMapping *m, const Schedule *part,
+                             const int *cover, int cc) {
+    Arena t = {0};
+    const Schedule *whole = lower_mapping(&t, m, false, NULL);
+    for (int k = 0; k < cc; k++) {
+        const OptArc *a = &sp->arcs[cover[k]];
+        OptCost x, y;
+        read_group(sp, part, part->stmts[a->stmts[0]].group, &x);
+        read_group(sp, whole, whole->stmts[a->stmts[0]].group, &y);
+        if (memcmp(&x.cost, &y.cost, sizeof x.cost) != 0 || x.feasible != y.feasible ||
+            memcmp(&x.need, &y.need, sizeof x.need) != 0 || x.memory != y.memory) {
+            fprintf(stderr, "cmtc: internal error: the lowering of group %s.. alone differs\n",
+                    sp->op->stmts[a->stmts[0]].name);
+            abort();
+        }
+    }
+    arena_free_all(&t);
+}
+
 static bool ctx_past(const OptSpace *sp) {
     return sp->deadline > 0 && opt_now() > sp->deadline;
 }
@@ -1591,6 +1613,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
     int remaining = A;
     int64_t *skey = ARENA_ARRAY(t, int64_t, sp->D + sp->th_count + 2);
     bool memo = sp->cfg_count > 1;
+    bool check_lowering = getenv("CMTC_OPT_CHECK_LOWERING") != NULL;
     /* the configuration's own terms, read from its first lowering */
     ConfigTerms terms = {0};
     bool need_terms = sp->m->phase == PHASE_TRAIN || sp->weighted;
@@ -1662,9 +1685,17 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             }
         Arena scratch = {0};
         IrMapping *m = opt_scratch_mapping(&scratch, sp, c, cover, cc);
+        /* after the first lowering (every statement alone, which also
+         * gives the configuration's terms), only the arcs' groups are
+         * read: the others are not costed, nor is the step */
         LowerOptions lo = {.memo = &x->walks};
+        if (!first) {
+            lo.only_stmts = used;
+            lo.stop_after = "cost";
+        }
         Schedule *s = lower_mapping(&scratch, m, false, &lo);
         x->lowerings++;
+        if (!first && check_lowering) check_restricted(sp, m, s, cover, cc);
         if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];
@@ -1703,8 +1734,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
                 break;
             }
         }
-        /* statements left to groups of their own: their unfused arcs too */
-        for (int st = 0; st < S; st++) {
+        /* statements left to groups of their own: their unfused arcs too
+         * (after the first lowering every such arc is done, and the
+         * groups of statements left alone are not costed) */
+        for (int st = 0; st < S && first; st++) {
             if (used[st]) continue;
             OptCost alone;
             read_group(sp, s, s->stmts[st].group, &alone);
