@@ -778,7 +778,7 @@ typedef struct Search {
     int least_cfg;
     OptCost least_cost;
     bool timed_out;
-    long memo_hits, implied, comp_hits;
+    long memo_hits, implied, comp_hits, window_cuts;
     int kept_cap;
     /* rows of configurations no longer kept, for reuse: the search keeps
      * at most about 2 * OPT_COLUMN_BUDGET arc costs at a time */
@@ -981,6 +981,9 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         bool started[OPT_THREADS] = {false};
         for (int t = 0; t < nthreads; t++) {
             workers[t].ctx.threshold = incumbent * (1 + 1e-9); /* cannot beat it */
+            /* the drop below compares with the running incumbent, never
+             * more than this one; edp's bound is a product, not a path */
+            workers[t].ctx.window = obj == OBJ_EDP ? INFINITY : incumbent * (1 + OPT_BOUND_WINDOW);
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
@@ -1116,6 +1119,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         se->memo_hits += workers[t].ctx.memo_hits;
         se->implied += workers[t].ctx.implied;
         se->comp_hits += workers[t].ctx.comp_hits;
+        se->window_cuts += workers[t].ctx.window_cuts;
         opt_eval_ctx_free(&workers[t].ctx);
     }
     sp->held = 0;
@@ -1454,13 +1458,13 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
     if (getenv("CMTC_OPT_STATS"))
         fprintf(stderr,
                 "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
-                "hits, %ld implied, %ld cut without lowering; pruned: arcs %ld, "
+                "hits, %ld implied, %ld cut without lowering, %ld part way; pruned: arcs %ld, "
                 "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %ld rows %ld "
                 "columns; %.3f s\n",
                 m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
-                se->memo_hits, se->implied, se->comp_hits, sp->pruned_arcs, sp->pruned_capacity,
-                sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se->nk, report->rows,
-                report->columns, opt_now() - t0);
+                se->memo_hits, se->implied, se->comp_hits, se->window_cuts, sp->pruned_arcs,
+                sp->pruned_capacity, sp->pruned_dominance, sp->pruned_bound, sp->pruned_level,
+                se->nk, report->rows, report->columns, opt_now() - t0);
     const Kept *k = &se->kept[best->kept];
     opt_apply(out, sp, m, k->cfg, best->arcs, best->arc_count);
     EvalResult ev;

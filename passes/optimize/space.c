@@ -1429,6 +1429,7 @@ static void arc_key(const OptSpace *sp, const OptArc *a, int c, int64_t *key) {
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     memset(x, 0, sizeof *x);
     x->threshold = INFINITY;
+    x->window = INFINITY;
     int A = sp->arc_count;
     x->last_key = ARENA_ARRAY(&x->keep, int64_t *, A + 1);
     x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
@@ -1576,6 +1577,47 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
     return marked;
 }
 
+/* A lower bound on the best partition of a configuration whose arcs are
+ * partly costed: a shortest path over the positions (as best_partition)
+ * in which a costed arc weighs its record (one that does not fit, or was
+ * left uncosted by the clock, is no candidate) and an arc not yet costed
+ * the bound of section 3 of docs/optimizer.md over its statements: the
+ * larger of its two units' summed compute times (under `objective
+ * energy`, its operations' energy), which every group of them takes at
+ * least, a little less for the rounding of the sums.  Each arc weighs at
+ * most what it costs, and rounding is monotone, so the path is at most
+ * the configuration's best partition. */
+static double partial_bound(const OptSpace *sp, Arena *t, const OptCost *row, const bool *done,
+                            const double *unit_s, const double *op_j, bool energy) {
+    int S = sp->S;
+    double *best = ARENA_ARRAY(t, double, S + 1);
+    best[S] = 0;
+    for (int p = S - 1; p >= 0; p--) {
+        best[p] = INFINITY;
+        for (int k = sp->start_first[p]; k < sp->start_first[p + 1]; k++) {
+            int a = sp->start_arcs[k];
+            const OptArc *arc = &sp->arcs[a];
+            double v;
+            if (done[a]) {
+                const OptCost *c = &row[a];
+                if (c->uncosted || !c->feasible) continue;
+                v = energy ? c->cost.energy_j : c->cost.latency_s;
+            } else {
+                double units[2] = {0, 0}, ops = 0;
+                for (int q = 0; q < arc->count; q++) {
+                    int st = arc->stmts[q];
+                    units[unit_stage(sp, st)] += unit_s[st];
+                    ops += op_j[st];
+                }
+                v = (energy ? ops : units[0] > units[1] ? units[0] : units[1]) * (1 - 1e-9);
+            }
+            double tot = v + best[p + arc->count];
+            if (tot < best[p]) best[p] = tot;
+        }
+    }
+    return best[0];
+}
+
 /* CMTC_OPT_CHECK_LOWERING=1 (tests/suites/optimizer.sh): every lowering
  * that costs only the arcs' groups is compared with the whole lowering of
  * the same mapping, group record by group record, bit for bit. */
@@ -1618,6 +1660,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
     ConfigTerms terms = {0};
     bool need_terms = sp->m->phase == PHASE_TRAIN || sp->weighted;
     bool *not_costed = ARENA_ARRAY(t, bool, A + 1); /* skipped: the step does not fit */
+    /* each statement's compute time and operation energy alone (from the
+     * first lowering), for the partial bound */
+    double *unit_s = ARENA_ARRAY(t, double, S + 1), *op_j = ARENA_ARRAY(t, double, S + 1);
+    bool energy = x->objective == OBJ_ENERGY;
     /* the compute bound from remembered statements, before any lowering */
     if (x->threshold < INFINITY) {
         /* statements not remembered count 0: still a lower bound */
@@ -1711,6 +1757,8 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
                 read_group(sp, s, s->stmts[st].group, &alone);
                 cl[unit_stage(sp, st)] += alone.cost.compute_s;
                 ce += alone.cost.compute_energy_j;
+                unit_s[st] = alone.cost.compute_s;
+                op_j[st] = alone.cost.compute_energy_j;
                 int len = stmt_key(sp, st, c, skey);
                 comp_put(x, skey, len, alone.cost.compute_s, alone.cost.compute_energy_j);
             }
@@ -1761,6 +1809,13 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         }
         first = false;
         arena_free_all(&scratch);
+        /* the search would drop this configuration after costing it: its
+         * best partition is at least the partial bound */
+        if (remaining > 0 && x->window < INFINITY &&
+            partial_bound(sp, t, row, done, unit_s, op_j, energy) > x->window) {
+            x->window_cuts++;
+            return OPT_ROW_CUT;
+        }
     }
     for (int a = 0; a < A && memo; a++)
         if (sp->arcs[a].memo && !not_costed[a]) {

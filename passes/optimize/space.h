@@ -224,6 +224,11 @@ typedef struct OptEvalCtx {
      * the threshold is not costed further */
     Objective objective;
     double threshold; /* INFINITY: no bound yet */
+    /* the search drops a configuration whose best partition exceeds this
+     * (its window past the incumbent, docs/optimizer.md 3): one whose
+     * partial bound already does is not costed further (INFINITY: none) */
+    double window;
+    long window_cuts;
     /* each statement's compute time and operation energy, by the choices
      * they depend on (its split row and the tiles of its indices) */
     struct CompEntry *comp;
