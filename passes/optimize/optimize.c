@@ -1507,9 +1507,12 @@ static bool finish_without_model(Arena *out, Program *p, IrMapping *m, const Opt
     return true;
 }
 
-/* Fills the holes of `m`, a copy of the checked mapping in `out`. */
+/* Fills the holes of `m`, a copy of the checked mapping in `out`.
+ * explain: an infeasible space is explained (E0370); not for the choices
+ * of outer holes, whose own reasons are dropped (the first choice is
+ * solved again to explain when none has a mapping). */
 static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
-                       SolverReport *report, double incumbent) {
+                       SolverReport *report, double incumbent, bool explain) {
     memset(report, 0, sizeof *report);
     if (m->hole_count == 0) {
         report->status = SOLVER_NOT_NEEDED;
@@ -1584,6 +1587,8 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
             report->status = SOLVER_TIME_LIMIT;
         } else if (incumbent < INFINITY) {
             /* nothing here beats another choice: no reason to give */
+        } else if (!explain) {
+            report->status = SOLVER_FAILED; /* its reasons would be dropped */
         } else {
             size_t held = arena.used_total;
             explain_infeasible(p, m, &se, deadline, budget > held ? budget - held : 0);
@@ -1776,7 +1781,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
             /* a serving batch's choices compare per sequence: the best so far
                bounds this one's latency only through its own batch */
             double incumbent = o.exhaustive || c->serve.batch_chosen ? INFINITY : best_value;
-            ok = fill_holes(out, p, c, &o, &r, incumbent);
+            ok = fill_holes(out, p, c, &o, &r, incumbent, false);
             p->diags = real;
         }
         if (r.status == SOLVER_TIME_LIMIT) exact = false;
@@ -1811,7 +1816,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         IrMapping *c = ARENA_NEW(out, IrMapping);
         *c = *m->choices[0];
         SolverReport r;
-        bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY);
+        bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY, true);
         if (explained) *report = r;
         if (exact && isfinite(fastest_over)) {
             Diag *d =
@@ -1862,6 +1867,7 @@ IrMapping *optimize_mapping(Arena *out, Program *p, const IrMapping *m, const Op
     if (m->choice_count > 0) return optimize_choices(out, p, m, opts, report);
     IrMapping *filled = ARENA_NEW(out, IrMapping);
     *filled = *m; /* the checked mapping's arrays are shared, never written */
-    if (!fill_holes(out, p, filled, opts, report, INFINITY) || filled->hole_count > 0) return NULL;
+    if (!fill_holes(out, p, filled, opts, report, INFINITY, true) || filled->hole_count > 0)
+        return NULL;
     return filled;
 }
