@@ -338,6 +338,12 @@ typedef struct Schedule {
     /* LowerOptions.only_stmts: the statements whose groups are costed;
      * NULL for all */
     const bool *only_stmts;
+    /* sched_visits remembered per statement, operand and level once the
+     * loops are built (pass_tiles): [visits_first[st] + operand * (levels
+     * + 1) + level], operand 0 the result, q + 1 input q */
+    struct SchedVisits *visits_memo;
+    bool *visits_known;
+    int *visits_first;
     const IrMapping *m;
     const IrOp *op;
     const IrArch *arch;
