@@ -39,6 +39,10 @@
 #define OPT_COLUMN_BUDGET 400000L
 #define OPT_BOUND_WINDOW 0.2 /* keep candidates within 20% of the best */
 #define OPT_DOMINANCE_PEERS 64
+/* A choice of outer holes is probed against the incumbent with this
+ * margin, far above the rounding by which the model's value of a mapping
+ * and its evaluation can differ (section 4.2 of docs/optimizer.md). */
+#define PROBE_MARGIN 1e-5
 
 /* ------------------------------------------------------ small helpers */
 
@@ -780,6 +784,12 @@ typedef struct Search {
     bool timed_out;
     long memo_hits, implied, comp_hits, window_cuts;
     int kept_cap;
+    /* a probe (docs/optimizer.md 4.2): does any configuration reach a
+     * value within PROBE_MARGIN of the incumbent?  Configurations are cut
+     * at that value, not at the window past it, nothing is kept, and the
+     * search stops at the first that does (may_improve) */
+    bool probe;
+    bool may_improve;
     /* rows of configurations no longer kept, for reuse: the search keeps
      * at most about 2 * OPT_COLUMN_BUDGET arc costs at a time */
     OptCost **free_rows;
@@ -929,6 +939,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
     se->least_cfg = -1;
     if (sp->cfg_count == 0) return;
     double incumbent = se->incumbent;
+    double probe_at = incumbent * (1 + PROBE_MARGIN);
     int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
     /* batch rows stay within an eighth of the budget */
     size_t row_bytes = opt_mul((size_t)A, sizeof(OptCost));
@@ -964,7 +975,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         workers[t].pg = t == 0 ? pg : NULL;
         workers[t].total = sp->cfg_count;
     }
-    for (int c0 = 0; c0 < sp->cfg_count; c0 += batch) {
+    for (int c0 = 0; c0 < sp->cfg_count && !se->may_improve; c0 += batch) {
         if (opt_past_deadline(sp)) {
             se->timed_out = true;
             break;
@@ -984,6 +995,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             /* the drop below compares with the running incumbent, never
              * more than this one; edp's bound is a product, not a path */
             workers[t].ctx.window = obj == OBJ_EDP ? INFINITY : incumbent * (1 + OPT_BOUND_WINDOW);
+            if (se->probe) workers[t].ctx.threshold = workers[t].ctx.window = probe_at;
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
@@ -997,7 +1009,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             else
                 worker_run(&workers[t]);
         }
-        for (int c = c0; c < c1; c++) {
+        for (int c = c0; c < c1 && !se->may_improve; c++) {
             OptCost *row = rows + (size_t)(c - c0) * (size_t)A;
             OptRow st = status[c - c0];
             if (st == OPT_ROW_SKIPPED) {
@@ -1062,6 +1074,18 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
                 k.ub = fmin(l1 * e1, l2 * e2);
             } else {
                 k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
+            }
+            if (se->probe) {
+                /* its value: the best partition, or that partition's run
+                 * under a pipeline (no partition runs shorter, 4.1) */
+                double value = k.bound;
+                if (value <= probe_at && se->run_step) {
+                    int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                    best_partition(&tmp, sp, row, pruned, 0, arcs);
+                    value = run_step(sp, c, arcs);
+                }
+                if (value <= probe_at) se->may_improve = true;
+                continue;
             }
             if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
                 sp->pruned_bound++;
@@ -1507,6 +1531,39 @@ static bool finish_without_model(Arena *out, Program *p, IrMapping *m, const Opt
     return true;
 }
 
+/* Whether a choice of outer holes may beat another choice's value, the
+ * incumbent (docs/optimizer.md 4.2): its space searched with every cut at
+ * the incumbent itself, not at the window past it, and nothing kept,
+ * until one configuration reaches within PROBE_MARGIN of it.  When none
+ * does, the choice's own search could not return a better mapping, and
+ * nothing of it is observable but the size of its space, which the report
+ * gets as that search would give it.  When one does, or the probe stops
+ * early (budget, limit), the choice is searched as usual. */
+static bool beats_incumbent(const IrMapping *m, Objective obj, double incumbent, size_t budget,
+                            Progress *pg, SolverReport *report) {
+    Arena arena = {0};
+    OptSpace *sp = opt_space_build(&arena, m, true, 0, budget, OPT_CONFIG_LIMIT);
+    Search se = {0};
+    se.arena = &arena;
+    se.sp = sp;
+    se.run_step = m->pipeline.full_arch && obj == OBJ_LATENCY;
+    se.probe = true;
+    double rep = sp->weighted || m->repeat < 1 ? 1 : (double)m->repeat;
+    se.incumbent = incumbent / rep;
+    if (sp->stop == OPT_STOP_NONE) search_space(&se, obj, pg);
+    bool may = se.may_improve || sp->stop != OPT_STOP_NONE || sp->truncated || se.timed_out;
+    if (!may) {
+        report->space = space_size(&arena, sp);
+        record(report, sp, NULL, 0);
+        report->status = SOLVER_FAILED;
+        if (getenv("CMTC_OPT_STATS"))
+            fprintf(stderr, "probe %s: %d configurations, %ld lowerings: cannot beat %.9g\n",
+                    m->name, sp->cfg_count, sp->evaluations, incumbent);
+    }
+    arena_free_all(&arena);
+    return may;
+}
+
 /* Fills the holes of `m`, a copy of the checked mapping in `out`.
  * explain: an infeasible space is explained (E0370); not for the choices
  * of outer holes, whose own reasons are dropped (the first choice is
@@ -1550,8 +1607,13 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     }
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
     Progress pg = {isatty(2) != 0, t0, 0, m->name, 1, "s", deadline};
-    Arena arena = {0};
     size_t budget = opt_budget_bytes();
+    if (incumbent < INFINITY && obj != OBJ_EDP && deadline == 0 &&
+        !beats_incumbent(m, obj, incumbent, budget, &pg, report)) {
+        report->seconds = opt_now() - t0;
+        return false;
+    }
+    Arena arena = {0};
     OptSpace *sp = opt_space_build(&arena, m, true, deadline, budget, OPT_CONFIG_LIMIT);
     report->method = obj == OBJ_EDP ? "milp, edp frontier" : "milp";
     Search se = {0};
