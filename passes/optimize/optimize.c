@@ -996,6 +996,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
              * more than this one; edp's bound is a product, not a path */
             workers[t].ctx.window = obj == OBJ_EDP ? INFINITY : incumbent * (1 + OPT_BOUND_WINDOW);
             if (se->probe) workers[t].ctx.threshold = workers[t].ctx.window = probe_at;
+            workers[t].ctx.probe = se->probe;
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
@@ -1557,8 +1558,11 @@ static bool beats_incumbent(const IrMapping *m, Objective obj, double incumbent,
         record(report, sp, NULL, 0);
         report->status = SOLVER_FAILED;
         if (getenv("CMTC_OPT_STATS"))
-            fprintf(stderr, "probe %s: %d configurations, %ld lowerings: cannot beat %.9g\n",
-                    m->name, sp->cfg_count, sp->evaluations, incumbent);
+            fprintf(stderr,
+                    "probe %s: %d configurations, %ld lowerings, %ld cut without lowering, %ld "
+                    "part way: cannot beat %.9g\n",
+                    m->name, sp->cfg_count, sp->evaluations, se.comp_hits, se.window_cuts,
+                    incumbent);
     }
     arena_free_all(&arena);
     return may;

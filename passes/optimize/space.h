@@ -229,6 +229,12 @@ typedef struct OptEvalCtx {
      * partial bound already does is not costed further (INFINITY: none) */
     double window;
     long window_cuts;
+    /* a probe (optimize.c, beats_incumbent) needs only sound bounds: its
+     * first lowering of a configuration costs only the statements that
+     * are arcs alone (alone_stmts), and the others' compute comes from
+     * their statements' records */
+    bool probe;
+    bool *alone_stmts;
     /* each statement's compute time and operation energy, by the choices
      * they depend on (its split row and the tiles of its indices) */
     struct CompEntry *comp;
