@@ -338,6 +338,10 @@ typedef struct Schedule {
     /* LowerOptions.only_stmts: the statements whose groups are costed;
      * NULL for all */
     const bool *only_stmts;
+    /* LowerOptions.only_needed: [st] whether the statement's record is
+     * read by the costed groups (pass_fusion); NULL for all */
+    bool *stmt_needed;
+    bool only_needed;
     /* sched_visits remembered per statement, operand and level once the
      * loops are built (pass_tiles): [visits_first[st] + operand * (levels
      * + 1) + level], operand 0 the result, q + 1 input q */
@@ -373,6 +377,11 @@ typedef struct Schedule {
     Cost cost;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
+
+/* Whether statement st's record is built (LowerOptions.only_needed). */
+static inline bool sched_stmt_needed(const Schedule *s, int st) {
+    return !s->stmt_needed || s->stmt_needed[st];
+}
 
 /* Whether group g is costed (LowerOptions.only_stmts). */
 static inline bool sched_group_costed(const Schedule *s, const SchedGroup *g) {

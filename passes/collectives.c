@@ -797,6 +797,7 @@ static void reductions_and_transitions(Schedule *s) {
     /* effective layout of each result after its reduction collective */
     Layout *eff = ARENA_ARRAY(s->arena, Layout, op->stmt_count * (D ? D : 1));
     for (int st = 0; st < op->stmt_count; st++) {
+        if (!sched_stmt_needed(s, st)) continue; /* no costed group reads it */
         const IrStmt *is = &op->stmts[st];
         const SchedStmt *ss = &s->stmts[st];
         const SchedGroup *g = &s->groups[ss->group];

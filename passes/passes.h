@@ -27,6 +27,11 @@ typedef struct LowerOptions {
      * stop_after "cost", the marked groups' records are exactly those of
      * the whole lowering (docs/optimizer.md 2). */
     const bool *only_stmts;
+    /* with only_stmts: the other groups get loops and layouts only where
+     * the marked groups read their results (tiles, loops, reductions for
+     * those producers' groups); the rest gets none, and no training
+     * memory is reckoned */
+    bool only_needed;
 } LowerOptions;
 
 /* Results of the lowering's pure helper computations that are slow to

@@ -56,6 +56,7 @@ Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
     s->levels = m->arch->level_count;
     s->memo = opts ? opts->memo : NULL;
     s->only_stmts = opts ? opts->only_stmts : NULL;
+    s->only_needed = opts && opts->only_stmts && opts->only_needed;
     const char *dump = opts ? opts->dump_after : NULL;
     const char *stop = opts ? opts->stop_after : NULL;
     for (int i = 0; i < pass_count; i++) {

@@ -451,7 +451,8 @@ static void walk_tiles(Schedule *s, int st) {
 
 void pass_tiles(Schedule *s) {
     const IrOp *op = s->op;
-    for (int st = 0; st < op->stmt_count; st++) walk_tiles(s, st);
+    for (int st = 0; st < op->stmt_count; st++)
+        if (sched_stmt_needed(s, st)) walk_tiles(s, st);
     /* sched_visits walks a group's loops; it is asked the same question
      * many times from here on, and the loops no longer change */
     s->visits_first = ARENA_ARRAY(s->arena, int, op->stmt_count + 1);
@@ -465,6 +466,7 @@ void pass_tiles(Schedule *s) {
     /* loop nests, then footprints and capacity, group by group */
     for (int g = 0; g < s->group_count; g++) {
         SchedGroup *grp = &s->groups[g];
+        if (grp->stmt_count > 0 && !sched_stmt_needed(s, grp->stmts[0])) continue;
         build_loops(s, grp);
         compute_waits(s, grp);
         /* loops and waits are read by the neighbours' collectives; the

@@ -1642,18 +1642,18 @@ static void probe_compute(const OptSpace *sp, const Schedule *s, int st, OptCost
  * that costs only the arcs' groups is compared with the whole lowering of
  * the same mapping, group record by group record, bit for bit. */
 static void check_restricted(const OptSpace *sp, const IrMapping *m, const Schedule *part,
-                             const int *cover, int cc) {
+                             const bool *only) {
     Arena t = {0};
     const Schedule *whole = lower_mapping(&t, m, false, NULL);
-    for (int k = 0; k < cc; k++) {
-        const OptArc *a = &sp->arcs[cover[k]];
+    for (int st = 0; st < sp->S; st++) {
+        if (!only[st]) continue;
         OptCost x, y;
-        read_group(sp, part, part->stmts[a->stmts[0]].group, &x);
-        read_group(sp, whole, whole->stmts[a->stmts[0]].group, &y);
+        read_group(sp, part, part->stmts[st].group, &x);
+        read_group(sp, whole, whole->stmts[st].group, &y);
         if (memcmp(&x.cost, &y.cost, sizeof x.cost) != 0 || x.feasible != y.feasible ||
             memcmp(&x.need, &y.need, sizeof x.need) != 0 || x.memory != y.memory) {
-            fprintf(stderr, "cmtc: internal error: the lowering of group %s.. alone differs\n",
-                    sp->op->stmts[a->stmts[0]].name);
+            fprintf(stderr, "cmtc: internal error: the lowering of %s's group alone differs\n",
+                    sp->op->stmts[st].name);
             abort();
         }
     }
@@ -1757,6 +1757,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         LowerOptions lo = {.memo = &x->walks};
         if (!first) {
             lo.only_stmts = used;
+            lo.only_needed = true;
             lo.stop_after = "cost";
         } else if (x->probe) {
             /* a probe reads no sends' energy (a term it may leave out of
@@ -1767,7 +1768,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         }
         Schedule *s = lower_mapping(&scratch, m, false, &lo);
         x->lowerings++;
-        if (!first && check_lowering) check_restricted(sp, m, s, cover, cc);
+        if (check_lowering && lo.only_stmts) check_restricted(sp, m, s, lo.only_stmts);
         if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];

@@ -153,7 +153,7 @@ done
 # abort otherwise): GPT-3 with `spatial ?` and `fuse ?`, and the spaces
 # with fusion holes.
 if [ -z "${BEATS_ONLY:-}" ]; then
-    for m in gpt_8 s27_group_tiles_fuse s33_gpipe_fuse; do
+    for m in gpt_8 s27_group_tiles_fuse s33_gpipe_fuse s34_outer_holes; do
         f=tests/opt/scaling.cmt
         case $m in s*) f=$SPACES ;; esac
         if CMTC_OPT_CHECK_LOWERING=1 $CMTC compile $f -m $m >"$TMP/chk.out" 2>"$TMP/chk.err"; then
