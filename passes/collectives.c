@@ -685,8 +685,16 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         if (lower_memo_get(s->memo, key.w, key.n, &remembered)) return remembered;
     }
     double *most = ARENA_ARRAY(s->arena, double, tiles);
+    /* held[r][t]: consecutive in one row per instance, so that instances
+     * holding the same shares (most do, by symmetry) are seen once: the
+     * largest part is the same whichever of them gives it */
+    long row = 0;
+    for (int r = 0; r < R; r++) row += ntiles[r];
     double *held[IR_MAX_RANK];
-    for (int r = 0; r < R; r++) held[r] = ARENA_ARRAY(s->arena, double, ntiles[r]);
+    double **seen = ARENA_ARRAY(s->arena, double *, ranks + 1);
+    uint64_t *seen_hash = ARENA_ARRAY(s->arena, uint64_t, ranks + 1);
+    long seen_count = 0;
+    double *shares = ARENA_ARRAY(s->arena, double, row + 1);
     int coord[SCHED_MAX_DIMS] = {0};
     long tv[IR_MAX_RANK] = {0};
     for (long ri = 0; ri < ranks; ri++) {
@@ -699,6 +707,7 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         }
         if (idle) continue;
         /* the share of each of its tiles this instance holds, per dim */
+        for (int r = 0, at = 0; r < R; at += (int)ntiles[r], r++) held[r] = shares + at;
         for (int r = 0; r < R; r++) {
             double taken_so_far = 0;
             for (long t = 0; t < ntiles[r]; t++) held[r][t] = 0;
@@ -710,15 +719,27 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
                     held[r][t] += step[r] / tile[r];
             }
         }
+        uint64_t h = 1469598103934665603ull;
+        for (long k = 0; k < row; k++) {
+            uint64_t bits;
+            memcpy(&bits, &shares[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+        }
+        bool again = false;
+        for (long k = 0; k < seen_count && !again; k++)
+            again = seen_hash[k] == h && memcmp(seen[k], shares, sizeof(double) * (size_t)row) == 0;
+        if (again) continue;
+        seen_hash[seen_count] = h;
+        seen[seen_count] = ARENA_ARRAY(s->arena, double, row + 1);
+        memcpy(seen[seen_count++], shares, sizeof(double) * (size_t)row);
+        /* tile ti's digits tv[r] (the last dim fastest), counted up
+         * rather than divided out; the product in the same order */
+        for (int r = 0; r < R; r++) tv[r] = 0;
         for (long ti = 0; ti < tiles; ti++) {
-            long rest = ti;
             double part = 1;
-            for (int r = R - 1; r >= 0; r--) {
-                tv[r] = rest % ntiles[r];
-                rest /= ntiles[r];
-                part *= held[r][tv[r]];
-            }
+            for (int r = R - 1; r >= 0; r--) part *= held[r][tv[r]];
             if (1 - part > most[ti]) most[ti] = 1 - part;
+            for (int r = R - 1; r >= 0 && ++tv[r] == ntiles[r]; r--) tv[r] = 0;
         }
     }
     double sum = 0;
