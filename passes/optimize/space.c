@@ -1430,6 +1430,7 @@ void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     memset(x, 0, sizeof *x);
     x->threshold = INFINITY;
     x->window = INFINITY;
+    x->check_lowering = getenv("CMTC_OPT_CHECK_LOWERING") != NULL;
     int A = sp->arc_count;
     x->last_key = ARENA_ARRAY(&x->keep, int64_t *, A + 1);
     x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
@@ -1675,7 +1676,6 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
     int remaining = A;
     int64_t *skey = ARENA_ARRAY(t, int64_t, sp->D + sp->th_count + 2);
     bool memo = sp->cfg_count > 1;
-    bool check_lowering = getenv("CMTC_OPT_CHECK_LOWERING") != NULL;
     /* the configuration's own terms, read from its first lowering */
     ConfigTerms terms = {0};
     bool need_terms = sp->m->phase == PHASE_TRAIN || sp->weighted;
@@ -1768,7 +1768,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         }
         Schedule *s = lower_mapping(&scratch, m, false, &lo);
         x->lowerings++;
-        if (check_lowering && lo.only_stmts) check_restricted(sp, m, s, lo.only_stmts);
+        if (x->check_lowering && lo.only_stmts) check_restricted(sp, m, s, lo.only_stmts);
         if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];

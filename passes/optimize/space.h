@@ -235,6 +235,7 @@ typedef struct OptEvalCtx {
      * their statements' records */
     bool probe;
     bool *alone_stmts;
+    bool check_lowering; /* CMTC_OPT_CHECK_LOWERING: compare with whole lowerings */
     /* each statement's compute time and operation energy, by the choices
      * they depend on (its split row and the tiles of its indices) */
     struct CompEntry *comp;
