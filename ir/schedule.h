@@ -338,10 +338,10 @@ typedef struct Schedule {
     /* LowerOptions.only_stmts: the statements whose groups are costed;
      * NULL for all */
     const bool *only_stmts;
-    /* LowerOptions.only_needed: [st] whether the statement's record is
-     * read by the costed groups (pass_fusion); NULL for all */
+    /* with only_stmts: [st] whether the costed groups read the records of
+     * the statement's group (pass_fusion); NULL for all */
     bool *stmt_needed;
-    bool only_needed;
+    bool only_needed; /* LowerOptions.only_needed */
     /* sched_visits remembered per statement, operand and level once the
      * loops are built (pass_tiles): [visits_first[st] + operand * (levels
      * + 1) + level], operand 0 the result, q + 1 input q */
@@ -378,9 +378,15 @@ typedef struct Schedule {
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
 
-/* Whether statement st's record is built (LowerOptions.only_needed). */
+/* Whether statement st's loops, layouts and reductions are built
+ * (LowerOptions.only_stmts). */
 static inline bool sched_stmt_needed(const Schedule *s, int st) {
     return !s->stmt_needed || s->stmt_needed[st];
+}
+/* Whether statement st gets its tiles and compute time
+ * (LowerOptions.only_needed). */
+static inline bool sched_stmt_tiled(const Schedule *s, int st) {
+    return !s->only_needed || sched_stmt_needed(s, st);
 }
 
 /* Whether group g is costed (LowerOptions.only_stmts). */

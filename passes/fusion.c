@@ -124,8 +124,8 @@ void pass_fusion(Schedule *s) {
         }
     }
     /* only the costed groups and the groups of the producers they read
-     * from need records (LowerOptions.only_needed) */
-    if (s->only_needed) {
+     * from need loops, layouts and reductions (LowerOptions.only_stmts) */
+    if (s->only_stmts) {
         bool *group_needed = ARENA_ARRAY(s->arena, bool, s->group_count + 1);
         for (int g = 0; g < s->group_count; g++) {
             const SchedGroup *grp = &s->groups[g];

@@ -20,17 +20,16 @@ typedef struct LowerOptions {
     FILE *dump_out;         /* where dumps go (stderr by default) */
     const char *stop_after; /* the last pass to run; NULL runs them all */
     LowerMemo *memo;        /* remembered walks across lowerings; NULL for none */
-    /* cost only the groups whose first statement is marked (the others
-     * get their loops and layouts, which their neighbours read, but no
-     * footprints, moves, collectives of readers or time); NULL: every
-     * group.  The optimizer reads nothing else of such a schedule: with
-     * stop_after "cost", the marked groups' records are exactly those of
-     * the whole lowering (docs/optimizer.md 2). */
+    /* cost only the groups whose first statement is marked (the groups
+     * of the producers they read from get their loops, layouts and
+     * reductions, which the marked groups' collectives read; the others
+     * only their tiles); NULL: every group.  The optimizer reads nothing else of such a schedule:
+     * with stop_after "cost", the marked groups' records are exactly those of the whole lowering
+     * (docs/optimizer.md 2). */
     const bool *only_stmts;
-    /* with only_stmts: the other groups get loops and layouts only where
-     * the marked groups read their results (tiles, loops, reductions for
-     * those producers' groups); the rest gets none, and no training
-     * memory is reckoned */
+    /* with only_stmts: the statements of no such group get not even
+     * their tiles (nor a compute time), and no training memory is
+     * reckoned */
     bool only_needed;
 } LowerOptions;
 

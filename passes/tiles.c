@@ -452,7 +452,7 @@ static void walk_tiles(Schedule *s, int st) {
 void pass_tiles(Schedule *s) {
     const IrOp *op = s->op;
     for (int st = 0; st < op->stmt_count; st++)
-        if (sched_stmt_needed(s, st)) walk_tiles(s, st);
+        if (sched_stmt_tiled(s, st)) walk_tiles(s, st);
     /* sched_visits walks a group's loops; it is asked the same question
      * many times from here on, and the loops no longer change */
     s->visits_first = ARENA_ARRAY(s->arena, int, op->stmt_count + 1);
