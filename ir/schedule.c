@@ -275,8 +275,25 @@ static double mask_counted(const Schedule *s, const SchedGroup *g, int st, int u
            (ly >= 0 ? ss->count[sched_li(s, ly, ss->mask->y)] : 1);
 }
 
+/* The slot of (st, t, level) in Schedule.visits_memo, -1 when none: the
+ * walk is the same for every call once st's group has its loops (a
+ * restricted statement's walk is left alone). */
+static int visits_slot(const Schedule *s, const SchedGroup *g, int st, int tensor, int level) {
+    if (!s->visits_memo || s->stmts[st].mask || g->id != s->stmts[st].group || level < 0 ||
+        level > s->levels)
+        return -1;
+    const IrStmt *is = &s->op->stmts[st];
+    int operand = -1;
+    if (is->out_tensor == tensor) operand = 0;
+    for (int q = 0; q < is->input_count && operand < 0; q++)
+        if (is->inputs[q] == tensor) operand = q + 1;
+    return operand < 0 ? -1 : s->visits_first[st] + operand * (s->levels + 1) + level;
+}
+
 SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const IrTensor *t,
                          int level) {
+    int slot = visits_slot(s, g, st, t->id, level);
+    if (slot >= 0 && s->visits_known[slot]) return s->visits_memo[slot];
     const SchedStmt *ss = &s->stmts[st];
     const IrStmt *is = &s->op->stmts[st];
     SchedVisits v = {1, 1, -1, 1};
@@ -302,6 +319,10 @@ SchedVisits sched_visits(const Schedule *s, const SchedGroup *g, int st, const I
         else
             v.visits *= mask_fraction(s, g, st, v.depth + 1, level, -1);
         v.distinct *= mask_fraction(s, g, st, v.depth + 1, level, t->id);
+    }
+    if (slot >= 0) {
+        s->visits_memo[slot] = v;
+        s->visits_known[slot] = true;
     }
     return v;
 }

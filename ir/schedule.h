@@ -330,8 +330,24 @@ typedef struct SchedStmt {
     double compute_s;
 } SchedStmt;
 
+typedef struct LowerMemo LowerMemo; /* passes.h */
+
 typedef struct Schedule {
     Arena *arena;
+    LowerMemo *memo; /* remembered walks across lowerings, or NULL */
+    /* LowerOptions.only_stmts: the statements whose groups are costed;
+     * NULL for all */
+    const bool *only_stmts;
+    /* with only_stmts: [st] whether the costed groups read the records of
+     * the statement's group (pass_fusion); NULL for all */
+    bool *stmt_needed;
+    bool only_needed; /* LowerOptions.only_needed */
+    /* sched_visits remembered per statement, operand and level once the
+     * loops are built (pass_tiles): [visits_first[st] + operand * (levels
+     * + 1) + level], operand 0 the result, q + 1 input q */
+    struct SchedVisits *visits_memo;
+    bool *visits_known;
+    int *visits_first;
     const IrMapping *m;
     const IrOp *op;
     const IrArch *arch;
@@ -361,6 +377,22 @@ typedef struct Schedule {
     Cost cost;
     bool missing_unit; /* a statement found no compute unit of its kind */
 } Schedule;
+
+/* Whether statement st's loops, layouts and reductions are built
+ * (LowerOptions.only_stmts). */
+static inline bool sched_stmt_needed(const Schedule *s, int st) {
+    return !s->stmt_needed || s->stmt_needed[st];
+}
+/* Whether statement st gets its tiles and compute time
+ * (LowerOptions.only_needed). */
+static inline bool sched_stmt_tiled(const Schedule *s, int st) {
+    return !s->only_needed || sched_stmt_needed(s, st);
+}
+
+/* Whether group g is costed (LowerOptions.only_stmts). */
+static inline bool sched_group_costed(const Schedule *s, const SchedGroup *g) {
+    return !s->only_stmts || (g->stmt_count > 0 && s->only_stmts[g->stmts[0]]);
+}
 
 /* Appends a zeroed node of `kind` in `group` and returns it (the pointer
  * is valid until the next append). */

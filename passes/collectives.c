@@ -479,6 +479,44 @@ static double reader_tile(const Schedule *s, int c, const IrTensor *y, int r, in
     return tile > 0 && tile < share ? tile : share;
 }
 
+/* A memo key (LowerMemo): doubles by their bits, counts as they are. */
+#define WALK_KEY_MAX                                                                               \
+    (32 + 2 * SCHED_MAX_DIMS + IR_MAX_RANK * (2 * (1 + 3 * SCHED_MAX_DIMS) + 4) +                  \
+     2 * IR_MAX_RANK * (3 + 3 * SCHED_MAX_DIMS))
+enum { WALK_RELAYOUT = 1, WALK_ONE_OWNER, WALK_MOVES_ALONG };
+typedef struct WalkKey {
+    uint64_t w[WALK_KEY_MAX];
+    size_t n;
+} WalkKey;
+
+static void key_int(WalkKey *k, long v) {
+    k->w[k->n++] = (uint64_t)v;
+}
+
+static void key_double(WalkKey *k, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    k->w[k->n++] = bits;
+}
+
+/* The start of a key: which walk, and the sizes of the dims (every walk
+ * reads them through the placements and positions). */
+static void key_start(WalkKey *k, const Schedule *s, long walk) {
+    k->n = 0;
+    key_int(k, walk);
+    key_int(k, s->arch->dim_count);
+    for (int d = 0; d < s->arch->dim_count; d++) key_int(k, s->arch->dims[d].size);
+}
+
+static void key_placement(WalkKey *k, const Placement *pl) {
+    key_int(k, pl->count);
+    for (int j = 0; j < pl->count; j++) {
+        key_int(k, pl->dims[j]);
+        key_double(k, pl->period[j]);
+        key_double(k, pl->block[j]);
+    }
+}
+
 /* Positions walked times elements, beyond which the walks below give up. */
 #define PLACEMENT_WALK_LIMIT 4e6
 
@@ -513,8 +551,25 @@ static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, in
         long positions = 1;
         for (int k = 0; k < taken.count; k++) positions *= s->arch->dims[taken.dims[k]].size;
         if ((double)positions * extent / step > PLACEMENT_WALK_LIMIT) return false;
+        /* the walk reads only these values (and the dims' sizes) */
+        WalkKey key;
+        double remembered;
+        if (s->memo) {
+            key_start(&key, s, WALK_ONE_OWNER);
+            key_placement(&key, &made);
+            key_placement(&key, &taken);
+            key_int(&key, mj);
+            key_double(&key, tile);
+            key_double(&key, extent);
+            key_double(&key, step);
+            if (lower_memo_get(s->memo, key.w, key.n, &remembered)) {
+                if (remembered == 0) return false;
+                continue;
+            }
+        }
+        bool one_owner = true;
         int coord[SCHED_MAX_DIMS] = {0};
-        for (long pos = 0; pos < positions; pos++) {
+        for (long pos = 0; pos < positions && one_owner; pos++) {
             position_coords(s, taken.dims, taken.count, pos, coord);
             double taken_so_far = 0;
             long chunk = -1;
@@ -528,10 +583,13 @@ static bool tiles_from_one_owner(const Schedule *s, const Layout *eff, int p, in
                     chunk = this_chunk;
                     owner = at;
                 } else if (at != owner) {
-                    return false;
+                    one_owner = false;
+                    break;
                 }
             }
         }
+        if (s->memo) lower_memo_put(s->memo, key.w, key.n, one_owner ? 1 : 0);
+        if (!one_owner) return false;
     }
     return true;
 }
@@ -600,9 +658,43 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         sn++;
     }
     if ((double)ranks * walked > PLACEMENT_WALK_LIMIT) return -1;
+    /* the walk below reads only these values (and the dims' sizes): the
+     * optimizer's lowerings repeat it with the same ones many times */
+    WalkKey key;
+    if (s->memo) {
+        key_start(&key, s, WALK_RELAYOUT);
+        key_int(&key, R);
+        for (int r = 0; r < R; r++) {
+            key_placement(&key, &made[r]);
+            key_placement(&key, &taken[r]);
+            key_double(&key, extent[r]);
+            key_double(&key, tile[r]);
+            key_double(&key, step[r]);
+            key_int(&key, ntiles[r]);
+        }
+        key_double(&key, tile_bytes);
+        key_int(&key, oc);
+        for (int j = 0; j < oc; j++) key_int(&key, over[j]);
+        key_int(&key, sn);
+        for (int k = 0; k < sn; k++) {
+            key_placement(&key, &split_by[k]);
+            key_double(&key, split_step[k]);
+            key_double(&key, split_extent[k]);
+        }
+        double remembered;
+        if (lower_memo_get(s->memo, key.w, key.n, &remembered)) return remembered;
+    }
     double *most = ARENA_ARRAY(s->arena, double, tiles);
+    /* held[r][t]: consecutive in one row per instance, so that instances
+     * holding the same shares (most do, by symmetry) are seen once: the
+     * largest part is the same whichever of them gives it */
+    long row = 0;
+    for (int r = 0; r < R; r++) row += ntiles[r];
     double *held[IR_MAX_RANK];
-    for (int r = 0; r < R; r++) held[r] = ARENA_ARRAY(s->arena, double, ntiles[r]);
+    double **seen = ARENA_ARRAY(s->arena, double *, ranks + 1);
+    uint64_t *seen_hash = ARENA_ARRAY(s->arena, uint64_t, ranks + 1);
+    long seen_count = 0;
+    double *shares = ARENA_ARRAY(s->arena, double, row + 1);
     int coord[SCHED_MAX_DIMS] = {0};
     long tv[IR_MAX_RANK] = {0};
     for (long ri = 0; ri < ranks; ri++) {
@@ -615,6 +707,7 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
         }
         if (idle) continue;
         /* the share of each of its tiles this instance holds, per dim */
+        for (int r = 0, at = 0; r < R; at += (int)ntiles[r], r++) held[r] = shares + at;
         for (int r = 0; r < R; r++) {
             double taken_so_far = 0;
             for (long t = 0; t < ntiles[r]; t++) held[r][t] = 0;
@@ -626,20 +719,34 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
                     held[r][t] += step[r] / tile[r];
             }
         }
+        uint64_t h = 1469598103934665603ull;
+        for (long k = 0; k < row; k++) {
+            uint64_t bits;
+            memcpy(&bits, &shares[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+        }
+        bool again = false;
+        for (long k = 0; k < seen_count && !again; k++)
+            again = seen_hash[k] == h && memcmp(seen[k], shares, sizeof(double) * (size_t)row) == 0;
+        if (again) continue;
+        seen_hash[seen_count] = h;
+        seen[seen_count] = ARENA_ARRAY(s->arena, double, row + 1);
+        memcpy(seen[seen_count++], shares, sizeof(double) * (size_t)row);
+        /* tile ti's digits tv[r] (the last dim fastest), counted up
+         * rather than divided out; the product in the same order */
+        for (int r = 0; r < R; r++) tv[r] = 0;
         for (long ti = 0; ti < tiles; ti++) {
-            long rest = ti;
             double part = 1;
-            for (int r = R - 1; r >= 0; r--) {
-                tv[r] = rest % ntiles[r];
-                rest /= ntiles[r];
-                part *= held[r][tv[r]];
-            }
+            for (int r = R - 1; r >= 0; r--) part *= held[r][tv[r]];
             if (1 - part > most[ti]) most[ti] = 1 - part;
+            for (int r = R - 1; r >= 0 && ++tv[r] == ntiles[r]; r--) tv[r] = 0;
         }
     }
     double sum = 0;
     for (long ti = 0; ti < tiles; ti++) sum += most[ti];
-    return tile_bytes * sum / (double)tiles;
+    double received = tile_bytes * sum / (double)tiles;
+    if (s->memo) lower_memo_put(s->memo, key.w, key.n, received);
+    return received;
 }
 
 /* Whether, where reader c takes tensor y's dimension made along the index
@@ -675,14 +782,33 @@ static bool moves_along(const Schedule *s, const Layout *eff, int p, int c, cons
     double extent = (double)s->op->indices[index].extent;
     double step = walk_step(&made, &taken, 0);
     if ((double)positions * extent / step > PLACEMENT_WALK_LIMIT) return true;
+    /* the walk reads only these values (and the dims' sizes) */
+    WalkKey key;
+    double remembered;
+    if (s->memo) {
+        key_start(&key, s, WALK_MOVES_ALONG);
+        key_placement(&key, &made);
+        key_placement(&key, &taken);
+        key_int(&key, mj);
+        key_int(&key, d);
+        key_int(&key, oc);
+        for (int j = 0; j < oc; j++) key_int(&key, over[j]);
+        key_double(&key, extent);
+        key_double(&key, step);
+        if (lower_memo_get(s->memo, key.w, key.n, &remembered)) return remembered != 0;
+    }
+    bool moves = false;
     int coord[SCHED_MAX_DIMS] = {0};
-    for (long pos = 0; pos < positions; pos++) {
+    for (long pos = 0; pos < positions && !moves; pos++) {
         position_coords(s, over, oc, pos, coord);
         for (double x = 0; x < extent; x += step)
-            if (placed_here(s, &taken, x, coord) && placed_at(s, &made, mj, x) != coord[d])
-                return true;
+            if (placed_here(s, &taken, x, coord) && placed_at(s, &made, mj, x) != coord[d]) {
+                moves = true;
+                break;
+            }
     }
-    return false;
+    if (s->memo) lower_memo_put(s->memo, key.w, key.n, moves ? 1 : 0);
+    return moves;
 }
 
 static void reductions_and_transitions(Schedule *s) {
@@ -692,6 +818,7 @@ static void reductions_and_transitions(Schedule *s) {
     /* effective layout of each result after its reduction collective */
     Layout *eff = ARENA_ARRAY(s->arena, Layout, op->stmt_count * (D ? D : 1));
     for (int st = 0; st < op->stmt_count; st++) {
+        if (!sched_stmt_needed(s, st)) continue; /* no costed group reads it */
         const IrStmt *is = &op->stmts[st];
         const SchedStmt *ss = &s->stmts[st];
         const SchedGroup *g = &s->groups[ss->group];
@@ -823,6 +950,7 @@ static void reductions_and_transitions(Schedule *s) {
     for (int c = 0; c < op->stmt_count; c++) {
         const IrStmt *cs = &op->stmts[c];
         const SchedGroup *g = &s->groups[s->stmts[c].group];
+        if (!sched_group_costed(s, g)) continue;
         for (int q = 0; q < cs->input_count; q++) {
             int t = cs->inputs[q];
             int p = op->tensors[t].producer;

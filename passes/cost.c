@@ -348,6 +348,7 @@ void pass_cost(Schedule *s) {
     order_nodes(s);
     const char **why = ARENA_ARRAY(s->arena, const char *, s->op->stmt_count);
     for (int st = 0; st < s->op->stmt_count; st++) {
+        if (!sched_stmt_tiled(s, st)) continue; /* no tiles: no time */
         s->stmts[st].compute_s = compute_time(s, st, &why[st]);
         const SchedMask *mk = s->stmts[st].mask;
         const IrPredicate *pr = &s->op->stmts[st].mask;

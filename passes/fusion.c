@@ -123,4 +123,23 @@ void pass_fusion(Schedule *s) {
                                      s->arch->levels[0].name);
         }
     }
+    /* only the costed groups and the groups of the producers they read
+     * from need loops, layouts and reductions (LowerOptions.only_stmts) */
+    if (s->only_stmts) {
+        bool *group_needed = ARENA_ARRAY(s->arena, bool, s->group_count + 1);
+        for (int g = 0; g < s->group_count; g++) {
+            const SchedGroup *grp = &s->groups[g];
+            if (!sched_group_costed(s, grp)) continue;
+            group_needed[g] = true;
+            for (int k = 0; k < grp->stmt_count; k++) {
+                const IrStmt *is = &op->stmts[grp->stmts[k]];
+                for (int q = 0; q < is->input_count; q++) {
+                    int p = op->tensors[is->inputs[q]].producer;
+                    if (p >= 0) group_needed[s->stmts[p].group] = true;
+                }
+            }
+        }
+        s->stmt_needed = ARENA_ARRAY(s->arena, bool, S + 1);
+        for (int st = 0; st < S; st++) s->stmt_needed[st] = group_needed[s->stmts[st].group];
+    }
 }

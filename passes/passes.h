@@ -19,7 +19,41 @@ typedef struct LowerOptions {
     const char *dump_after; /* the pass after which to dump; NULL for none */
     FILE *dump_out;         /* where dumps go (stderr by default) */
     const char *stop_after; /* the last pass to run; NULL runs them all */
+    LowerMemo *memo;        /* remembered walks across lowerings; NULL for none */
+    /* cost only the groups whose first statement is marked (the groups
+     * of the producers they read from get their loops, layouts and
+     * reductions, which the marked groups' collectives read; the others
+     * only their tiles); NULL: every group.  The optimizer reads nothing else of such a schedule:
+     * with stop_after "cost", the marked groups' records are exactly those of the whole lowering
+     * (docs/optimizer.md 2). */
+    const bool *only_stmts;
+    /* with only_stmts: the statements of no such group get not even
+     * their tiles (nor a compute time), and no training memory is
+     * reckoned */
+    bool only_needed;
 } LowerOptions;
+
+/* Results of the lowering's pure helper computations that are slow to
+ * redo (the placement walks of pass_collectives), remembered across the
+ * lowerings of one caller (the optimizer lowers the same op hundreds of
+ * times per configuration).  An entry's key holds every value the
+ * computation reads, bit for bit, so a hit returns exactly what the
+ * computation would.  One memo per thread: it is not locked. */
+struct LowerMemo {
+    Arena arena; /* keys and the table */
+    struct LowerMemoEntry *slots;
+    size_t cap, count;
+    size_t limit; /* bytes; past them the memo starts empty again */
+    long hits, misses;
+};
+/* An empty memo that holds at most `limit` bytes. */
+void lower_memo_init(LowerMemo *m, size_t limit);
+void lower_memo_free(LowerMemo *m);
+/* Bytes the memo holds. */
+size_t lower_memo_bytes(const LowerMemo *m);
+/* The value remembered for key[0..len), into *value; false when none. */
+bool lower_memo_get(LowerMemo *m, const uint64_t *key, size_t len, double *value);
+void lower_memo_put(LowerMemo *m, const uint64_t *key, size_t len, double value);
 
 /* Names of the passes, in pipeline order, for --dump-ir=PASS. */
 extern const char *const pass_names[];

@@ -54,6 +54,9 @@ Schedule *lower_mapping(Arena *arena, const IrMapping *m, bool want_text,
     s->arch = m->arch;
     s->want_text = want_text;
     s->levels = m->arch->level_count;
+    s->memo = opts ? opts->memo : NULL;
+    s->only_stmts = opts ? opts->only_stmts : NULL;
+    s->only_needed = opts && opts->only_stmts && opts->only_needed;
     const char *dump = opts ? opts->dump_after : NULL;
     const char *stop = opts ? opts->stop_after : NULL;
     for (int i = 0; i < pass_count; i++) {
@@ -112,4 +115,91 @@ EvalStatus evaluate_mapping(const IrMapping *m, Arena *arena, EvalResult *out) {
     }
     arena_free_all(&scratch);
     return EVAL_OK;
+}
+
+/* ------------------------------------------------------------ the memo */
+
+typedef struct LowerMemoEntry {
+    uint64_t hash; /* 0: empty */
+    const uint64_t *key;
+    size_t len;
+    double value;
+} LowerMemoEntry;
+
+void lower_memo_init(LowerMemo *m, size_t limit) {
+    memset(m, 0, sizeof *m);
+    m->limit = limit;
+}
+
+void lower_memo_free(LowerMemo *m) {
+    arena_free_all(&m->arena);
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+size_t lower_memo_bytes(const LowerMemo *m) {
+    return m->arena.used_total;
+}
+
+static uint64_t memo_hash(const uint64_t *key, size_t len) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= key[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h ? h : 1;
+}
+
+static LowerMemoEntry *memo_slot(const LowerMemo *m, const uint64_t *key, size_t len, uint64_t h) {
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        LowerMemoEntry *e = &m->slots[i];
+        if (!e->hash ||
+            (e->hash == h && e->len == len && memcmp(e->key, key, sizeof(uint64_t) * len) == 0))
+            return e;
+    }
+}
+
+bool lower_memo_get(LowerMemo *m, const uint64_t *key, size_t len, double *value) {
+    if (!m->cap) {
+        m->misses++;
+        return false;
+    }
+    LowerMemoEntry *e = memo_slot(m, key, len, memo_hash(key, len));
+    if (!e->hash) {
+        m->misses++;
+        return false;
+    }
+    m->hits++;
+    *value = e->value;
+    return true;
+}
+
+void lower_memo_put(LowerMemo *m, const uint64_t *key, size_t len, double value) {
+    size_t bytes = sizeof(uint64_t) * (len + 1);
+    size_t ncap = 2 * (m->count + 1) > m->cap ? (m->cap ? 2 * m->cap : 256) : 0;
+    if (m->arena.used_total + bytes + ncap * sizeof(LowerMemoEntry) > m->limit) {
+        /* full: start again (a memo only saves work) */
+        lower_memo_free(m);
+        ncap = 256;
+        if (bytes + ncap * sizeof(LowerMemoEntry) > m->limit) return;
+    }
+    if (ncap) {
+        LowerMemoEntry *old = m->slots;
+        size_t ocap = m->cap;
+        m->slots = ARENA_ARRAY(&m->arena, LowerMemoEntry, ncap);
+        m->cap = ncap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].hash) *memo_slot(m, old[i].key, old[i].len, old[i].hash) = old[i];
+    }
+    uint64_t h = memo_hash(key, len);
+    LowerMemoEntry *e = memo_slot(m, key, len, h);
+    if (e->hash) {
+        e->value = value;
+        return;
+    }
+    uint64_t *copy = ARENA_ARRAY(&m->arena, uint64_t, len + 1);
+    memcpy(copy, key, sizeof(uint64_t) * len);
+    *e = (LowerMemoEntry){h, copy, len, value};
+    m->count++;
 }

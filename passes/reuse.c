@@ -514,6 +514,7 @@ void pass_reuse(Schedule *s) {
         g->mem_transfers = ARENA_ARRAY(s->arena, double, s->arch->memory_count);
         g->level_s = ARENA_ARRAY(s->arena, double, s->levels);
         g->first_node = s->node_count;
+        if (!sched_group_costed(s, g)) continue;
         for (int pos = 0; pos < g->stmt_count; pos++) {
             int st = g->stmts[pos];
             const IrStmt *is = &op->stmts[st];

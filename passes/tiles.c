@@ -451,12 +451,27 @@ static void walk_tiles(Schedule *s, int st) {
 
 void pass_tiles(Schedule *s) {
     const IrOp *op = s->op;
-    for (int st = 0; st < op->stmt_count; st++) walk_tiles(s, st);
+    for (int st = 0; st < op->stmt_count; st++)
+        if (sched_stmt_tiled(s, st)) walk_tiles(s, st);
+    /* sched_visits walks a group's loops; it is asked the same question
+     * many times from here on, and the loops no longer change */
+    s->visits_first = ARENA_ARRAY(s->arena, int, op->stmt_count + 1);
+    int slots = 0;
+    for (int st = 0; st < op->stmt_count; st++) {
+        s->visits_first[st] = slots;
+        slots += (op->stmts[st].input_count + 1) * (s->levels + 1);
+    }
+    s->visits_memo = ARENA_ARRAY(s->arena, SchedVisits, slots + 1);
+    s->visits_known = ARENA_ARRAY(s->arena, bool, slots + 1);
     /* loop nests, then footprints and capacity, group by group */
     for (int g = 0; g < s->group_count; g++) {
         SchedGroup *grp = &s->groups[g];
+        if (grp->stmt_count > 0 && !sched_stmt_needed(s, grp->stmts[0])) continue;
         build_loops(s, grp);
         compute_waits(s, grp);
+        /* loops and waits are read by the neighbours' collectives; the
+         * footprints only by the group's own cost */
+        if (!sched_group_costed(s, grp)) continue;
         /* the stages overlap across the outermost tiles (section 7) */
         bool pipelined = grp->overlap != OVERLAP_NONE && grp->tiles > 1;
         int cap = 0;

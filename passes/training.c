@@ -12,6 +12,7 @@ void pass_training(Schedule *s) {
     *tr = (SchedTraining){0};
     bool serving = s->m->serve.kind != SERVE_NONE;
     if (s->m->phase != PHASE_TRAIN && !serving) return;
+    if (s->only_needed) return; /* not reckoned (LowerOptions.only_needed) */
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
     tr->present = true;

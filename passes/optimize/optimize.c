@@ -39,6 +39,10 @@
 #define OPT_COLUMN_BUDGET 400000L
 #define OPT_BOUND_WINDOW 0.2 /* keep candidates within 20% of the best */
 #define OPT_DOMINANCE_PEERS 64
+/* A choice of outer holes is probed against the incumbent with this
+ * margin, far above the rounding by which the model's value of a mapping
+ * and its evaluation can differ (section 4.2 of docs/optimizer.md). */
+#define PROBE_MARGIN 1e-5
 
 /* ------------------------------------------------------ small helpers */
 
@@ -778,8 +782,14 @@ typedef struct Search {
     int least_cfg;
     OptCost least_cost;
     bool timed_out;
-    long memo_hits, implied, comp_hits;
+    long memo_hits, implied, comp_hits, window_cuts;
     int kept_cap;
+    /* a probe (docs/optimizer.md 4.2): does any configuration reach a
+     * value within PROBE_MARGIN of the incumbent?  Configurations are cut
+     * at that value, not at the window past it, nothing is kept, and the
+     * search stops at the first that does (may_improve) */
+    bool probe;
+    bool may_improve;
     /* rows of configurations no longer kept, for reuse: the search keeps
      * at most about 2 * OPT_COLUMN_BUDGET arc costs at a time */
     OptCost **free_rows;
@@ -929,6 +939,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
     se->least_cfg = -1;
     if (sp->cfg_count == 0) return;
     double incumbent = se->incumbent;
+    double probe_at = incumbent * (1 + PROBE_MARGIN);
     int nthreads = sp->cfg_count >= 2 * OPT_THREADS ? OPT_THREADS : 1;
     /* batch rows stay within an eighth of the budget */
     size_t row_bytes = opt_mul((size_t)A, sizeof(OptCost));
@@ -964,7 +975,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         workers[t].pg = t == 0 ? pg : NULL;
         workers[t].total = sp->cfg_count;
     }
-    for (int c0 = 0; c0 < sp->cfg_count; c0 += batch) {
+    for (int c0 = 0; c0 < sp->cfg_count && !se->may_improve; c0 += batch) {
         if (opt_past_deadline(sp)) {
             se->timed_out = true;
             break;
@@ -981,6 +992,11 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         bool started[OPT_THREADS] = {false};
         for (int t = 0; t < nthreads; t++) {
             workers[t].ctx.threshold = incumbent * (1 + 1e-9); /* cannot beat it */
+            /* the drop below compares with the running incumbent, never
+             * more than this one; edp's bound is a product, not a path */
+            workers[t].ctx.window = obj == OBJ_EDP ? INFINITY : incumbent * (1 + OPT_BOUND_WINDOW);
+            if (se->probe) workers[t].ctx.threshold = workers[t].ctx.window = probe_at;
+            workers[t].ctx.probe = se->probe;
             workers[t].base = c0;
             workers[t].from = c0 + t * per < c1 ? c0 + t * per : c1;
             workers[t].to = c0 + (t + 1) * per < c1 ? c0 + (t + 1) * per : c1;
@@ -994,7 +1010,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             else
                 worker_run(&workers[t]);
         }
-        for (int c = c0; c < c1; c++) {
+        for (int c = c0; c < c1 && !se->may_improve; c++) {
             OptCost *row = rows + (size_t)(c - c0) * (size_t)A;
             OptRow st = status[c - c0];
             if (st == OPT_ROW_SKIPPED) {
@@ -1060,6 +1076,18 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
             } else {
                 k.bound = k.ub = obj == OBJ_ENERGY ? k.best_en : k.best_lat;
             }
+            if (se->probe) {
+                /* its value: the best partition, or that partition's run
+                 * under a pipeline (no partition runs shorter, 4.1) */
+                double value = k.bound;
+                if (value <= probe_at && se->run_step) {
+                    int *arcs = ARENA_ARRAY(&tmp, int, sp->S + 1);
+                    best_partition(&tmp, sp, row, pruned, 0, arcs);
+                    value = run_step(sp, c, arcs);
+                }
+                if (value <= probe_at) se->may_improve = true;
+                continue;
+            }
             if (k.bound > incumbent * (1 + OPT_BOUND_WINDOW)) {
                 sp->pruned_bound++;
                 continue;
@@ -1116,6 +1144,7 @@ static void search_space(Search *se, Objective obj, Progress *pg) {
         se->memo_hits += workers[t].ctx.memo_hits;
         se->implied += workers[t].ctx.implied;
         se->comp_hits += workers[t].ctx.comp_hits;
+        se->window_cuts += workers[t].ctx.window_cuts;
         opt_eval_ctx_free(&workers[t].ctx);
     }
     sp->held = 0;
@@ -1454,13 +1483,13 @@ static void finish(Arena *out, Program *p, IrMapping *m, const OptSpace *sp, con
     if (getenv("CMTC_OPT_STATS"))
         fprintf(stderr,
                 "optimize %s: %ld configurations (%d splits), %d arcs, %ld lowerings, %ld memo "
-                "hits, %ld implied, %ld cut without lowering; pruned: arcs %ld, "
+                "hits, %ld implied, %ld cut without lowering, %ld part way; pruned: arcs %ld, "
                 "capacity %ld, dominance %ld, bound %ld, level %ld; kept %d; model %ld rows %ld "
                 "columns; %.3f s\n",
                 m->name, (long)sp->enumerated, sp->split_count, sp->arc_count, sp->evaluations,
-                se->memo_hits, se->implied, se->comp_hits, sp->pruned_arcs, sp->pruned_capacity,
-                sp->pruned_dominance, sp->pruned_bound, sp->pruned_level, se->nk, report->rows,
-                report->columns, opt_now() - t0);
+                se->memo_hits, se->implied, se->comp_hits, se->window_cuts, sp->pruned_arcs,
+                sp->pruned_capacity, sp->pruned_dominance, sp->pruned_bound, sp->pruned_level,
+                se->nk, report->rows, report->columns, opt_now() - t0);
     const Kept *k = &se->kept[best->kept];
     opt_apply(out, sp, m, k->cfg, best->arcs, best->arc_count);
     EvalResult ev;
@@ -1503,9 +1532,48 @@ static bool finish_without_model(Arena *out, Program *p, IrMapping *m, const Opt
     return true;
 }
 
-/* Fills the holes of `m`, a copy of the checked mapping in `out`. */
+/* Whether a choice of outer holes may beat another choice's value, the
+ * incumbent (docs/optimizer.md 4.2): its space searched with every cut at
+ * the incumbent itself, not at the window past it, and nothing kept,
+ * until one configuration reaches within PROBE_MARGIN of it.  When none
+ * does, the choice's own search could not return a better mapping, and
+ * nothing of it is observable but the size of its space, which the report
+ * gets as that search would give it.  When one does, or the probe stops
+ * early (budget, limit), the choice is searched as usual. */
+static bool beats_incumbent(const IrMapping *m, Objective obj, double incumbent, size_t budget,
+                            Progress *pg, SolverReport *report) {
+    Arena arena = {0};
+    OptSpace *sp = opt_space_build(&arena, m, true, 0, budget, OPT_CONFIG_LIMIT);
+    Search se = {0};
+    se.arena = &arena;
+    se.sp = sp;
+    se.run_step = m->pipeline.full_arch && obj == OBJ_LATENCY;
+    se.probe = true;
+    double rep = sp->weighted || m->repeat < 1 ? 1 : (double)m->repeat;
+    se.incumbent = incumbent / rep;
+    if (sp->stop == OPT_STOP_NONE) search_space(&se, obj, pg);
+    bool may = se.may_improve || sp->stop != OPT_STOP_NONE || sp->truncated || se.timed_out;
+    if (!may) {
+        report->space = space_size(&arena, sp);
+        record(report, sp, NULL, 0);
+        report->status = SOLVER_FAILED;
+        if (getenv("CMTC_OPT_STATS"))
+            fprintf(stderr,
+                    "probe %s: %d configurations, %ld lowerings, %ld cut without lowering, %ld "
+                    "part way: cannot beat %.9g\n",
+                    m->name, sp->cfg_count, sp->evaluations, se.comp_hits, se.window_cuts,
+                    incumbent);
+    }
+    arena_free_all(&arena);
+    return may;
+}
+
+/* Fills the holes of `m`, a copy of the checked mapping in `out`.
+ * explain: an infeasible space is explained (E0370); not for the choices
+ * of outer holes, whose own reasons are dropped (the first choice is
+ * solved again to explain when none has a mapping). */
 static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptions *opts,
-                       SolverReport *report, double incumbent) {
+                       SolverReport *report, double incumbent, bool explain) {
     memset(report, 0, sizeof *report);
     if (m->hole_count == 0) {
         report->status = SOLVER_NOT_NEEDED;
@@ -1543,8 +1611,13 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
     }
     double deadline = opts && opts->time_limit_s > 0 ? t0 + opts->time_limit_s : 0;
     Progress pg = {isatty(2) != 0, t0, 0, m->name, 1, "s", deadline};
-    Arena arena = {0};
     size_t budget = opt_budget_bytes();
+    if (incumbent < INFINITY && obj != OBJ_EDP && deadline == 0 &&
+        !beats_incumbent(m, obj, incumbent, budget, &pg, report)) {
+        report->seconds = opt_now() - t0;
+        return false;
+    }
+    Arena arena = {0};
     OptSpace *sp = opt_space_build(&arena, m, true, deadline, budget, OPT_CONFIG_LIMIT);
     report->method = obj == OBJ_EDP ? "milp, edp frontier" : "milp";
     Search se = {0};
@@ -1580,6 +1653,8 @@ static bool fill_holes(Arena *out, Program *p, IrMapping *m, const OptimizeOptio
             report->status = SOLVER_TIME_LIMIT;
         } else if (incumbent < INFINITY) {
             /* nothing here beats another choice: no reason to give */
+        } else if (!explain) {
+            report->status = SOLVER_FAILED; /* its reasons would be dropped */
         } else {
             size_t held = arena.used_total;
             explain_infeasible(p, m, &se, deadline, budget > held ? budget - held : 0);
@@ -1772,7 +1847,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
             /* a serving batch's choices compare per sequence: the best so far
                bounds this one's latency only through its own batch */
             double incumbent = o.exhaustive || c->serve.batch_chosen ? INFINITY : best_value;
-            ok = fill_holes(out, p, c, &o, &r, incumbent);
+            ok = fill_holes(out, p, c, &o, &r, incumbent, false);
             p->diags = real;
         }
         if (r.status == SOLVER_TIME_LIMIT) exact = false;
@@ -1807,7 +1882,7 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
         IrMapping *c = ARENA_NEW(out, IrMapping);
         *c = *m->choices[0];
         SolverReport r;
-        bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY);
+        bool explained = c->hole_count > 0 && !fill_holes(out, p, c, opts, &r, INFINITY, true);
         if (explained) *report = r;
         if (exact && isfinite(fastest_over)) {
             Diag *d =
@@ -1858,6 +1933,7 @@ IrMapping *optimize_mapping(Arena *out, Program *p, const IrMapping *m, const Op
     if (m->choice_count > 0) return optimize_choices(out, p, m, opts, report);
     IrMapping *filled = ARENA_NEW(out, IrMapping);
     *filled = *m; /* the checked mapping's arrays are shared, never written */
-    if (!fill_holes(out, p, filled, opts, report, INFINITY) || filled->hole_count > 0) return NULL;
+    if (!fill_holes(out, p, filled, opts, report, INFINITY, true) || filled->hole_count > 0)
+        return NULL;
     return filled;
 }

@@ -1429,6 +1429,8 @@ static void arc_key(const OptSpace *sp, const OptArc *a, int c, int64_t *key) {
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     memset(x, 0, sizeof *x);
     x->threshold = INFINITY;
+    x->window = INFINITY;
+    x->check_lowering = getenv("CMTC_OPT_CHECK_LOWERING") != NULL;
     int A = sp->arc_count;
     x->last_key = ARENA_ARRAY(&x->keep, int64_t *, A + 1);
     x->last_valid = ARENA_ARRAY(&x->keep, bool, A + 1);
@@ -1441,15 +1443,21 @@ void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp) {
     /* the compute memo is a cache: it stops growing at a share of the
      * budget */
     x->comp_limit = sp->budget / 16;
+    lower_memo_init(&x->walks, sp->budget / 16);
+    x->alone_stmts = ARENA_ARRAY(&x->keep, bool, sp->S + 1);
+    for (int a = 0; a < A; a++)
+        if (sp->arcs[a].count == 1 && sp->arcs[a].level == OPT_UNFUSED)
+            x->alone_stmts[sp->arcs[a].stmts[0]] = true;
 }
 
 void opt_eval_ctx_free(OptEvalCtx *x) {
+    lower_memo_free(&x->walks);
     arena_free_all(&x->keep);
     arena_free_all(&x->tmp);
 }
 
 size_t opt_eval_ctx_bytes(const OptEvalCtx *x) {
-    return x->keep.used_total + x->tmp.used_total;
+    return x->keep.used_total + x->tmp.used_total + lower_memo_bytes(&x->walks);
 }
 
 /* Bytes one evaluation context needs before its compute memo. */
@@ -1574,6 +1582,85 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
     return marked;
 }
 
+/* A lower bound on the best partition of a configuration whose arcs are
+ * partly costed: a shortest path over the positions (as best_partition)
+ * in which a costed arc weighs its record (one that does not fit, or was
+ * left uncosted by the clock, is no candidate) and an arc not yet costed
+ * the bound of section 3 of docs/optimizer.md over its statements: the
+ * larger of its two units' summed compute times (under `objective
+ * energy`, its operations' energy), which every group of them takes at
+ * least, a little less for the rounding of the sums.  Each arc weighs at
+ * most what it costs, and rounding is monotone, so the path is at most
+ * the configuration's best partition. */
+static double partial_bound(const OptSpace *sp, Arena *t, const OptCost *row, const bool *done,
+                            const double *unit_s, const double *op_j, bool energy) {
+    int S = sp->S;
+    double *best = ARENA_ARRAY(t, double, S + 1);
+    best[S] = 0;
+    for (int p = S - 1; p >= 0; p--) {
+        best[p] = INFINITY;
+        for (int k = sp->start_first[p]; k < sp->start_first[p + 1]; k++) {
+            int a = sp->start_arcs[k];
+            const OptArc *arc = &sp->arcs[a];
+            double v;
+            if (done[a]) {
+                const OptCost *c = &row[a];
+                if (c->uncosted || !c->feasible) continue;
+                v = energy ? c->cost.energy_j : c->cost.latency_s;
+            } else {
+                double units[2] = {0, 0}, ops = 0;
+                for (int q = 0; q < arc->count; q++) {
+                    int st = arc->stmts[q];
+                    units[unit_stage(sp, st)] += unit_s[st];
+                    ops += op_j[st];
+                }
+                v = (energy ? ops : units[0] > units[1] ? units[0] : units[1]) * (1 - 1e-9);
+            }
+            double tot = v + best[p + arc->count];
+            if (tot < best[p]) best[p] = tot;
+        }
+    }
+    return best[0];
+}
+
+/* A probe's compute record of statement st, whose group it did not cost:
+ * its compute time and its operations' energy, weighted as a group of it
+ * would be, a little less for rounding (the compute bound's terms). */
+static void probe_compute(const OptSpace *sp, const Schedule *s, int st, OptCost *alone) {
+    const SchedStmt *ss = &s->stmts[st];
+    double wl = 1, we = 1;
+    if (sp->weighted) {
+        bool update = sp->op->stmts[st].role == SR_UPDATE;
+        wl = update ? sp->weights.update_latency : sp->weights.pass_latency;
+        we = update ? sp->weights.update_energy : sp->weights.pass_energy;
+    }
+    alone->cost.compute_s = ss->compute_s * wl * (1 - 1e-9);
+    alone->cost.compute_energy_j =
+        (ss->unit ? ss->total_work * ss->unit->energy : 0) * we * (1 - 1e-9);
+}
+
+/* CMTC_OPT_CHECK_LOWERING=1 (tests/suites/optimizer.sh): every lowering
+ * that costs only the arcs' groups is compared with the whole lowering of
+ * the same mapping, group record by group record, bit for bit. */
+static void check_restricted(const OptSpace *sp, const IrMapping *m, const Schedule *part,
+                             const bool *only) {
+    Arena t = {0};
+    const Schedule *whole = lower_mapping(&t, m, false, NULL);
+    for (int st = 0; st < sp->S; st++) {
+        if (!only[st]) continue;
+        OptCost x, y;
+        read_group(sp, part, part->stmts[st].group, &x);
+        read_group(sp, whole, whole->stmts[st].group, &y);
+        if (memcmp(&x.cost, &y.cost, sizeof x.cost) != 0 || x.feasible != y.feasible ||
+            memcmp(&x.need, &y.need, sizeof x.need) != 0 || x.memory != y.memory) {
+            fprintf(stderr, "cmtc: internal error: the lowering of %s's group alone differs\n",
+                    sp->op->stmts[st].name);
+            abort();
+        }
+    }
+    arena_free_all(&t);
+}
+
 static bool ctx_past(const OptSpace *sp) {
     return sp->deadline > 0 && opt_now() > sp->deadline;
 }
@@ -1593,6 +1680,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
     ConfigTerms terms = {0};
     bool need_terms = sp->m->phase == PHASE_TRAIN || sp->weighted;
     bool *not_costed = ARENA_ARRAY(t, bool, A + 1); /* skipped: the step does not fit */
+    /* each statement's compute time and operation energy alone (from the
+     * first lowering), for the partial bound */
+    double *unit_s = ARENA_ARRAY(t, double, S + 1), *op_j = ARENA_ARRAY(t, double, S + 1);
+    bool energy = x->objective == OBJ_ENERGY;
     /* the compute bound from remembered statements, before any lowering */
     if (x->threshold < INFINITY) {
         /* statements not remembered count 0: still a lower bound */
@@ -1660,8 +1751,24 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             }
         Arena scratch = {0};
         IrMapping *m = opt_scratch_mapping(&scratch, sp, c, cover, cc);
-        Schedule *s = lower_mapping(&scratch, m, false, NULL);
+        /* after the first lowering (every statement alone, which also
+         * gives the configuration's terms), only the arcs' groups are
+         * read: the others are not costed, nor is the step */
+        LowerOptions lo = {.memo = &x->walks};
+        if (!first) {
+            lo.only_stmts = used;
+            lo.only_needed = true;
+            lo.stop_after = "cost";
+        } else if (x->probe) {
+            /* a probe reads no sends' energy (a term it may leave out of
+             * a lower bound) and no statement's group alone but those of
+             * its arcs alone */
+            lo.only_stmts = x->alone_stmts;
+            lo.stop_after = "cost";
+        }
+        Schedule *s = lower_mapping(&scratch, m, false, &lo);
         x->lowerings++;
+        if (x->check_lowering && lo.only_stmts) check_restricted(sp, m, s, lo.only_stmts);
         if (!terms.known) read_config_terms(s, &terms);
         for (int k = 0; k < cc; k++) {
             const OptArc *a = &sp->arcs[cover[k]];
@@ -1675,8 +1782,11 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             for (int st = 0; st < S; st++) {
                 OptCost alone;
                 read_group(sp, s, s->stmts[st].group, &alone);
+                if (x->probe && !x->alone_stmts[st]) probe_compute(sp, s, st, &alone);
                 cl[unit_stage(sp, st)] += alone.cost.compute_s;
                 ce += alone.cost.compute_energy_j;
+                unit_s[st] = alone.cost.compute_s;
+                op_j[st] = alone.cost.compute_energy_j;
                 int len = stmt_key(sp, st, c, skey);
                 comp_put(x, skey, len, alone.cost.compute_s, alone.cost.compute_energy_j);
             }
@@ -1700,8 +1810,10 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
                 break;
             }
         }
-        /* statements left to groups of their own: their unfused arcs too */
-        for (int st = 0; st < S; st++) {
+        /* statements left to groups of their own: their unfused arcs too
+         * (after the first lowering every such arc is done, and the
+         * groups of statements left alone are not costed) */
+        for (int st = 0; st < S && first; st++) {
             if (used[st]) continue;
             OptCost alone;
             read_group(sp, s, s->stmts[st].group, &alone);
@@ -1725,6 +1837,13 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         }
         first = false;
         arena_free_all(&scratch);
+        /* the search would drop this configuration after costing it: its
+         * best partition is at least the partial bound */
+        if (remaining > 0 && x->window < INFINITY &&
+            partial_bound(sp, t, row, done, unit_s, op_j, energy) > x->window) {
+            x->window_cuts++;
+            return OPT_ROW_CUT;
+        }
     }
     for (int a = 0; a < A && memo; a++)
         if (sp->arcs[a].memo && !not_costed[a]) {
@@ -1739,7 +1858,8 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
             /* every arc came from the memo: one lowering for the terms */
             Arena scratch = {0};
             IrMapping *m = opt_scratch_mapping(&scratch, sp, c, NULL, 0);
-            read_config_terms(lower_mapping(&scratch, m, false, NULL), &terms);
+            LowerOptions lo = {.memo = &x->walks};
+            read_config_terms(lower_mapping(&scratch, m, false, &lo), &terms);
             x->lowerings++;
             arena_free_all(&scratch);
         }

@@ -224,12 +224,25 @@ typedef struct OptEvalCtx {
      * the threshold is not costed further */
     Objective objective;
     double threshold; /* INFINITY: no bound yet */
+    /* the search drops a configuration whose best partition exceeds this
+     * (its window past the incumbent, docs/optimizer.md 3): one whose
+     * partial bound already does is not costed further (INFINITY: none) */
+    double window;
+    long window_cuts;
+    /* a probe (optimize.c, beats_incumbent) needs only sound bounds: its
+     * first lowering of a configuration costs only the statements that
+     * are arcs alone (alone_stmts), and the others' compute comes from
+     * their statements' records */
+    bool probe;
+    bool *alone_stmts;
+    bool check_lowering; /* CMTC_OPT_CHECK_LOWERING: compare with whole lowerings */
     /* each statement's compute time and operation energy, by the choices
      * they depend on (its split row and the tiles of its indices) */
     struct CompEntry *comp;
     int comp_cap, comp_count;
     size_t comp_limit; /* bytes the table may use; past it, it stops growing */
     long comp_hits;
+    LowerMemo walks; /* the lowering's placement walks, across lowerings */
 } OptEvalCtx;
 
 void opt_eval_ctx_init(OptEvalCtx *x, const OptSpace *sp);

@@ -8,7 +8,9 @@
 #      DFModel: 262.7 s with Gurobi on 144 threads; our goal was 60 s.
 #   2. Scaling (tests/opt/system_scaling.cmt): chips x layers x holes:
 #      wall-clock seconds of the whole `cmtc compile -m`, the outer choices
-#      solved, the configurations and lowerings they took, and the answer.
+#      solved, the configurations and lowerings they took (every search's
+#      stats line, the probes' included: docs/optimizer.md 4.2), and the
+#      answer.
 set -u
 cd "$(dirname "$0")/../.."
 CMTC=${CMTC:-build/cmtc}

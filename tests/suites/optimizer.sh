@@ -8,6 +8,7 @@
 #   beats_*     every example with holes: the optimizer's mapping is at
 #               least as good as each complete mapping of the same op,
 #               parameters, arch, overlap and repeat in the same file
+#   lowering_alone_* lowering only the arcs' groups gives the same records
 #   megatron    GPT-3 on 8 SN10: the optimizer finds h and f split over tp
 #   roundtrip_* the completed mapping pasted back evaluates to the same cost
 #   emit_lp, time_limit, infeasible, stdout: the command-line contract
@@ -143,6 +144,25 @@ print("ok %d comparisons%s" % (n, note) if not bad else "; ".join(bad))
     esac
 done
 [ -n "${BEATS_ONLY:-}" ] && exit 0
+
+# ---------------------------------------- lowering only the arcs' groups
+# The optimizer lowers only the groups of the arcs it costs after each
+# configuration's first lowering (docs/optimizer.md 2); with
+# CMTC_OPT_CHECK_LOWERING=1 each such lowering is compared with the whole
+# one, group record by group record, bit for bit (an internal error and
+# abort otherwise): GPT-3 with `spatial ?` and `fuse ?`, and the spaces
+# with fusion holes.
+if [ -z "${BEATS_ONLY:-}" ]; then
+    for m in gpt_8 s27_group_tiles_fuse s33_gpipe_fuse s34_outer_holes; do
+        f=tests/opt/scaling.cmt
+        case $m in s*) f=$SPACES ;; esac
+        if CMTC_OPT_CHECK_LOWERING=1 $CMTC compile $f -m $m >"$TMP/chk.out" 2>"$TMP/chk.err"; then
+            pass "lowering_alone_$m"
+        else
+            fail "lowering_alone_$m" "exited $?: $(head -c 300 "$TMP/chk.err")"
+        fi
+    done
+fi
 
 # ------------------------------------------------------------ Megatron
 if $CMTC compile examples/dfmodel_gpt3_sn10.cmt -m searched --format json >"$TMP/gpt.json" 2>"$TMP/gpt.err"; then
