@@ -4,7 +4,7 @@
 #      model's training step on 1024 SN10 chips, the optimizer choosing the
 #      pipeline, micro-batches, recomputation, TP/DP splits and part of the
 #      partitions (240 outer choices).  Its listing must match the
-#      example's expectation (the examples suite only checks this file).
+#      example's expectation (the examples suite does too, untimed).
 #      DFModel: 262.7 s with Gurobi on 144 threads; our goal was 60 s.
 #   2. Scaling (tests/opt/system_scaling.cmt): chips x layers x holes:
 #      wall-clock seconds of the whole `cmtc compile -m`, the outer choices
