@@ -158,6 +158,12 @@ typedef struct Footprint {
     bool exposed;
 } Footprint;
 
+/* The bytes of one tile of a footprint (its live tiles and spare tile
+ * hold one each). */
+static inline double footprint_tile_bytes(const Footprint *f) {
+    return f->bytes / (f->live_tiles + f->spare_tiles);
+}
+
 typedef struct CapacityExcess {
     int group;
     int memory;

@@ -719,12 +719,7 @@ static double relayout_received(const Schedule *s, const Layout *eff, int p, int
                     held[r][t] += step[r] / tile[r];
             }
         }
-        uint64_t h = 1469598103934665603ull;
-        for (long k = 0; k < row; k++) {
-            uint64_t bits;
-            memcpy(&bits, &shares[k], sizeof bits);
-            h = (h ^ bits) * 1099511628211ull;
-        }
+        uint64_t h = hash_words(shares, (size_t)row);
         bool again = false;
         for (long k = 0; k < seen_count && !again; k++)
             again = seen_hash[k] == h && memcmp(seen[k], shares, sizeof(double) * (size_t)row) == 0;

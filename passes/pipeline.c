@@ -141,16 +141,6 @@ size_t lower_memo_bytes(const LowerMemo *m) {
     return m->arena.used_total;
 }
 
-static uint64_t memo_hash(const uint64_t *key, size_t len) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= key[i];
-        h *= 1099511628211ull;
-        h ^= h >> 29;
-    }
-    return h ? h : 1;
-}
-
 static LowerMemoEntry *memo_slot(const LowerMemo *m, const uint64_t *key, size_t len, uint64_t h) {
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         LowerMemoEntry *e = &m->slots[i];
@@ -165,7 +155,7 @@ bool lower_memo_get(LowerMemo *m, const uint64_t *key, size_t len, double *value
         m->misses++;
         return false;
     }
-    LowerMemoEntry *e = memo_slot(m, key, len, memo_hash(key, len));
+    LowerMemoEntry *e = memo_slot(m, key, len, hash_words(key, len));
     if (!e->hash) {
         m->misses++;
         return false;
@@ -192,7 +182,7 @@ void lower_memo_put(LowerMemo *m, const uint64_t *key, size_t len, double value)
         for (size_t i = 0; i < ocap; i++)
             if (old[i].hash) *memo_slot(m, old[i].key, old[i].len, old[i].hash) = old[i];
     }
-    uint64_t h = memo_hash(key, len);
+    uint64_t h = hash_words(key, len);
     LowerMemoEntry *e = memo_slot(m, key, len, h);
     if (e->hash) {
         e->value = value;

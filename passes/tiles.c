@@ -100,14 +100,14 @@ static void assign_spare_tiles(SchedGroup *g, int mi, double room) {
         for (int k = 0; k < g->footprint_count; k++) {
             Footprint *f = &g->footprints[k];
             if (f->memory != mi || f->refills <= 0 || f->spare_tiles > 0 || f->exposed) continue;
-            double tile = f->bytes / f->live_tiles,
-                   best_tile = best ? best->bytes / best->live_tiles : 0;
+            double tile = footprint_tile_bytes(f),
+                   best_tile = best ? footprint_tile_bytes(best) : 0;
             if (!best || f->refills > best->refills ||
                 (f->refills == best->refills && tile < best_tile))
                 best = f;
         }
         if (!best) return;
-        double tile = best->bytes / best->live_tiles;
+        double tile = footprint_tile_bytes(best);
         if (tile <= room) {
             best->spare_tiles = 1;
             best->bytes += tile;
@@ -550,7 +550,7 @@ void pass_tiles(Schedule *s) {
             else
                 assign_spare_tiles(grp, mi, mem->capacity - need);
         }
-        for (int mi = 0; mi < arch->memory_count; mi++)
+        for (int mi = 0; mi < arch->memory_count; mi++) /* no capacity: room for all */
             if (!isfinite(arch->memories[mi].capacity) || arch->memories[mi].capacity <= 0)
                 assign_spare_tiles(grp, mi, INFINITY);
     }

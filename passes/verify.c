@@ -2428,7 +2428,7 @@ static double analytic_footprint(const Schedule *s, int g, int mem) {
     const SchedGroup *sg = &s->groups[g];
     for (int k = 0; k < sg->footprint_count; k++) {
         const Footprint *f = &sg->footprints[k];
-        if (f->memory == mem) need += f->bytes * f->live_tiles / (f->live_tiles + f->spare_tiles);
+        if (f->memory == mem) need += footprint_tile_bytes(f) * f->live_tiles;
     }
     return need;
 }

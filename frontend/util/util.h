@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "vocab.h"
 
@@ -64,6 +65,24 @@ void ptrvec_push(Arena *a, PtrVec *v, void *item);
 
 /* The process arena: interned names, the standard library, server state. */
 Arena *process_arena(void);
+
+/* ---------------------------------------------------------------- hashing */
+/* FNV-1a over n 8-byte words (integers or the bits of doubles), each step
+ * folded down so that the low bits an open-addressing table indexes with
+ * depend on every bit of the key; never 0, which marks an empty slot.
+ * The keys of the lowering's and the optimizer's memos. */
+static inline uint64_t hash_words(const void *words, size_t n) {
+    const unsigned char *p = words;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, sizeof w);
+        h ^= w;
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h ? h : 1;
+}
 
 /* ------------------------------------------------------------------ names */
 

@@ -1488,15 +1488,6 @@ static int stmt_key(const OptSpace *sp, int st, int c, int64_t *key) {
     return n;
 }
 
-static uint64_t key_hash(const int64_t *key, int len) {
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < len; i++) {
-        h ^= (uint64_t)key[i];
-        h *= 1099511628211ull;
-    }
-    return h ? h : 1;
-}
-
 static CompEntry *comp_find(OptEvalCtx *x, const int64_t *key, int len, uint64_t h) {
     if (!x->comp_cap) return NULL;
     for (int i = (int)(h & (uint64_t)(x->comp_cap - 1));; i = (i + 1) & (x->comp_cap - 1)) {
@@ -1509,7 +1500,7 @@ static CompEntry *comp_find(OptEvalCtx *x, const int64_t *key, int len, uint64_t
 }
 
 static void comp_put(OptEvalCtx *x, const int64_t *key, int len, double cs, double ce) {
-    uint64_t h = key_hash(key, len);
+    uint64_t h = hash_words(key, (size_t)len);
     if (comp_find(x, key, len, h)) return;
     if (2 * (x->comp_count + 1) > x->comp_cap) {
         if (x->comp_cap >= INT32_MAX / 4) return;
@@ -1690,7 +1681,7 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         double cl[2] = {0, 0}, ce = 0;
         for (int st = 0; st < S; st++) {
             int len = stmt_key(sp, st, c, skey);
-            CompEntry *e = comp_find(x, skey, len, key_hash(skey, len));
+            CompEntry *e = comp_find(x, skey, len, hash_words(skey, (size_t)len));
             if (!e) continue;
             cl[unit_stage(sp, st)] += e->compute_s;
             ce += e->energy_j;
