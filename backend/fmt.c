@@ -639,7 +639,7 @@ const char *tensor_decl_keyword(const TensorDecl *t) {
     return t->role == TR_IN    ? (t->trained  ? "param"
                                   : t->cached ? "cache"
                                               : "in")
-           : t->role == TR_OUT ? "out"
+           : t->role == TR_OUT ? (t->routed ? "route" : "out")
                                : "var";
 }
 
@@ -741,6 +741,10 @@ static void print_op(Fmt *F, const Decl *d) {
             }
             puts_(F, ":", true);
             put_span(F, t->type_span, true);
+            if (t->capacity) {
+                puts_(F, "capacity", true);
+                print_expr(F, t->capacity, true, false);
+            }
             put_semi(F, t->span);
         } else {
             const Stmt *s = op->stmts[si++];
@@ -760,6 +764,10 @@ static void print_op(Fmt *F, const Decl *d) {
                 put(F, cmp[s->where->cmp], strlen(cmp[s->where->cmp]), s->where->cmp_span.start,
                     s->where->cmp_span.end, true);
                 print_expr(F, s->where->rhs, true, false);
+            }
+            if (s->by.name) {
+                puts_(F, "by", true);
+                put_ident(F, s->by, true);
             }
             put_semi(F, s->span);
         }
@@ -1073,7 +1081,8 @@ static bool decl_eq(const Decl *a, const Decl *b) {
         for (int i = 0; i < x->tensor_count; i++) {
             const TensorDecl *s = x->tensors[i], *t = y->tensors[i];
             if (s->role != t->role || !ident_eq(s->name, t->name) || s->type != t->type ||
-                s->dim_count != t->dim_count)
+                s->dim_count != t->dim_count || s->routed != t->routed || s->cached != t->cached ||
+                !expr_eq(s->capacity, t->capacity))
                 return false;
             for (int k = 0; k < s->dim_count; k++)
                 if (!expr_eq(s->dims[k], t->dims[k])) return false;
@@ -1081,7 +1090,8 @@ static bool decl_eq(const Decl *a, const Decl *b) {
         for (int i = 0; i < x->stmt_count; i++) {
             const Stmt *s = x->stmts[i], *t = y->stmts[i];
             if (!ident_eq(s->target, t->target) || !idents_eq(s->indices, t->indices) ||
-                !expr_eq(s->rhs, t->rhs) || !s->where != !t->where)
+                !expr_eq(s->rhs, t->rhs) || !s->where != !t->where ||
+                !ident_eq(s->by, t->by))
                 return false;
             if (s->where &&
                 (!ident_eq(s->where->lhs, t->where->lhs) || s->where->cmp != t->where->cmp ||

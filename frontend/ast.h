@@ -114,6 +114,8 @@ typedef struct TensorDecl {
     TensorRole role;
     bool trained;  /* `param`: an `in` tensor that `phase train` updates */
     bool cached;   /* `cache`: an `in` tensor kept between steps, appended to */
+    bool routed;   /* `route`: a routing of tokens to experts (an `out`) */
+    Expr *capacity; /* `route ... capacity F`: slots per expert over the mean; NULL: 1 */
     TensorUse use; /* set by derive.c in a train op; TU_DATA otherwise */
     Ident name;
     Expr **dims; /* none for `var` */
@@ -140,6 +142,7 @@ typedef struct Stmt {
     IdentList indices; /* left-hand side indices */
     Expr *rhs;
     Where *where;  /* NULL when the statement has none */
+    Ident by;      /* `by R`: the routing it moves rows by (name NULL: none) */
     StmtRole role; /* set by derive.c; SR_FORWARD for a written statement */
     Span span;
 } Stmt;

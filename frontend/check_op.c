@@ -99,6 +99,11 @@ typedef struct OpBuild {
      * are copied exact-size into `arena` */
     Arena *scratch;
     bool *occ_reported; /* an instantiation's: E0401 given for occ[i] */
+    /* the op's `route` tensors (docs/language.md 3.9), and the capacity
+     * each declares (NULL: 1) */
+    IrRoute *routes;
+    const Expr **route_capacity;
+    int route_count;
     bool ok;
 } OpBuild;
 
@@ -160,6 +165,7 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
     t->kind = kind;
     t->producer = -1;
     t->appends_to = t->append_dim = -1;
+    t->view_of = t->route = -1;
     t->span = span;
     for (int i = 0; i < IR_MAX_RANK; i++) t->index[i] = -1;
     memset(&b->info[id], 0, sizeof b->info[id]);
@@ -856,6 +862,296 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     walk_rhs(b, w, k);
 }
 
+/* ------------------------------------------------------------ routing */
+
+/* `route R[T, K] : type [capacity F];` (docs/language.md 3.9). */
+static void declare_route(OpBuild *b, int t, const TensorDecl *td) {
+    if (td->dim_count != 2) {
+        Diag *d = op_error(b, td->name.span, "E0434",
+                           "route `%s` has %d dimension%s: a routing is declared [T, K], the "
+                           "tokens and the experts each picks",
+                           td->name.name, td->dim_count, td->dim_count == 1 ? "" : "s");
+        diag_help(d, b->diags, "write `route %s[T, K] : fp32;`", td->name.name);
+        b->info[t].broken = true;
+        return;
+    }
+    int r = b->route_count++;
+    b->routes[r] = (IrRoute){.tensor = t,
+                             .router = -1,
+                             .token = -1,
+                             .pick = -1,
+                             .expert = -1,
+                             .capacity = 1,
+                             .span = td->span};
+    b->route_capacity[r] = td->capacity;
+    b->tensors[t].route = r;
+}
+
+/* The router `R[t, j] = top(x) g[t, x];`: a `top` reduction over one
+ * index (the experts) into a route, whose first index is the token and
+ * second the pick, which the right side does not use. */
+static void check_router(OpBuild *b, int k) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
+    int t = st->out_tensor;
+    bool route = t >= 0 && b->tensors[t].use == TU_ROUTE && b->tensors[t].route >= 0;
+    if (!route) {
+        if (st->reduce_op == RO_TOP) {
+            Diag *d = op_error(b, stmt->rhs->span, "E0434",
+                               "`top(...)` makes a routing, but `%s` is not a `route`", st->name);
+            diag_help(d, b->diags,
+                      "declare `route %s[T, K] : fp32;` (tokens, picks per token) and assign it "
+                      "`%s[t, j] = top(x) g[t, x];`",
+                      st->name, st->name);
+        }
+        return;
+    }
+    IrRoute *r = &b->routes[b->tensors[t].route];
+    if (st->reduce_op != RO_TOP || st->reduced_count != 1 || st->lhs_count != 2) {
+        Diag *d = op_error(b, stmt->rhs->span, "E0434",
+                           "route `%s` is made by `top` over one index: each token's best "
+                           "experts",
+                           st->name);
+        diag_help(d, b->diags, "write `%s[t, j] = top(x) g[t, x];` with g the router's scores",
+                  st->name);
+        return;
+    }
+    int token = st->lhs[0], pick = st->lhs[1];
+    bool token_read = false, pick_read = false;
+    for (int q = 0; q < st->input_count; q++)
+        for (int i = 0; i < IR_MAX_RANK; i++) {
+            token_read |= st->access[q][i] == token;
+            pick_read |= st->access[q][i] == pick;
+        }
+    if (!token_read || pick_read) {
+        Diag *d = op_error(b, stmt->target.span, "E0434",
+                           "route `%s[%s, %s]`: its first index is the token, which the scores "
+                           "use, its second the pick, which they do not",
+                           st->name, b->indices[token].name, b->indices[pick].name);
+        diag_help(d, b->diags, "write `%s[t, j] = top(x) g[t, x];`", st->name);
+        return;
+    }
+    r->router = k;
+    r->token = token;
+    r->pick = pick;
+    r->expert = st->reduced[0];
+    st->routing = RT_ROUTER;
+    st->route = b->tensors[t].route;
+}
+
+/* The route a `by R` statement names, made by an earlier statement; -1
+ * (reported) when there is none. */
+static int route_of_by(OpBuild *b, int k) {
+    const Stmt *stmt = b->od->stmts[k];
+    int t = find_tensor(b, stmt->by.name);
+    if (t < 0 || b->tensors[t].use != TU_ROUTE || b->tensors[t].route < 0) {
+        Diag *d = op_error(b, stmt->by.span, "E0435", "`by %s`: `%s` is not a `route` of this op",
+                           stmt->by.name, stmt->by.name);
+        diag_help(d, b->diags,
+                  "declare `route %s[T, K] : fp32;` and make it with `%s[t, j] = top(x) "
+                  "g[t, x];` before the statements that move rows by it",
+                  stmt->by.name, stmt->by.name);
+        return -1;
+    }
+    const IrRoute *r = &b->routes[b->tensors[t].route];
+    if (r->router < 0 || r->router >= k) {
+        Diag *d = op_error(b, stmt->by.span, "E0435",
+                           "`by %s`: route `%s` is not made before this statement",
+                           stmt->by.name, stmt->by.name);
+        diag_label(d, b->diags, b->tensors[t].span, "declared here");
+        diag_help(d, b->diags, "assign `%s[t, j] = top(x) g[t, x];` first", stmt->by.name);
+        return -1;
+    }
+    if (stmt->where) {
+        op_error(b, stmt->where->span, "E0436",
+                 "a statement that moves rows `by %s` takes no `where`", stmt->by.name);
+        return -1;
+    }
+    if (!stmt->rhs || stmt->rhs->kind != EX_ACCESS) {
+        Diag *d = op_error(b, stmt->rhs ? stmt->rhs->span : stmt->span, "E0436",
+                           "a statement `by %s` copies one tensor access: a dispatch "
+                           "`Xe[x, c, d] = X[t, d] by %s;` or a combine `Y[t, d] = Ye[x, c, d] "
+                           "by %s;`",
+                           stmt->by.name, stmt->by.name, stmt->by.name);
+        diag_help(d, b->diags, "compute in statements of their own, before or after it");
+        return -1;
+    }
+    return b->tensors[t].route;
+}
+
+static int ident_index(const OpBuild *b, Name name) {
+    for (int i = 0; i < b->index_count; i++)
+        if (b->indices[i].name == name) return i;
+    return -1;
+}
+
+/* Position of index `ix` in an identifier list, or -1. */
+static int list_position(const OpBuild *b, const IdentList *l, int ix) {
+    for (int i = 0; i < l->count; i++)
+        if (l->items[i].name && ident_index(b, l->items[i].name) == ix) return i;
+    return -1;
+}
+
+/* The slot index of a routed statement: the one index of the expert side
+ * that is neither the expert nor on the token side.  -1 (reported) when
+ * there is not exactly one, or the two sides differ otherwise. */
+static int routed_slot(OpBuild *b, int k, const IrRoute *r, const IdentList *experts,
+                       const IdentList *tokens, Span at) {
+    const Stmt *stmt = b->od->stmts[k];
+    int slot = -1, extra = 0;
+    bool has_expert = false;
+    for (int i = 0; i < experts->count; i++) {
+        int ix = ident_index(b, experts->items[i].name);
+        if (ix == r->expert) {
+            has_expert = true;
+            continue;
+        }
+        if (list_position(b, tokens, ix) >= 0) continue;
+        slot = ix;
+        extra++;
+    }
+    bool rest_ok = true;
+    for (int i = 0; i < tokens->count; i++) {
+        int ix = ident_index(b, tokens->items[i].name);
+        if (ix != r->token && list_position(b, experts, ix) < 0) rest_ok = false;
+    }
+    if (has_expert && extra == 1 && rest_ok) return slot;
+    const char *R = stmt->by.name, *x = b->indices[r->expert].name, *t = b->indices[r->token].name;
+    Diag *d = op_error(b, at, "E0436",
+                       "`by %s` moves a row between token `%s` and a slot of expert `%s`: the "
+                       "expert side is indexed by `%s`, one slot index and the token side's "
+                       "other indices",
+                       R, t, x, x);
+    diag_help(d, b->diags,
+              "a dispatch is `Xe[%s, c, d] = X[%s, d] by %s;`, a combine `Y[%s, d] = Ye[%s, c, "
+              "d] by %s;`",
+              x, t, R, t, x, R);
+    return -1;
+}
+
+/* A routed view of tensor `base`, whose dimensions the statement names
+ * `names`: them with the token one (at `token_at`) replaced by the
+ * expert's and the slot's. */
+static int add_view(OpBuild *b, int base, const int *names, int route, int token_at, int slot,
+                    TensorKind kind, Span span) {
+    const IrTensor *B = &b->tensors[base];
+    const char *name =
+        arena_printf(b->scratch, "%s.%s", B->name, b->tensors[b->routes[route].tensor].name);
+    int v = add_tensor(b, intern(name, strlen(name)), kind, span);
+    IrTensor *V = &b->tensors[v];
+    B = &b->tensors[base];
+    V->rank = B->rank + 1;
+    V->type = B->type;
+    V->view_of = base;
+    V->route = route;
+    for (int i = 0, r = 0; i < B->rank; i++) {
+        if (i == token_at) {
+            V->index[r++] = b->routes[route].expert;
+            V->index[r++] = slot;
+        } else {
+            V->index[r++] = names[i];
+        }
+    }
+    b->info[v].read = true;
+    return v;
+}
+
+/* A combine, `Y[t, d] = Ye[x, c, d] by R;`: the statement writes `Y.R`,
+ * Y's rows in slot order, each added into its token's row of the `out`
+ * Y with the pick's weight (docs/language.md 3.9). */
+static void walk_combine(OpBuild *b, StmtWalk *w, int k, int route, int y) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
+    const IrRoute *r = &b->routes[route];
+    IrTensor *Y = &b->tensors[y];
+    if (b->info[y].defined_by >= 0) {
+        Diag *d = op_error(b, stmt->target.span, "E0405", "`%s` is assigned twice", Y->name);
+        diag_label(d, b->diags, b->info[y].def_span, "first assigned here");
+        return;
+    }
+    if (!check_index_list(b, &stmt->indices)) {
+        b->ok = false;
+        return;
+    }
+    if (stmt->indices.count != Y->rank) {
+        Diag *d = op_error(b, stmt->target.span, "E0402", "`%s` has %d dimension%s but is written with %d",
+                           Y->name, Y->rank, Y->rank == 1 ? "" : "s", stmt->indices.count);
+        diag_label(d, b->diags, Y->span, "declared here");
+        return;
+    }
+    const IdentList *from = &stmt->rhs->u.access.indices;
+    int slot = routed_slot(b, k, r, from, &stmt->indices, stmt->rhs->span);
+    if (slot < 0) return;
+    int token_at = list_position(b, &stmt->indices, r->token);
+    int names[IR_MAX_RANK];
+    for (int i = 0; i < stmt->indices.count; i++) {
+        const Ident *id = &stmt->indices.items[i];
+        names[i] = intern_index(b, id->name, id->span);
+        /* Y's dimension gives the index its extent */
+        add_occurrence(b, y, i, names[i], id->span, false);
+    }
+    int v = add_view(b, y, names, route, token_at, slot, TK_OUTPUT, stmt->target.span);
+    IrTensor *V = &b->tensors[v];
+    V->producer = k;
+    b->info[v].defined_by = b->info[y].defined_by = k;
+    b->info[v].def_span = b->info[y].def_span = stmt->target.span;
+    st->out_tensor = v;
+    for (int i = 0; i < V->rank; i++) st->lhs[st->lhs_count++] = V->index[i];
+    walk_rhs(b, w, k);
+    st->routing = RT_COMBINE;
+    st->route = route;
+    st->slot = slot;
+    /* per slot element: times the pick's weight, added into the token's row */
+    st->arith_ops = 2;
+}
+
+/* A dispatch's right side, `X[t, d]` of `Xe[x, c, d] = X[t, d] by R;`:
+ * the statement reads `X.R`, the rows of the `in` X in slot order. */
+static void walk_dispatch(OpBuild *b, StmtWalk *w, int k, int route) {
+    const Stmt *stmt = b->od->stmts[k];
+    IrStmt *st = &b->stmts[k];
+    const IrRoute *r = &b->routes[route];
+    bool was_ok = b->ok;
+    b->ok = true;
+    walk_expr(b, w, stmt->rhs); /* X and its indices, checked as any access */
+    bool rhs_ok = b->ok && st->input_count == 1;
+    b->ok = was_ok && rhs_ok;
+    if (!rhs_ok) return;
+    int x = st->inputs[0];
+    const IdentList *from = &stmt->rhs->u.access.indices;
+    if (list_position(b, &stmt->indices, r->token) >= 0) {
+        Diag *d = op_error(b, stmt->target.span, "E0437",
+                           "a combine writes the tokens into an `out` tensor; `%s` is not one",
+                           stmt->target.name);
+        diag_help(d, b->diags,
+                  "declare `out %s[...]`: the layer that routes is an op of its own whose "
+                  "`out` is the tokens",
+                  stmt->target.name);
+        return;
+    }
+    if (b->tensors[x].kind != TK_INPUT || b->tensors[x].use != TU_DATA) {
+        Diag *d = op_error(b, stmt->rhs->span, "E0437",
+                           "a dispatch reads the tokens from an `in` tensor; `%s` is not one",
+                           b->tensors[x].name);
+        diag_help(d, b->diags,
+                  "write the layer that routes as an op of its own whose `in` is the tokens");
+        return;
+    }
+    int slot = routed_slot(b, k, r, &stmt->indices, from, stmt->target.span);
+    if (slot < 0) return;
+    int token_at = list_position(b, from, r->token);
+    int v = add_view(b, x, st->access[0], route, token_at, slot, TK_INPUT, stmt->rhs->span);
+    const IrTensor *V = &b->tensors[v];
+    st->inputs[0] = v;
+    for (int i = 0; i < IR_MAX_RANK; i++) st->access[0][i] = i < V->rank ? V->index[i] : -1;
+    st->reduced_count = 0;
+    st->reduce_op = RO_NONE;
+    st->cls = SC_VECTOR;
+    st->routing = RT_DISPATCH;
+    st->route = route;
+    st->slot = slot;
+}
+
 static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     const Stmt *stmt = b->od->stmts[k];
     IrStmt *st = &b->stmts[k];
@@ -864,6 +1160,7 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     st->span = stmt->span;
     st->role = stmt->role;
     st->out_tensor = -1;
+    st->route = st->slot = -1;
     b->param_as_index_count = 0;
     if (!stmt->target.name) {
         b->ok = false;
@@ -874,6 +1171,17 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     int t = find_tensor(b, stmt->target.name);
     if (t >= 0 && !b->info[t].broken && b->tensors[t].use == TU_CACHE) {
         walk_append(b, w, k, t);
+        return;
+    }
+    int route = stmt->by.name ? route_of_by(b, k) : -1;
+    if (stmt->by.name && route < 0) {
+        b->ok = false;
+        return;
+    }
+    /* a combine writes the token side: an `out` indexed by the token */
+    if (route >= 0 && t >= 0 && b->tensors[t].kind == TK_OUTPUT && b->tensors[t].use == TU_DATA &&
+        b->info[t].decl && list_position(b, &stmt->indices, b->routes[route].token) >= 0) {
+        walk_combine(b, w, k, route, t);
         return;
     }
     if (t >= 0 && b->info[t].broken) {
@@ -936,7 +1244,12 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
             b->tensors[t].index[i] = ix;
         }
     }
+    if (route >= 0) {
+        walk_dispatch(b, w, k, route);
+        return;
+    }
     walk_rhs(b, w, k);
+    check_router(b, k);
 }
 
 /* The right side of statement k. */
@@ -1201,7 +1514,10 @@ static void build_structure(OpBuild *b) {
     /* Its IR would miss the dropped part: check what is left, but do not
      * instantiate it. */
     if (b->parse_damaged) b->ok = false;
-    b->tensor_cap = od->tensor_count + od->stmt_count + 1;
+    /* room for a routed view per statement besides */
+    b->tensor_cap = od->tensor_count + 2 * od->stmt_count + 1;
+    b->routes = ARENA_ARRAY(b->arena, IrRoute, od->tensor_count + 1);
+    b->route_capacity = ARENA_ARRAY(b->arena, const Expr *, od->tensor_count + 1);
     b->tensors = ARENA_ARRAY(b->scratch, IrTensor, b->tensor_cap);
     b->info = ARENA_ARRAY(b->scratch, TensorInfo, b->tensor_cap);
     for (int i = 0; i < od->param_count; i++) {
@@ -1248,8 +1564,12 @@ static void build_structure(OpBuild *b) {
         b->tensors[t].rank = td->dim_count;
         b->tensors[t].type = td->type;
         b->tensors[t].trained = td->trained;
-        b->tensors[t].use = td->trained ? TU_WEIGHT : td->cached ? TU_CACHE : td->use;
+        b->tensors[t].use = td->trained  ? TU_WEIGHT
+                            : td->cached ? TU_CACHE
+                            : td->routed ? TU_ROUTE
+                                         : td->use;
         b->info[t].decl = td;
+        if (td->routed) declare_route(b, t, td);
     }
     b->stmts = ARENA_ARRAY(b->arena, IrStmt, od->stmt_count);
     b->stmt_count = od->stmt_count;
@@ -1295,6 +1615,28 @@ static void build_structure(OpBuild *b) {
 
 /* ------------------------------------------------------- value phase */
 
+/* A routing's slots per expert, C = ceil(F T K / E) (docs/language.md
+ * 3.9), given to the slot index of each statement that moves rows by it
+ * once the experts' index has its extent.  True when one was bound. */
+static bool bind_slots(OpBuild *b, bool *bound) {
+    bool any = false;
+    for (int k = 0; k < b->stmt_count; k++) {
+        const IrStmt *st = &b->stmts[k];
+        if (st->routing != RT_DISPATCH && st->routing != RT_COMBINE) continue;
+        IrRoute *r = &b->routes[st->route];
+        if (st->slot < 0 || bound[st->slot] || !bound[r->expert]) continue;
+        const IrTensor *R = &b->tensors[r->tensor];
+        double E = (double)b->indices[r->expert].extent;
+        double C = ceil(r->capacity * (double)R->extent[0] * (double)R->extent[1] / E - 1e-9);
+        if (C < 1) C = 1;
+        r->slots = (int64_t)C;
+        bound[st->slot] = true;
+        b->indices[st->slot].extent = r->slots;
+        any = true;
+    }
+    return any;
+}
+
 /* Binds every index extent; reports disagreements. */
 static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
     int n = b->index_count;
@@ -1303,7 +1645,7 @@ static bool bind_extents(OpBuild *b, DiagSink *diags, const Decl *decl) {
     int *bound_pos = ARENA_ARRAY(b->arena, int, n + 1);
     bool ok = true;
     bool changed = true;
-    while (changed) {
+    while (changed || bind_slots(b, bound)) {
         changed = false;
         for (int i = 0; i < b->occ_count; i++) {
             Occurrence *o = &b->occ[i];
@@ -1418,6 +1760,76 @@ static void slot_extents(OpBuild *b) {
     }
 }
 
+/* Each route's capacity factor, evaluated. */
+static bool eval_capacities(OpBuild *b, ConstEnv *env) {
+    bool ok = true;
+    for (int i = 0; i < b->route_count; i++) {
+        IrRoute *r = &b->routes[i];
+        const Expr *e = b->route_capacity[i];
+        r->capacity = 1;
+        if (!e) continue;
+        Value v = const_eval(env, e);
+        if (v.kind == VK_ERROR) {
+            ok = false;
+            continue;
+        }
+        double f = v.kind == VK_INT ? (double)v.i : v.r;
+        if (v.kind == VK_QUANTITY || !(f > 0) || !isfinite(f)) {
+            Diag *d = diag_error(env->diags, e->span, "E0438",
+                                 "the capacity of route `%s` is a factor over the mean load, a "
+                                 "number above 0",
+                                 b->tensors[r->tensor].name);
+            diag_help(d, env->diags, "1 gives each expert T K / E slots, 1.25 a quarter more");
+            ok = false;
+            continue;
+        }
+        r->capacity = f;
+    }
+    return ok;
+}
+
+/* What a routing can and cannot do with the extents bound: each token
+ * picks K different experts of E, and an expert holds a token once. */
+static bool check_routes(OpBuild *b, DiagSink *diags) {
+    bool ok = true;
+    for (int i = 0; i < b->route_count; i++) {
+        const IrRoute *r = &b->routes[i];
+        if (r->router < 0 || r->expert < 0) continue;
+        const IrTensor *R = &b->tensors[r->tensor];
+        int64_t T = R->extent[0], K = R->extent[1], E = b->indices[r->expert].extent;
+        Span at = b->stmts[r->router].span;
+        if (K > E) {
+            Diag *d = diag_error(diags, at, "E0438",
+                                 "route `%s`: each of %lld tokens picks %lld experts, but there "
+                                 "are %lld",
+                                 R->name, (long long)T, (long long)K, (long long)E);
+            diag_label(d, diags, r->span, "K = %lld here", (long long)K);
+            ok = false;
+            continue;
+        }
+        if (r->slots > T) {
+            Diag *d = diag_error(diags, r->span, "E0438",
+                                 "route `%s`: capacity %g gives each expert %lld slots, but there "
+                                 "are %lld tokens and each comes to an expert at most once",
+                                 R->name, r->capacity, (long long)r->slots, (long long)T);
+            diag_help(d, diags, "at most %g: T E / (T K) = E / K",
+                      (double)E / (double)K);
+            ok = false;
+            continue;
+        }
+        if (r->slots > 0 && (double)r->slots * (double)E < (double)T * (double)K) {
+            Diag *d = diag_warning(diags, r->span, "W0403",
+                                   "route `%s`: %lld experts x %lld slots hold %lld of the %lld "
+                                   "rows the tokens route: %.3g%% of them are dropped",
+                                   R->name, (long long)E, (long long)r->slots,
+                                   (long long)(r->slots * E), (long long)(T * K),
+                                   100.0 * (1.0 - (double)(r->slots * E) / (double)(T * K)));
+            diag_help(d, diags, "a capacity of 1 or more keeps every row of a uniform routing");
+        }
+    }
+    return ok;
+}
+
 static bool check_sizes(OpBuild *b, DiagSink *diags) {
     bool ok = true;
     for (int t = 0; t < b->tensor_count; t++) {
@@ -1518,6 +1930,7 @@ static OpBuild instance_of(Arena *arena, const OpBuild *shared) {
     b.tensors = copy_tensors(arena, shared->tensors, shared->tensor_count, false);
     b.indices = exact_copy(arena, shared->indices, sizeof(IrIndex), shared->index_count);
     b.occ_reported = ARENA_ARRAY(arena, bool, shared->occ_count);
+    b.routes = exact_copy(arena, shared->routes, sizeof(IrRoute), shared->route_count);
     return b;
 }
 
@@ -1533,6 +1946,8 @@ static IrOp *op_of(Sema *s, const Decl *decl, const OpBuild *b) {
     op->stmts = b->stmts;
     op->stmt_count = b->stmt_count;
     op->forward_count = b->od->derived ? b->od->forward_count : b->stmt_count;
+    op->routes = b->routes;
+    op->route_count = b->route_count;
     /* built_structure recorded the statements' syntax of a sound op */
     if (!b->ok) record_stmt_syntax(s->arena, op, b->od);
     return op;
@@ -1553,13 +1968,16 @@ static IrOp *instantiate(Sema *s, const Decl *decl, const int64_t *values, DiagS
     env.expr_depth = 0;
     if (!eval_dims(b, &env)) return NULL;
     slot_extents(b);
+    if (!eval_capacities(b, &env)) return NULL;
     if (!bind_extents(b, value_diags, decl)) return NULL;
     for (int t = 0; t < b->tensor_count; t++) {
         IrTensor *T = &b->tensors[t];
-        if (T->kind == TK_INTERMEDIATE)
+        /* an intermediate, and a routed view, have its indices' extents */
+        if (T->kind == TK_INTERMEDIATE || T->view_of >= 0)
             for (int i = 0; i < T->rank; i++)
                 T->extent[i] = T->index[i] >= 0 ? b->indices[T->index[i]].extent : 1;
     }
+    if (!check_routes(b, value_diags)) return NULL;
     if (!check_sizes(b, value_diags)) return NULL;
     if (b->incomplete) return NULL; /* its structural error was reported */
     if (!instantiate_where(b, &env, value_diags)) return NULL;

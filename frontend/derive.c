@@ -865,6 +865,26 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
                   .every = every};
     Deriver *d = &dv;
     const OpDecl *od = d->od;
+    /* routing picks experts by comparing scores: no gradient reaches the
+     * scores through the picks, and the rows it moves would need the
+     * routing's inverse (docs/language.md 3.9) */
+    for (int k = 0; k < od->stmt_count; k++) {
+        const Stmt *st = od->stmts[k];
+        const Expr *rhs = st->rhs;
+        bool top = rhs && rhs->kind == EX_REDUCE && rhs->u.reduce.fn.name &&
+                   strcmp(rhs->u.reduce.fn.name, "top") == 0;
+        if (!st->by.name && !top) continue;
+        Diag *g = diag_error(s->diags, st->by.name ? st->by.span : rhs->u.reduce.fn.span, "E0328",
+                             "no gradient is derived through routing: `%s` %s",
+                             st->target.name ? st->target.name : "this statement",
+                             top ? "picks experts with `top`"
+                                 : "moves rows between tokens and experts");
+        diag_label(g, s->diags, use, "the backward pass is asked for here");
+        diag_help(g, s->diags,
+                  "map the forward op of a mixture-of-experts layer; its training step is not "
+                  "modelled");
+        return NULL;
+    }
     int cap = od->tensor_count + od->stmt_count + 1;
     d->t = ARENA_ARRAY(d->a, FwdTensor, cap);
     for (int i = 0; i < od->tensor_count; i++) {

@@ -194,6 +194,19 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         expr_for_each_read(stmt->rhs, collect_read, &r);
         st->reads = r.items;
         st->read_count = r.count;
+        /* a routed statement reads (a dispatch) or writes (a combine) the
+         * routed view, indexed by expert and slot (docs/language.md 3.9) */
+        if (st->routing == RT_DISPATCH && r.count == 1) {
+            const IrTensor *v = &op->tensors[st->inputs[0]];
+            IrAccess a = {.tensor = v->id, .rank = v->rank};
+            for (int i = 0; i < v->rank && i < IR_MAX_RANK; i++) a.index[i] = v->index[i];
+            st->reads[0] = a;
+        } else if (st->routing == RT_COMBINE) {
+            const IrTensor *v = &op->tensors[st->out_tensor];
+            IrAccess a = {.tensor = v->id, .rank = v->rank};
+            for (int i = 0; i < v->rank && i < IR_MAX_RANK; i++) a.index[i] = v->index[i];
+            st->target = a;
+        }
         st->text = NULL;
         if (!stmt->rhs) continue;
         char buf[STMT_TEXT_CAP];
@@ -202,6 +215,10 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         put_str(&line, st->name);
         put(&line, " = ", 3);
         expr_text(&line, stmt->rhs);
+        if (stmt->by.name) {
+            put(&line, " by ", 4);
+            put_str(&line, stmt->by.name);
+        }
         if (line.used >= sizeof buf) {
             strcpy(buf + sizeof buf - 4, "...");
             line.used = sizeof buf - 1;

@@ -55,10 +55,34 @@ typedef struct IrTensor {
      * for every other tensor); `K.all`, a statement filling the whole
      * cache (a prefill): K's id, append_dim -1 */
     int appends_to, append_dim;
+    /* A routed view (docs/language.md 3.9): the rows of `view_of` (an
+     * `in` a dispatch reads, an `out` a combine writes) in the order
+     * routing `route` (an index into IrOp.routes) gives them, the token
+     * dimension replaced by the expert and slot ones; -1 for every other
+     * tensor.  A `route` tensor itself has `route` set, view_of -1. */
+    int view_of, route;
     Span span; /* declaration or first assignment */
 } IrTensor;
 
 typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;
+
+/* What a statement does with a routing (docs/language.md 3.9): makes it
+ * (`R[t, j] = top(x) g[t, x]`), gathers token rows into expert slots
+ * (a dispatch, `... by R` reading the tokens) or sums expert rows back
+ * into their tokens (a combine, `... by R` writing them). */
+typedef enum StmtRouting { RT_NONE, RT_ROUTER, RT_DISPATCH, RT_COMBINE } StmtRouting;
+
+/* A routing: `route R[T, K] : type capacity F;` made by its router
+ * statement, each of T tokens picking K of E experts, every expert
+ * holding `slots` = ceil(F T K / E) rows. */
+typedef struct IrRoute {
+    int tensor;              /* R */
+    int router;              /* the statement that assigns R */
+    int token, pick, expert; /* index ids: t and j of R[t, j], x of top(x) */
+    double capacity;         /* F (1 when not given) */
+    int64_t slots;           /* C, this instantiation's */
+    Span span;               /* R's declaration */
+} IrRoute;
 
 typedef struct FnCount {
     Name fn;   /* exp, rsqrt, ... (two-argument max/min too) */
@@ -135,6 +159,10 @@ typedef struct IrStmt {
      * tensor it reads naming both restricted dimensions (docs/language.md) */
     IrPredicate where, mask;
     StmtRole role; /* in a derived op: forward, recomputed, gradient, update */
+    /* routing (RT_NONE: none): its route (IrOp.routes) and, for a
+     * dispatch or combine, the slot index (-1 otherwise) */
+    StmtRouting routing;
+    int route, slot;
     Span span;
 } IrStmt;
 
@@ -153,6 +181,8 @@ typedef struct IrOp {
     /* the leading statements that are the forward pass: all of a written
      * op's, none of a backward op's, the op's own of a train op */
     int forward_count;
+    IrRoute *routes; /* its `route` tensors (docs/language.md 3.9) */
+    int route_count;
 } IrOp;
 
 /* Every index a statement iterates over: lhs then reduced. */

@@ -88,7 +88,10 @@ SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
 
 double sched_elem_bytes(const IrTensor *t) {
     int bits = elem_type_bits(t->type);
-    return bits > 0 ? bits / 8.0 : 1.0;
+    double bytes = bits > 0 ? bits / 8.0 : 1.0;
+    /* a route's pick: its weight, of the declared type, and the index of
+     * its expert, an int32 (docs/language.md 3.9) */
+    return t->use == TU_ROUTE ? bytes + 4 : bytes;
 }
 
 void sched_role_costs(const Schedule *s, double latency[4], double energy[4]) {
@@ -110,7 +113,7 @@ double sched_share(const Schedule *s, int st, int t) {
     double elems = 1;
     for (int r = 0; r < T->rank; r++)
         elems *= ix[r] >= 0 ? s->stmts[st].extent[sched_li(s, 0, ix[r])] : 1;
-    return elems * elem_type_bits(T->type) / 8.0;
+    return elems * sched_elem_bytes(T);
 }
 
 bool sched_dim_outside(const Schedule *s, int dim, int level) {

@@ -382,6 +382,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "pipeline"  { token = PIPELINE; goto done; }
         "microbatches" { token = MICROBATCHES; goto done; }
         "serve"     { token = SERVE; goto done; }
+        "by"        { token = BY; goto done; }
 
         ident {
             value->name = intern(start, (size_t)(ps->cursor - start));

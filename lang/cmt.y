@@ -260,6 +260,41 @@ static ElemType elem_type_of(ParseState *ps, Name name, CmtLoc l) {
     return ET_NONE;
 }
 
+/* `cache K[...] : T;` and `route R[...] : T [capacity F];`: declarations
+ * that open with a word the scanner does not reserve. */
+static TensorDecl *special_tensor(ParseState *ps, Name word, CmtLoc word_at, Ident *name,
+                                  ItemList *dims, Name type, CmtLoc type_at, Name tail,
+                                  Expr *capacity, CmtLoc whole) {
+    bool cached = strcmp(word, "cache") == 0, routed = strcmp(word, "route") == 0;
+    if (!cached && !routed) {
+        Diag *d = diag_error(ps->diags, sp(ps, word_at), "E0110",
+                             "unknown declaration `%s`: expected `in`, `out`, `param`, "
+                             "`cache`, `route` or `var`", word);
+        static const char *const declarations[] = {"in", "out", "param", "cache", "route", "var"};
+        const char *near = spell_suggest(word, declarations, 6);
+        if (near)
+            diag_help(d, ps->diags, "did you mean `%s`?", near);
+        else
+            diag_help(d, ps->diags, "a statement is written `%s[...] = ...;`",
+                      name->name ? name->name : "T");
+    } else if (tail && cached) {
+        diag_error(ps->diags, sp(ps, word_at), "E0110",
+                   "`capacity` belongs to a `route`, not a `cache`");
+    }
+    TensorDecl *t = ARENA_NEW(ps->arena, TensorDecl);
+    t->role = routed ? TR_OUT : TR_IN;
+    t->cached = cached;
+    t->routed = routed;
+    t->capacity = routed ? capacity : NULL;
+    t->name = *name;
+    t->dims = list_items(ps, dims);
+    t->dim_count = list_count(dims);
+    t->type = elem_type_of(ps, type, type_at);
+    t->type_span = sp(ps, type_at);
+    t->span = sp(ps, whole);
+    return t;
+}
+
 /* A reduction prefix binds to the whole right side: `sum(n) e[m, n] * 2`
  * reduces the product.  The grammar attaches the prefix to its first
  * operand; this moves it to the top of the statement's expression. */
@@ -411,7 +446,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
 %token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
-%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep" SERVE "serve"
+%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep" SERVE "serve" BY "by"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -439,7 +474,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <tagged> op_item
 %type <arch_parent> arch_parent_opt
 %type <sweep_values> sweep_values
-%type <ident> role_opt kind_opt at_opt
+%type <ident> role_opt kind_opt at_opt by_opt size_sep
 
 %%
 
@@ -597,31 +632,21 @@ tensor_decl:
         $$->type_span = sp(ps, @5);
         $$->span = sp(ps, @$);
     }
-  /* `cache K[B, L, G, D] : bf16;`: state kept between steps (a KV cache).
-     `cache` is not reserved (`kind cache;` names a memory kind), so the
-     declaration is an identifier followed by a name. */
+  /* `cache K[B, L, G, D] : bf16;`: state kept between steps (a KV cache);
+     `route R[T, K] : fp32;`: a routing, each of T tokens' K picks of an
+     expert (docs/language.md 3.9).  Neither word is reserved (`kind
+     cache;` names a memory kind), so the declaration is an identifier
+     followed by a name. */
   | IDENT name dims_opt COLON IDENT SEMI {
-        if (strcmp($1, "cache") != 0) {
-            Diag *d = diag_error(ps->diags, sp(ps, @1), "E0110",
-                                 "unknown declaration `%s`: expected `in`, `out`, `param`, "
-                                 "`cache` or `var`", $1);
-            static const char *const declarations[] = {"in", "out", "param", "cache", "var"};
-            const char *near = spell_suggest($1, declarations, 5);
-            if (near)
-                diag_help(d, ps->diags, "did you mean `%s`?", near);
-            else
-                diag_help(d, ps->diags, "a statement is written `%s[...] = ...;`",
-                          $2->name ? $2->name : "T");
-        }
-        $$ = ARENA_NEW(ps->arena, TensorDecl);
-        $$->role = TR_IN;
-        $$->cached = true;
-        $$->name = *$2;
-        $$->dims = list_items(ps, $3);
-        $$->dim_count = list_count($3);
-        $$->type = elem_type_of(ps, $5, @5);
-        $$->type_span = sp(ps, @5);
-        $$->span = sp(ps, @$);
+        $$ = special_tensor(ps, $1, @1, $2, $3, $5, @5, NULL, NULL, @$);
+    }
+  /* `route R[T, K] : fp32 capacity 1.25;` */
+  | IDENT name dims_opt COLON IDENT IDENT expr SEMI {
+        $$ = special_tensor(ps, $1, @1, $2, $3, $5, @5, $6, $7, @$);
+        if (strcmp($6, "capacity") != 0)
+            diag_error(ps->diags, sp(ps, @6), "E0110",
+                       "unexpected `%s` after the element type: a `route` may end with "
+                       "`capacity F`", $6);
     }
   | OUT name dims_opt COLON IDENT SEMI {
         $$ = ARENA_NEW(ps->arena, TensorDecl);
@@ -662,28 +687,38 @@ expr_list:
   ;
 
 stmt:
-    IDENT LBRACKET ident_list RBRACKET EQUALS expr where_opt SEMI {
+    IDENT LBRACKET ident_list RBRACKET EQUALS expr where_opt by_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = ident(ps, $1, @1);
         $$->indices = ident_list(ps, $3);
         $$->rhs = hoist_reduction(ps, $6);
         $$->where = $7;
+        if ($8) $$->by = *$8;
         $$->span = sp(ps, @$);
     }
-  | IDENT LBRACKET RBRACKET EQUALS expr where_opt SEMI {
+  | IDENT LBRACKET RBRACKET EQUALS expr where_opt by_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = ident(ps, $1, @1);
         $$->rhs = hoist_reduction(ps, $5);
         $$->where = $6;
+        if ($7) $$->by = *$7;
         $$->span = sp(ps, @$);
     }
-  | IDENT EQUALS expr where_opt SEMI {
+  | IDENT EQUALS expr where_opt by_opt SEMI {
         $$ = ARENA_NEW(ps->arena, Stmt);
         $$->target = ident(ps, $1, @1);
         $$->rhs = hoist_reduction(ps, $3);
         $$->where = $4;
+        if ($5) $$->by = *$5;
         $$->span = sp(ps, @$);
     }
+  ;
+
+/* `by R`: the statement moves rows between tokens and experts as routing
+ * R assigns them (docs/language.md 3.9) */
+by_opt:
+    %empty                      { $$ = NULL; }
+  | BY name                     { $$ = $2; }
   ;
 
 /* `where A <= B + c`: restricts the statement's iteration space */
@@ -956,7 +991,7 @@ attr:
   /* `shape 64 x 256 x 16`: the word after the first size tells this form
    * from `name expr_list`, so the first size is a number, a constant or a
    * parenthesised expression (no arithmetic outside parentheses) */
-  | IDENT shape_lead name simple_value name simple_value SEMI {
+  | IDENT shape_lead size_sep simple_value size_sep simple_value SEMI {
         $$ = new_attr(ps, ident(ps, $1, @1), @$);
         if ($3->name != intern_cstr("x") || $5->name != intern_cstr("x")) {
             Ident bad = $3->name != intern_cstr("x") ? *$3 : *$5;
@@ -976,7 +1011,7 @@ attr:
         $$->pairs = list_items(ps, $2);
         $$->pair_count = list_count($2);
     }
-  | ARRAY simple_value name simple_value SEMI {
+  | ARRAY simple_value size_sep simple_value SEMI {
         $$ = new_attr(ps, ident(ps, intern_cstr("array"), @1), @$);
         if ($3->name != intern_cstr("x"))
             diag_error(ps->diags, $3->span, "E0116",
@@ -987,6 +1022,13 @@ attr:
         $$->values[1] = $4;
         $$->value_count = 2;
     }
+  ;
+
+/* the `x` between sizes; `by`, a keyword, is taken here too so that
+ * `array 32 by 32` gets E0116 */
+size_sep:
+    name                        { $$ = $1; }
+  | BY                          { $$ = held(ps, ident(ps, intern_cstr("by"), @1)); }
   ;
 
 shape_lead:

@@ -132,7 +132,8 @@ static void report_training(const Schedule *s, DiagSink *diags) {
                                             [TU_WEIGHT] = "weight",
                                             [TU_WEIGHT_GRAD] = "weight gradient",
                                             [TU_OPT_STATE] = "optimizer state",
-                                            [TU_CACHE] = "cache"};
+                                            [TU_CACHE] = "cache",
+                                            [TU_ROUTE] = "routing"};
         largest = arena_printf(s->arena, "%s%s`%s` (%s) %s", largest, k ? ", " : "",
                                s->op->tensors[best].name, kinds[s->op->tensors[best].use],
                                bytes_text(s->arena, tr->held[best]));

@@ -105,6 +105,20 @@ static SchedNode *add_collective(Schedule *s, int group, int pos, int phase, con
     return node;
 }
 
+SchedNode *collective_insert(Schedule *s, int group, int position, int phase, int st, int tensor,
+                             CollKind kind, ReduceOp op, const int *dims, int count, double bytes,
+                             double executions) {
+    CollSite site = {st, tensor, 0, 0};
+    return add_collective(s, group, position, phase, &site, kind, op, dims, count, bytes,
+                          executions, 0);
+}
+
+double collective_time(const Schedule *s, int st, int tensor, CollKind kind, const int *dims,
+                       int count, double bytes) {
+    CollSite site = {st, tensor, 0, 0};
+    return cost_over(s, &site, kind, dims, count, bytes).time_s;
+}
+
 double collective_node_time(const Schedule *s, const SchedNode *n, double bytes) {
     CollSite site = {n->stmt, n->tensor, n->net_outer, n->net_inner};
     return cost_over(s, &site, n->coll, n->dims, n->dim_count, bytes).time_s;
@@ -806,6 +820,19 @@ static bool moves_along(const Schedule *s, const Layout *eff, int p, int c, cons
     return moves;
 }
 
+static bool only_combines_read(const IrOp *op, int st) {
+    int y = op->stmts[st].out_tensor, readers = 0;
+    for (int c = st + 1; c < op->stmt_count; c++) {
+        const IrStmt *cs = &op->stmts[c];
+        for (int q = 0; q < cs->input_count; q++)
+            if (cs->inputs[q] == y) {
+                if (cs->routing != RT_COMBINE) return false;
+                readers++;
+            }
+    }
+    return readers > 0 && op->tensors[y].kind == TK_INTERMEDIATE;
+}
+
 static void reductions_and_transitions(Schedule *s) {
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
@@ -826,6 +853,10 @@ static void reductions_and_transitions(Schedule *s) {
             else if (ss->out_layout[d].kind == LAY_PARTIAL)
                 eff[st * D + d] = (Layout){LAY_REPLICATED, -1};
         if (!pc) continue;
+        /* read only by combines, which add the partial rows into their
+         * tokens as they are: the combine reduces its result instead,
+         * which is smaller by the picks (pass_routing) */
+        if (only_combines_read(op, st)) continue;
         /* what the readers in the group need along the partial dims */
         bool need_all = needs_everywhere(s, st, pd, pc);
         int want_index = -1;

@@ -126,6 +126,17 @@ typedef struct PipeOp {
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count);
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
+void pass_routing(Schedule *s);     /* the exchanges of dispatches and combines */
+/* A collective node of statement st moving `tensor` over dims[0..count),
+ * `bytes` per instance and execution (allgather: the gathered buffer;
+ * alltoall: what an instance holds), `executions` times per instance,
+ * one copy per group of instances along the dims (pass_routing). */
+SchedNode *collective_insert(Schedule *s, int group, int position, int phase, int st, int tensor,
+                             CollKind kind, ReduceOp op, const int *dims, int count, double bytes,
+                             double executions);
+/* The time one such collective takes (s). */
+double collective_time(const Schedule *s, int st, int tensor, CollKind kind, const int *dims,
+                       int count, double bytes);
 void pass_cost(Schedule *s);        /* per-group and total cost */
 
 /* ------------------------------------------------ fast evaluation API */

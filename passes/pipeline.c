@@ -15,15 +15,16 @@ static const PassFn pass_fns[] = {
     pass_training,    /* what a training or serving step holds per device */
     pass_reuse,       /* loop nests, loads, stores, compute nodes */
     pass_collectives, /* broadcasts, reductions, layout changes */
+    pass_routing,     /* dispatches' and combines' exchanges */
     pass_cost,        /* times, energies, bounds, totals */
     pass_stages,      /* micro-batches through a pipeline's stages */
     pass_step,        /* a training step's time by phase, model FLOP rate */
     pass_serving,     /* a serving step's time to first token or per token */
 };
 
-const char *const pass_names[] = {"shapes",   "partition", "fusion",      "tiles",
-                                  "training", "reuse",     "collectives", "cost",
-                                  "stages",   "step",      "serving"};
+const char *const pass_names[] = {"shapes",      "partition", "fusion", "tiles",
+                                  "training",    "reuse",     "collectives", "routing",
+                                  "cost",        "stages",    "step",   "serving"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

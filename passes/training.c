@@ -50,6 +50,7 @@ void pass_training(Schedule *s) {
         case TU_WEIGHT_GRAD: into = &tr->gradients; break;
         case TU_OPT_STATE: into = &tr->optimizer; break;
         case TU_CACHE: into = &tr->caches; break;
+        case TU_ROUTE: break; /* made and read within the step */
         case TU_DATA:
             /* kept for the backward pass: made (or, for an input, read) by
              * the forward statements and read again after them; a serving

@@ -327,7 +327,14 @@ typedef enum ElemType { ET_NONE, CMT_ELEM_TYPES(VOCAB_ELEM_ENUM) } ElemType;
  * weight's gradient, or optimizer state (fp32 master copy and moments). */
 /* what a tensor is to a step: data, a weight, its gradient, optimizer
  * state, or a `cache` kept from step to step (a KV cache) */
-typedef enum TensorUse { TU_DATA, TU_WEIGHT, TU_WEIGHT_GRAD, TU_OPT_STATE, TU_CACHE } TensorUse;
+typedef enum TensorUse {
+    TU_DATA,
+    TU_WEIGHT,
+    TU_WEIGHT_GRAD,
+    TU_OPT_STATE,
+    TU_CACHE,
+    TU_ROUTE /* a `route`: each token's picks of an expert, with their weights */
+} TensorUse;
 
 /* What a statement of a derived op does in the training step: the forward
  * pass as written, a recomputed copy, a gradient, or the weight update. */

@@ -49,7 +49,8 @@
     X(RO_SUM, "sum") \
     X(RO_MAX, "max") \
     X(RO_MIN, "min") \
-    X(RO_MEAN, "mean")
+    X(RO_MEAN, "mean") \
+    X(RO_TOP, "top")
 
 /* ----------------------------------------------------------- arch words */
 
@@ -169,7 +170,8 @@
     X("out") \
     X("var") \
     X("param") \
-    X("where")
+    X("where") \
+    X("by")
 #define CMT_ARCH_KEYWORDS(X) \
     X("memory") \
     X("cluster") \
