@@ -1624,12 +1624,13 @@ static bool bind_slots(OpBuild *b, bool *bound) {
         const IrStmt *st = &b->stmts[k];
         if (st->routing != RT_DISPATCH && st->routing != RT_COMBINE) continue;
         IrRoute *r = &b->routes[st->route];
-        if (st->slot < 0 || bound[st->slot] || !bound[r->expert]) continue;
+        if (st->slot < 0 || !bound[r->expert]) continue;
         const IrTensor *R = &b->tensors[r->tensor];
         double E = (double)b->indices[r->expert].extent;
         double C = ceil(r->capacity * (double)R->extent[0] * (double)R->extent[1] / E - 1e-9);
         if (C < 1) C = 1;
         r->slots = (int64_t)C;
+        if (bound[st->slot]) continue; /* check_routes compares */
         bound[st->slot] = true;
         b->indices[st->slot].extent = r->slots;
         any = true;
@@ -1792,6 +1793,25 @@ static bool eval_capacities(OpBuild *b, ConstEnv *env) {
  * picks K different experts of E, and an expert holds a token once. */
 static bool check_routes(OpBuild *b, DiagSink *diags) {
     bool ok = true;
+    for (int k = 0; k < b->stmt_count; k++) {
+        const IrStmt *st = &b->stmts[k];
+        if ((st->routing != RT_DISPATCH && st->routing != RT_COMBINE) || st->slot < 0) continue;
+        const IrRoute *r = &b->routes[st->route];
+        const IrIndex *ix = &b->indices[st->slot];
+        if (ix->extent == r->slots) continue;
+        Diag *d = diag_error(diags, st->span, "E0438",
+                             "slot index `%s` ranges over %lld, but route `%s` gives each expert "
+                             "%lld slots",
+                             ix->name, (long long)ix->extent, b->tensors[r->tensor].name,
+                             (long long)r->slots);
+        diag_label(d, diags, ix->first_use, "`%s` ranges over %lld here", ix->name,
+                   (long long)ix->extent);
+        diag_note(d, diags, "C = ceil(capacity x T x K / E) = ceil(%g x %lld x %lld / %lld)",
+                  r->capacity, (long long)b->tensors[r->tensor].extent[0],
+                  (long long)b->tensors[r->tensor].extent[1],
+                  (long long)b->indices[r->expert].extent);
+        ok = false;
+    }
     for (int i = 0; i < b->route_count; i++) {
         const IrRoute *r = &b->routes[i];
         if (r->router < 0 || r->expert < 0) continue;

@@ -820,19 +820,6 @@ static bool moves_along(const Schedule *s, const Layout *eff, int p, int c, cons
     return moves;
 }
 
-static bool only_combines_read(const IrOp *op, int st) {
-    int y = op->stmts[st].out_tensor, readers = 0;
-    for (int c = st + 1; c < op->stmt_count; c++) {
-        const IrStmt *cs = &op->stmts[c];
-        for (int q = 0; q < cs->input_count; q++)
-            if (cs->inputs[q] == y) {
-                if (cs->routing != RT_COMBINE) return false;
-                readers++;
-            }
-    }
-    return readers > 0 && op->tensors[y].kind == TK_INTERMEDIATE;
-}
-
 static void reductions_and_transitions(Schedule *s) {
     const IrOp *op = s->op;
     const IrArch *arch = s->arch;
@@ -856,7 +843,7 @@ static void reductions_and_transitions(Schedule *s) {
         /* read only by combines, which add the partial rows into their
          * tokens as they are: the combine reduces its result instead,
          * which is smaller by the picks (pass_routing) */
-        if (only_combines_read(op, st)) continue;
+        if (combines_take_partials(s, st)) continue;
         /* what the readers in the group need along the partial dims */
         bool need_all = needs_everywhere(s, st, pd, pc);
         int want_index = -1;

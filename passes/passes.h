@@ -127,6 +127,11 @@ double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **o
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_routing(Schedule *s);     /* the exchanges of dispatches and combines */
+/* Whether the partial sums statement `producer` leaves are read only by
+ * combines, none split where they are partial: they then add the rows
+ * in as they are and reduce their tokens' rows once (pass_routing), and
+ * pass_collectives does not reduce them. */
+bool combines_take_partials(const Schedule *s, int producer);
 /* A collective node of statement st moving `tensor` over dims[0..count),
  * `bytes` per instance and execution (allgather: the gathered buffer;
  * alltoall: what an instance holds), `executions` times per instance,

@@ -151,7 +151,7 @@ static void combine(RouteSite *r) {
     }
     /* partial rows: the input is reduced over a dim and left partial */
     int from = op->tensors[is->inputs[0]].producer;
-    if (from < 0) return;
+    if (from < 0 || !combines_take_partials(s, from)) return;
     int partial[SCHED_MAX_DIMS], np = 0;
     bool on_tokens = true;
     for (int d = 0; d < s->arch->dim_count; d++) {
@@ -177,6 +177,27 @@ static void combine(RouteSite *r) {
             on_tokens ? "lie split there" : "every instance keeps",
             on_tokens ? "reduce_scatter" : "allreduce");
     (void)R;
+}
+
+bool combines_take_partials(const Schedule *s, int producer) {
+    const IrOp *op = s->op;
+    int y = op->stmts[producer].out_tensor, readers = 0;
+    if (op->tensors[y].kind != TK_INTERMEDIATE) return false;
+    for (int c = producer + 1; c < op->stmt_count; c++) {
+        const IrStmt *cs = &op->stmts[c];
+        for (int q = 0; q < cs->input_count; q++) {
+            if (cs->inputs[q] != y) continue;
+            if (cs->routing != RT_COMBINE) return false;
+            /* a combine split where the rows are partial would add only
+             * its own share of each row: it needs them complete */
+            for (int d = 0; d < s->arch->dim_count; d++)
+                if (s->stmts[producer].out_layout[d].kind == LAY_PARTIAL &&
+                    s->stmts[c].split[d] >= 0)
+                    return false;
+            readers++;
+        }
+    }
+    return readers > 0;
 }
 
 void pass_routing(Schedule *s) {
