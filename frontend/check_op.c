@@ -1069,6 +1069,8 @@ static void walk_combine(OpBuild *b, StmtWalk *w, int k, int route, int y) {
         diag_label(d, b->diags, b->info[y].def_span, "first assigned here");
         return;
     }
+    b->info[y].defined_by = k; /* (also when reported below) */
+    b->info[y].def_span = stmt->target.span;
     if (!check_index_list(b, &stmt->indices)) {
         b->ok = false;
         return;
@@ -1175,6 +1177,8 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
     }
     int route = stmt->by.name ? route_of_by(b, k) : -1;
     if (stmt->by.name && route < 0) {
+        /* reported: its target is not also "never assigned" */
+        if (t >= 0 && b->info[t].defined_by < 0) b->info[t].defined_by = k;
         b->ok = false;
         return;
     }
@@ -1327,7 +1331,8 @@ static void check_where(OpBuild *b, int k) {
     IrStmt *st = &b->stmts[k];
     st->where.cmp = PC_NONE;
     st->mask.cmp = PC_NONE;
-    if (!wh || !wh->lhs.name || !st->name) return;
+    /* a routed statement's `where` is E0436 already */
+    if (!wh || !wh->lhs.name || !st->name || b->od->stmts[k]->by.name) return;
     Ident rid;
     const Expr *offset;
     bool negate;
