@@ -58,7 +58,7 @@
        (1 font-lock-keyword-face) (2 font-lock-constant-face))
       (,(regexp-opt '("use" "const" "op" "in" "out" "var" "param" "arch" "memory" "cluster"
                       "compute" "role" "cost" "array" "mapping" "for" "on" "spatial"
-                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "serve" "sweep" "where")
+                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "serve" "sweep" "where" "by")
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "dragonfly"
@@ -69,7 +69,7 @@
       (,(regexp-opt '("int4" "int8" "int16" "int32" "fp8" "bf16" "fp16" "fp32") 'symbols)
        . font-lock-type-face)
       (,(concat (regexp-opt '("exp" "log" "sqrt" "rsqrt" "recip" "abs" "tanh" "sigmoid"
-                              "relu" "gelu" "silu" "dgelu" "step" "sign" "eq" "max" "min" "sum" "mean")
+                              "relu" "gelu" "silu" "dgelu" "step" "sign" "eq" "max" "min" "sum" "mean" "top")
                             'symbols)
                 "[ \t]*(")
        1 font-lock-builtin-face)
