@@ -401,6 +401,23 @@ int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
     return g->loop_count;
 }
 
+int sched_first_slot_loop(const Schedule *s, const SchedGroup *g, int st) {
+    const IrStmt *is = &s->op->stmts[st];
+    if (is->routing != RT_COMBINE) return g->loop_count;
+    int expert = s->op->routes[is->route].expert;
+    for (int q = 0; q < g->loop_count; q++) {
+        const SchedLoop *lp = &g->loops[q];
+        if (s->stmts[st].trips[sched_li(s, lp->level, lp->index)] <= 1) continue;
+        if (lp->index == expert || lp->index == is->slot) return q;
+    }
+    return g->loop_count;
+}
+
+bool sched_waits_for_slots(const Schedule *s, const SchedNode *n) {
+    return n->kind == SN_COLLECTIVE && n->stmt >= 0 && n->reduce_op != RO_NONE &&
+           s->op->stmts[n->stmt].routing == RT_COMBINE;
+}
+
 double sched_tiles_completed(const Schedule *s, const SchedGroup *g, int st, int tensor,
                              int max_level, int before, int *depth) {
     double k = 1;

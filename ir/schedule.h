@@ -531,6 +531,15 @@ double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
  * reduces (with more than one trip for st); g->loop_count when none.  A
  * tile of st's result holds partial sums until that loop closes. */
 int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st);
+/* A combine's token rows take every slot routed to them, and a uniform
+ * routing spreads a token's picks over the whole slot walk: they are
+ * complete once the loops over its experts and slots close.  The
+ * position of the outermost such loop (with more than one trip for st),
+ * g->loop_count when none or st is no combine (docs/cost-model.md 15). */
+int sched_first_slot_loop(const Schedule *s, const SchedGroup *g, int st);
+/* Whether collective n reduces a combine's token rows (it then waits for
+ * the combine's slot loops to close). */
+bool sched_waits_for_slots(const Schedule *s, const SchedNode *n);
 /* The tiles of `tensor` that statement st completes over the loops of g
  * at positions before `before` and levels 1 .. max_level (the product of
  * st's trips of those over the tensor's indices as st reads them);

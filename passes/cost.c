@@ -297,7 +297,9 @@ static double chunk_collectives(Schedule *s, SchedGroup *g, double tiles) {
             continue;
         const SchedStmt *ss = &s->stmts[n->stmt];
         bool result = s->op->stmts[n->stmt].out_tensor == n->tensor;
-        int before = result ? sched_first_reduced_loop(s, g, n->stmt) : g->loop_count;
+        int before = sched_waits_for_slots(s, n) ? sched_first_slot_loop(s, g, n->stmt)
+                     : result                    ? sched_first_reduced_loop(s, g, n->stmt)
+                                                 : g->loop_count;
         double walked = 1;
         for (int p = 0; p < before && p < g->loop_count; p++) {
             const SchedLoop *lp = &g->loops[p];
@@ -459,6 +461,14 @@ void pass_cost(Schedule *s) {
                 if (g->vector_depth == tiles) g->vector_depth = g->network_depth;
             }
             g->cost.memory_s = level_max;
+            /* a combine's reduction waits for the slot loops: the network
+             * pipelines only in the pieces it runs in (section 15) */
+            for (int i = g->first_node; i < g->first_node + g->node_count; i++) {
+                const SchedNode *n = &s->nodes[i];
+                double pieces = (n->count > 0 ? n->count : 1) * (n->chunks > 0 ? n->chunks : 1);
+                if (sched_waits_for_slots(s, n) && pieces < g->network_depth)
+                    g->network_depth = pieces;
+            }
             /* stages: matrix unit, vector unit, memory, network; each
              * adds one of its tiles to the slowest one's time (the stages
              * of the outermost tiling summed first, so a group on one

@@ -163,10 +163,17 @@ static void combine(RouteSite *r) {
         on_tokens &= token;
     }
     if (!np) return;
-    /* the tokens' rows over the partial dims, before the reduction */
+    /* the tokens' rows over the partial dims, before the reduction; a
+     * token's row is complete once every slot routed to it has run:
+     * after the loops over the experts and the slots (section 15) */
     double rows = token_rows_bytes(r, view, partial, np);
     CollKind kind = on_tokens ? CK_REDUCE_SCATTER : CK_ALLREDUCE;
+    int level = r->g->overlap == OVERLAP_LOCAL ? 0 : 1;
+    r->tiles = sched_tiles_completed(s, r->g, r->st, r->tensor, level,
+                                     sched_first_slot_loop(s, r->g, r->st), &r->depth);
+    if (!(r->tiles >= 1)) r->tiles = 1;
     SchedNode *n = exchange(r, 3, kind, RO_SUM, partial, np, rows);
+    n->after_inner = sched_next_loop(s, r->g, r->st, r->depth) < r->g->loop_count;
     if (s->want_text)
         n->reason = arena_printf(
             s->arena,

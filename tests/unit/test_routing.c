@@ -60,6 +60,10 @@ static const char *program_text =
     "mapping gathered for moe on quad {\n"
     "  spatial t -> c;\n  spatial for h, Ye: f -> c;\n"
     "}\n"
+    /* the same with the slots tiled at SRAM: 4 experts x 4 tiles of 8 */
+    "mapping gathered_tiled for moe on quad {\n"
+    "  spatial t -> c;\n  spatial for h, Ye: f -> c;\n  tile SRAM: x 1, s 8;\n"
+    "}\n"
     /* the dispatch and the combine split a row's columns */
     "mapping columns for moe on quad {\n"
     "  spatial t -> c;\n  spatial for h, Ye: f -> c;\n  spatial for Xe, Y: d -> c;\n"
@@ -149,6 +153,18 @@ int main(void) {
         CHECK(rs && near(rs->bytes, 32768) && near(rs->latency_s, 26.576e-6),
               "tp combine: reduce_scatter of the tokens' rows, 32 KiB, 26.576 us");
         CHECK(rs && rs->reduce_op == RO_SUM, "the combine sums");
+    }
+    /* slots tiled: the dispatch's allgather runs per slot tile, 16 of
+     * 2 KiB (32 KiB in all); the combine's reduce_scatter waits for the
+     * slot loops (a token's picks lie anywhere in them): once, 32 KiB */
+    s = unit_lowered(&arena, program, "gathered_tiled");
+    CHECK(s != NULL, "gathered_tiled lowers");
+    if (s) {
+        const SchedNode *ag = coll_of(s, "X.R", CK_ALLGATHER);
+        CHECK(ag && ag->count == 16 && near(ag->bytes, 2048), "tiled dispatch: 16 x 2 KiB");
+        const SchedNode *rs = coll_of(s, "Y.R", CK_REDUCE_SCATTER);
+        CHECK(rs && rs->count == 1 && near(rs->bytes, 32768),
+              "tiled combine: one reduce_scatter of 32 KiB after the slot loops");
     }
     /* the dispatch splits a row's columns d over the chips the tokens lie
      * on: each chip needs its 64 columns of every token, 64 x 64 x 2 B =
