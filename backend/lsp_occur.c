@@ -212,6 +212,7 @@ static void walk_op(Walk *w, const Decl *x) {
         const TensorDecl *t = op->tensors[i];
         emit(w, LSYM_TENSOR, t->name, x, true, false);
         for (int k = 0; k < t->dim_count; k++) walk_expr(w, t->dims[k]);
+        walk_expr(w, t->capacity); /* `route ... capacity F` */
         if (t->type != ET_NONE && t->type_span.file >= 0)
             emit(w, LSYM_VALUE, (Ident){intern_cstr(elem_type_name(t->type)), t->type_span, false},
                  NULL, false, false);
@@ -240,6 +241,8 @@ static void walk_op(Walk *w, const Decl *x) {
                 walk_expr(w, r);
             }
         }
+        /* `by R`: a use of the route R */
+        if (s->by.name) emit(w, LSYM_TENSOR, s->by, x, false, false);
     }
 }
 
