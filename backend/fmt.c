@@ -1090,8 +1090,7 @@ static bool decl_eq(const Decl *a, const Decl *b) {
         for (int i = 0; i < x->stmt_count; i++) {
             const Stmt *s = x->stmts[i], *t = y->stmts[i];
             if (!ident_eq(s->target, t->target) || !idents_eq(s->indices, t->indices) ||
-                !expr_eq(s->rhs, t->rhs) || !s->where != !t->where ||
-                !ident_eq(s->by, t->by))
+                !expr_eq(s->rhs, t->rhs) || !s->where != !t->where || !ident_eq(s->by, t->by))
                 return false;
             if (s->where &&
                 (!ident_eq(s->where->lhs, t->where->lhs) || s->where->cmp != t->where->cmp ||

@@ -112,11 +112,11 @@ typedef enum TensorRole { TR_IN, TR_OUT, TR_VAR } TensorRole;
 
 typedef struct TensorDecl {
     TensorRole role;
-    bool trained;  /* `param`: an `in` tensor that `phase train` updates */
-    bool cached;   /* `cache`: an `in` tensor kept between steps, appended to */
-    bool routed;   /* `route`: a routing of tokens to experts (an `out`) */
+    bool trained;   /* `param`: an `in` tensor that `phase train` updates */
+    bool cached;    /* `cache`: an `in` tensor kept between steps, appended to */
+    bool routed;    /* `route`: a routing of tokens to experts (an `out`) */
     Expr *capacity; /* `route ... capacity F`: slots per expert over the mean; NULL: 1 */
-    TensorUse use; /* set by derive.c in a train op; TU_DATA otherwise */
+    TensorUse use;  /* set by derive.c in a train op; TU_DATA otherwise */
     Ident name;
     Expr **dims; /* none for `var` */
     int dim_count;

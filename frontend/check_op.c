@@ -956,8 +956,8 @@ static int route_of_by(OpBuild *b, int k) {
     const IrRoute *r = &b->routes[b->tensors[t].route];
     if (r->router < 0 || r->router >= k) {
         Diag *d = op_error(b, stmt->by.span, "E0435",
-                           "`by %s`: route `%s` is not made before this statement",
-                           stmt->by.name, stmt->by.name);
+                           "`by %s`: route `%s` is not made before this statement", stmt->by.name,
+                           stmt->by.name);
         diag_label(d, b->diags, b->tensors[t].span, "declared here");
         diag_help(d, b->diags, "assign `%s[t, j] = top(x) g[t, x];` first", stmt->by.name);
         return -1;
@@ -1076,8 +1076,9 @@ static void walk_combine(OpBuild *b, StmtWalk *w, int k, int route, int y) {
         return;
     }
     if (stmt->indices.count != Y->rank) {
-        Diag *d = op_error(b, stmt->target.span, "E0402", "`%s` has %d dimension%s but is written with %d",
-                           Y->name, Y->rank, Y->rank == 1 ? "" : "s", stmt->indices.count);
+        Diag *d = op_error(b, stmt->target.span, "E0402",
+                           "`%s` has %d dimension%s but is written with %d", Y->name, Y->rank,
+                           Y->rank == 1 ? "" : "s", stmt->indices.count);
         diag_label(d, b->diags, Y->span, "declared here");
         return;
     }
@@ -1837,8 +1838,7 @@ static bool check_routes(OpBuild *b, DiagSink *diags) {
                                  "route `%s`: capacity %g gives each expert %lld slots, but there "
                                  "are %lld tokens and each comes to an expert at most once",
                                  R->name, r->capacity, (long long)r->slots, (long long)T);
-            diag_help(d, diags, "at most %g: T E / (T K) = E / K",
-                      (double)E / (double)K);
+            diag_help(d, diags, "at most %g: T E / (T K) = E / K", (double)E / (double)K);
             ok = false;
             continue;
         }

@@ -874,11 +874,11 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
         bool top = rhs && rhs->kind == EX_REDUCE && rhs->u.reduce.fn.name &&
                    strcmp(rhs->u.reduce.fn.name, "top") == 0;
         if (!st->by.name && !top) continue;
-        Diag *g = diag_error(s->diags, st->by.name ? st->by.span : rhs->u.reduce.fn.span, "E0328",
-                             "no gradient is derived through routing: `%s` %s",
-                             st->target.name ? st->target.name : "this statement",
-                             top ? "picks experts with `top`"
-                                 : "moves rows between tokens and experts");
+        Diag *g =
+            diag_error(s->diags, st->by.name ? st->by.span : rhs->u.reduce.fn.span, "E0328",
+                       "no gradient is derived through routing: `%s` %s",
+                       st->target.name ? st->target.name : "this statement",
+                       top ? "picks experts with `top`" : "moves rows between tokens and experts");
         diag_label(g, s->diags, use, "the backward pass is asked for here");
         diag_help(g, s->diags,
                   "map the forward op of a mixture-of-experts layer; its training step is not "

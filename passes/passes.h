@@ -142,7 +142,7 @@ SchedNode *collective_insert(Schedule *s, int group, int position, int phase, in
 /* The time one such collective takes (s). */
 double collective_time(const Schedule *s, int st, int tensor, CollKind kind, const int *dims,
                        int count, double bytes);
-void pass_cost(Schedule *s);        /* per-group and total cost */
+void pass_cost(Schedule *s); /* per-group and total cost */
 
 /* ------------------------------------------------ fast evaluation API */
 

@@ -22,9 +22,9 @@ static const PassFn pass_fns[] = {
     pass_serving,     /* a serving step's time to first token or per token */
 };
 
-const char *const pass_names[] = {"shapes",      "partition", "fusion", "tiles",
-                                  "training",    "reuse",     "collectives", "routing",
-                                  "cost",        "stages",    "step",   "serving"};
+const char *const pass_names[] = {"shapes",   "partition", "fusion",      "tiles",
+                                  "training", "reuse",     "collectives", "routing",
+                                  "cost",     "stages",    "step",        "serving"};
 const int pass_count = (int)(sizeof pass_fns / sizeof pass_fns[0]);
 
 bool pass_name_known(const char *name) {

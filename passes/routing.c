@@ -25,8 +25,8 @@ typedef struct RouteSite {
     int st, tensor; /* the routed statement and its view */
     const IrRoute *route;
     const SchedGroup *g;
-    int depth;        /* the loop its exchanges run in */
-    double tiles;     /* executions: the tiles it takes or makes */
+    int depth;                         /* the loop its exchanges run in */
+    double tiles;                      /* executions: the tiles it takes or makes */
     int token[SCHED_MAX_DIMS], tokens; /* the token dims */
 } RouteSite;
 
