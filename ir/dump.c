@@ -53,6 +53,18 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
                     ss->split[d] >= 0 ? op->indices[ss->split[d]].name : "-");
         fprintf(out, " (%s)\n", provenance_name(ss->split_prov));
         if (op->stmts[st].source) fprintf(out, "   derived %s\n", op->stmts[st].source);
+        const IrStmt *is = &op->stmts[st];
+        if (is->routing != RT_NONE) {
+            /* routing (docs/language.md 3.9): what it does, and the route */
+            const IrRoute *r = &op->routes[is->route];
+            static const char *const what[] = {[RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch",
+                                               [RT_COMBINE] = "combine"};
+            fprintf(out, "   %s of route %s: token %s, expert %s, %lld slots (capacity %g)",
+                    what[is->routing], op->tensors[r->tensor].name, op->indices[r->token].name,
+                    op->indices[r->expert].name, (long long)r->slots, r->capacity);
+            if (is->slot >= 0) fprintf(out, ", slot %s", op->indices[is->slot].name);
+            fprintf(out, "\n");
+        }
         const IrPredicate *mk = &op->stmts[st].mask;
         if (mk->cmp != PC_NONE) {
             Arena a = {0};
