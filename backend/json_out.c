@@ -60,6 +60,19 @@ static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
         json_object_set_new(o, "from", json_string(level_name(s, n->from_level)));
         json_object_set_new(o, "to", json_string(level_name(s, n->to_level)));
     }
+    if (n->kind == SN_COMPUTE && n->stmt >= 0 && s->op->stmts[n->stmt].routing != RT_NONE) {
+        /* routing (language.md 3.9): what the statement does with which route */
+        const IrStmt *is = &s->op->stmts[n->stmt];
+        const IrRoute *rt = &s->op->routes[is->route];
+        static const char *const what[] = {[RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch",
+                                           [RT_COMBINE] = "combine"};
+        json_t *r = json_object();
+        json_object_set_new(r, "role", json_string(what[is->routing]));
+        json_object_set_new(r, "route", json_string(s->op->tensors[rt->tensor].name));
+        json_object_set_new(r, "slots", json_integer(rt->slots));
+        json_object_set_new(r, "capacity", json_real(rt->capacity));
+        json_object_set_new(o, "routing", r);
+    }
     if (n->kind == SN_COMPUTE) {
         json_object_set_new(o, "unit", n->unit ? json_string(n->unit->name) : json_null());
         json_object_set_new(o, "ops", json_real(n->ops));
