@@ -1355,6 +1355,28 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
         }
     Span where = first >= 0 ? dec[first].span : m->span;
     Diag *g;
+    /* no configuration was ever costed: the tile rules, not a capacity,
+     * left nothing (least_cost is then empty: its "0 B" would mislead) */
+    bool rules_only = lc->memory < 0 || !(lc->need > 0);
+    if (rules_only) {
+        g = diag_error(p->diags, where, "E0370",
+                       first >= 0 && !arch_alone
+                           ? "no mapping fits with %s: no choice of the holes passes the tile rules"
+                           : "no mapping of `%s` passes the tile rules",
+                       first >= 0 && !arch_alone ? decision_text(a, m, &dec[first]) : m->name);
+        for (int d = first + 1; first >= 0 && !arch_alone && d < nd; d++)
+            if (keep[d])
+                diag_label(g, p->diags, dec[d].span, "%s conflicts with it",
+                           decision_text(a, m, &dec[d]));
+        diag_note(g, p->diags,
+                  "a hole's tile is a divisor of what it tiles (E0311) and gives every instance "
+                  "of a split inside its level a share of each tile (E0326): with these "
+                  "decisions no tile does, so nothing was costed");
+        diag_help(g, p->diags,
+                  "split the index over fewer instances, or give its tile by hand: a tile need "
+                  "not divide the extent");
+        return;
+    }
     if (arch_alone || first < 0) {
         g = diag_error(p->diags, where, "E0370",
                        "no mapping of `%s` fits `%s`: %s would need %s; it has %s", m->name,
