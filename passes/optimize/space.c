@@ -505,6 +505,13 @@ static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64
         if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
         int64_t p = split_between(sp, split, st, l, sp->L, i);
         if (p <= 1) continue;
+        /* a tile of the whole share is no tile: the range itself is dealt
+         * out, which E0310 limits (check_mapping.c's E0326 rule alike) */
+        int64_t outer = 1;
+        for (int d = 0; d < sp->D; d++)
+            if (split[st * sp->D + d] == i && dim_outside_level(sp->arch, d, l))
+                outer *= sp->arch->dims[d].size;
+        if (t >= (sp->op->indices[i].extent + outer - 1) / outer) continue;
         /* contiguous runs of ceil(t / p) elements: every instance gets one */
         int64_t run = (t + p - 1) / p;
         if (t < p || (t + run - 1) / run < p) return false;
