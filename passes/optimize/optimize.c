@@ -1373,8 +1373,8 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
                   "of a split inside its level a share of each tile (E0326): with these "
                   "decisions no tile does, so nothing was costed");
         diag_help(g, p->diags,
-                  "split the index over fewer instances, or give its tile by hand: a tile need "
-                  "not divide the extent");
+                  "change a decision named here, or make it a hole too, so that some tile "
+                  "satisfies both");
         return;
     }
     if (arch_alone || first < 0) {
