@@ -1369,9 +1369,10 @@ static void explain_infeasible(Program *p, IrMapping *m, Search *se, double dead
                 diag_label(g, p->diags, dec[d].span, "%s conflicts with it",
                            decision_text(a, m, &dec[d]));
         diag_note(g, p->diags,
-                  "a hole's tile is a divisor of what it tiles (E0311) and gives every instance "
-                  "of a split inside its level a share of each tile (E0326): with these "
-                  "decisions no tile does, so nothing was costed");
+                  "a hole's tile divides what it tiles and is a multiple of a tile given inside "
+                  "it with no split between (E0311), and gives every instance of a split "
+                  "inside its level a share of each tile (E0326): with these decisions no "
+                  "tile does, so nothing was costed");
         diag_help(g, p->diags,
                   "change a decision named here, or make it a hole too, so that some tile "
                   "satisfies both");
