@@ -306,6 +306,33 @@ int cmd_compile(int argc, char **argv) {
         out.items[out.count++] = *r;
     }
     if (baseline_mapping && !base && status == EXIT_OK) status = EXIT_DIAGNOSTICS;
+    /* the models whose parts compiled (every mapping is compiled unless
+     * --mapping names one) */
+    out.models = ARENA_ARRAY(&arena, ModelResult, p->model_count + 1);
+    for (int k = 0; !only && k < p->model_count; k++) {
+        const IrModel *model = p->models[k];
+        const IrMapping *want[3] = {model->layers, model->embed, model->head};
+        const MappingResult *got[3] = {NULL, NULL, NULL};
+        bool ready = true;
+        for (int j = 0; j < 3; j++) {
+            if (!want[j]) continue;
+            for (int i = 0; i < p->mapping_count && !got[j]; i++)
+                if (p->mappings[i] == want[j] && compiled[i]) got[j] = &all[i];
+            if (!got[j]) ready = false;
+        }
+        if (!ready) {
+            fprintf(stderr, "cmtc: note: model '%s' is not composed: a mapping of it did not compile\n",
+                    model->name);
+            continue;
+        }
+        ModelResult *mr = &out.models[out.model_count++];
+        mr->model = model;
+        mr->layers = got[0];
+        mr->embed = got[1];
+        mr->head = got[2];
+        mr->step = model_step(&arena, got[0]->sched, got[1] ? got[1]->m : NULL,
+                              got[2] ? got[2]->m : NULL);
+    }
     /* Any error diagnostic means exit 1, even when the mapping was still
      * produced; the --emit-lp file not written (E0374) is an I/O failure,
      * 2; a solver failure (3) stays the higher code. */

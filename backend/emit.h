@@ -23,10 +23,19 @@ typedef struct FailedMapping {
     const char *why;
 } FailedMapping;
 
+/* A model of the file whose parts all compiled, and its step. */
+typedef struct ModelResult {
+    const IrModel *model;
+    const MappingResult *layers, *embed, *head; /* embed, head NULL when absent */
+    ModelStep step;
+} ModelResult;
+
 typedef struct CompileOutput {
     const char *file; /* as given on the command line */
     MappingResult *items;
     int count;
+    ModelResult *models;
+    int model_count;
     Arena *arena;
     FailedMapping *failed;
     int failed_count;

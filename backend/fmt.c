@@ -843,6 +843,24 @@ static void print_decl(Fmt *F, const Decl *d) {
         put_ident(F, d->name, true);
         print_sweep(F, d);
         return;
+    case DK_MODEL: {
+        put(F, "model", 5, d->span.start, d->span.start + 5, false);
+        put_ident(F, d->name, true);
+        const ModelDecl *md = &d->u.model;
+        if (md->part_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
+            puts_(F, "{}", true);
+            end_line(F);
+            return;
+        }
+        open_block(F);
+        for (int i = 0; i < md->part_count; i++) {
+            put_ident(F, md->parts[i].role, false);
+            put_ident(F, md->parts[i].mapping, true);
+            put_semi(F, md->parts[i].span);
+        }
+        close_block(F, d->span);
+        return;
+    }
     case DK_ERROR:
         put_span(F, d->span, false);
         end_line(F);
@@ -1123,6 +1141,15 @@ static bool decl_eq(const Decl *a, const Decl *b) {
                 return false;
         for (int i = 0; i < x->item_count; i++)
             if (!map_item_eq(x->items[i], y->items[i])) return false;
+        return true;
+    }
+    case DK_MODEL: {
+        const ModelDecl *x = &a->u.model, *y = &b->u.model;
+        if (x->part_count != y->part_count) return false;
+        for (int i = 0; i < x->part_count; i++)
+            if (!ident_eq(x->parts[i].role, y->parts[i].role) ||
+                !ident_eq(x->parts[i].mapping, y->parts[i].mapping))
+                return false;
         return true;
     }
     case DK_SWEEP: {

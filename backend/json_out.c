@@ -360,6 +360,39 @@ static json_t *diags_json(const CompileOutput *o) {
     return json_is_array(items) ? items : (json_decref(items), json_array());
 }
 
+/* A model's step (docs/json-output.md, "model"). */
+static json_t *part_json(const char *mapping, const ModelPartCost *c) {
+    json_t *o = json_object();
+    json_object_set_new(o, "mapping", json_string(mapping));
+    json_object_set_new(o, "forward_s", json_real(c->forward_s));
+    json_object_set_new(o, "backward_s", json_real(c->backward_s));
+    json_object_set_new(o, "update_s", json_real(c->update_s));
+    json_object_set_new(o, "energy_j", json_real(c->energy_j));
+    json_object_set_new(o, "held_bytes", json_real(c->held_bytes));
+    return o;
+}
+
+static json_t *model_json(const ModelResult *mr) {
+    const ModelStep *st = &mr->step;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(mr->model->name));
+    json_object_set_new(o, "layers", json_string(mr->layers->m->name));
+    if (mr->embed) json_object_set_new(o, "embed", part_json(mr->embed->m->name, &st->embed));
+    if (mr->head) json_object_set_new(o, "head", part_json(mr->head->m->name, &st->head));
+    json_object_set_new(o, "step_s", json_real(st->step_s));
+    json_object_set_new(o, "layers_step_s", json_real(st->layers_step_s));
+    json_object_set_new(o, "energy_j", json_real(st->energy_j));
+    json_object_set_new(o, "micro_batches", json_real(st->micro));
+    json_object_set_new(o, "stages", json_real(st->stages));
+    json_object_set_new(o, "simulated", json_boolean(st->simulated));
+    json_object_set_new(o, "first_stage_bytes", json_real(st->first_bytes));
+    json_object_set_new(o, "last_stage_bytes", json_real(st->last_bytes));
+    json_object_set_new(o, "model_flop", json_real(st->model_flop));
+    json_object_set_new(o, "achieved_flops", json_real(st->achieved_flops));
+    json_object_set_new(o, "peak_flops", json_real(st->peak_flops));
+    return o;
+}
+
 void emit_json(FILE *out, const CompileOutput *o) {
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string("cmtc.compile"));
@@ -376,6 +409,9 @@ void emit_json(FILE *out, const CompileOutput *o) {
         json_array_append_new(failed, f);
     }
     json_object_set_new(root, "not_compiled", failed);
+    json_t *models = json_array();
+    for (int k = 0; k < o->model_count; k++) json_array_append_new(models, model_json(&o->models[k]));
+    json_object_set_new(root, "models", models);
     if (o->diags) json_object_set_new(root, "diagnostics", diags_json(o));
     json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     fputc('\n', out);

@@ -437,6 +437,50 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     }
 }
 
+/* A model's step (docs/language.md 5.13, cost-model.md 13.3). */
+static void print_model(FILE *out, Arena *a, const ModelResult *mr) {
+    const ModelStep *st = &mr->step;
+    const Schedule *ls = mr->layers->sched;
+    fprintf(out, "\nmodel %s: layers %s (%lld x %s)", mr->model->name, mr->layers->m->name,
+            (long long)(mr->layers->m->repeat > 0 ? mr->layers->m->repeat : 1),
+            ls->op->name);
+    if (mr->embed) fprintf(out, ", embed %s", mr->embed->m->name);
+    if (mr->head) fprintf(out, ", head %s", mr->head->m->name);
+    fputc('\n', out);
+    fprintf(out, "  step %s   energy %s   (the layers alone: %s)\n", fmt_time(a, st->step_s),
+            fmt_energy(a, st->energy_j), fmt_time(a, st->layers_step_s));
+    const ModelPartCost *parts[2] = {&st->embed, &st->head};
+    static const char *const names[2] = {"embed", "head"};
+    static const char *const where[2] = {"the first stage", "the last stage"};
+    for (int j = 0; j < 2; j++) {
+        const ModelPartCost *c = parts[j];
+        if (!c->present) continue;
+        fprintf(out, "  %-6s forward %s, backward %s a micro-batch (x %.0f%s%s); update %s\n",
+                names[j], fmt_time(a, c->forward_s), fmt_time(a, c->backward_s), st->micro,
+                st->stages > 1 ? ", on " : "", st->stages > 1 ? where[j] : "",
+                fmt_time(a, c->update_s));
+    }
+    if (st->stages > 1)
+        fprintf(out, "  pipeline of %.0f stages, %.0f micro-batches: the ends' passes longer%s\n",
+                st->stages, st->micro,
+                st->simulated ? ", the schedule run pass by pass"
+                              : " (past the simulation's limit: the closed form)");
+    if (st->first_bytes > 0) {
+        if (st->stages > 1)
+            fprintf(out, "  per device: the first stage %s, the last %s", fmt_bytes(a, st->first_bytes),
+                    fmt_bytes(a, st->last_bytes));
+        else
+            fprintf(out, "  per device: %s", fmt_bytes(a, st->first_bytes));
+        if (st->capacity > 0) fprintf(out, " of %s", fmt_bytes(a, st->capacity));
+        fputc('\n', out);
+    }
+    if (st->peak_flops > 0 && st->model_flop > 0)
+        fprintf(out, "  model FLOP %s: %s/s, %.1f%% of the matrix units' peak (MFU)\n",
+                unit_format(a, st->model_flop, (UnitDim){BU_FLOP, BU_NONE}),
+                unit_format(a, st->achieved_flops, (UnitDim){BU_FLOP, BU_NONE}),
+                100 * st->achieved_flops / st->peak_flops);
+}
+
 void emit_listing(FILE *out, const CompileOutput *o) {
     Arena *a = o->arena;
     for (int k = 0; k < o->count; k++) {
@@ -488,4 +532,5 @@ void emit_listing(FILE *out, const CompileOutput *o) {
             print_group(out, a, s, &s->groups[g], r->solver.status != SOLVER_NOT_NEEDED);
         }
     }
+    for (int k = 0; k < o->model_count; k++) print_model(out, a, &o->models[k]);
 }

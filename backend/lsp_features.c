@@ -668,6 +668,15 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
         }
         return false;
     }
+    case DK_MODEL: {
+        if (on_ident(x->name, off)) {
+            *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
+            return true;
+        }
+        for (int i = 0; i < x->u.model.part_count; i++)
+            if (hit_global_ref(d, x->u.model.parts[i].mapping, DK_MAPPING, off, h)) return true;
+        return false;
+    }
     case DK_SWEEP: {
         if (on_ident(x->name, off)) {
             *h = (Hit){.kind = H_GLOBAL, .target = x, .name = x->name.name, .span = x->name.span};
@@ -1519,6 +1528,17 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
                     break;
                 }
                 }
+            }
+            json_array_append_new(out, sym);
+            break;
+        }
+        case DK_MODEL: {
+            json_t *sym = symbol(s, d, x->name.name, "model", SK_OBJECT, x->span, x->name.span);
+            for (int k = 0; k < x->u.model.part_count; k++) {
+                const ModelPart *part = &x->u.model.parts[k];
+                if (!part->role.name || !part->mapping.name) continue;
+                add_child(sym, symbol(s, d, part->role.name, part->mapping.name, SK_KEY,
+                                      part->span, part->role.span));
             }
             json_array_append_new(out, sym);
             break;

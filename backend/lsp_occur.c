@@ -380,6 +380,14 @@ void lsp_occurrences(LspScope sc, const Module *m, LspOccurFn fn, void *ctx) {
                 }
             }
             break;
+        case DK_MODEL:
+            /* its parts name mappings (the role words are keywords here) */
+            for (int k = 0; k < x->u.model.part_count; k++) {
+                const ModelPart *part = &x->u.model.parts[k];
+                if (part->role.name) emit_span(&w, LSYM_VALUE, part->role.span);
+                if (part->mapping.name) emit_global(&w, part->mapping, DK_MAPPING);
+            }
+            break;
         }
     }
 }

@@ -75,6 +75,7 @@ static void module_symbols(Collect *c, const Module *m) {
         case DK_CONST: add(c, path, f, x->name, SK_CONSTANT, NULL); break;
         case DK_MAPPING:
         case DK_SWEEP: add(c, path, f, x->name, SK_OBJECT, NULL); break;
+        case DK_MODEL: add(c, path, f, x->name, SK_OBJECT, NULL); break;
         case DK_OP:
             add(c, path, f, x->name, SK_FUNCTION, NULL);
             for (int k = 0; k < x->u.op.tensor_count; k++)

@@ -291,7 +291,29 @@ typedef struct SweepDecl {
     int axis_count;
 } SweepDecl;
 
-typedef enum DeclKind { DK_ERROR, DK_USE, DK_CONST, DK_OP, DK_ARCH, DK_MAPPING, DK_SWEEP } DeclKind;
+/* `model NAME { ROLE MAPPING; ... }`: the parts of a model, each a
+ * mapping (docs/language.md 5.13) */
+typedef struct ModelPart {
+    Ident role;    /* embed, layers or head */
+    Ident mapping; /* the mapping's name */
+    Span span;
+} ModelPart;
+
+typedef struct ModelDecl {
+    ModelPart *parts;
+    int part_count;
+} ModelDecl;
+
+typedef enum DeclKind {
+    DK_ERROR,
+    DK_USE,
+    DK_CONST,
+    DK_OP,
+    DK_ARCH,
+    DK_MAPPING,
+    DK_SWEEP,
+    DK_MODEL
+} DeclKind;
 
 typedef struct Decl {
     DeclKind kind;
@@ -307,6 +329,7 @@ typedef struct Decl {
         ArchDecl arch;
         MappingDecl mapping;
         SweepDecl sweep;
+        ModelDecl model;
     } u;
 } Decl;
 

@@ -28,6 +28,8 @@ typedef struct Program {
     int mapping_count;
     const IrSweep **sweeps; /* the root file's sweeps that checked */
     int sweep_count;
+    const IrModel **models; /* the root file's models that checked */
+    int model_count;
 } Program;
 
 typedef struct CheckOptions {

@@ -41,6 +41,7 @@ static const char *decl_kind_name(DeclKind k) {
     case DK_ARCH: return "arch";
     case DK_MAPPING: return "mapping";
     case DK_SWEEP: return "sweep";
+    case DK_MODEL: return "model";
     case DK_USE:
     case DK_ERROR: break;
     }

@@ -491,10 +491,20 @@ static void check_module_decls(Sema *s, Module *m, bool root) {
             }
             break;
         }
+        case DK_MODEL: break; /* after every mapping: check_models */
         case DK_USE:
         case DK_CONST:
         case DK_ERROR: break;
         }
+    }
+}
+
+/* The root file's models, once all its mappings are checked. */
+static void check_models(Sema *s, Module *m) {
+    for (int i = 0; i < m->decl_count; i++) {
+        const Decl *d = m->decls[i];
+        GlobalEntry *g = d->name.name ? globals_find(s->globals, d->name.name) : NULL;
+        if (d->kind == DK_MODEL && g && g->decl == d) check_model(s, d);
     }
 }
 
@@ -584,6 +594,7 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceF
 
     check_module_decls(s, p->modules[0], true);
     for (int i = 1; i < p->module_count; i++) check_module_decls(s, p->modules[i], false);
+    check_models(s, p->modules[0]);
     drop_repeated_diags(diags, first_diag);
     return p;
 }

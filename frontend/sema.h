@@ -200,7 +200,7 @@ typedef struct Sema {
     ConstEnv env;                   /* global scope */
     DeclCache op_cache;             /* entry: OpCacheEntry*, chained by instantiation */
     DeclCache arch_cache;           /* entry: ArchCacheEntry* */
-    PtrVec archs, mappings, sweeps; /* what Program lists, grown by doubling */
+    PtrVec archs, mappings, sweeps, models; /* what Program lists, grown by doubling */
     IrArch *partial_arch;           /* check_arch's arch with errors, names only */
     /* `cmtc sweep --set`: axes replacing those of the same name */
     SweepAxisDecl *set_axes;
@@ -268,6 +268,8 @@ IrArch *check_arch(Sema *s, const Decl *arch_decl, const ArchParams *params);
 IrMapping *check_mapping(Sema *s, const Decl *mapping_decl);
 /* Checks a sweep and lists its IR in the program (check_sweep.c). */
 void check_sweep(Sema *s, const Decl *sweep_decl);
+/* A `model` of the root file, once its mappings are checked (check_model.c). */
+void check_model(Sema *s, const Decl *model_decl);
 /* The arch of a mapping or a parent: the default instantiation when
  * there are no bindings, else the one for the bound values (cached);
  * NULL with the binding's mistake reported. */

@@ -543,6 +543,17 @@ typedef struct IrMapping {
     bool recompute_chosen; /* from `recompute ?` */
 } IrMapping;
 
+/* `model NAME { embed E; layers L; head H; }` (docs/language.md 5.13): a
+ * model of mappings, its layers the repeated one (their pipeline, micro-
+ * batches and phase are the model's), the embedding run before them on
+ * the first stage and the head after them on the last, each once per
+ * micro-batch.  embed and head are NULL when not given. */
+typedef struct IrModel {
+    Name name;
+    Span span;
+    const IrMapping *embed, *layers, *head;
+} IrModel;
+
 /* Whether the step accumulates weight gradients over micro-batches (or
  * runs a pipeline), so that their reduction runs once per step. */
 static inline bool ir_accumulates(const IrMapping *m) {

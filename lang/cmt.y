@@ -459,11 +459,11 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <expr> expr call reduce_operand simple_value expr_or_hole
 %type <expr> shape_lead
 %type <ident> name ident_or_hole path_part
-%type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl sweep_decl
+%type <decl> decl use_decl const_decl op_decl arch_decl mapping_decl sweep_decl model_decl
 %type <list> params_opt params param_list ident_list dims_opt expr_list
 %type <list> op_body arch_body attr_block attrs cluster_dims cost_pairs
 %type <list> bindings_opt binding_list map_body assigns dim_targets tiles
-%type <list> module_path args_opt arg_list for_stmts sweep_axes
+%type <list> module_path args_opt arg_list for_stmts sweep_axes model_parts
 %type <attr> attr
 %type <arch_item> arch_item
 %type <map_item> map_item
@@ -493,6 +493,7 @@ decl:
   | arch_decl
   | mapping_decl
   | sweep_decl
+  | model_decl
   | error SEMI {
         /* `op h(M = 64) { ...; ... }`: the recovery stopped at a `;` inside
          * a block it skipped into; skip the rest of that block too, or its
@@ -1081,6 +1082,36 @@ mapping_decl:
   ;
 
 /* ----------------------------------------------------------- sweeps */
+
+/* `model gpt { embed e; layers l; head h; }`: a model of mappings
+ * (docs/language.md 5.13).  `model` is not reserved: a declaration that
+ * opens with an identifier is one. */
+model_decl:
+    IDENT name LBRACE model_parts RBRACE {
+        $$ = new_decl(ps, DK_MODEL, @$);
+        $$->name = *$2;
+        $$->u.model.parts = list_items(ps, $4);
+        $$->u.model.part_count = list_count($4);
+        if (strcmp($1, "model") != 0) {
+            Diag *d = diag_error(ps->diags, sp(ps, @1), "E0110",
+                                 "unknown declaration `%s`: expected `use`, `const`, `op`, `arch`, "
+                                 "`mapping`, `sweep` or `model`", $1);
+            static const char *const words[] = {"use", "const", "op", "arch", "mapping",
+                                                 "sweep", "model"};
+            const char *near = spell_suggest($1, words, 7);
+            if (near) diag_help(d, ps->diags, "did you mean `%s`?", near);
+            $$->kind = DK_ERROR;
+        }
+    }
+  ;
+
+model_parts:
+    %empty                      { $$ = list_new(ps); }
+  | model_parts name name SEMI {
+        ModelPart part = {*$2, *$3, span_join($2->span, sp(ps, @4))};
+        $$ = list_push(ps, $1, &part, sizeof part);
+    }
+  ;
 
 sweep_decl:
     SWEEP name LBRACE sweep_axes RBRACE {

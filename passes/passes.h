@@ -124,6 +124,42 @@ typedef struct PipeOp {
  * stage in running order, and returns the time the last one ends (s); -1
  * when there is no pipeline or more than `limit` operations. */
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count);
+/* The same schedule with a model's ends (docs/cost-model.md 13.3): the
+ * first virtual stage's passes take first_f (forward) and first_b
+ * (backward) more, the last one's last_f and last_b.  The time the last
+ * pass ends (s); past the simulation's limit the closed form plus the
+ * busier end's extra work per micro-batch (*simulated false then); -1
+ * without a pipeline. */
+double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b,
+                                   double last_f, double last_b, bool *simulated);
+
+/* A model's step (`model`, docs/language.md 5.13, cost-model.md 13.3):
+ * its layers' step with the embedding's and the head's work of every
+ * micro-batch on the first and the last stage. */
+typedef struct ModelPartCost {
+    bool present;
+    double forward_s, backward_s; /* one micro-batch (backward: with recomputation) */
+    double update_s;              /* once per step: update and gradient reductions */
+    double energy_j;              /* every micro-batch and the update */
+    double held_bytes;            /* what a device of its stage holds for it */
+    double model_flop;
+} ModelPartCost;
+typedef struct ModelStep {
+    ModelPartCost embed, head;
+    double micro;          /* micro-batches per step */
+    double stages;         /* p (1 without a pipeline) */
+    double layers_step_s;  /* the layers' step alone */
+    double step_s;         /* the model's */
+    double energy_j;
+    double first_bytes, last_bytes; /* per device: the first and the last stage */
+    double capacity;                /* the outermost memory's, per device */
+    double model_flop, achieved_flops, peak_flops;
+    bool simulated; /* the pipeline was run pass by pass */
+} ModelStep;
+/* layers: the layers' lowered schedule; embed, head: the parts' complete
+ * mappings or NULL.  Lowers each part with the layers' micro-batches. */
+ModelStep model_step(Arena *arena, const Schedule *layers, const IrMapping *embed,
+                     const IrMapping *head);
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_routing(Schedule *s);     /* the exchanges of dispatches and combines */

@@ -82,6 +82,10 @@ typedef struct Sim {
     PipeSchedule schedule;
     double f_dur, b_dur, f_send, b_send;
     bool blocking; /* a stage waits for its send (`overlap local`) */
+    /* a model's embedding on the first virtual stage, its head on the
+     * last: their forward and backward passes (s; docs/cost-model.md
+     * 13.3), 0 for a layer alone */
+    double first_f, first_b, last_f, last_b;
 } Sim;
 
 static long warmup_of(const Sim *sim, int r) {
@@ -138,7 +142,9 @@ static double simulate(const Sim *sim, PipeOp *record) {
                                             : b_arrive[at + m];
                 if (ready < 0 || (!forward && f_end[at] < 0)) break; /* input not made yet */
                 op.start_s = ready > free_at[r] ? ready : free_at[r];
-                op.end_s = op.start_s + (forward ? sim->f_dur : sim->b_dur);
+                double extra = (vs == 0 ? (forward ? sim->first_f : sim->first_b) : 0) +
+                               (vs == last ? (forward ? sim->last_f : sim->last_b) : 0);
+                op.end_s = op.start_s + (forward ? sim->f_dur : sim->b_dur) + extra;
                 free_at[r] = op.end_s;
                 if (op.end_s > makespan) makespan = op.end_s;
                 double *link = forward ? &link_f[r] : &link_b[r];
@@ -192,8 +198,35 @@ static Sim sim_of(const Schedule *s) {
                pp->stage_backward_s / pp->chunks,
                pp->send_forward_s,
                pp->send_backward_s,
-               s->m->overlap == OVERLAP_LOCAL};
+               s->m->overlap == OVERLAP_LOCAL,
+               0,
+               0,
+               0,
+               0};
     return sim;
+}
+
+double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b,
+                                   double last_f, double last_b, bool *simulated) {
+    const SchedPipeline *pp = &s->pipeline;
+    *simulated = false;
+    if (!pp->present || !s->m->pipeline.full_arch) return -1;
+    if (sim_fits(pp, PIPELINE_SIM_SLOTS)) {
+        Sim sim = sim_of(s);
+        sim.first_f = first_f;
+        sim.first_b = first_b;
+        sim.last_f = last_f;
+        sim.last_b = last_b;
+        double run = simulate(&sim, NULL);
+        if (run >= 0) {
+            *simulated = true;
+            return run;
+        }
+    }
+    /* past the simulation's limit: the busier end's extra work in every
+     * micro-batch, on the closed form of the layers */
+    double first = first_f + first_b, last = last_f + last_b;
+    return pp->compute_s + pp->bubble_s + pp->send_s + pp->micro * (first > last ? first : last);
 }
 
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count) {
