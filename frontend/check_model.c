@@ -103,7 +103,7 @@ void check_model(Sema *s, const Decl *decl) {
     const ModelDecl *md = &decl->u.model;
     const IrMapping *parts[MR_COUNT] = {NULL, NULL, NULL};
     const Ident *roles[MR_COUNT] = {NULL, NULL, NULL};
-    bool ok = true;
+    bool ok = true, bad_role = false;
     for (int i = 0; i < md->part_count; i++) {
         const ModelPart *part = &md->parts[i];
         if (!part->role.name || !part->mapping.name) {
@@ -120,6 +120,7 @@ void check_model(Sema *s, const Decl *decl) {
             const char *best = spell_suggest(part->role.name, role_words, MR_COUNT);
             if (best) diag_help(d, s->diags, "did you mean `%s`?", best);
             ok = false;
+            bad_role = true;
             continue;
         }
         if (roles[r]) {
@@ -133,13 +134,14 @@ void check_model(Sema *s, const Decl *decl) {
         parts[r] = part_mapping(s, &part->mapping);
         if (!parts[r]) ok = false;
     }
-    if (!roles[MR_LAYERS]) {
+    if (!roles[MR_LAYERS] && !bad_role) {
         Diag *d = diag_error(s->diags, decl->name.span, "E0380",
                              "model `%s` has no `layers`: the mapping of its repeated layers",
                              decl->name.name);
         diag_help(d, s->diags, "add `layers MAPPING;`");
         return;
     }
+    if (!roles[MR_LAYERS]) return;
     const IrMapping *layers = parts[MR_LAYERS];
     if (!ok || !layers) return;
     for (int k = 0; k < layers->choice_count; k++)
