@@ -1143,6 +1143,17 @@ static void hover_global(LspServer *s, LspDoc *d, Text *b, const Decl *g) {
         }
         break;
     }
+    case DK_MODEL: {
+        text_add(b, "```cmt\nmodel %s\n```\n", g->name.name);
+        for (int k = 0; k < g->u.model.part_count; k++) {
+            const ModelPart *part = &g->u.model.parts[k];
+            if (part->role.name && part->mapping.name)
+                text_add(b, "\n%s: mapping `%s`", part->role.name, part->mapping.name);
+        }
+        text_add(b, "\n\nthe embedding and the head run once per micro-batch of the layers' step, "
+                    "on the first and the last stage (docs/language.md 5.13)\n");
+        break;
+    }
     default: break;
     }
 }
