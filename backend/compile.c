@@ -57,6 +57,20 @@ static bool same_file(const char *a, const char *b) {
     return strcmp(a, b) == 0;
 }
 
+/* Whether mapping `name` is a part of model m (NULL: none is). */
+static bool names_part(const char *name, const IrModel *m) {
+    if (!m) return false;
+    const IrMapping *parts[3] = {m->layers, m->embed, m->head};
+    for (int j = 0; j < 3; j++)
+        if (parts[j] && strcmp(parts[j]->name, name) == 0) return true;
+    return false;
+}
+
+/* --mapping NAME: the mapping NAME, or a part of the model NAME. */
+static bool in_wanted(const IrMapping *m, const char *only, const IrModel *only_model) {
+    return strcmp(m->name, only) == 0 || names_part(m->name, only_model);
+}
+
 int cmd_compile(int argc, char **argv) {
     CommonOptions common;
     common_init(&common);
@@ -204,9 +218,13 @@ int cmd_compile(int argc, char **argv) {
     const char *baseline_mapping = baseline_unfused || baseline_none ? NULL : baseline;
     const char *wanted[2] = {only, baseline_mapping};
     const char *wanted_flag[2] = {"", " for --baseline"};
+    /* --mapping MODEL: the model's mappings, and the model */
+    const IrModel *only_model = NULL;
+    for (int k = 0; only && k < p->model_count; k++)
+        if (strcmp(p->models[k]->name, only) == 0) only_model = p->models[k];
     for (int w = 0; w < 2; w++) {
         if (!wanted[w]) continue;
-        bool found = false;
+        bool found = w == 0 && only_model;
         for (int i = 0; i < declared && !found; i++) found = strcmp(names[i], wanted[w]) == 0;
         if (found) continue;
         common_print_diags(&common, &sm, &diags);
@@ -231,7 +249,7 @@ int cmd_compile(int argc, char **argv) {
     for (int i = 0; i < p->mapping_count; i++) {
         const IrMapping *m = p->mappings[i];
         bool is_baseline = baseline_mapping && strcmp(m->name, baseline_mapping) == 0;
-        if (only && strcmp(m->name, only) != 0 && !is_baseline) continue;
+        if (only && !in_wanted(m, only, only_model) && !is_baseline) continue;
         if (copts.objective_given) {
             /* --objective: a copy that says so; the checked IR stays */
             IrMapping *asked = ARENA_NEW(&arena, IrMapping);
@@ -273,7 +291,7 @@ int cmd_compile(int argc, char **argv) {
     }
     /* the mappings of the file that did not check */
     for (int k = 0; k < declared; k++) {
-        if (only && strcmp(names[k], only) != 0 &&
+        if (only && strcmp(names[k], only) != 0 && !names_part(names[k], only_model) &&
             !(baseline_mapping && strcmp(names[k], baseline_mapping) == 0))
             continue;
         bool checked = false;
@@ -289,7 +307,7 @@ int cmd_compile(int argc, char **argv) {
     for (int i = 0; baseline_mapping && i < p->mapping_count; i++)
         if (compiled[i] && strcmp(p->mappings[i]->name, baseline_mapping) == 0) base = &all[i];
     for (int i = 0; i < p->mapping_count; i++) {
-        if (!compiled[i] || (only && strcmp(p->mappings[i]->name, only) != 0)) continue;
+        if (!compiled[i] || (only && !in_wanted(p->mappings[i], only, only_model))) continue;
         MappingResult *r = &all[i];
         if (base && r != base) {
             if (same_op(r->m->op, base->m->op)) {
@@ -309,8 +327,9 @@ int cmd_compile(int argc, char **argv) {
     /* the models whose parts compiled (every mapping is compiled unless
      * --mapping names one) */
     out.models = ARENA_ARRAY(&arena, ModelResult, p->model_count + 1);
-    for (int k = 0; !only && k < p->model_count; k++) {
+    for (int k = 0; (!only || only_model) && k < p->model_count; k++) {
         const IrModel *model = p->models[k];
+        if (only_model && model != only_model) continue;
         const IrMapping *want[3] = {model->layers, model->embed, model->head};
         const MappingResult *got[3] = {NULL, NULL, NULL};
         bool ready = true;

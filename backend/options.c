@@ -26,7 +26,8 @@ static const OptionSpec *const help_options = &common_options[3];
 
 static const OptionSpec compile_options[] = {
     {CO_MAPPING, "--mapping", "-m", "MAPPING",
-     "Compile only MAPPING (every mapping of the file is still checked)."},
+     "Compile only MAPPING, or a model's mappings and the model (every mapping of the file is "
+     "still checked)."},
     {CO_OUTPUT, "--output", "-o", "OUT",
      "Write the output to OUT instead of standard output: to a temporary file renamed over OUT "
      "once whole, so OUT is replaced only by a compile that exits 0.  OUT may not be a file that "
