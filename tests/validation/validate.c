@@ -1,6 +1,7 @@
 /* The validation suite's runner: each row of a manifest names a published
  * measurement and the mapping that describes it; the runner compiles the
- * mapping with cmtc (--format json), reads the latency and prints
+ * mapping (or model) with cmtc (--format json), reads the latency (a
+ * model's step) and prints
  *
  *   validate ROW published X UNIT cmtc Y UNIT ratio R
  *
@@ -254,7 +255,12 @@ static double compiled_latency(const char *cmtc, const Row *row, char *why, size
     int status = pclose(p);
     double latency = -1;
     json_t *mappings = doc ? json_object_get(doc, "mappings") : NULL;
-    if (!doc) {
+    /* a model's row (`-m MODEL`): its step (docs/json-output.md, "model") */
+    json_t *model = doc ? json_array_get(json_object_get(doc, "models"), 0) : NULL;
+    const char *model_name = json_string_value(json_object_get(model, "name"));
+    if (model_name && strcmp(model_name, row->mapping) == 0) {
+        latency = json_number_value(json_object_get(model, "step_s"));
+    } else if (!doc) {
         snprintf(why, why_size, "cmtc printed no JSON (exit %d): %s", status, error.text);
     } else if (json_array_size(mappings) != 1) {
         /* the first diagnostic says why the mapping did not compile */
