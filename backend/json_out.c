@@ -64,8 +64,8 @@ static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
         /* routing (language.md 3.9): what the statement does with which route */
         const IrStmt *is = &s->op->stmts[n->stmt];
         const IrRoute *rt = &s->op->routes[is->route];
-        static const char *const what[] = {[RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch",
-                                           [RT_COMBINE] = "combine"};
+        static const char *const what[] = {
+            [RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch", [RT_COMBINE] = "combine"};
         json_t *r = json_object();
         json_object_set_new(r, "role", json_string(what[is->routing]));
         json_object_set_new(r, "route", json_string(s->op->tensors[rt->tensor].name));
@@ -410,7 +410,8 @@ void emit_json(FILE *out, const CompileOutput *o) {
     }
     json_object_set_new(root, "not_compiled", failed);
     json_t *models = json_array();
-    for (int k = 0; k < o->model_count; k++) json_array_append_new(models, model_json(&o->models[k]));
+    for (int k = 0; k < o->model_count; k++)
+        json_array_append_new(models, model_json(&o->models[k]));
     json_object_set_new(root, "models", models);
     if (o->diags) json_object_set_new(root, "diagnostics", diags_json(o));
     json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));

@@ -442,8 +442,7 @@ static void print_model(FILE *out, Arena *a, const ModelResult *mr) {
     const ModelStep *st = &mr->step;
     const Schedule *ls = mr->layers->sched;
     fprintf(out, "\nmodel %s: layers %s (%lld x %s)", mr->model->name, mr->layers->m->name,
-            (long long)(mr->layers->m->repeat > 0 ? mr->layers->m->repeat : 1),
-            ls->op->name);
+            (long long)(mr->layers->m->repeat > 0 ? mr->layers->m->repeat : 1), ls->op->name);
     if (mr->embed) fprintf(out, ", embed %s", mr->embed->m->name);
     if (mr->head) fprintf(out, ", head %s", mr->head->m->name);
     fputc('\n', out);
@@ -467,8 +466,8 @@ static void print_model(FILE *out, Arena *a, const ModelResult *mr) {
                               : " (past the simulation's limit: the closed form)");
     if (st->first_bytes > 0) {
         if (st->stages > 1)
-            fprintf(out, "  per device: the first stage %s, the last %s", fmt_bytes(a, st->first_bytes),
-                    fmt_bytes(a, st->last_bytes));
+            fprintf(out, "  per device: the first stage %s, the last %s",
+                    fmt_bytes(a, st->first_bytes), fmt_bytes(a, st->last_bytes));
         else
             fprintf(out, "  per device: %s", fmt_bytes(a, st->first_bytes));
         if (st->capacity > 0) fprintf(out, " of %s", fmt_bytes(a, st->capacity));

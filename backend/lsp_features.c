@@ -1548,8 +1548,8 @@ json_t *lsp_document_symbols(LspServer *s, LspDoc *d) {
             for (int k = 0; k < x->u.model.part_count; k++) {
                 const ModelPart *part = &x->u.model.parts[k];
                 if (!part->role.name || !part->mapping.name) continue;
-                add_child(sym, symbol(s, d, part->role.name, part->mapping.name, SK_KEY,
-                                      part->span, part->role.span));
+                add_child(sym, symbol(s, d, part->role.name, part->mapping.name, SK_KEY, part->span,
+                                      part->role.span));
             }
             json_array_append_new(out, sym);
             break;

@@ -39,7 +39,7 @@ static bool part_fits(Sema *s, const Ident *role, const IrMapping *m, const IrMa
     const char *line = m->pipeline.full_arch || m->pipeline.span.file >= 0 ? "pipeline"
                        : m->pipeline.microbatches > 1 || m->pipeline.microbatches_span.file >= 0
                            ? "microbatches"
-                       : m->repeat > 1 ? "repeat"
+                       : m->repeat > 1               ? "repeat"
                        : m->serve.kind != SERVE_NONE ? "serve"
                                                      : NULL;
     if (line) {
@@ -55,13 +55,13 @@ static bool part_fits(Sema *s, const Ident *role, const IrMapping *m, const IrMa
         return false;
     }
     if (m->phase != layers->phase) {
-        Diag *d = diag_error(s->diags, role->span, "E0381",
-                             "mapping `%s` is `phase %s` but the layers' `%s` is `phase %s`",
-                             m->name, phase_name(m->phase), layers->name,
-                             phase_name(layers->phase));
+        Diag *d =
+            diag_error(s->diags, role->span, "E0381",
+                       "mapping `%s` is `phase %s` but the layers' `%s` is `phase %s`", m->name,
+                       phase_name(m->phase), layers->name, phase_name(layers->phase));
         diag_label(d, s->diags, m->name_span, "mapping `%s` is declared here", m->name);
-        diag_help(d, s->diags, "a model's parts run in one phase: give `%s` `phase %s;`",
-                  m->name, phase_name(layers->phase));
+        diag_help(d, s->diags, "a model's parts run in one phase: give `%s` `phase %s;`", m->name,
+                  phase_name(layers->phase));
         return false;
     }
     /* one stage's devices: the layers' arch with the pipeline's dim of
@@ -124,8 +124,8 @@ void check_model(Sema *s, const Decl *decl) {
             continue;
         }
         if (roles[r]) {
-            Diag *d = diag_error(s->diags, part->role.span, "E0380",
-                                 "a model has one `%s`", role_words[r]);
+            Diag *d = diag_error(s->diags, part->role.span, "E0380", "a model has one `%s`",
+                                 role_words[r]);
             diag_label(d, s->diags, roles[r]->span, "given here first");
             ok = false;
             continue;

@@ -197,11 +197,11 @@ typedef struct Sema {
     Arena *arena;
     DiagSink *diags;
     Globals *globals;
-    ConstEnv env;                   /* global scope */
-    DeclCache op_cache;             /* entry: OpCacheEntry*, chained by instantiation */
-    DeclCache arch_cache;           /* entry: ArchCacheEntry* */
+    ConstEnv env;                           /* global scope */
+    DeclCache op_cache;                     /* entry: OpCacheEntry*, chained by instantiation */
+    DeclCache arch_cache;                   /* entry: ArchCacheEntry* */
     PtrVec archs, mappings, sweeps, models; /* what Program lists, grown by doubling */
-    IrArch *partial_arch;           /* check_arch's arch with errors, names only */
+    IrArch *partial_arch;                   /* check_arch's arch with errors, names only */
     /* `cmtc sweep --set`: axes replacing those of the same name */
     SweepAxisDecl *set_axes;
     int set_axis_count;

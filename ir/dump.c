@@ -57,8 +57,8 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
         if (is->routing != RT_NONE) {
             /* routing (docs/language.md 3.9): what it does, and the route */
             const IrRoute *r = &op->routes[is->route];
-            static const char *const what[] = {[RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch",
-                                               [RT_COMBINE] = "combine"};
+            static const char *const what[] = {
+                [RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch", [RT_COMBINE] = "combine"};
             fprintf(out, "   %s of route %s: token %s, expert %s, %lld slots (capacity %g)",
                     what[is->routing], op->tensors[r->tensor].name, op->indices[r->token].name,
                     op->indices[r->expert].name, (long long)r->slots, r->capacity);

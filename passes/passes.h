@@ -130,8 +130,8 @@ double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **o
  * pass ends (s); past the simulation's limit the closed form plus the
  * busier end's extra work per micro-batch (*simulated false then); -1
  * without a pipeline. */
-double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b,
-                                   double last_f, double last_b, bool *simulated);
+double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b, double last_f,
+                                   double last_b, bool *simulated);
 
 /* A model's step (`model`, docs/language.md 5.13, cost-model.md 13.3):
  * its layers' step with the embedding's and the head's work of every
@@ -146,10 +146,10 @@ typedef struct ModelPartCost {
 } ModelPartCost;
 typedef struct ModelStep {
     ModelPartCost embed, head;
-    double micro;          /* micro-batches per step */
-    double stages;         /* p (1 without a pipeline) */
-    double layers_step_s;  /* the layers' step alone */
-    double step_s;         /* the model's */
+    double micro;         /* micro-batches per step */
+    double stages;        /* p (1 without a pipeline) */
+    double layers_step_s; /* the layers' step alone */
+    double step_s;        /* the model's */
     double energy_j;
     double first_bytes, last_bytes; /* per device: the first and the last stage */
     double capacity;                /* the outermost memory's, per device */

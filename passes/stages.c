@@ -206,8 +206,8 @@ static Sim sim_of(const Schedule *s) {
     return sim;
 }
 
-double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b,
-                                   double last_f, double last_b, bool *simulated) {
+double pipeline_makespan_with_ends(const Schedule *s, double first_f, double first_b, double last_f,
+                                   double last_b, bool *simulated) {
     const SchedPipeline *pp = &s->pipeline;
     *simulated = false;
     if (!pp->present || !s->m->pipeline.full_arch) return -1;
