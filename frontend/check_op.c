@@ -1635,6 +1635,7 @@ static bool bind_slots(OpBuild *b, bool *bound) {
         double E = (double)b->indices[r->expert].extent;
         double C = ceil(r->capacity * (double)R->extent[0] * (double)R->extent[1] / E - 1e-9);
         if (C < 1) C = 1;
+        if (!(C < 1e18)) C = 1e18; /* past any T: check_routes reports it */
         r->slots = (int64_t)C;
         if (bound[st->slot]) continue; /* check_routes compares */
         bound[st->slot] = true;
