@@ -383,6 +383,7 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
         "microbatches" { token = MICROBATCHES; goto done; }
         "serve"     { token = SERVE; goto done; }
         "by"        { token = BY; goto done; }
+        "model"     { token = MODEL; goto done; }
 
         ident {
             value->name = intern(start, (size_t)(ps->cursor - start));

@@ -446,7 +446,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %token MAPPING "mapping" FOR "for" ON "on" SPATIAL "spatial" TILE "tile"
 %token ORDER "order" FUSE "fuse" AT "at" OVERLAP "overlap"
 %token OBJECTIVE "objective" ONLINE "online" REPEAT "repeat" PHASE "phase" WHERE "where"
-%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep" SERVE "serve" BY "by"
+%token PIPELINE "pipeline" MICROBATCHES "microbatches" SWEEP "sweep" SERVE "serve" BY "by" MODEL "model"
 %token ARROW "->" SEMI ";" COMMA "," COLON ":" DOT "."
 %token LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]" LBRACE "{" RBRACE "}"
 %token LANGLE "<" RANGLE ">" LE "<=" GE ">=" EQUALS "=" PLUS "+" MINUS "-" STAR "*" SLASH "/"
@@ -1084,24 +1084,13 @@ mapping_decl:
 /* ----------------------------------------------------------- sweeps */
 
 /* `model gpt { embed e; layers l; head h; }`: a model of mappings
- * (docs/language.md 5.13).  `model` is not reserved: a declaration that
- * opens with an identifier is one. */
+ * (docs/language.md 5.13) */
 model_decl:
-    IDENT name LBRACE model_parts RBRACE {
+    MODEL name LBRACE model_parts RBRACE {
         $$ = new_decl(ps, DK_MODEL, @$);
         $$->name = *$2;
         $$->u.model.parts = list_items(ps, $4);
         $$->u.model.part_count = list_count($4);
-        if (strcmp($1, "model") != 0) {
-            Diag *d = diag_error(ps->diags, sp(ps, @1), "E0110",
-                                 "unknown declaration `%s`: expected `use`, `const`, `op`, `arch`, "
-                                 "`mapping`, `sweep` or `model`", $1);
-            static const char *const words[] = {"use", "const", "op", "arch", "mapping",
-                                                 "sweep", "model"};
-            const char *near = spell_suggest($1, words, 7);
-            if (near) diag_help(d, ps->diags, "did you mean `%s`?", near);
-            $$->kind = DK_ERROR;
-        }
     }
   ;
 

@@ -164,7 +164,8 @@
     X("op") \
     X("arch") \
     X("mapping") \
-    X("sweep")
+    X("sweep") \
+    X("model")
 #define CMT_OP_KEYWORDS(X) \
     X("in") \
     X("out") \

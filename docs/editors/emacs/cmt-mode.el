@@ -58,7 +58,7 @@
        (1 font-lock-keyword-face) (2 font-lock-constant-face))
       (,(regexp-opt '("use" "const" "op" "in" "out" "var" "param" "arch" "memory" "cluster"
                       "compute" "role" "cost" "array" "mapping" "for" "on" "spatial"
-                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "serve" "sweep" "where" "by")
+                      "tile" "order" "fuse" "at" "overlap" "objective" "online" "repeat" "phase" "recompute" "pipeline" "microbatches" "serve" "sweep" "where" "by" "model")
                     'symbols)
        . font-lock-keyword-face)
       (,(regexp-opt '("matrix" "vector" "ring" "mesh" "torus" "switch" "full" "dragonfly"
