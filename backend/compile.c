@@ -350,8 +350,8 @@ int cmd_compile(int argc, char **argv) {
         mr->layers = got[0];
         mr->embed = got[1];
         mr->head = got[2];
-        mr->step =
-            model_step(&arena, got[0]->sched, got[1] ? got[1]->m : NULL, got[2] ? got[2]->m : NULL);
+        mr->step = model_step(&arena, got[0]->sched, got[1] ? got[1]->sched : NULL,
+                              got[2] ? got[2]->sched : NULL);
     }
     /* Any error diagnostic means exit 1, even when the mapping was still
      * produced; the --emit-lp file not written (E0374) is an I/O failure,

@@ -451,12 +451,17 @@ static void print_attr(Fmt *F, const Attr *a) {
     put_semi(F, a->span);
 }
 
+/* An empty block with no comment inside is printed `{}` on its line:
+ * true when it was (the caller has nothing more to print). */
+static bool print_empty_block(Fmt *F, bool empty, uint32_t end) {
+    if (!empty || comment_within(F, F->last_end, end)) return false;
+    puts_(F, "{}", true);
+    end_line(F);
+    return true;
+}
+
 static void print_attr_block(Fmt *F, AttrList body, Span whole) {
-    if (body.count == 0 && !comment_within(F, F->last_end, whole.end)) {
-        puts_(F, "{}", true);
-        end_line(F);
-        return;
-    }
+    if (print_empty_block(F, body.count == 0, whole.end)) return;
     open_block(F);
     for (int i = 0; i < body.count; i++) print_attr(F, body.items[i]);
     close_block(F, whole);
@@ -683,11 +688,7 @@ static void print_sweep_values(Fmt *F, const SweepAxisDecl *ax) {
 
 static void print_sweep(Fmt *F, const Decl *d) {
     const SweepDecl *sw = &d->u.sweep;
-    if (sw->axis_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
-        puts_(F, "{}", true);
-        end_line(F);
-        return;
-    }
+    if (print_empty_block(F, sw->axis_count == 0, d->span.end)) return;
     open_block(F);
     for (int i = 0; i < sw->axis_count;) {
         const SweepAxisDecl *ax = &sw->axes[i];
@@ -716,12 +717,7 @@ static void print_sweep(Fmt *F, const Decl *d) {
 static void print_op(Fmt *F, const Decl *d) {
     const OpDecl *op = &d->u.op;
     print_params(F, op->params, op->param_count);
-    if (op->tensor_count == 0 && op->stmt_count == 0 &&
-        !comment_within(F, F->last_end, d->span.end)) {
-        puts_(F, "{}", true);
-        end_line(F);
-        return;
-    }
+    if (print_empty_block(F, op->tensor_count == 0 && op->stmt_count == 0, d->span.end)) return;
     open_block(F);
     /* tensors and statements interleave in the source: merge by offset */
     int ti = 0, si = 0;
@@ -808,11 +804,7 @@ static void print_decl(Fmt *F, const Decl *d) {
             put_ident(F, a->parent, true);
             print_bindings(F, a->parent_bindings, a->parent_binding_count);
         }
-        if (a->item_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
-            puts_(F, "{}", true);
-            end_line(F);
-            return;
-        }
+        if (print_empty_block(F, a->item_count == 0, d->span.end)) return;
         open_block(F);
         for (int i = 0; i < a->item_count; i++) print_arch_item(F, a->items[i]);
         close_block(F, d->span);
@@ -828,11 +820,7 @@ static void print_decl(Fmt *F, const Decl *d) {
         puts_(F, "on", true);
         put_ident(F, m->arch, true);
         print_bindings(F, m->arch_bindings, m->arch_binding_count);
-        if (m->item_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
-            puts_(F, "{}", true);
-            end_line(F);
-            return;
-        }
+        if (print_empty_block(F, m->item_count == 0, d->span.end)) return;
         open_block(F);
         for (int i = 0; i < m->item_count; i++) print_map_item(F, m->items[i]);
         close_block(F, d->span);
@@ -847,11 +835,7 @@ static void print_decl(Fmt *F, const Decl *d) {
         put(F, "model", 5, d->span.start, d->span.start + 5, false);
         put_ident(F, d->name, true);
         const ModelDecl *md = &d->u.model;
-        if (md->part_count == 0 && !comment_within(F, F->last_end, d->span.end)) {
-            puts_(F, "{}", true);
-            end_line(F);
-            return;
-        }
+        if (print_empty_block(F, md->part_count == 0, d->span.end)) return;
         open_block(F);
         for (int i = 0; i < md->part_count; i++) {
             put_ident(F, md->parts[i].role, false);

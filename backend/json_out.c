@@ -64,10 +64,8 @@ static json_t *node_json(const Schedule *s, const SchedNode *n, int id) {
         /* routing (language.md 3.9): what the statement does with which route */
         const IrStmt *is = &s->op->stmts[n->stmt];
         const IrRoute *rt = &s->op->routes[is->route];
-        static const char *const what[] = {
-            [RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch", [RT_COMBINE] = "combine"};
         json_t *r = json_object();
-        json_object_set_new(r, "role", json_string(what[is->routing]));
+        json_object_set_new(r, "role", json_string(stmt_routing_name(is->routing)));
         json_object_set_new(r, "route", json_string(s->op->tensors[rt->tensor].name));
         json_object_set_new(r, "slots", json_integer(rt->slots));
         json_object_set_new(r, "capacity", json_real(rt->capacity));

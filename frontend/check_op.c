@@ -862,6 +862,13 @@ static void walk_append(OpBuild *b, StmtWalk *w, int k, int cache) {
     walk_rhs(b, w, k);
 }
 
+/* E0405 at a statement assigning tensor t, which an earlier one did. */
+static void report_assigned_twice(OpBuild *b, const Stmt *stmt, int t) {
+    Diag *d = op_error(b, stmt->target.span, "E0405", "`%s` is assigned twice", stmt->target.name);
+    diag_label(d, b->diags, b->info[t].def_span, "first assigned here");
+    diag_help(d, b->diags, "each tensor is assigned once: give the second result a new name");
+}
+
 /* ------------------------------------------------------------ routing */
 
 /* `route R[T, K] : type [capacity F];` (docs/language.md 3.9). */
@@ -1065,8 +1072,7 @@ static void walk_combine(OpBuild *b, StmtWalk *w, int k, int route, int y) {
     const IrRoute *r = &b->routes[route];
     IrTensor *Y = &b->tensors[y];
     if (b->info[y].defined_by >= 0) {
-        Diag *d = op_error(b, stmt->target.span, "E0405", "`%s` is assigned twice", Y->name);
-        diag_label(d, b->diags, b->info[y].def_span, "first assigned here");
+        report_assigned_twice(b, stmt, y);
         return;
     }
     b->info[y].defined_by = k; /* (also when reported below) */
@@ -1202,12 +1208,7 @@ static void walk_stmt(OpBuild *b, StmtWalk *w, int k) {
                   stmt->target.name);
         define = false;
     } else if (t >= 0 && b->info[t].defined_by >= 0) {
-        Diag *d =
-            op_error(b, stmt->target.span, "E0405", "`%s` is assigned twice", stmt->target.name);
-        diag_label(d, b->diags, b->info[t].def_span, "first assigned here");
-        diag_help(d, b->diags,
-                  "each tensor is assigned once: give the second result a new "
-                  "name");
+        report_assigned_twice(b, stmt, t);
         define = false;
     }
     int lhs_rank = stmt->indices.count;

@@ -57,11 +57,10 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
         if (is->routing != RT_NONE) {
             /* routing (docs/language.md 3.9): what it does, and the route */
             const IrRoute *r = &op->routes[is->route];
-            static const char *const what[] = {
-                [RT_ROUTER] = "router", [RT_DISPATCH] = "dispatch", [RT_COMBINE] = "combine"};
             fprintf(out, "   %s of route %s: token %s, expert %s, %lld slots (capacity %g)",
-                    what[is->routing], op->tensors[r->tensor].name, op->indices[r->token].name,
-                    op->indices[r->expert].name, (long long)r->slots, r->capacity);
+                    stmt_routing_name(is->routing), op->tensors[r->tensor].name,
+                    op->indices[r->token].name, op->indices[r->expert].name, (long long)r->slots,
+                    r->capacity);
             if (is->slot >= 0) fprintf(out, ", slot %s", op->indices[is->slot].name);
             fprintf(out, "\n");
         }

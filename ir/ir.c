@@ -248,3 +248,13 @@ const char *ir_arch_text(Arena *a, const IrArch *arch) {
                             arch->param_texts[i]);
     return arena_printf(a, "%s>", text);
 }
+
+const char *stmt_routing_name(StmtRouting r) {
+    switch (r) {
+    case RT_ROUTER: return "router";
+    case RT_DISPATCH: return "dispatch";
+    case RT_COMBINE: return "combine";
+    case RT_NONE: break;
+    }
+    return "none";
+}

@@ -71,6 +71,8 @@ typedef enum StmtClass { SC_CONTRACTION, SC_VECTOR } StmtClass;
  * (a dispatch, `... by R` reading the tokens) or sums expert rows back
  * into their tokens (a combine, `... by R` writing them). */
 typedef enum StmtRouting { RT_NONE, RT_ROUTER, RT_DISPATCH, RT_COMBINE } StmtRouting;
+/* "router", "dispatch", "combine" ("none" for RT_NONE) */
+const char *stmt_routing_name(StmtRouting r);
 
 /* A routing: `route R[T, K] : type capacity F;` made by its router
  * statement, each of T tokens picking K of E experts, every expert

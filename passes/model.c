@@ -12,15 +12,19 @@
 
 #include <string.h>
 
-/* One part: lowered with the layers' micro-batches, so that its weight
- * gradients are reduced once per step as the layers' are. */
-static ModelPartCost part_cost(Arena *arena, const IrMapping *m, double micro) {
+/* One part, given lowered on its own: under the layers' micro-batches it
+ * is lowered again with them, so that its weight gradients are reduced
+ * once per step as the layers' are. */
+static ModelPartCost part_cost(Arena *arena, const Schedule *alone, double micro) {
     ModelPartCost c = {0};
-    if (!m) return c;
-    IrMapping *copy = ARENA_NEW(arena, IrMapping);
-    *copy = *m;
-    if (micro > 1) copy->pipeline.microbatches = (int64_t)micro;
-    Schedule *s = lower_mapping(arena, copy, false, NULL);
+    if (!alone) return c;
+    const Schedule *s = alone;
+    if (micro > 1) {
+        IrMapping *copy = ARENA_NEW(arena, IrMapping);
+        *copy = *alone->m;
+        copy->pipeline.microbatches = (int64_t)micro;
+        s = lower_mapping(arena, copy, false, NULL);
+    }
     c.present = true;
     double latency[4], energy[4];
     sched_role_costs(s, latency, energy);
@@ -41,8 +45,8 @@ static ModelPartCost part_cost(Arena *arena, const IrMapping *m, double micro) {
     return c;
 }
 
-ModelStep model_step(Arena *arena, const Schedule *layers, const IrMapping *embed,
-                     const IrMapping *head) {
+ModelStep model_step(Arena *arena, const Schedule *layers, const Schedule *embed,
+                     const Schedule *head) {
     ModelStep st;
     memset(&st, 0, sizeof st);
     const SchedPipeline *pp = &layers->pipeline;

@@ -156,10 +156,11 @@ typedef struct ModelStep {
     double model_flop, achieved_flops, peak_flops;
     bool simulated; /* the pipeline was run pass by pass */
 } ModelStep;
-/* layers: the layers' lowered schedule; embed, head: the parts' complete
- * mappings or NULL.  Lowers each part with the layers' micro-batches. */
-ModelStep model_step(Arena *arena, const Schedule *layers, const IrMapping *embed,
-                     const IrMapping *head);
+/* layers, embed, head: the parts' schedules, each lowered on its own
+ * (embed and head NULL when absent); a part is lowered again with the
+ * layers' micro-batches when there are several. */
+ModelStep model_step(Arena *arena, const Schedule *layers, const Schedule *embed,
+                     const Schedule *head);
 void pass_reuse(Schedule *s);       /* loop nests and traffic per level */
 void pass_collectives(Schedule *s); /* collective nodes, chosen by cost */
 void pass_routing(Schedule *s);     /* the exchanges of dispatches and combines */

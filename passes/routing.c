@@ -18,8 +18,6 @@
  * loads its rows from there, which the loads already count. */
 #include "passes/passes.h"
 
-#include <stdio.h>
-
 typedef struct RouteSite {
     Schedule *s;
     int st, tensor; /* the routed statement and its view */
@@ -136,7 +134,6 @@ static void combine(RouteSite *r) {
     const IrStmt *is = &op->stmts[r->st];
     const IrTensor *view = &op->tensors[r->tensor];
     const char *Y = op->tensors[view->view_of].name, *name = is->name;
-    const char *R = op->tensors[r->route->tensor].name;
     int split[SCHED_MAX_DIMS], ns = 0;
     for (int j = 0; j < r->tokens; j++)
         if (ss->split[r->token[j]] >= 0) split[ns++] = r->token[j];
@@ -183,11 +180,11 @@ static void combine(RouteSite *r) {
             op->indices[s->stmts[from].split[partial[0]]].name, Y,
             on_tokens ? "lie split there" : "every instance keeps",
             on_tokens ? "reduce_scatter" : "allreduce");
-    (void)R;
 }
 
 bool combines_take_partials(const Schedule *s, int producer) {
     const IrOp *op = s->op;
+    if (!op->route_count) return false; /* (on every lowering's path) */
     int y = op->stmts[producer].out_tensor, readers = 0;
     if (op->tensors[y].kind != TK_INTERMEDIATE) return false;
     for (int c = producer + 1; c < op->stmt_count; c++) {

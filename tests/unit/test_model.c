@@ -82,7 +82,8 @@ int main(void) {
     const IrModel *plain = model_named(p, "plain");
     const Schedule *flat = unit_lowered(&arena, p, "flat");
     if (plain && flat) {
-        ModelStep st = model_step(&arena, flat, plain->embed, plain->head);
+        ModelStep st = model_step(&arena, flat, lower_mapping(&arena, plain->embed, false, NULL),
+                                  lower_mapping(&arena, plain->head, false, NULL));
         double want = flat->cost.latency_s + emb->cost.latency_s + head->cost.latency_s;
         CHECK(near(st.step_s, want), "no pipeline: the step is the three mappings' steps summed");
         CHECK(near(st.first_bytes, flat->training.total + emb->training.total +
@@ -123,7 +124,8 @@ int main(void) {
     double e_up = emb->pipeline.update_total_s + emb->pipeline.reduction_total_s;
     double h_up = head->pipeline.update_total_s + head->pipeline.reduction_total_s;
     double want = makespan + pp->update_total_s + pp->reduction_total_s + fmax(e_up, h_up);
-    ModelStep st = model_step(&arena, ls, piped->embed, piped->head);
+    ModelStep st = model_step(&arena, ls, lower_mapping(&arena, piped->embed, false, NULL),
+                              lower_mapping(&arena, piped->head, false, NULL));
     CHECK(st.simulated, "the pipeline is run pass by pass");
     CHECK(near(st.step_s, want), "pipeline: the 1F1B schedule with the ends' passes longer");
     CHECK(st.step_s > ls->cost.latency_s, "the head and the embedding take time");
