@@ -152,8 +152,9 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
     for (int k = 0; k < 4; k++) {
         if (!(x[k] > 0)) continue;
         fprintf(out, "%s %s %s", first ? "" : " |", names[k], fmt_time(a, x[k]));
+        double pieces = sched_stage_pieces(depth[k], depth[peak], k == 2);
         if (k != peak)
-            fprintf(out, " (+%s: 1 of %.0f %s)", fmt_time(a, x[k] / depth[k]), depth[k],
+            fprintf(out, " (+%s: 1 of %.0f %s)", fmt_time(a, x[k] / pieces), pieces,
                     k == 3 && g->overlap == OVERLAP_TILES ? "chunks" : "tiles");
         else
             fprintf(out, " (sets the pace)");

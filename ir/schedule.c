@@ -401,6 +401,10 @@ int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
     return g->loop_count;
 }
 
+double sched_stage_pieces(double depth_x, double depth_peak, bool is_memory) {
+    return is_memory || depth_x < depth_peak ? depth_x : depth_peak;
+}
+
 int sched_first_slot_loop(const Schedule *s, const SchedGroup *g, int st) {
     const IrStmt *is = &s->op->stmts[st];
     if (is->routing != RT_COMBINE) return g->loop_count;

@@ -531,6 +531,14 @@ double sched_mask_sized(const SchedMask *mk, int L, double sx, double sy);
  * reduces (with more than one trip for st); g->loop_count when none.  A
  * tile of st's result holds partial sums until that loop closes. */
 int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st);
+
+/* The pieces stage x's fill or drain is cut into in a group's pipeline
+ * (docs/cost-model.md section 7): its own depth, but a unit or the
+ * network no finer than the stage that sets the pace, whose first piece
+ * waits for that share of x (and whose last is followed by it).  The
+ * memory streams each unit's tiles as they come, so it keeps its depth
+ * (is_memory). */
+double sched_stage_pieces(double depth_x, double depth_peak, bool is_memory);
 /* A combine's token rows take every slot routed to them, and a uniform
  * routing spreads a token's picks over the whole slot walk: they are
  * complete once the loops over its experts and slots close.  The

@@ -481,13 +481,18 @@ void pass_cost(Schedule *s) {
             int peak = 0;
             for (int k = 1; k < 4; k++)
                 if (x[k] > x[peak]) peak = k;
+            /* a stage finer than the pace-setter fills and drains in
+             * the pace-setter's pieces: a reduction that waits for the
+             * whole walk starts only when the walk is done */
             double same = 0, other = 0;
-            for (int k = 0; k < 4; k++)
-                if (depth[k] == tiles)
+            for (int k = 0; k < 4; k++) {
+                if (k == peak) continue;
+                double pieces = sched_stage_pieces(depth[k], depth[peak], k == 2);
+                if (pieces == tiles)
                     same += x[k];
-                else if (k != peak)
-                    other += x[k] / depth[k];
-            if (depth[peak] == tiles) same -= x[peak];
+                else
+                    other += x[k] / pieces;
+            }
             g->cost.fill_drain_s = same / tiles + other;
             g->cost.latency_s =
                 x[peak] + g->cost.fill_drain_s + g->cost.stall_s + (local ? g->cost.network_s : 0);

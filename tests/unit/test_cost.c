@@ -46,6 +46,21 @@ static const char *arch_text =
     "  compute mac matrix { throughput 64 MAC/cycle; }\n"
     "  compute simd vector { throughput 8 op/cycle; }\n"
     "}\n"
+    "arch tiny_wait {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 1048576 B/cycle; }\n"
+    "  compute mac matrix { throughput 128 MAC/cycle; }\n"
+    "  compute simd vector { throughput 1 op/cycle; }\n"
+    "}\n"
+    "op gemm_scale<M = 16, N = 32, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out E[M, N] : fp16;\n"
+    "  var C : fp16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  E[m, n] = C[m, n] * 2;\n"
+    "}\n"
     "op gemm_rowsum<M = 16, N = 32, K = 64> {\n"
     "  in A[M, K] : int8;\n"
     "  in B[K, N] : int8;\n"
@@ -129,7 +144,9 @@ int main(void) {
                    "mapping rf_full for gemm_rowsum on tiny_rf {\n"
                    "  spatial n -> x; tile RF: m 8; fuse C, s at GLB;\n}\n"
                    "mapping rf_tiles for gemm_rowsum on tiny_rf {\n"
-                   "  spatial n -> x; tile RF: m 8; fuse C, s at GLB overlap tiles;\n}\n",
+                   "  spatial n -> x; tile RF: m 8; fuse C, s at GLB overlap tiles;\n}\n"
+                   "mapping wait_peak for gemm_scale on tiny_wait {\n"
+                   "  tile GLB: k 32; fuse C, E at GLB;\n}\n",
                    "worked");
     CHECK(m != NULL, "worked example checks");
     if (!m) return unit_finish();
@@ -364,6 +381,28 @@ int main(void) {
         CHECK_EXACT(ts->cost.network_s, 145e-9, "rf tiles: network 145 ns");
         CHECK_EXACT(ts->groups[0].cost.fill_drain_s, 282.5e-9, "rf tiles: fill 194 + 16 + 72.5 ns");
         CHECK_EXACT(ts->cost.latency_s, 538.5e-9, "rf, overlap tiles: 538.5 ns");
+    }
+    /* The pace-setter's pieces bound the others' (section 7): E = C * 2
+       reads C, which reduces k, and k is the outermost loop (2 tiles of
+       32, T = 2), so E waits for the whole walk: the vector unit's depth
+       is 1.  Matrix 16*32*64 = 32768 MAC / 128 MAC/ns = 256 ns; vector
+       16*32 = 512 op / 1 op/ns = 512 ns (sets the pace); DRAM: A 2 x 512
+       B + B 2 x 1024 B read, E 1024 B written = 4096 B / 16 B/ns = 256 ns
+       (GLB at 1 MiB/ns is far below).  Its first piece waits for
+       the whole GEMM: 512 + 256 / min(2, 1) + 256 / 2 = 896 ns (the
+       matrix unit added a tile at a time, 512 + 128 + 128 = 768 ns, let
+       E start before C was complete). */
+    const IrMapping *wp = mapping_of("", "wait_peak");
+    CHECK(wp != NULL, "wait_peak mapping found");
+    if (wp) {
+        Schedule *ws = lower_mapping(&arena, wp, false, NULL);
+        CHECK_EXACT(ws->groups[0].matrix_s, 256e-9, "wait: matrix stage 256 ns");
+        CHECK_EXACT(ws->groups[0].vector_s, 512e-9, "wait: vector stage 512 ns");
+        CHECK_EXACT(ws->cost.memory_s, 256e-9, "wait: DRAM 256 ns");
+        CHECK_EXACT(ws->groups[0].vector_depth, 1, "E waits for the outermost loop");
+        CHECK_EXACT(ws->groups[0].matrix_depth, 2, "the GEMM walks 2 tiles");
+        CHECK_EXACT(ws->groups[0].cost.fill_drain_s, 384e-9, "wait: fill 256 + 128 ns");
+        CHECK_EXACT(ws->cost.latency_s, 896e-9, "wait: 512 + 256 + 128 = 896 ns");
     }
     arena_free_all(&arena);
     return unit_finish();
