@@ -135,14 +135,26 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         json_object_set_new(ga, "stall_s", json_real(grp->cost.stall_s));
         json_object_set_new(ga, "tiles", json_real(grp->tiles));
         json_object_set_new(ga, "network_depth", json_real(grp->network_depth));
-        /* where each stage starts: one tile of each stage before it */
+        /* where each stage starts: one piece of each stage before it, cut
+         * no finer than the later stage's pieces (docs/cost-model.md 7) */
         double lead_matrix = 0, lead_vector = 0, lead_network = 0;
         if (!serial) {
             double T = grp->tiles >= 1 ? grp->tiles : 1;
             lead_matrix = grp->cost.memory_s / T;
-            lead_vector = lead_matrix + (grp->matrix_s > 0 ? grp->matrix_s / grp->matrix_depth : 0);
-            lead_network =
-                grp->vector_s > 0 ? lead_vector + grp->vector_s / grp->vector_depth : lead_vector;
+            lead_vector = lead_matrix;
+            if (grp->matrix_s > 0)
+                lead_vector +=
+                    grp->matrix_s / sched_stage_pieces(grp->matrix_depth, grp->vector_depth, false);
+            lead_network = lead_matrix;
+            if (grp->matrix_s > 0)
+                lead_network += grp->matrix_s /
+                                sched_stage_pieces(grp->matrix_depth, grp->network_depth, false);
+            if (grp->vector_s > 0) {
+                double after_vector =
+                    lead_vector + grp->vector_s / sched_stage_pieces(grp->vector_depth,
+                                                                     grp->network_depth, false);
+                if (after_vector > lead_network) lead_network = after_vector;
+            }
         }
         slice(events, pid, group_track, arena_printf(ar, "group %d", g), "group", start * 1e6,
               grp->cost.latency_s * 1e6, ga);
