@@ -54,7 +54,7 @@
 #define WITHIN 0.15 /* the suite's per-row goal: |R - 1| <= 15 % */
 
 typedef struct Row {
-    char id[128], file[512], mapping[128], unit[8], use[8];
+    char id[128], file[512], mapping[1024], unit[8], use[8]; /* a sum's ROW+ROW+... is long */
     double overhead_s; /* the harness's per-call overhead (`+NAME`), or 0 */
     char part; /* 0 (the whole mapping), '@' (a group) or '%' (collectives) */
     char part_name[128];
@@ -112,7 +112,7 @@ static bool parse_overhead(const char *manifest, int line_no, const char *line) 
 
 static bool parse_row(const char *manifest, int line_no, const char *line, Row *row) {
     char file[400], published[64], plus[80] = "", extra[8];
-    int n = sscanf(line, "%127s %399s %127s %63s %7s %7s %79s %7s", row->id, file, row->mapping,
+    int n = sscanf(line, "%127s %399s %1023s %63s %7s %7s %79s %7s", row->id, file, row->mapping,
                    published, row->unit, row->use, plus, extra);
     if (n != 6 && n != 7) {
         fprintf(stderr, "%s:%d: expected ROW FILE MAPPING PUBLISHED UNIT fit|report [+OVERHEAD]\n",
@@ -286,7 +286,7 @@ static int done_count;
 /* The sum of the earlier rows ROW+ROW+... in seconds, or a negative
  * number with *why set. */
 static double summed_latency(const Row *row, char *why, size_t why_size) {
-    char names[128];
+    char names[sizeof row->mapping];
     snprintf(names, sizeof names, "%s", row->mapping);
     double total = 0;
     for (char *save = NULL, *name = strtok_r(names, "+", &save); name;
@@ -341,7 +341,7 @@ int main(int argc, char **argv) {
             snprintf(fit_rows + used, sizeof fit_rows - used, "%s%s", fitted ? ", " : "", row.id);
             fitted++;
         }
-        char why[600];
+        char why[1600];
         double seconds = row.file[0] ? compiled_latency(argv[1], &row, why, sizeof why)
                                      : summed_latency(&row, why, sizeof why);
         if (seconds >= 0) seconds += row.overhead_s;
