@@ -505,6 +505,14 @@ void pass_tiles(Schedule *s) {
                     MemRole role = internal && l <= grp->level ? sched_held_role(s, st, t)
                                                                : sched_tensor_role(is, t);
                     const IrMemory *mem = ir_level_memory(s->arch, l, role);
+                    /* an accumulator adds a sum's partial results in 32
+                     * bits at least, whatever the result's type: tensor
+                     * cores add bf16 and fp16 products into fp32, int8
+                     * into int32 (docs/cost-model.md section 2) */
+                    if (result && mem && mem->role == ROLE_ACCUMULATOR &&
+                        (is->reduce_op == RO_SUM || is->reduce_op == RO_MEAN) &&
+                        sched_elem_bytes(&op->tensors[t]) < 4)
+                        bytes *= 4 / sched_elem_bytes(&op->tensors[t]);
                     /* a reader that sees it otherwise than its maker left
                      * it holds its own tile beside the maker's: at the
                      * fusion level, and below it where the maker's result

@@ -493,6 +493,19 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
     return g;
 }
 
+/* The most parts any statement of the hole splits its index into inside
+ * the hole's level (1: none). */
+static int64_t split_inside(const OptSpace *sp, const int *split, int h) {
+    int l = sp->th_level[h], i = sp->th_index[h];
+    int64_t most = 1;
+    for (int st = 0; st < sp->S; st++) {
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
+        int64_t p = split_between(sp, split, st, l, sp->L, i);
+        if (p > most) most = p;
+    }
+    return most;
+}
+
 /* The hole's tile must be no smaller than the split of its index inside
  * the level (E0326: it is dealt out in whole blocks), and given tiles at
  * inner levels must divide it when no split lies between (E0311). */
@@ -789,20 +802,26 @@ static void enum_tiles(Enum *e, int h) {
     }
     /* then the tiles that do not divide: powers of two and the unit's
      * shape sizes times powers of two, up to the largest share (the
-     * divisors above are not repeated) */
-    int64_t extra[4 * 64];
+     * divisors above are not repeated); and, over a split of the index
+     * inside the level into p parts, p times each of them: one block of
+     * that size for every instance (a wave of a GPU's SMs) */
+    int64_t extra[8 * 64];
     int n = 0;
     const IrCompute *u = ir_matrix_unit(sp->arch);
     int64_t sizes[4] = {1, u ? u->shape_m : 0, u ? u->shape_n : 0, u ? u->shape_k : 0};
-    for (int k = 0; k < 4; k++) {
-        if (sizes[k] < 1) continue;
-        for (int64_t t = sizes[k]; t <= most && n < 4 * 64; t *= 2) {
-            bool dup = g % t == 0;
-            for (int j = 0; j < n && !dup; j++) dup = extra[j] == t;
-            if (!dup) extra[n++] = t;
-            if (t > most / 2) break;
+    int64_t parts = split_inside(sp, split, h);
+    for (int w = 0; w < (parts > 1 ? 2 : 1); w++)
+        for (int k = 0; k < 4; k++) {
+            if (sizes[k] < 1) continue;
+            int64_t step = w ? parts : 1;
+            if (sizes[k] > most / step) continue;
+            for (int64_t t = sizes[k] * step; t <= most && n < 8 * 64; t *= 2) {
+                bool dup = g % t == 0;
+                for (int j = 0; j < n && !dup; j++) dup = extra[j] == t;
+                if (!dup) extra[n++] = t;
+                if (t > most / 2) break;
+            }
         }
-    }
     qsort(extra, (size_t)n, sizeof(int64_t), compare_i64);
     for (int q = 0; q < n && !sp->truncated; q++) {
         if ((++e->steps & 1023) == 0 && opt_past_deadline(sp)) return;

@@ -29,6 +29,13 @@ static const char *text =
     "  out C[M, N] : fp32;\n"
     "  C[m, n] = A[m, k] * B[k, n];\n"
     "}\n"
+    "op gemm8<M = 16, N = 16, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out C[M, N] : int8;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "}\n"
+    "mapping width for gemm8 on three_acc { tile SRAM: k 16; }\n"
     "mapping plain for gemm on three { tile SRAM: k 16; }\n"
     "mapping acc for gemm on three_acc { tile SRAM: k 16; }\n"
     "mapping stream for gemm on three_stream { tile SRAM: k 16; }\n"
@@ -116,5 +123,21 @@ int main(void) {
     s = lower_mapping(&arena, unit_mapping(p, "spill"), true, NULL);
     CHECK_EXACT(bytes_at(s, "ACC"), 6144, "spill: ACC 6144 B with 2 read-backs");
     check_verified(s, "spill: the interpreter agrees");
+
+    /* width (cost-model.md section 2, "Accumulator width"): C declared
+       int8 is summed in int32 in the accumulator: C[16,16] takes 16 x 16
+       x 4 = 1024 B of ACC's 1 KiB (256 B at its own width), while DRAM
+       moves A 1024 + B 1024 + C 16 x 16 x 1 = 2304 B. */
+    s = lower_mapping(&arena, unit_mapping(p, "width"), true, NULL);
+    double c_acc = -1;
+    int acc = unit_memory_id(s->arch, "ACC");
+    for (int k = 0; k < s->groups[0].footprint_count; k++) {
+        const Footprint *fp = &s->groups[0].footprints[k];
+        if (fp->memory == acc && strcmp(s->op->tensors[fp->tensor].name, "C") == 0)
+            c_acc = fp->bytes;
+    }
+    CHECK_EXACT(c_acc, 1024, "width: the int8 result takes 4 B an element in ACC");
+    CHECK_EXACT(bytes_at(s, "DRAM"), 2304, "width: DRAM moves C at 1 B an element");
+    CHECK(s->excess_count == 0, "width: 1 KiB fits the 1 KiB accumulator");
     return unit_finish();
 }
