@@ -402,7 +402,8 @@ int sched_first_reduced_loop(const Schedule *s, const SchedGroup *g, int st) {
 }
 
 double sched_stage_pieces(double depth_x, double depth_peak, bool is_memory) {
-    return is_memory || depth_x < depth_peak ? depth_x : depth_peak;
+    double pieces = is_memory || depth_x < depth_peak ? depth_x : depth_peak;
+    return pieces >= 1 ? pieces : 1; /* a stage is at least one piece */
 }
 
 int sched_first_slot_loop(const Schedule *s, const SchedGroup *g, int st) {

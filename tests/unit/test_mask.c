@@ -57,7 +57,10 @@ int main(void) {
     DiagSink diags;
     Program *p = unit_load_named(&arena, &sm, &diags, "mask.cmt", text);
     CHECK(p && diags.error_count == 0, "the restricted mappings check");
-    if (!p || diags.error_count) return unit_finish();
+    if (!p || diags.error_count) {
+        arena_free_all(&arena);
+        return unit_finish();
+    }
 
     /* tri: 8 tiles of 8 along m and n.  Tile pair (m tile i, n tile j)
      * meets n <= m when its least n is at most its greatest m: 8j <=
@@ -158,5 +161,6 @@ int main(void) {
               "inherited: in R's own index names, j <= i");
         CHECK_EXACT(h->stmts[1].work, 2304, "inherited: R does 2304 op");
     }
+    arena_free_all(&arena);
     return unit_finish();
 }
