@@ -22,7 +22,9 @@ CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC="$root/$CMTC" ;; esac
 UNIT_DIR=${UNIT_DIR:-build/unit}
 if [ "${VALGRIND:-0}" = 1 ]; then
-  RUN_CMTC="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $CMTC"
+  # by its full path: a suite that empties PATH (plots.sh hides
+  # gnuplot) still runs cmtc under it
+  RUN_CMTC="$(command -v valgrind) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $CMTC"
   # the interpreter's property test: fewer random cases under valgrind,
   # and no optimizer time limit (one cutting into lp_solve's presolve
   # makes it read uninitialised values)
