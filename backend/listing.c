@@ -133,7 +133,7 @@ static void print_held_once(FILE *out, const Schedule *s, const SchedGroup *g) {
 /* Under overlap, a group whose two units both work (or whose collectives
  * are cut into tiles) runs as a pipeline of stages (docs/cost-model.md
  * section 7): each stage's time and depth, the one that sets the pace,
- * and what the others add (one tile each). */
+ * and what the others add (one piece each), as pass_cost recorded them. */
 static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGroup *g) {
     if (g->overlap == OVERLAP_NONE) return;
     if (!(g->matrix_s > 0 && g->vector_s > 0) && g->overlap != OVERLAP_TILES) return;
@@ -141,20 +141,15 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
     const char *names[4] = {mu ? mu->name : "matrix", vu ? vu->name : "vector", "memory",
                             "network"};
     bool local = g->overlap == OVERLAP_LOCAL;
-    double x[4] = {g->matrix_s, g->vector_s, g->cost.memory_s, local ? 0 : g->cost.network_s};
-    double depth[4] = {g->matrix_depth, g->vector_depth, g->tiles >= 1 ? g->tiles : 1,
-                       g->network_depth};
-    int peak = 0;
-    for (int k = 1; k < 4; k++)
-        if (x[k] > x[peak]) peak = k;
+    const double *x = g->stage_s, *pieces = g->stage_pieces;
+    int peak = g->pace;
     fprintf(out, "    pipeline (overlap %s):", overlap_words[g->overlap]);
     bool first = true;
     for (int k = 0; k < 4; k++) {
         if (!(x[k] > 0)) continue;
         fprintf(out, "%s %s %s", first ? "" : " |", names[k], fmt_time(a, x[k]));
-        double pieces = sched_stage_pieces(depth[k], depth[peak], k == 2);
         if (k != peak)
-            fprintf(out, " (+%s: 1 of %.0f %s)", fmt_time(a, x[k] / pieces), pieces,
+            fprintf(out, " (+%s: 1 of %.0f %s)", fmt_time(a, x[k] / pieces[k]), pieces[k],
                     k == 3 && g->overlap == OVERLAP_TILES ? "chunks" : "tiles");
         else
             fprintf(out, " (sets the pace)");

@@ -274,6 +274,12 @@ typedef struct SchedGroup {
      * other unit works) and of the network (the collectives' chunks under
      * overlap tiles, else the outermost tiles) */
     double matrix_depth, vector_depth, network_depth;
+    /* under overlap, the pipeline's stages as pass_cost priced them:
+     * matrix unit, vector unit, memory, network, in that order: their
+     * times, the pieces each fills and drains in, and the one that sets
+     * the pace */
+    double stage_s[4], stage_pieces[4];
+    int pace;
     double launch_s;  /* the arch's launch_overhead, paid once per group */
     Overlap overlap;  /* its `fuse` line's overlap, else the mapping's */
     bool overlap_own; /* given on its `fuse` line */

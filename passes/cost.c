@@ -470,7 +470,7 @@ void pass_cost(Schedule *s) {
                     g->network_depth = pieces;
             }
             /* stages: matrix unit, vector unit, memory, network; each
-             * adds one of its tiles to the slowest one's time (the stages
+             * adds one of its pieces to the slowest one's time (the stages
              * of the outermost tiling summed first, so a group on one
              * unit keeps the arithmetic of (C + M + N - max) / T) */
             /* `overlap local`: the network waits for the group's units
@@ -485,13 +485,16 @@ void pass_cost(Schedule *s) {
              * the pace-setter's pieces: a reduction that waits for the
              * whole walk starts only when the walk is done */
             double same = 0, other = 0;
+            g->pace = peak;
             for (int k = 0; k < 4; k++) {
+                g->stage_s[k] = x[k];
+                g->stage_pieces[k] =
+                    k == peak ? depth[k] : sched_stage_pieces(depth[k], depth[peak], k == 2);
                 if (k == peak) continue;
-                double pieces = sched_stage_pieces(depth[k], depth[peak], k == 2);
-                if (pieces == tiles)
+                if (g->stage_pieces[k] == tiles)
                     same += x[k];
                 else
-                    other += x[k] / pieces;
+                    other += x[k] / g->stage_pieces[k];
             }
             g->cost.fill_drain_s = same / tiles + other;
             g->cost.latency_s =

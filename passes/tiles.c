@@ -491,7 +491,7 @@ void pass_tiles(Schedule *s) {
                     bool internal = internal_to_group(s, t, g);
                     bool leaves = s->tensor_crosses[t] && result;
                     if (internal && !leaves && l < grp->level) continue;
-                    double bytes = sched_elem_bytes(&op->tensors[t]);
+                    double elem = sched_elem_bytes(&op->tensors[t]), bytes = elem;
                     for (int r = 0; r < op->tensors[t].rank; r++)
                         bytes *= s->stmts[st].tile[sched_li(s, l, sched_access_index(s, st, t, r))];
                     /* its maker holds every tile that must survive an
@@ -510,9 +510,8 @@ void pass_tiles(Schedule *s) {
                      * cores add bf16 and fp16 products into fp32, int8
                      * into int32 (docs/cost-model.md section 2) */
                     if (result && mem && mem->role == ROLE_ACCUMULATOR &&
-                        (is->reduce_op == RO_SUM || is->reduce_op == RO_MEAN) &&
-                        sched_elem_bytes(&op->tensors[t]) < 4)
-                        bytes *= 4 / sched_elem_bytes(&op->tensors[t]);
+                        (is->reduce_op == RO_SUM || is->reduce_op == RO_MEAN) && elem < 4)
+                        bytes *= 4 / elem;
                     /* a reader that sees it otherwise than its maker left
                      * it holds its own tile beside the maker's: at the
                      * fusion level, and below it where the maker's result
