@@ -181,7 +181,7 @@ static const char *memory_use(Arena *a, const Schedule *s) {
             double need = 0;
             const SchedGroup *grp = &s->groups[g];
             for (int k = 0; k < grp->footprint_count; k++)
-                if (grp->footprints[k].memory == mi) need += grp->footprints[k].bytes;
+                if (grp->footprints[k].memory == mi) need += footprint_need(&grp->footprints[k]);
             if (need > peak) peak = need;
         }
         text_add(&t, "%s%s=%.6g", mi ? ";" : "", arch->memories[mi].name, peak);

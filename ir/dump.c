@@ -92,13 +92,17 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
                     op->indices[lp->index].name, level_name(s, lp->level), lp->trips, lp->step,
                     lp->extent);
         }
-        for (int k = 0; k < grp->footprint_count; k++)
-            fprintf(out, "    footprint %s %s=%.6g%s\n",
-                    s->arch->memories[grp->footprints[k].memory].name,
-                    op->tensors[grp->footprints[k].tensor].name, grp->footprints[k].bytes,
-                    grp->footprints[k].spare_tiles > 0 ? " (with the next tile)"
-                    : grp->footprints[k].exposed       ? " (held once)"
-                                                       : "");
+        for (int k = 0; k < grp->footprint_count; k++) {
+            const Footprint *f = &grp->footprints[k];
+            fprintf(out, "    footprint %s %s=%.6g%s", s->arch->memories[f->memory].name,
+                    op->tensors[f->tensor].name, f->bytes,
+                    f->spare_tiles > 0 ? " (with the next tile)"
+                    : f->exposed       ? " (held once)"
+                                       : "");
+            if (f->in_place > 0)
+                fprintf(out, " (%.6g in place of %s)", f->in_place, op->tensors[f->host].name);
+            fputc('\n', out);
+        }
         if (grp->level_s)
             fprintf(out,
                     "    time compute=%.6g memory=%.6g network=%.6g fill_drain=%.6g stall=%.6g "

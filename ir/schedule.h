@@ -156,7 +156,18 @@ typedef struct Footprint {
     double refills;
     double spare_tiles;
     bool exposed;
+    /* in place (docs/cost-model.md section 2): the bytes of this tile
+     * written over the tile of `host`, an input of the same statement
+     * that no later statement reads; they take no room of their own */
+    int host;
+    double in_place;
 } Footprint;
+
+/* The room a footprint takes in its memory: its tiles less what it
+ * writes over its host's. */
+static inline double footprint_need(const Footprint *f) {
+    return f->bytes - f->in_place;
+}
 
 /* The bytes of one tile of a footprint (its live tiles and spare tile
  * hold one each). */

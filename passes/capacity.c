@@ -164,9 +164,11 @@ void report_capacity(const Schedule *s, DiagSink *diags) {
             const Footprint *f = &g->footprints[k];
             if (f->memory != x->memory) continue;
             used += (size_t)snprintf(
-                terms + used, sizeof terms - used, "%s%s%s%s %s", used ? " + " : "",
+                terms + used, sizeof terms - used, "%s%s%s%s %s%s%s", used ? " + " : "",
                 s->op->tensors[f->tensor].name, f->reader >= 0 ? " as read by " : "",
-                f->reader >= 0 ? s->op->stmts[f->reader].name : "", bytes_text(s->arena, f->bytes));
+                f->reader >= 0 ? s->op->stmts[f->reader].name : "",
+                bytes_text(s->arena, footprint_need(f)), f->in_place > 0 ? " beyond " : "",
+                f->in_place > 0 ? s->op->tensors[f->host].name : "");
         }
         char stmts[512] = "";
         size_t su = 0;

@@ -449,6 +449,84 @@ static void walk_tiles(Schedule *s, int st) {
     }
 }
 
+/* The maker's footprint of tensor t in memory mi, or NULL. */
+static Footprint *maker_footprint(SchedGroup *g, int mi, int t) {
+    for (int k = 0; k < g->footprint_count; k++)
+        if (g->footprints[k].memory == mi && g->footprints[k].tensor == t &&
+            g->footprints[k].reader < 0)
+            return &g->footprints[k];
+    return NULL;
+}
+
+/* The storage footprint f lives in: its own tile, or its host's storage
+ * when that is larger (a chain shares the largest of its tiles).  `depth`
+ * bounds the walk: a chain is at most as long as the group. */
+static double in_place_storage(SchedGroup *g, const Footprint *f, int depth) {
+    double own = f->bytes;
+    if (f->host < 0 || depth <= 0) return own;
+    const Footprint *h = maker_footprint(g, f->memory, f->host);
+    double below = h ? in_place_storage(g, h, depth - 1) : 0;
+    return below > own ? below : own;
+}
+
+/* Whether statement st reads input q point for point: the input has the
+ * result's indices in the result's order, so element x of the result is
+ * made from element x of the input alone. */
+static bool reads_pointwise(const IrOp *op, const IrStmt *is, int q) {
+    if (is->cls != SC_VECTOR || is->reduce_op != RO_NONE || is->reduced_count) return false;
+    if (op->tensors[is->inputs[q]].rank != is->lhs_count) return false;
+    for (int r = 0; r < is->lhs_count; r++)
+        if (is->access[q][r] != is->lhs[r]) return false;
+    return true;
+}
+
+/* In place (docs/cost-model.md section 2): an element-wise statement of
+ * the group whose input is a tile the group made, of the result's shape,
+ * that no later statement of the group reads, writes its result over that
+ * input (a compiler gives the dead tile's registers to the result:
+ * FlashAttention's exp and its conversion to bf16 overwrite the scores).
+ * The result then takes only what it holds beyond its host's storage; a
+ * chain (C, then e over C, then P over e) shares one storage, the largest
+ * of its tiles.  Only single tiles share: neither may be held across a
+ * loop nor read in another layout, and neither may leave the group. */
+static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
+    const IrOp *op = s->op;
+    for (int k = 0; k < grp->stmt_count; k++) {
+        int st = grp->stmts[k];
+        const IrStmt *is = &op->stmts[st];
+        int out = is->out_tensor;
+        if (!internal_to_group(s, out, g) || s->tensor_crosses[out]) continue;
+        for (int q = 0; q < is->input_count; q++) {
+            int t = is->inputs[q];
+            if (t == out || !internal_to_group(s, t, g) || s->tensor_crosses[t]) continue;
+            if (!reads_pointwise(op, is, q)) continue;
+            bool read_later = false;
+            for (int j = k + 1; j < grp->stmt_count && !read_later; j++) {
+                const IrStmt *later = &op->stmts[grp->stmts[j]];
+                for (int r = 0; r < later->input_count; r++) read_later |= later->inputs[r] == t;
+            }
+            if (read_later) continue;
+            bool shared = false;
+            for (int mi = 0; mi < s->arch->memory_count; mi++) {
+                Footprint *host = maker_footprint(grp, mi, t),
+                          *result = maker_footprint(grp, mi, out);
+                if (!host || !result || host->live_tiles != 1 || result->live_tiles != 1) continue;
+                /* a reader's copy of either in this memory is a tile of its own */
+                bool copies = false;
+                for (int f = 0; f < grp->footprint_count; f++)
+                    copies |= grp->footprints[f].memory == mi && grp->footprints[f].reader >= 0 &&
+                              (grp->footprints[f].tensor == t || grp->footprints[f].tensor == out);
+                if (copies) continue;
+                double storage = in_place_storage(grp, host, grp->stmt_count);
+                result->host = t;
+                result->in_place = result->bytes < storage ? result->bytes : storage;
+                shared = true;
+            }
+            if (shared) break;
+        }
+    }
+}
+
 void pass_tiles(Schedule *s) {
     const IrOp *op = s->op;
     for (int st = 0; st < op->stmt_count; st++)
@@ -540,18 +618,19 @@ void pass_tiles(Schedule *s) {
                     if (mem)
                         add_footprint(s, grp,
                                       (Footprint){mem->id, t, bytes * live, live, live_loop, waiter,
-                                                  reader, refills, 0, false},
+                                                  reader, refills, 0, false, -1, 0},
                                       &cap);
                 }
             }
         }
+        share_in_place(s, grp, g);
         const IrArch *arch = s->arch;
         for (int mi = 0; mi < arch->memory_count; mi++) {
             const IrMemory *mem = &arch->memories[mi];
             if (!isfinite(mem->capacity) || mem->capacity <= 0) continue;
             double need = 0;
             for (int k = 0; k < grp->footprint_count; k++)
-                if (grp->footprints[k].memory == mi) need += grp->footprints[k].bytes;
+                if (grp->footprints[k].memory == mi) need += footprint_need(&grp->footprints[k]);
             if (need > mem->capacity)
                 add_excess(s, g, mi, need, mem->capacity, capacity_span(s, grp, mem->level));
             else

@@ -1,0 +1,127 @@
+/* test_inplace.c — an element-wise statement writing its result over the
+ * tile of an input no later statement reads (docs/cost-model.md section 2,
+ * "In place"), against arithmetic done by hand in the comments. */
+#include "passes/passes.h"
+#include "passes/verify.h"
+#include "tests/unit/program.h"
+#include "tests/unit/unit.h"
+
+#include <string.h>
+
+static const char *text =
+    "arch acc {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; energy 10 pJ/B; }\n"
+    "  memory SRAM { capacity 64 KiB; bandwidth 64 B/cycle; energy 0.5 pJ/B; }\n"
+    "  memory ACC role accumulator { capacity 2 KiB; bandwidth 128 B/cycle; energy 0.1 pJ/B; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
+    "  compute vec vector { throughput 16 op/cycle; energy 1 pJ/op; }\n"
+    "}\n"
+    "op chain<M = 16, N = 16, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out Y[M] : fp32;\n"
+    "  var C : fp32;\n"
+    "  var e : fp32;\n"
+    "  var h : bf16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  e[m, n] = exp(C[m, n]);\n"
+    "  h[m, n] = e[m, n] * e[m, n];\n"
+    "  Y[m] = sum(n) h[m, n];\n"
+    "}\n"
+    "op kept<M = 16, N = 16, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out Y[M] : fp32;\n"
+    "  out Z[M] : fp32;\n"
+    "  var C : fp32;\n"
+    "  var e : fp32;\n"
+    "  var h : bf16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  e[m, n] = exp(C[m, n]);\n"
+    "  h[m, n] = e[m, n] * e[m, n];\n"
+    "  Y[m] = sum(n) h[m, n];\n"
+    "  Z[m] = max(n) e[m, n];\n"
+    "}\n"
+    "mapping chained for chain on acc { tile SRAM: k 16; fuse C, e, h, Y at SRAM; }\n"
+    "mapping held for kept on acc { tile SRAM: k 16; fuse C, e, h, Y, Z at SRAM; }\n";
+
+static Arena arena;
+static SourceManager sources;
+static DiagSink diags;
+
+/* The maker's footprint of tensor `name` in memory `mem` of group 0. */
+static const Footprint *footprint_of(const Schedule *s, const char *mem, const char *name) {
+    int m = unit_memory_id(s->arch, mem);
+    for (int k = 0; k < s->groups[0].footprint_count; k++) {
+        const Footprint *f = &s->groups[0].footprints[k];
+        if (f->memory == m && f->reader < 0 && strcmp(s->op->tensors[f->tensor].name, name) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+/* The room group 0 takes in memory `mem`. */
+static double need_at(const Schedule *s, const char *mem) {
+    int m = unit_memory_id(s->arch, mem);
+    double need = 0;
+    for (int k = 0; k < s->groups[0].footprint_count; k++)
+        if (s->groups[0].footprints[k].memory == m)
+            need += footprint_need(&s->groups[0].footprints[k]);
+    return need;
+}
+
+int main(void) {
+    sources_init(&sources, &arena);
+    diags_init(&diags, &arena);
+    SourceFile *f = sources_add(&sources, "inplace.cmt", text, strlen(text));
+    CheckOptions opts;
+    memset(&opts, 0, sizeof opts);
+    Program *p = check_program(&arena, &sources, &diags, f, &opts);
+    if (!p || diags.error_count) {
+        diags_render_text(stdout, &sources, &diags, (DiagRenderOptions){false});
+        CHECK(false, "the in-place file checks");
+        return unit_finish();
+    }
+
+    /* chained: the results live in ACC, one 16 x 16 tile each: C fp32
+       1024 B, e fp32 1024 B, h bf16 512 B, Y[16] fp32 64 B; 2624 B side
+       by side, over ACC's 2048.  e reads C point for point and is C's last
+       reader: e is written over C (1024 B in place).  h reads e point for
+       point and is its last reader: h's 512 B go in e's storage, which is
+       C's 1024 B.  Y reduces: it takes its own 64 B.  Need: 1024 + 0 + 0 +
+       64 = 1088 B, which fits. */
+    Schedule *s = lower_mapping(&arena, unit_mapping(p, "chained"), true, NULL);
+    const Footprint *c = footprint_of(s, "ACC", "C"), *e = footprint_of(s, "ACC", "e"),
+                    *h = footprint_of(s, "ACC", "h"), *y = footprint_of(s, "ACC", "Y");
+    CHECK(c && e && h && y, "chained: C, e, h and Y are held in ACC");
+    if (c && e && h && y) {
+        CHECK_EXACT(c->bytes, 1024, "chained: C[16,16] fp32 1024 B");
+        CHECK_EXACT(c->in_place, 0, "chained: C is made by a contraction, in its own tile");
+        CHECK_EXACT(e->bytes, 1024, "chained: e[16,16] fp32 1024 B");
+        CHECK_EXACT(e->in_place, 1024, "chained: e written over C");
+        CHECK(e->host >= 0 && strcmp(s->op->tensors[e->host].name, "C") == 0, "chained: e's host C");
+        CHECK_EXACT(h->bytes, 512, "chained: h[16,16] bf16 512 B");
+        CHECK_EXACT(h->in_place, 512, "chained: h written over e (C's storage)");
+        CHECK_EXACT(y->in_place, 0, "chained: Y reduces, its own 64 B");
+    }
+    CHECK_EXACT(need_at(s, "ACC"), 1088, "chained: ACC need 1024 + 64 = 1088 B");
+    CHECK(s->excess_count == 0, "chained: 1088 B fits ACC's 2 KiB");
+    check_verified(s, "chained: the interpreter agrees");
+
+    /* held: Z reads e after h, so h cannot overwrite e: e over C (1024 B
+       in place), h its own 512 B.  Need: 1024 + 0 + 512 + 64 + 64 = 1664
+       B, which still fits. */
+    s = lower_mapping(&arena, unit_mapping(p, "held"), true, NULL);
+    e = footprint_of(s, "ACC", "e");
+    h = footprint_of(s, "ACC", "h");
+    CHECK(e && h, "held: e and h are held in ACC");
+    if (e && h) {
+        CHECK_EXACT(e->in_place, 1024, "held: e written over C");
+        CHECK_EXACT(h->in_place, 0, "held: Z reads e later, h takes its own tile");
+    }
+    CHECK_EXACT(need_at(s, "ACC"), 1664, "held: ACC need 1024 + 512 + 64 + 64 = 1664 B");
+    CHECK(s->excess_count == 0, "held: 1664 B fits ACC's 2 KiB");
+    check_verified(s, "held: the interpreter agrees");
+    return unit_finish();
+}
