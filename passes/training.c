@@ -25,20 +25,29 @@ void pass_training(Schedule *s) {
      * of it, and whether the forward statements and the later ones read
      * it */
     double *share = ARENA_ARRAY(s->arena, double, T + 1);
+    /* a kept activation is what the forward pass leaves on the device:
+     * its maker's share, or for an input the largest forward reader's.
+     * A backward reader that needs more gathers it again (section 4
+     * inserts that collective), as Megatron's sequence parallelism keeps
+     * each layernorm's output sharded and all-gathers it anew */
+    double *kept = ARENA_ARRAY(s->arena, double, T + 1);
     bool *read_forward = ARENA_ARRAY(s->arena, bool, T + 1);
     bool *read_later = ARENA_ARRAY(s->arena, bool, T + 1);
     for (int st = 0; st < op->stmt_count; st++) {
         const IrStmt *is = &op->stmts[st];
         double mine = sched_share(s, st, is->out_tensor);
         if (mine > share[is->out_tensor]) share[is->out_tensor] = mine;
+        if (st < F && mine > kept[is->out_tensor]) kept[is->out_tensor] = mine;
         for (int q = 0; q < is->input_count; q++) {
             int t = is->inputs[q];
             double b = sched_share(s, st, t);
             if (b > share[t]) share[t] = b;
-            if (st < F)
+            if (st < F) {
                 read_forward[t] = true;
-            else
+                if (op->tensors[t].producer < 0 && b > kept[t]) kept[t] = b;
+            } else {
                 read_later[t] = true;
+            }
         }
     }
     tr->held = ARENA_ARRAY(s->arena, double, T + 1);
@@ -57,9 +66,11 @@ void pass_training(Schedule *s) {
              * step keeps nothing but its weights and caches */
             if (!serving &&
                 ((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
-                read_later[t])
-                into = &tr->activations;
-            break;
+                read_later[t]) {
+                tr->activations += kept[t];
+                tr->held[t] = kept[t];
+            }
+            continue;
         }
         if (!into) continue;
         *into += share[t];

@@ -37,7 +37,8 @@ static const char *text =
     "}\n"
     "mapping layers for mlp on shared { phase train; spatial m -> x; tile SRAM: m 32; repeat 48; }\n"
     "mapping tensor_parallel for mlp on own { phase train; spatial f -> x; tile SRAM: m 32; }\n"
-    "mapping forward for mlp on shared { spatial m -> x; tile SRAM: m 32; }\n";
+    "mapping forward for mlp on shared { spatial m -> x; tile SRAM: m 32; }\n"
+    "mapping gelu_split for mlp on own { phase train; spatial for G: m -> x; tile SRAM: m 32; }\n";
 
 static void check_holds(const Program *p, const char *name, double w, double g, double o,
                         double a) {
@@ -72,6 +73,14 @@ int main(void) {
        2 each */
     check_holds(p, "tensor_parallel", 16384, 16384, 3 * 2 * 64 * 64 * 4.0,
                 65536 + 65536 + 65536);
+    /* kept where made (docs/cost-model.md 13, "kept where made"): only
+       the gelu is split (by m); every chip holds the weights whole (2 *
+       64 * 256 * 2 B), their gradients and state.  Kept: X whole (512 *
+       64 * 2), H whole (made unsplit: 512 * 256 * 2) and G as its maker
+       left it, a quarter of the rows (128 * 256 * 2 = 65536 B), though Y
+       and dW2 read all of it: each receives the other chips' rows again.
+       At the largest reader G would count 262144 B. */
+    check_holds(p, "gelu_split", 65536, 65536, 393216, 65536 + 262144 + 65536);
     /* the step by phase (docs/cost-model.md 13.1): every group counted
        once, so the phases add up to the latency; model work 2 x 6
        contractions of 512 * 64 * 256 MACs (two forward, four gradient);
