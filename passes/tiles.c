@@ -473,7 +473,7 @@ static double in_place_storage(SchedGroup *g, const Footprint *f, int depth) {
  * result's indices in the result's order, so element x of the result is
  * made from element x of the input alone. */
 static bool reads_pointwise(const IrOp *op, const IrStmt *is, int q) {
-    if (is->cls != SC_VECTOR || is->reduce_op != RO_NONE || is->reduced_count) return false;
+    if (is->cls != SC_VECTOR || is->reduce_op != RO_NONE) return false;
     if (op->tensors[is->inputs[q]].rank != is->lhs_count) return false;
     for (int r = 0; r < is->lhs_count; r++)
         if (is->access[q][r] != is->lhs[r]) return false;
@@ -487,8 +487,10 @@ static bool reads_pointwise(const IrOp *op, const IrStmt *is, int q) {
  * FlashAttention's exp and its conversion to bf16 overwrite the scores).
  * The result then takes only what it holds beyond its host's storage; a
  * chain (C, then e over C, then P over e) shares one storage, the largest
- * of its tiles.  Only single tiles share: neither may be held across a
- * loop nor read in another layout, and neither may leave the group. */
+ * of its tiles.  Tiles share tile for tile: both must be held as as many
+ * live tiles across the same loop (a softmax's scores and exponentials,
+ * both live along the row), neither read in another layout, and neither
+ * may leave the group. */
 static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
     const IrOp *op = s->op;
     for (int k = 0; k < grp->stmt_count; k++) {
@@ -510,7 +512,10 @@ static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
             for (int mi = 0; mi < s->arch->memory_count; mi++) {
                 Footprint *host = maker_footprint(grp, mi, t),
                           *result = maker_footprint(grp, mi, out);
-                if (!host || !result || host->live_tiles != 1 || result->live_tiles != 1) continue;
+                /* tile for tile: as many live tiles, kept across the same loop */
+                if (!host || !result || host->live_tiles != result->live_tiles ||
+                    host->live_loop != result->live_loop)
+                    continue;
                 /* a reader's copy of either in this memory is a tile of its own */
                 bool copies = false;
                 for (int f = 0; f < grp->footprint_count; f++)

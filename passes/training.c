@@ -66,15 +66,14 @@ void pass_training(Schedule *s) {
              * step keeps nothing but its weights and caches */
             if (!serving &&
                 ((X->producer >= 0 && X->producer < F) || (X->producer < 0 && read_forward[t])) &&
-                read_later[t]) {
-                tr->activations += kept[t];
-                tr->held[t] = kept[t];
-            }
-            continue;
+                read_later[t])
+                into = &tr->activations;
+            break;
         }
         if (!into) continue;
-        *into += share[t];
-        tr->held[t] = share[t];
+        double bytes = into == &tr->activations ? kept[t] : share[t];
+        *into += bytes;
+        tr->held[t] = bytes;
     }
     /* a device holds its stage's layers, and the activations of every
      * micro-batch in flight there (section 13.2) */

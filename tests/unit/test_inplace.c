@@ -8,6 +8,21 @@
 
 #include <string.h>
 
+/* chain and kept share their inputs and statements; kept's Z reads e
+ * after h */
+#define CHAIN_IO                                                                                   \
+    "  in A[M, K] : int8;\n"                                                                      \
+    "  in B[K, N] : int8;\n"                                                                      \
+    "  out Y[M] : fp32;\n"
+#define CHAIN_BODY                                                                                 \
+    "  var C : fp32;\n"                                                                           \
+    "  var e : fp32;\n"                                                                           \
+    "  var h : bf16;\n"                                                                           \
+    "  C[m, n] = A[m, k] * B[k, n];\n"                                                            \
+    "  e[m, n] = exp(C[m, n]);\n"                                                                 \
+    "  h[m, n] = e[m, n] * e[m, n];\n"                                                            \
+    "  Y[m] = sum(n) h[m, n];\n"
+
 static const char *text =
     "arch acc {\n"
     "  clock 1 GHz;\n"
@@ -17,34 +32,27 @@ static const char *text =
     "  compute mac matrix { throughput 64 MAC/cycle; energy 0.5 pJ/MAC; }\n"
     "  compute vec vector { throughput 16 op/cycle; energy 1 pJ/op; }\n"
     "}\n"
-    "op chain<M = 16, N = 16, K = 64> {\n"
-    "  in A[M, K] : int8;\n"
-    "  in B[K, N] : int8;\n"
-    "  out Y[M] : fp32;\n"
-    "  var C : fp32;\n"
-    "  var e : fp32;\n"
-    "  var h : bf16;\n"
-    "  C[m, n] = A[m, k] * B[k, n];\n"
-    "  e[m, n] = exp(C[m, n]);\n"
-    "  h[m, n] = e[m, n] * e[m, n];\n"
-    "  Y[m] = sum(n) h[m, n];\n"
-    "}\n"
-    "op kept<M = 16, N = 16, K = 64> {\n"
-    "  in A[M, K] : int8;\n"
-    "  in B[K, N] : int8;\n"
-    "  out Y[M] : fp32;\n"
-    "  out Z[M] : fp32;\n"
-    "  var C : fp32;\n"
-    "  var e : fp32;\n"
-    "  var h : bf16;\n"
-    "  C[m, n] = A[m, k] * B[k, n];\n"
-    "  e[m, n] = exp(C[m, n]);\n"
-    "  h[m, n] = e[m, n] * e[m, n];\n"
-    "  Y[m] = sum(n) h[m, n];\n"
+    "op chain<M = 16, N = 16, K = 64> {\n" CHAIN_IO CHAIN_BODY "}\n"
+    "op kept<M = 16, N = 16, K = 64> {\n" CHAIN_IO "  out Z[M] : fp32;\n" CHAIN_BODY
     "  Z[m] = max(n) e[m, n];\n"
     "}\n"
+    "op soft<M = 16, N = 16, K = 64> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out Y[M, N] : fp32;\n"
+    "  var C : fp32;\n"
+    "  var mx : fp32;\n"
+    "  var e : fp32;\n"
+    "  var s : fp32;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "  mx[m] = max(n) C[m, n];\n"
+    "  e[m, n] = exp(C[m, n] - mx[m]);\n"
+    "  s[m] = sum(n) e[m, n];\n"
+    "  Y[m, n] = e[m, n] / s[m];\n"
+    "}\n"
     "mapping chained for chain on acc { tile SRAM: k 16; fuse C, e, h, Y at SRAM; }\n"
-    "mapping held for kept on acc { tile SRAM: k 16; fuse C, e, h, Y, Z at SRAM; }\n";
+    "mapping held for kept on acc { tile SRAM: k 16; fuse C, e, h, Y, Z at SRAM; }\n"
+    "mapping rows for soft on acc { tile SRAM: k 16, n 8; fuse C, mx, e, s, Y at SRAM; }\n";
 
 static Arena arena;
 static SourceManager sources;
@@ -123,5 +131,25 @@ int main(void) {
     CHECK_EXACT(need_at(s, "ACC"), 1664, "held: ACC need 1024 + 512 + 64 + 64 = 1664 B");
     CHECK(s->excess_count == 0, "held: 1664 B fits ACC's 2 KiB");
     check_verified(s, "held: the interpreter agrees");
+
+    /* rows: a softmax walked in two n tiles of 8.  e waits for the row's
+       max and Y for its sum, so C and e are each live as both tiles of a
+       row: 2 x 16 x 8 x 4 = 1024 B each.  e reads C point for point, is
+       its last reader and is live across the same loop: written over it
+       tile for tile (1024 B in place).  mx and s 16 x 4 = 64 B each; Y
+       leaves the group, its own 16 x 8 x 4 = 512 B.  Need 1024 + 64 + 0 +
+       64 + 512 = 1664 B, where side by side 2688 B overflow the 2 KiB. */
+    s = lower_mapping(&arena, unit_mapping(p, "rows"), true, NULL);
+    c = footprint_of(s, "ACC", "C");
+    e = footprint_of(s, "ACC", "e");
+    CHECK(c && e, "rows: C and e are held in ACC");
+    if (c && e) {
+        CHECK_EXACT(c->live_tiles, 2, "rows: C live as the row's 2 tiles");
+        CHECK_EXACT(e->bytes, 1024, "rows: e 2 x 512 B");
+        CHECK_EXACT(e->in_place, 1024, "rows: e written over C tile for tile");
+    }
+    CHECK_EXACT(need_at(s, "ACC"), 1664, "rows: ACC need 1024 + 64 + 64 + 512 = 1664 B");
+    CHECK(s->excess_count == 0, "rows: 1664 B fits ACC's 2 KiB");
+    check_verified(s, "rows: the interpreter agrees");
     return unit_finish();
 }
