@@ -510,6 +510,13 @@ static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
             if (read_later) continue;
             bool shared = false;
             for (int mi = 0; mi < s->arch->memory_count; mi++) {
+                /* where the group keeps its intermediates, element by
+                 * element as they live: the fusion level, below the
+                 * outermost (whose tensors stay whole within a group).  A
+                 * tile below the fusion level stays until its next one
+                 * replaces it, so a result there cannot take its host's
+                 * storage tile for tile (docs/cost-model.md section 2). */
+                if (grp->level < 1 || s->arch->memories[mi].level != grp->level) continue;
                 Footprint *host = maker_footprint(grp, mi, t),
                           *result = maker_footprint(grp, mi, out);
                 /* tile for tile: as many live tiles, kept across the same loop */

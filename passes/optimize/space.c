@@ -1576,10 +1576,42 @@ static int arc_fusion_level(const OptSpace *sp, const OptArc *a) {
     return sp->L > 1 ? 1 : 0; /* the default (passes/fusion.c) */
 }
 
+/* Whether statement st shares a tensor with one of stmts (it reads what
+ * one makes, or makes what one reads). */
+static bool touches(const IrOp *op, int st, const int *stmts, int count) {
+    const IrStmt *x = &op->stmts[st];
+    for (int k = 0; k < count; k++) {
+        const IrStmt *y = &op->stmts[stmts[k]];
+        for (int q = 0; q < x->input_count; q++)
+            if (x->inputs[q] == y->out_tensor) return true;
+        for (int q = 0; q < y->input_count; q++)
+            if (y->inputs[q] == x->out_tensor) return true;
+    }
+    return false;
+}
+
+/* Whether arc y, holding the statements of arc a, needs at least a's
+ * bytes in every memory at or below its fusion level: so when its added
+ * statements share no tensor with a's.  One that reads a result of a
+ * makes it internal (no longer written out, and a host an element-wise
+ * result may be written over, cost-model.md section 2); one that makes an
+ * input of a makes it an intermediate kept as it lives: either can hold
+ * less than a held (docs/optimizer.md section 3). */
+static bool holds_at_least(const OptSpace *sp, const OptArc *y, const int *stmts, int count) {
+    for (int k = 0; k < y->count; k++) {
+        int st = y->stmts[k];
+        bool inside = false;
+        for (int j = 0; j < count && !inside; j++) inside = stmts[j] == st;
+        if (!inside && touches(sp->op, st, stmts, count)) return false;
+    }
+    return true;
+}
+
 /* Arc a was costed: when it overflows a memory, mark every arc not yet
- * costed that holds its statements and is fused at that memory's level or
- * outside it.  Such an arc holds a's first statement and its positions
- * contain a's.  Returns how many were marked. */
+ * costed that holds its statements, is fused at that memory's level or
+ * outside it, and holds at least as much (holds_at_least).  Such an arc
+ * holds a's first statement and its positions contain a's.  Returns how
+ * many were marked. */
 static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx *x) {
     const OptCost *oc = &row[a];
     if (oc->feasible || oc->uncosted || oc->memory < 0) return 0;
@@ -1590,7 +1622,13 @@ static int imply(const OptSpace *sp, OptCost *row, bool *done, int a, OptEvalCtx
         int b = sp->stmt_arcs[k];
         const OptArc *y = &sp->arcs[b];
         if (done[b] || y->pos > arc->pos || y->pos + y->count < arc->pos + arc->count) continue;
-        if (arc_fusion_level(sp, y) > lm) continue;
+        /* results are written in place only at the fusion level
+         * (cost-model.md section 2): fused at M's level, y may share there
+         * what a, fused outside it, held side by side */
+        int ly = arc_fusion_level(sp, y);
+        if (ly > lm || (ly == lm && arc_fusion_level(sp, arc) != lm) ||
+            !holds_at_least(sp, y, arc->stmts, arc->count))
+            continue;
         row[b] = *oc; /* infeasible; its need is a lower bound */
         done[b] = true;
         marked++;
@@ -1844,7 +1882,8 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
                     remaining--;
                     remaining -= imply(sp, row, done, a, x);
                 } else if (first && !alone.feasible && alone.memory >= 0 &&
-                           arc_fusion_level(sp, arc) <= sp->arch->memories[alone.memory].level) {
+                           arc_fusion_level(sp, arc) <= sp->arch->memories[alone.memory].level &&
+                           holds_at_least(sp, arc, &st, 1)) {
                     row[a] = alone; /* infeasible; need is a lower bound */
                     done[a] = true;
                     remaining--;

@@ -24,4 +24,4 @@ set key below height 1 nobox
 plot 'pareto.dat' index 0 using ($2*1000):($3*1000) with points pt 7 ps 0.9 lc rgb '#9aa5b1' \
        title 'ok point (336)', \
      'pareto.dat' index 1 using ($2*1000):($3*1000) with linespoints lw 2 pt 7 ps 1.3 lc rgb '#e15759' \
-       title 'Pareto frontier (12 points)'
+       title 'Pareto frontier (9 points)'
