@@ -52,7 +52,8 @@ static const char *text =
     "}\n"
     "mapping chained for chain on acc { tile SRAM: k 16; fuse C, e, h, Y at SRAM; }\n"
     "mapping held for kept on acc { tile SRAM: k 16; fuse C, e, h, Y, Z at SRAM; }\n"
-    "mapping rows for soft on acc { tile SRAM: k 16, n 8; fuse C, mx, e, s, Y at SRAM; }\n";
+    "mapping rows for soft on acc { tile SRAM: k 16, n 8; fuse C, mx, e, s, Y at SRAM; }\n"
+    "mapping below for chain on acc { tile SRAM: k 16; fuse C, e, h, Y at DRAM; }\n";
 
 static Arena arena;
 static SourceManager sources;
@@ -151,5 +152,20 @@ int main(void) {
     CHECK_EXACT(need_at(s, "ACC"), 1664, "rows: ACC need 1024 + 64 + 64 + 512 = 1664 B");
     CHECK(s->excess_count == 0, "rows: 1664 B fits ACC's 2 KiB");
     check_verified(s, "rows: the interpreter agrees");
+
+    /* below: the chain fused at DRAM, the outermost level.  Its ACC tiles
+       lie below the fusion level, where a tile stays until the next one
+       replaces it: nothing is written in place, and C 1024 + e 1024 + h
+       512 + Y 64 = 2624 B overflow ACC's 2048 B by 576 B. */
+    s = lower_mapping(&arena, unit_mapping(p, "below"), true, NULL);
+    e = footprint_of(s, "ACC", "e");
+    h = footprint_of(s, "ACC", "h");
+    CHECK(e && h, "below: e and h are held in ACC");
+    if (e && h) {
+        CHECK_EXACT(e->in_place, 0, "below: e takes its own tile below the fusion level");
+        CHECK_EXACT(h->in_place, 0, "below: h takes its own tile below the fusion level");
+    }
+    CHECK_EXACT(need_at(s, "ACC"), 2624, "below: ACC need 1024 + 1024 + 512 + 64 = 2624 B");
+    CHECK(s->excess_count == 1, "below: 2624 B overflow ACC's 2 KiB (E0350)");
     return unit_finish();
 }
