@@ -80,6 +80,21 @@ static double need_at(const Schedule *s, const char *mem) {
     return need;
 }
 
+/* The chain's e and h in ACC: the bytes each writes in place, the need of
+ * ACC and the number of capacity excesses (E0350). */
+static void check_e_h(const Schedule *s, const char *name, double e_in_place, double h_in_place,
+                      double need, int excesses) {
+    const Footprint *e = footprint_of(s, "ACC", "e"), *h = footprint_of(s, "ACC", "h");
+    CHECK(e && h, arena_printf(&arena, "%s: e and h are held in ACC", name));
+    if (e && h) {
+        CHECK_EXACT(e->in_place, e_in_place, arena_printf(&arena, "%s: e's bytes in place", name));
+        CHECK_EXACT(h->in_place, h_in_place, arena_printf(&arena, "%s: h's bytes in place", name));
+    }
+    CHECK_EXACT(need_at(s, "ACC"), need, arena_printf(&arena, "%s: ACC need", name));
+    CHECK(s->excess_count == excesses,
+          arena_printf(&arena, "%s: %d capacity excess(es)", name, excesses));
+}
+
 int main(void) {
     sources_init(&sources, &arena);
     diags_init(&diags, &arena);
@@ -122,15 +137,7 @@ int main(void) {
        in place), h its own 512 B.  Need: 1024 + 0 + 512 + 64 + 64 = 1664
        B, which still fits. */
     s = lower_mapping(&arena, unit_mapping(p, "held"), true, NULL);
-    e = footprint_of(s, "ACC", "e");
-    h = footprint_of(s, "ACC", "h");
-    CHECK(e && h, "held: e and h are held in ACC");
-    if (e && h) {
-        CHECK_EXACT(e->in_place, 1024, "held: e written over C");
-        CHECK_EXACT(h->in_place, 0, "held: Z reads e later, h takes its own tile");
-    }
-    CHECK_EXACT(need_at(s, "ACC"), 1664, "held: ACC need 1024 + 512 + 64 + 64 = 1664 B");
-    CHECK(s->excess_count == 0, "held: 1664 B fits ACC's 2 KiB");
+    check_e_h(s, "held", 1024, 0, 1664, 0);
     check_verified(s, "held: the interpreter agrees");
 
     /* rows: a softmax walked in two n tiles of 8.  e waits for the row's
@@ -158,14 +165,6 @@ int main(void) {
        replaces it: nothing is written in place, and C 1024 + e 1024 + h
        512 + Y 64 = 2624 B overflow ACC's 2048 B by 576 B. */
     s = lower_mapping(&arena, unit_mapping(p, "below"), true, NULL);
-    e = footprint_of(s, "ACC", "e");
-    h = footprint_of(s, "ACC", "h");
-    CHECK(e && h, "below: e and h are held in ACC");
-    if (e && h) {
-        CHECK_EXACT(e->in_place, 0, "below: e takes its own tile below the fusion level");
-        CHECK_EXACT(h->in_place, 0, "below: h takes its own tile below the fusion level");
-    }
-    CHECK_EXACT(need_at(s, "ACC"), 2624, "below: ACC need 1024 + 1024 + 512 + 64 = 2624 B");
-    CHECK(s->excess_count == 1, "below: 2624 B overflow ACC's 2 KiB (E0350)");
+    check_e_h(s, "below", 0, 0, 2624, 1);
     return unit_finish();
 }
