@@ -340,7 +340,8 @@ typedef struct GCtx {
     int bc_seen[64][2], bc_seen_count;
     double bc_bytes[64];
     /* scratch lists, one per non-reentrant user */
-    int *list_flush, *list_dirty, *list_req, *list_copy, *list_copy2;
+    int **list_flush; /* [level]: flush_below's instances at that level */
+    int *list_dirty, *list_req, *list_copy, *list_copy2;
     bool *flags_wb, *flags_win, *flags_req;
     Box *req_box, *box_copy;
     bool *req_replace, *req_own;
@@ -1416,8 +1417,11 @@ static void write_windows(Ctx *c, GCtx *g, int t, const int *fs, int n) {
  * is replaced or the group ends). */
 static void flush_below(Ctx *c, GCtx *g, int t, int level, int inst, const Box *box) {
     if (!g->in_group[t]) return;
-    int *list = g->list_flush;
     for (int k = c->V; k > level; k--) {
+        /* each level its own list: writing a tile back first brings up
+         * what is newer below it (the recursion reaches inner levels
+         * only, whose lists this loop has done with) */
+        int *list = g->list_flush[k];
         int n = 0;
         if (k == c->V) {
             for (int q = 0; q < c->Q; q++) {
@@ -1442,6 +1446,14 @@ static void flush_below(Ctx *c, GCtx *g, int t, int level, int inst, const Box *
             }
         }
         if (!n) continue;
+        /* a tile goes up whole: the parts of it that are newer below, and
+         * lie outside the box asked for, come up into it first, or it
+         * would write stale elements up and write them again later */
+        for (int i = 0; i < n; i++) {
+            Box whole = kind == K_SLOT ? slot_at(c, g, mem_of(c, k, ROLE_OUTPUT), list[i], t)->box
+                                       : live_of(c, g, list[i], t)->window;
+            flush_below(c, g, t, k, list[i], &whole);
+        }
         if (kind == K_SLOT)
             write_back(c, g, t, k, list, n);
         else
@@ -2133,7 +2145,8 @@ static void run_group(Ctx *c, int gi) {
         g->act_rep[l] = ARENA_ARRAY(c->a, int, c->ninst[l]);
         if (c->ninst[l] > most) most = c->ninst[l];
     }
-    g->list_flush = ARENA_ARRAY(c->a, int, most + 1);
+    g->list_flush = ARENA_ARRAY(c->a, int *, V + 1);
+    for (int l = 0; l <= V; l++) g->list_flush[l] = ARENA_ARRAY(c->a, int, most + 1);
     g->list_dirty = ARENA_ARRAY(c->a, int, most + 1);
     g->list_req = ARENA_ARRAY(c->a, int, most + 1);
     g->list_copy = ARENA_ARRAY(c->a, int, most + 1);
