@@ -5,7 +5,8 @@
 # row cut short by an interruption is redone and an interrupted sweep is
 # finished by a rerun; failed points are rows with their status; JSON
 # Lines parse; the Slurm scripts are valid shell (and run through a real
-# Slurm when one is installed); bad input is refused with a message.
+# Slurm when one is installed); bad input is refused with a message; and
+# four points of DFModel's systems study give docs/sweeps/'s rows.
 set -u
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
@@ -25,6 +26,30 @@ if $RUN sweep "$example" -j 2 -o "$tmp/study.csv" 2>"$tmp/err" &&
   pass sweep_example_rows
 else
   fail sweep_example_rows "differs from docs/sweeps/dse_gemm_softmax.csv: $(diff "$tmp/study.csv" "$root/docs/sweeps/dse_gemm_softmax.csv" | head -c 400) $(head -c 300 "$tmp/err")"
+fi
+# --- DFModel's systems study (80 points, minutes): the rows of four
+# quick points, two shards of the whole, are docs/sweeps/'s own rows
+systems=examples/dse_dfmodel_systems.cmt
+systems_csv="$root/docs/sweeps/dse_dfmodel_systems.csv"
+ok_systems=true
+for shard in 3/40 5/40; do
+  if ! $RUN sweep "$systems" --shard "$shard" -j 1 -o "$tmp/systems.csv" 2>"$tmp/err"; then
+    ok_systems=false
+    break
+  fi
+  tail -n +2 "$tmp/systems.csv" >"$tmp/systems_rows"
+  cut -d, -f1 "$tmp/systems_rows" | while read -r point; do
+    grep "^$point," "$systems_csv"
+  done >"$tmp/systems_kept"
+  if [ ! -s "$tmp/systems_rows" ] || ! cmp -s "$tmp/systems_rows" "$tmp/systems_kept"; then
+    ok_systems=false
+    break
+  fi
+done
+if $ok_systems; then
+  pass sweep_systems_rows_are_docs
+else
+  fail sweep_systems_rows_are_docs "shard $shard differs from $systems_csv: $(diff "$tmp/systems_rows" "$tmp/systems_kept" 2>/dev/null | head -c 300) $(head -c 200 "$tmp/err")"
 fi
 rows=$(($(wc -l <"$tmp/study.csv") - 1))
 [ "$rows" -ge 200 ] && pass "sweep_example_points ($rows)" || fail sweep_example_points "$rows rows"
