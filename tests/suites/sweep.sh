@@ -6,7 +6,8 @@
 # finished by a rerun; failed points are rows with their status; JSON
 # Lines parse; the Slurm scripts are valid shell (and run through a real
 # Slurm when one is installed); bad input is refused with a message; and
-# four points of DFModel's systems study give docs/sweeps/'s rows.
+# the serving study and four points of DFModel's systems study give
+# docs/sweeps/'s rows.
 set -u
 CMTC=${CMTC:-build/cmtc}
 case $CMTC in /*) ;; *) CMTC=$(pwd)/$CMTC ;; esac
@@ -27,6 +28,14 @@ if $RUN sweep "$example" -j 2 -o "$tmp/study.csv" 2>"$tmp/err" &&
 else
   fail sweep_example_rows "differs from docs/sweeps/dse_gemm_softmax.csv: $(diff "$tmp/study.csv" "$root/docs/sweeps/dse_gemm_softmax.csv" | head -c 400) $(head -c 300 "$tmp/err")"
 fi
+# --- the serving study's rows are docs/sweeps/'s
+if $RUN sweep examples/llama3_8b_serving.cmt -j 2 -o "$tmp/serving.csv" 2>"$tmp/err" &&
+    cmp -s "$tmp/serving.csv" "$root/docs/sweeps/llama3_8b_serving.csv"; then
+  pass sweep_serving_rows
+else
+  fail sweep_serving_rows "differs from docs/sweeps/llama3_8b_serving.csv: $(diff "$tmp/serving.csv" "$root/docs/sweeps/llama3_8b_serving.csv" | head -c 300) $(head -c 200 "$tmp/err")"
+fi
+
 # --- DFModel's systems study (80 points, minutes): the rows of four
 # quick points, two shards of the whole, are docs/sweeps/'s own rows
 systems=examples/dse_dfmodel_systems.cmt
