@@ -1769,10 +1769,9 @@ OptRow opt_evaluate_config(const OptSpace *sp, OptEvalCtx *x, int c, OptCost *ro
         }
     }
     /* every statement alone first, then long arcs (few lowerings): an
-     * arc that overflows a memory makes every arc holding its statements
+     * arc that overflows a memory makes an arc holding its statements
      * overflow it too when that arc is fused at the memory's level or
-     * outside it (such a group keeps all its tensors' tiles there, each at
-     * least as large) */
+     * outside it and holds at least as much there (imply) */
     bool first = true, partial = false;
     const int *order = sp->by_length;
     for (int a = 0; a < A; a++)
