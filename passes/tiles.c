@@ -492,6 +492,8 @@ static bool reads_pointwise(const IrOp *op, const IrStmt *is, int q) {
  * both live along the row), neither read in another layout, and neither
  * may leave the group. */
 static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
+    /* the outermost level holds a group's tensors whole */
+    if (grp->level < 1) return;
     const IrOp *op = s->op;
     for (int k = 0; k < grp->stmt_count; k++) {
         int st = grp->stmts[k];
@@ -511,12 +513,11 @@ static void share_in_place(Schedule *s, SchedGroup *grp, int g) {
             bool shared = false;
             for (int mi = 0; mi < s->arch->memory_count; mi++) {
                 /* where the group keeps its intermediates, element by
-                 * element as they live: the fusion level, below the
-                 * outermost (whose tensors stay whole within a group).  A
-                 * tile below the fusion level stays until its next one
-                 * replaces it, so a result there cannot take its host's
-                 * storage tile for tile (docs/cost-model.md section 2). */
-                if (grp->level < 1 || s->arch->memories[mi].level != grp->level) continue;
+                 * element as they live: the fusion level.  A tile below it
+                 * stays until its next one replaces it, so a result there
+                 * cannot take its host's storage tile for tile
+                 * (docs/cost-model.md section 2). */
+                if (s->arch->memories[mi].level != grp->level) continue;
                 Footprint *host = maker_footprint(grp, mi, t),
                           *result = maker_footprint(grp, mi, out);
                 /* tile for tile: as many live tiles, kept across the same loop */
