@@ -1314,9 +1314,9 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
         if (v.kind == VK_ERROR) return;
         sv->limit_s = v.r;
     }
-    /* `microbatches N of B` made the op one micro-batch of B */
-    if (c->m->pipeline.batch_param == it->level.name && c->m->pipeline.microbatches > 1)
-        sv->sequences *= c->m->pipeline.microbatches;
+    /* the step runs every micro-batch: `microbatches N of B` made the op
+     * one micro-batch of B, `microbatches N` runs N of the op's batch */
+    if (c->m->pipeline.microbatches > 1) sv->sequences *= c->m->pipeline.microbatches;
     sv->span = it->span;
 }
 
@@ -1860,6 +1860,19 @@ static bool split_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
                             op_decl->name.name, line->level.name ? line->level.name : "?");
         diag_note(d, c->diags,
                   "`microbatches N of B` names the op parameter that holds the whole batch");
+        return false;
+    }
+    /* a serving step's micro-batches are groups of its sequences: cutting
+     * any other parameter would run the same sequences N times */
+    for (int i = 0; i < c->md->item_count; i++) {
+        const MapItem *serve = c->md->items[i];
+        if (serve->kind != MI_SERVE || !serve->level.name || serve->level.name == line->level.name)
+            continue;
+        Diag *d = map_error(c, line->level.span, "E0355",
+                            "under `serve`, micro-batches cut the sequences `%s`, not `%s`",
+                            serve->level.name, line->level.name);
+        diag_label(d, c->diags, serve->span, "the sequences counted here");
+        diag_help(d, c->diags, "write `microbatches N of %s;`", serve->level.name);
         return false;
     }
     int64_t n = 1;

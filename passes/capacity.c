@@ -115,9 +115,16 @@ static void report_training(const Schedule *s, DiagSink *diags) {
                        bytes_text(s->arena, tr->gradients), bytes_text(s->arena, tr->optimizer),
                        bytes_text(s->arena, tr->activations),
                        bytes_text(s->arena, tr->total - tr->capacity));
-    if (s->m->repeat > 1)
+    long long layers = (long long)ir_stage_layers(s->m);
+    if (s->m->pipeline.full_arch && layers > 1)
+        diag_note(d, diags, "over the %lld layers of a pipeline stage, each holding its own",
+                  layers);
+    else if (layers > 1)
         diag_note(d, diags, "over the mapping's %lld repeats (layers), each holding its own",
-                  (long long)s->m->repeat);
+                  layers);
+    if (tr->serving && s->m->pipeline.microbatches > 1)
+        diag_note(d, diags, "and the caches of each of its %lld micro-batches, whose sequences keep them "
+                  "between steps", (long long)s->m->pipeline.microbatches);
     /* what fills it: the three largest tensors */
     const char *largest = "";
     bool *named = ARENA_ARRAY(s->arena, bool, s->op->tensor_count + 1);
@@ -139,7 +146,13 @@ static void report_training(const Schedule *s, DiagSink *diags) {
                                bytes_text(s->arena, tr->held[best]));
     }
     if (*largest)
-        diag_note(d, diags, "the largest%s: %s", s->m->repeat > 1 ? ", per repeat" : "", largest);
+        diag_note(d, diags, "the largest%s: %s",
+              s->m->repeat > 1 && tr->serving && s->m->pipeline.microbatches > 1
+                  ? ", per repeat and micro-batch"
+              : s->m->repeat > 1 ? ", per repeat"
+              : tr->serving && s->m->pipeline.microbatches > 1 ? ", per micro-batch"
+                                                               : "",
+              largest);
     diag_label(d, diags, mem->span, "%s is declared here", mem->name);
     if (tr->serving)
         diag_help(d, diags,

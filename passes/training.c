@@ -81,7 +81,9 @@ void pass_training(Schedule *s) {
     tr->weights *= layers;
     tr->gradients *= layers;
     tr->optimizer *= layers;
-    tr->caches *= layers;
+    /* every micro-batch's sequences keep their caches between steps */
+    double micro = s->m->pipeline.microbatches > 1 ? (double)s->m->pipeline.microbatches : 1;
+    tr->caches *= layers * (serving ? micro : 1);
     tr->activations *= layers * pipeline_in_flight(s->m);
     tr->total = tr->weights + tr->gradients + tr->optimizer + tr->activations + tr->caches;
 }

@@ -44,6 +44,12 @@ static const char *mappings =
     "mapping prompt for decode on node { serve prefill of B; spatial h -> x; }\n"
     "mapping long for decode<L = 1024> on node { serve decode of B; spatial h -> x; repeat 2; }\n"
     "mapping plain for decode on node { spatial h -> x; }\n"
+    "mapping cut for decode on node {\n"
+    "  serve decode of B; microbatches 2 of B; spatial h -> x; repeat 2;\n"
+    "}\n"
+    "mapping twice for decode on node {\n"
+    "  serve decode of B; microbatches 2; spatial h -> x; repeat 2;\n"
+    "}\n"
     "op prefill<B = 2, S = 64, E = 32, D = 16> {\n"
     "  in x[B, S, E] : bf16;\n"
     "  param Wk[E, D] : bf16;\n"
@@ -146,6 +152,26 @@ int main(void) {
     const Schedule *plain = unit_lowered(&arena, p, "plain");
     CHECK(plain && !plain->serving.present && !plain->training.present,
           "a mapping without `serve` holds no serving state");
+
+    /* Micro-batches (section 14): `microbatches 2 of B` runs two of 2
+       sequences; both keep their caches between steps, 2 * 131072 B a
+       layer (each half of 262144 B), so the step holds what `step` does,
+       and serves the same 4 sequences.  `microbatches 2` runs two of the
+       op's 4: 8 sequences, caches 2 * 2 * 262144 = 1 MiB, 1 MiB + 96 KiB
+       of weights, past HBM's 1 MiB. */
+    const Schedule *cut = unit_lowered(&arena, p, "cut");
+    CHECK(cut != NULL, "cut lowers");
+    if (cut) {
+        CHECK_NEAR(cut->training.caches, 524288.0, 1e-12, "two micro-batches of 2: 512 KiB");
+        CHECK_NEAR(cut->serving.sequences, 4, 1e-12, "4 sequences a step");
+    }
+    const Schedule *twice = unit_lowered(&arena, p, "twice");
+    CHECK(twice != NULL, "twice lowers");
+    if (twice) {
+        CHECK_NEAR(twice->training.caches, 1048576.0, 1e-12, "two micro-batches of 4: 1 MiB");
+        CHECK_NEAR(twice->serving.sequences, 8, 1e-12, "8 sequences a step");
+        CHECK(twice->training.total > twice->training.capacity, "which does not fit");
+    }
 
     /* L = 1024: caches 2 * 4 * 1024 * 2 * 32 * 2 B = 1 MiB a layer, 2 MiB
        for two, past HBM's 1 MiB: E0363 at the `serve` line. */
