@@ -209,10 +209,11 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     else if (pl->microbatches > 1)
         text_add(&t, "microbatches %lld; ", (long long)pl->microbatches);
     if (m->repeat > 1) text_add(&t, "repeat %lld; ", (long long)m->repeat);
-    /* the batch the optimizer chose is written as a value of the line */
-    if (m->serve.kind != SERVE_NONE && m->serve.batch_chosen)
+    /* the batch the line gives, or the optimizer chose, is written as a
+     * value of the line: the header may say another */
+    if (m->serve.kind != SERVE_NONE && m->serve.batch_written > 0)
         text_add(&t, "serve %s of %s = %lld; ", serve_kind_name(m->serve.kind),
-                 m->serve.sequences_param, (long long)m->serve.sequences);
+                 m->serve.sequences_param, (long long)m->serve.batch_written);
     else if (m->serve.kind != SERVE_NONE)
         text_add(&t, "serve %s of %s; ", serve_kind_name(m->serve.kind), m->serve.sequences_param);
     if (t.len >= 1 && t.buf[t.len - 1] == ' ') t.buf[--t.len] = 0;

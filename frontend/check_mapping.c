@@ -1314,6 +1314,11 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
         if (v.kind == VK_ERROR) return;
         sv->limit_s = v.r;
     }
+    if (it->count)
+        sv->batch_written = sv->sequences * (c->m->pipeline.batch_param == it->level.name &&
+                                                     c->m->pipeline.microbatches > 1
+                                                 ? c->m->pipeline.microbatches
+                                                 : 1);
     /* the step runs every micro-batch: `microbatches N of B` made the op
      * one micro-batch of B, `microbatches N` runs N of the op's batch */
     if (c->m->pipeline.microbatches > 1) sv->sequences *= c->m->pipeline.microbatches;

@@ -518,6 +518,31 @@ static ParamBinding *rebind(Arena *a, const ParamBinding *list, int *count, Name
     return out;
 }
 
+/* An axis over the sequences of a `serve ... of B = 64;` line replaces
+ * that value as it replaces every other binding of B (docs/language.md
+ * 5.11): the point's copy of the line keeps `of B` without it.  A `= ?`
+ * stays: the axis then gives the largest batch tried. */
+static void drop_serve_value(Arena *a, MappingDecl *md, const IrSweep *sw, const Decl *op) {
+    for (int i = 0; i < md->item_count; i++) {
+        const MapItem *it = md->items[i];
+        if (it->kind != MI_SERVE || !it->count || it->whole_hole) continue;
+        bool swept = false;
+        for (int k = 0; k < sw->axis_count; k++)
+            if (sw->axes[k].kind == IR_AXIS_PARAM && sw->axes[k].name == it->level.name &&
+                op_param_index(op, it->level.name) >= 0)
+                swept = true;
+        if (!swept) continue;
+        MapItem **items = ARENA_ARRAY(a, MapItem *, md->item_count + 1);
+        memcpy(items, md->items, sizeof(MapItem *) * (size_t)md->item_count);
+        MapItem *line = ARENA_NEW(a, MapItem);
+        *line = *it;
+        line->count = NULL;
+        items[i] = line;
+        md->items = items;
+        return;
+    }
+}
+
 IrMapping *program_sweep_point(Program *p, const IrSweep *sw, int64_t point, DiagSink *diags) {
     Sema *s = sema_for_program(p, diags);
     int index[IR_SWEEP_MAX_AXES];
@@ -550,6 +575,7 @@ IrMapping *program_sweep_point(Program *p, const IrSweep *sw, int64_t point, Dia
     }
     ArchParams in_scope = {0};
     if (arch) arch_defaults(s, arch, &in_scope);
+    drop_serve_value(p->arena, md, sw, op);
     for (int i = 0; i < sw->axis_count; i++) {
         const IrSweepAxis *ax = &sw->axes[i];
         if (ax->kind != IR_AXIS_PARAM) continue;

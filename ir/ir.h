@@ -465,6 +465,9 @@ typedef struct IrServe {
      * and its bound `under T` on the step's latency (s; 0: none) */
     bool batch_chosen;
     double limit_s;
+    /* the value the line gives B (`= 64`, or the optimizer's for `= ?`),
+     * before `microbatches N of B` cuts it; 0 when the line gives none */
+    int64_t batch_written;
 } IrServe;
 
 typedef enum PipeSchedule { CMT_PIPE_SCHEDULES(VOCAB_ENUM) } PipeSchedule;

@@ -123,8 +123,10 @@ static void report_training(const Schedule *s, DiagSink *diags) {
         diag_note(d, diags, "over the mapping's %lld repeats (layers), each holding its own",
                   layers);
     if (tr->serving && s->m->pipeline.microbatches > 1)
-        diag_note(d, diags, "and the caches of each of its %lld micro-batches, whose sequences keep them "
-                  "between steps", (long long)s->m->pipeline.microbatches);
+        diag_note(d, diags,
+                  "and the caches of each of its %lld micro-batches, whose sequences keep them "
+                  "between steps",
+                  (long long)s->m->pipeline.microbatches);
     /* what fills it: the three largest tensors */
     const char *largest = "";
     bool *named = ARENA_ARRAY(s->arena, bool, s->op->tensor_count + 1);
@@ -147,12 +149,12 @@ static void report_training(const Schedule *s, DiagSink *diags) {
     }
     if (*largest)
         diag_note(d, diags, "the largest%s: %s",
-              s->m->repeat > 1 && tr->serving && s->m->pipeline.microbatches > 1
-                  ? ", per repeat and micro-batch"
-              : s->m->repeat > 1 ? ", per repeat"
-              : tr->serving && s->m->pipeline.microbatches > 1 ? ", per micro-batch"
-                                                               : "",
-              largest);
+                  s->m->repeat > 1 && tr->serving && s->m->pipeline.microbatches > 1
+                      ? ", per repeat and micro-batch"
+                  : s->m->repeat > 1                               ? ", per repeat"
+                  : tr->serving && s->m->pipeline.microbatches > 1 ? ", per micro-batch"
+                                                                   : "",
+                  largest);
     diag_label(d, diags, mem->span, "%s is declared here", mem->name);
     if (tr->serving)
         diag_help(d, diags,

@@ -39,6 +39,17 @@ static const char *text =
     "sweep pipe {\n"
     "  mapping = [piped];\n"
     "}\n"
+    "op serve1<B = 4> {\n"
+    "  in X[B] : fp32;\n"
+    "  cache K[B] : fp32;\n"
+    "  out Y[B] : fp32;\n"
+    "  Y[b] = X[b] * K[b];\n"
+    "}\n"
+    "mapping fixed for serve1 on line { serve decode of B = 16; }\n"
+    "sweep batches {\n"
+    "  mapping = [fixed];\n"
+    "  B = [2, 64];\n"
+    "}\n"
     "sweep ranges {\n"
     "  mapping = [flat];\n"
     "  BW = range(1 TB/s, 2 TB/s, 0.25 TB/s);\n"
@@ -75,6 +86,20 @@ static void check_points(const Program *p) {
               unit_near(m->arch->memories[0].bandwidth, 16e12, 1e-12) &&
               unit_near(m->arch->launch_overhead, 1e-6, 1e-12),
           "point 7's mapping: scale2<M=2000, K=2> on line<BW=16 TB/s, LAUNCH=1 us>");
+}
+
+/* An axis over a serve line's B replaces the line's `= 16` as it replaces
+ * any binding (docs/language.md 5.11): point 1 serves 64 sequences. */
+static void check_serve_axis(const Program *p) {
+    const IrSweep *sw = sweep_named(p, "batches");
+    CHECK(sw != NULL, "batches: checked");
+    if (!sw) return;
+    DiagSink diags;
+    diags_init(&diags, &arena);
+    IrMapping *m = program_sweep_point((Program *)p, sw, 1, &diags);
+    CHECK(m && m->op->param_values[0] == 64 && m->serve.sequences == 64 &&
+              m->serve.batch_written == 0,
+          "point 1: B = 64 from the axis, not the line's 16");
 }
 
 static void check_ranges(const Program *p) {
@@ -188,6 +213,7 @@ int main(void) {
     if (!p) return 1;
     check_points(p);
     check_ranges(p);
+    check_serve_axis(p);
     check_partition(p);
     check_pipeline_row(p);
     arena_free_all(&arena);
