@@ -246,7 +246,13 @@ static void print_step(FILE *out, Arena *a, const Schedule *s) {
             "step", pp->micro, fmt_time(a, pp->stage_forward_s), fmt_time(a, pp->stage_backward_s),
             fmt_time(a, pp->bubble_s), fmt_time(a, pp->send_s), fmt_time(a, pp->update_total_s),
             fmt_time(a, pp->reduction_total_s), fmt_time(a, pp->step_s));
-    if (pl->full_arch && !pp->simulated)
+    if (pl->full_arch && !pp->simulated && pp->steady_micro > 0)
+        fprintf(out,
+                "  %-40s derived   past %ld stages x chunks x micro-batches the schedule is run "
+                "with %.0f and %.0f micro-batches and the step grows by the slope between them "
+                "(docs/cost-model.md 13.2)\n",
+                "", PIPELINE_SIM_SLOTS, pp->steady_micro / 2, pp->steady_micro);
+    else if (pl->full_arch && !pp->simulated)
         fprintf(
             out,
             "  %-40s derived   past %ld stages x chunks x micro-batches the schedule is not run "

@@ -246,6 +246,8 @@ typedef struct SchedPipeline {
     double send_energy_j; /* of it, the sends' */
     bool simulated;       /* the schedule was run pass by pass (else past the
                              simulation's limit: the closed form) */
+    double steady_micro;  /* past the limit: the most micro-batches run whole, the
+                             step extrapolated from them (0: the closed form) */
 } SchedPipeline;
 
 typedef struct SchedGroup {

@@ -123,6 +123,11 @@ typedef struct PipeOp {
  * direction).  Writes the operations to *ops (from `arena`), stage by
  * stage in running order, and returns the time the last one ends (s); -1
  * when there is no pipeline or more than `limit` operations. */
+/* The makespan past a slot limit: the schedule run with the most
+ * micro-batches that fit in `limit` slots (a multiple of 2p) and half as
+ * many, and extrapolated by the slope between them; -1 when 2p
+ * micro-batches do not fit. */
+double pipeline_steady(const Schedule *s, long limit);
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count);
 /* The same schedule with a model's ends (docs/cost-model.md 13.3): the
  * first virtual stage's passes take first_f (forward) and first_b

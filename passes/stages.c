@@ -7,6 +7,7 @@
  * accumulated weight gradients. */
 #include "passes/passes.h"
 
+#include <limits.h>
 #include <math.h>
 
 double pipeline_in_flight(const IrMapping *m) {
@@ -188,11 +189,32 @@ static bool sim_fits(const SchedPipeline *pp, long limit) {
     return pp->stages * pp->chunks * pp->micro <= (double)limit;
 }
 
+/* Past the slot limit: the schedule run with the most micro-batches that
+ * fit (a multiple of 2p) and with half as many; past its warm-up a
+ * pipeline repeats a period per micro-batch, so the step grows by the
+ * slope between the two runs for every micro-batch beyond them.  -1 when
+ * even 2p micro-batches do not fit (then the closed forms hold). */
+static double simulate_steady(Sim sim, double micro, long limit, double *most_run) {
+    long per = (long)sim.p * sim.v;
+    long most = limit / per / (2L * sim.p) * (2L * sim.p), half = most / 2;
+    if (half < sim.p || most > INT_MAX) return -1;
+    sim.m = (int)most;
+    double at_most = simulate(&sim, NULL);
+    sim.m = (int)half;
+    double at_half = simulate(&sim, NULL);
+    if (at_most < 0 || at_half < 0) return -1;
+    double slope = (at_most - at_half) / (double)(most - half);
+    if (most_run) *most_run = (double)most;
+    return at_most + slope * (micro - (double)most);
+}
+
 static Sim sim_of(const Schedule *s) {
     const SchedPipeline *pp = &s->pipeline;
-    Sim sim = {(int)pp->stages,
-               (int)pp->chunks,
-               (int)pp->micro,
+    /* (counts past INT_MAX are clamped: such a run is never simulated
+     * whole, and simulate_steady sets its own micro-batches) */
+    Sim sim = {(int)fmin(pp->stages, INT_MAX),
+               (int)fmin(pp->chunks, INT_MAX),
+               (int)fmin(pp->micro, INT_MAX),
                s->m->pipeline.schedule,
                pp->stage_forward_s / pp->chunks,
                pp->stage_backward_s / pp->chunks,
@@ -222,11 +244,24 @@ double pipeline_makespan_with_ends(const Schedule *s, double first_f, double fir
             *simulated = true;
             return run;
         }
+    } else {
+        Sim sim = sim_of(s);
+        sim.first_f = first_f;
+        sim.first_b = first_b;
+        sim.last_f = last_f;
+        sim.last_b = last_b;
+        double run = simulate_steady(sim, pp->micro, PIPELINE_SIM_SLOTS, NULL);
+        if (run >= 0) return run;
     }
     /* past the simulation's limit: the busier end's extra work in every
      * micro-batch, on the closed form of the layers */
     double first = first_f + first_b, last = last_f + last_b;
     return pp->compute_s + pp->bubble_s + pp->send_s + pp->micro * (first > last ? first : last);
+}
+
+double pipeline_steady(const Schedule *s, long limit) {
+    if (!s->pipeline.present || !s->m->pipeline.full_arch) return -1;
+    return simulate_steady(sim_of(s), s->pipeline.micro, limit, NULL);
 }
 
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count) {
@@ -307,14 +342,17 @@ void pass_stages(Schedule *s) {
     double makespan = pp->compute_s + pp->bubble_s;
     if (pl->full_arch) {
         /* (the counts narrow to int only once they are known to fit) */
-        double run = -1;
+        double run = -1, steady = -1;
         if (sim_fits(pp, PIPELINE_SIM_SLOTS)) {
             Sim sim = sim_of(s);
             run = simulate(&sim, NULL);
-        }
+        } else
+            steady = simulate_steady(sim_of(s), micro, PIPELINE_SIM_SLOTS, &pp->steady_micro);
         pp->simulated = run >= 0;
         if (run >= 0)
             makespan = run;
+        else if (steady >= 0)
+            makespan = steady;
         else if (m->overlap == OVERLAP_LOCAL) {
             /* past the simulation's limit, blocking: every pass but the
              * first stage's backward and the last's forward waits for

@@ -93,6 +93,28 @@ static double run(PipeSchedule schedule, int p, int v, int m, double f, double b
     return run_with(schedule, p, v, m, f, b, send, OVERLAP_FULL);
 }
 
+/* Past the slot limit the step is extrapolated from two runs (section
+ * 13.2); the whole run of 1000 micro-batches is the oracle, the limit
+ * cut to 4 x 400 slots (runs of 400 and 200). */
+static void check_steady(PipeSchedule schedule, int v, Overlap overlap, const char *what) {
+    static IrArch arch;
+    IrMapping mm = {0};
+    mm.pipeline.full_arch = &arch;
+    mm.pipeline.schedule = schedule;
+    mm.overlap = overlap;
+    Schedule s = {0};
+    s.m = &mm;
+    s.pipeline = (SchedPipeline){.present = true, .stages = 4, .chunks = v, .micro = 1000};
+    s.pipeline.stage_forward_s = 1;
+    s.pipeline.stage_backward_s = 2;
+    s.pipeline.send_forward_s = s.pipeline.send_backward_s = 0.5;
+    double whole = run_with(schedule, 4, v, 1000, 1, 2, 0.5, overlap);
+    double steady = pipeline_steady(&s, 4L * v * 400);
+    CHECK(whole > 0 && fabs(steady - whole) <= 1e-9 * whole,
+          arena_printf(&arena, "%s, 1000 micro-batches: %.6g extrapolated, %.6g run whole",
+                       what, steady, whole));
+}
+
 /* Timelines by hand (docs/cost-model.md 13.2, "The schedule"), F = 1 and
  * B = 2 a stage, sends of 0.5. */
 static void check_timelines(void) {
@@ -262,6 +284,10 @@ int main(void) {
     }
     check_timelines();
     check_against_closed_form();
+    check_steady(PIPE_1F1B, 1, OVERLAP_FULL, "1F1B with sends");
+    check_steady(PIPE_GPIPE, 1, OVERLAP_FULL, "GPipe with sends");
+    check_steady(PIPE_INTERLEAVED, 2, OVERLAP_FULL, "interleaved 2 with sends");
+    check_steady(PIPE_1F1B, 1, OVERLAP_LOCAL, "1F1B, blocking sends");
     /* a count past any int: the schedule is not run pass by pass */
     {
         static IrArch arch;
