@@ -399,9 +399,9 @@ const char *sweep_evaluate_point(Arena *a, Program *p, const SourceManager *sm, 
         return row_text(a, sw, point, &f, inputs, format);
     }
     Schedule *s = lower_mapping(a, complete, false, NULL);
-    int errors = diags.error_count;
+    long errors = diags.errors_reported;
     report_capacity(s, &diags);
-    if (diags.error_count > errors) {
+    if (diags.errors_reported > errors) {
         f = no_figures("infeasible", first_error(a, sm, &diags, 0));
         return row_text(a, sw, point, &f, inputs, format);
     }

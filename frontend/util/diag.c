@@ -26,6 +26,7 @@ void diags_init(DiagSink *d, Arena *arena) {
  * from then on nothing at all is stored. */
 /* Stores g in d (whose arena must outlive it); false past the error cap. */
 static bool diag_store(DiagSink *d, Diag *g) {
+    if (g->severity == SEV_ERROR) d->errors_reported++;
     if (d->capped) return false;
     if (g->severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS) {
         d->capped = true;
@@ -57,6 +58,7 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
                       va_list ap) {
     if (d->capped || (severity == SEV_ERROR && d->error_count >= DIAG_MAX_ERRORS)) {
         d->capped = true;
+        if (severity == SEV_ERROR) d->errors_reported++;
         return NULL;
     }
     Diag *g = ARENA_NEW(d->arena, Diag);
@@ -69,8 +71,12 @@ static Diag *diag_add(DiagSink *d, Severity severity, Span span, const char *cod
 }
 
 void diags_take(DiagSink *into, const DiagSink *from) {
-    for (int i = 0; i < from->count; i++)
-        if (!diag_store(into, from->items[i])) break;
+    int i = 0;
+    while (i < from->count && diag_store(into, from->items[i])) i++;
+    /* what did not fit past the cap still counts as reported */
+    for (i++; i < from->count; i++)
+        if (from->items[i]->severity == SEV_ERROR) into->errors_reported++;
+    into->errors_reported += from->errors_reported - from->error_count;
 }
 
 Diag *diag_error_va(DiagSink *d, Span span, const char *code, const char *fmt, va_list ap) {

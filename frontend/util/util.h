@@ -223,6 +223,9 @@ typedef struct DiagSink {
     int count, cap;
     int error_count;
     bool capped; /* reached DIAG_MAX_ERRORS; later errors are dropped */
+    /* every error reported, stored or dropped past the cap: what a caller
+     * compares before and after a check to learn whether it failed */
+    long errors_reported;
     /* Every error ever stored, in report order (a few: errors are capped):
      * span_has_errors looks here, not through the warnings, so a file
      * with many warnings is not checked in quadratic time. */

@@ -6,7 +6,8 @@
 #               every option each command's help lists
 #   baseline_*  --baseline unfused|none|MAPPING
 #   every_*     every mapping that checks is compiled, the others reported
-#               with their own mistakes; the exit status says one failed
+#               with their own mistakes (past the error cap too); the exit
+#               status says one failed
 #   json_*      the JSON document: schema and version, every field on
 #               docs/json-output.md, the loop nest; diagnostics on stdout
 #   trace_*     flow events for data dependencies, through collectives
@@ -122,6 +123,22 @@ if [ $s -eq 1 ] && grep -q '^mapping worked:' "$tmp/out" && grep -q "no memory l
     pass every_mapping_that_checks
 else
     fail every_mapping_that_checks "exit $s: $(head -c 100 "$tmp/out") / $(head -c 400 "$tmp/err")"
+fi
+# past the cap of 50 errors a mapping that overflows a memory is still not
+# compiled: the cap stops the reports, not the checks (55 too big, 1 fine)
+{
+    echo 'arch one { clock 1 GHz; memory DRAM { bandwidth 16 B/cycle; } memory SP { capacity 1 KiB; bandwidth 64 B/cycle; } compute v vector { throughput 8 op/cycle; } }'
+    echo 'op g<M = 4096> { in A[M] : fp32; out B[M] : fp32; B[m] = A[m] * 2; }'
+    i=0
+    while [ $i -lt 55 ]; do echo "mapping big_$i for g on one { tile SP: m $((1024 + i)); }"; i=$((i + 1)); done
+    echo 'mapping fine for g on one { tile SP: m 64; }'
+} >"$tmp/capped.cmt"
+$RUN compile "$tmp/capped.cmt" --baseline none >"$tmp/out" 2>"$tmp/err"; s=$?
+if [ $s -eq 1 ] && [ "$(grep -c '^mapping ' "$tmp/out")" -eq 1 ] && grep -q '^mapping fine:' "$tmp/out" &&
+    grep -q 'E0199' "$tmp/err" && grep -q 'big_54 (capacity)' "$tmp/err"; then
+    pass every_capacity_error_past_the_cap
+else
+    fail every_capacity_error_past_the_cap "exit $s: $(grep '^mapping ' "$tmp/out" | head -c 300)"
 fi
 $RUN compile "$tmp/one_bad.cmt" -m bad_level >"$tmp/out" 2>"$tmp/err"; s=$?
 [ $s -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'GBL' "$tmp/err" && pass every_only_the_bad_one ||

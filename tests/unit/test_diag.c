@@ -240,6 +240,15 @@ static void test_cap(void) {
     CHECK(diag_warning(&fx->d, (Span){0, 0, 1}, "W0010", "late") == NULL,
           "warnings after the cap are dropped");
     CHECK(fx->d.count == 51 && fx->d.error_count == 50, "50 errors and 1 warning stored");
+    CHECK(fx->d.errors_reported == 51, "51 errors reported, the dropped one too");
+    /* a check run into its own sink and taken into a capped one still
+       counts its errors: 3 more reported, none stored */
+    DiagSink own;
+    diags_init(&own, &arena);
+    for (int i = 0; i < 3; i++) diag_error(&own, (Span){0, 0, 1}, "E0010", "own %d", i);
+    diags_take(&fx->d, &own);
+    CHECK(fx->d.errors_reported == 54 && fx->d.error_count == 50,
+          "taken past the cap: 54 reported, 50 stored");
     const char *text = render(&fx->sm, &fx->d, false, false);
     const char *tail = "cmtc: note[E0199]: too many errors; stopped after 50\n";
     size_t len = strlen(text), tail_len = strlen(tail);
