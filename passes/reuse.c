@@ -196,6 +196,14 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
                          spread(s, st, tn, out, inner, unit_level);
         double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
         double written = out ? per_mem * v.visits : 0;
+        /* a reader of a running value takes the new one after each of its
+         * maker's executions, not once per visit of its tile */
+        if (!out && tn->producer >= 0 && s->stmts[tn->producer].group == g->id &&
+            online_in_group(s, g, tn->producer)) {
+            double mine = stmt_executions(s, st), theirs = stmt_executions(s, tn->producer);
+            double takes = mine < theirs ? mine : theirs;
+            if (takes > v.visits) read = per_mem * takes;
+        }
         /* an online statement publishes its running value to its readers
          * after every execution, not once its reduction is done */
         if (out && online_in_group(s, g, st)) {

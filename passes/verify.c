@@ -1844,6 +1844,24 @@ static void element_completed(Ctx *c, GCtx *g, int t, int64_t e) {
  * belongs to is combined when every execution with its key has run; only
  * then are its elements complete (a reader waits for the collective).
  * Phase B records the event. */
+/* A running value (online) changes with every execution of its maker:
+ * the copies its readers took into their units go stale, and each reader
+ * takes the new value from the innermost memory again (docs/cost-model.md
+ * 7.3), which first brings it there out of the maker's unit. */
+static void drop_stale_running(Ctx *c, GCtx *g, const StmtInfo *maker, int Y, const Box *b) {
+    for (int k = 0; k < g->ns; k++) {
+        const StmtInfo *rs = g->si[k];
+        if (rs == maker) continue;
+        bool reads = false;
+        for (int a = 0; a < rs->acc_count && !reads; a++) reads = rs->acc[a].tensor == Y;
+        if (!reads) continue;
+        for (int q = 0; q < c->Q; q++) {
+            Slot *sl = unit_in(c, g, rs, q, Y);
+            if (sl->present && box_overlaps(&sl->box, b)) slot_free(c, g, sl, -1, 0, Y);
+        }
+    }
+}
+
 /* The allreduce of element e of si's result also lands on the instances
  * along its dims that had nothing to add (idle ones of an uneven split):
  * in their fusion-level memory (network bytes, not memory traffic). */
@@ -1951,6 +1969,7 @@ static void exec_b(Ctx *c, GCtx *g, const Exec *x) {
         Live *lv = live_of(c, g, c->anc[F][q], Y);
         int64_t contrib = is_rep(c, si, q) ? reduced_points(c, g, si, q) : 0;
         Box b = access_box(c, g, si, &si->out, q, p, c->V);
+        if (g->running[Y]) drop_stale_running(c, g, si, Y, &b);
         BoxIter it;
         int64_t e;
         bi_init(&it, &b, &c->stride[Y * RANK]);

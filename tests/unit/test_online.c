@@ -176,6 +176,21 @@ int main(void) {
               s->groups[0].round[s->stmts[st_e].position] == 0,
           "rows: e runs beside mx, in the same pass");
     CHECK(s->excess_count == 0, "rows: fits");
+    /* A reader takes the running value after each of its maker's
+       executions (section 7.3): per core 16 rows, compute tiles m 8 x n
+       16, so e runs 2 x 4 = 8 times and reads its C tile (8 x 16) and mx's
+       tile (8 elements) each time, 8 times, not once per m tile (2), and
+       writes its own 8 times. */
+    {
+        const SchedNode *ne = NULL;
+        for (int i = 0; i < s->node_count; i++)
+            if (s->nodes[i].kind == SN_COMPUTE && s->nodes[i].stmt == st_e) ne = &s->nodes[i];
+        double eb_c = elem_type_bits(s->op->tensors[ir_find_tensor(s->op, intern_cstr("C"))].type) / 8.0;
+        double eb_mx = elem_type_bits(s->op->tensors[ir_find_tensor(s->op, intern_cstr("mx"))].type) / 8.0;
+        double eb_e = elem_type_bits(s->op->tensors[ir_find_tensor(s->op, intern_cstr("e"))].type) / 8.0;
+        CHECK(ne && unit_near(ne->bytes, 8 * 128 * eb_c + 8 * 8 * eb_mx + 8 * 128 * eb_e, 1e-12),
+              "rows: e reads mx's running value 8 times, each execution of mx");
+    }
     check_verified(s, "rows: the interpreter agrees");
 
     /* waiting: the same without `online`: e waits for the n loop, so C's
