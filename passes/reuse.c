@@ -230,8 +230,8 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
  * 7.3) is written back out of `level` after every execution: the unit
  * publishes it to the innermost memory, and from a level where its readers
  * take their operand from another memory (a result in an accumulator, the
- * operand in the level's other memory) it goes on up to the level above,
- * below the fusion level. */
+ * operand in the level's other memory) or that keeps nothing (a stream
+ * level) it goes on up to the level above, below the fusion level. */
 static bool publishes_through(const Schedule *s, const SchedGroup *g, int st, int level) {
     if (!online_in_group(s, g, st)) return false;
     int t = s->op->stmts[st].out_tensor;
@@ -240,6 +240,8 @@ static bool publishes_through(const Schedule *s, const SchedGroup *g, int st, in
         if (l <= g->level) return false;
         bool differs = false;
         const IrMemory *here = ir_level_memory(s->arch, l, sched_tensor_role(&s->op->stmts[st], t));
+        /* a stream level keeps nothing: what reaches it goes on up */
+        if (here && here->kind == MK_STREAM) continue;
         for (int k = 0; k < g->stmt_count; k++) {
             const IrStmt *rs = &s->op->stmts[g->stmts[k]];
             for (int q = 0; q < rs->input_count; q++)
@@ -294,9 +296,13 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double partial = is_output && !partials_live(s, g, st, t, level) ? v.visits - v.distinct : 0;
     /* an online statement's running value, published to readers that
      * take it from the level above */
+    bool published = false;
     if (is_output && publishes_through(s, g, st, level)) {
         double executions = stmt_executions(s, st);
-        if (executions > v.visits) v.visits = executions;
+        if (executions > v.visits) {
+            v.visits = executions;
+            published = true;
+        }
     }
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
@@ -335,7 +341,11 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     n->latency_s = t_outer > t_inner ? t_outer : t_inner;
     n->energy_j = energy;
     if (s->want_text) {
-        n->reason = move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
+        n->reason = published ? arena_printf(s->arena,
+                                             "%.0f times: after each execution of %s, whose "
+                                             "readers take its running value (online)",
+                                             v.visits, is->name)
+                              : move_reason(s, g, st, tn, level, v, is_output, replicas, partial);
         if (streamed)
             n->reason =
                 arena_printf(s->arena, "%s; streams through %s (counted as it %s)", n->reason,
