@@ -502,7 +502,7 @@ void emit_listing(FILE *out, const CompileOutput *o) {
                     r->solver.candidates, r->solver.rows, r->solver.columns,
                     r->solver.method ? r->solver.method : "", r->mapping_text);
         print_decisions(out, a, s, r->solver.status != SOLVER_NOT_NEEDED);
-        const char *bound = bound_name(s->cost.bound);
+        const char *bound = schedule_bound_word(s);
         fprintf(out, "  latency %s   energy %s   bound: %s   (derived)",
                 fmt_time(a, s->cost.latency_s), fmt_energy(a, s->cost.energy_j), bound);
         if (r->baseline && r->baseline->cost.latency_s > 0) {

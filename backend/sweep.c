@@ -140,37 +140,6 @@ static Figures no_figures(const char *status, const char *message) {
     return f;
 }
 
-void sweep_partition(const Schedule *s, double out[5]) {
-    /* each group's latency without its launch, by the group's bound; the
-     * launches apart */
-    double by_bound[3] = {0, 0, 0}, launches = 0;
-    for (int g = 0; g < s->group_count; g++) {
-        const SchedGroup *grp = &s->groups[g];
-        int b = grp->cost.bound == BOUND_MEMORY ? 1 : grp->cost.bound == BOUND_NETWORK ? 2 : 0;
-        by_bound[b] += grp->cost.latency_s - grp->launch_s;
-        launches += grp->launch_s;
-    }
-    double groups = by_bound[0] + by_bound[1] + by_bound[2] + launches;
-    /* the groups' time: repeat times their sum; a pipeline's step runs
-     * them for its passes (compute_s) and updates, and adds the bubble,
-     * the sends and the once-per-step reductions (section 13.2) */
-    double run = s->cost.latency_s, bubble = 0, network = 0;
-    if (s->pipeline.present) {
-        const SchedPipeline *pp = &s->pipeline;
-        run = pp->compute_s + pp->update_total_s;
-        bubble = pp->bubble_s;
-        network = pp->send_s + pp->reduction_total_s;
-    }
-    double scale = groups > 0 ? run / groups : 0;
-    out[0] = by_bound[0] * scale;
-    out[1] = by_bound[1] * scale;
-    out[2] = by_bound[2] * scale + network;
-    out[3] = bubble;
-    out[4] = s->cost.latency_s - out[0] - out[1] - out[2] - out[3];
-    /* what rounding leaves is not a part */
-    if (fabs(out[4]) <= 1e-12 * fabs(s->cost.latency_s)) out[4] = 0;
-}
-
 static const char *memory_use(Arena *a, const Schedule *s) {
     const IrArch *arch = s->arch;
     Text t = {a, NULL, 0, 0};
@@ -201,7 +170,7 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     f.edp = f.latency * f.energy;
     f.power = f.latency > 0 ? f.energy / f.latency : NAN;
     double part[5];
-    sweep_partition(s, part);
+    schedule_partition(s, part);
     f.t_compute = part[0];
     f.t_memory = part[1];
     f.t_network = part[2];
@@ -210,11 +179,7 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     f.compute = s->cost.compute_s;
     f.memory = s->cost.memory_s;
     f.network = s->cost.network_s;
-    f.bound = s->pipeline.present && part[3] > part[0] && part[3] > part[1] && part[3] > part[2]
-                  ? "bubble"
-              : s->cost.bound == BOUND_MEMORY  ? "memory"
-              : s->cost.bound == BOUND_NETWORK ? "network"
-                                               : "compute";
+    f.bound = schedule_bound_word(s);
     /* work: every instance's, every repeat (and micro-batch) */
     double repeat = s->m->repeat > 0 ? (double)s->m->repeat : 1;
     double micro = s->pipeline.present && s->pipeline.micro > 0 ? s->pipeline.micro : 1;

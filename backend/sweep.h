@@ -17,13 +17,6 @@ const char *sweep_axis_header(Arena *a, const IrSweepAxis *ax);
 /* The first fields of a point's CSV row (`point,x...`): what tells a row
  * already written for that point (resume, merge). */
 const char *sweep_row_key(Arena *a, const IrSweep *sw, int64_t point);
-/* The latency of a schedule split into the parts a stacked breakdown
- * shows, which sum to it (docs/sweeps.md): [0] the groups bound by
- * compute, [1] by memory, [2] by the network (their latency without the
- * launch; under a pipeline in proportion to the passes' time, with the
- * sends and once-per-step reductions added to [2]), [3] the pipeline's
- * bubble, [4] the rest: the launches. */
-void sweep_partition(const Schedule *s, double out[5]);
 /* Checks, solves, lowers and costs point `point` and returns its row
  * (CSV with a line break, or one JSON line): status ok with every figure,
  * or error / infeasible / time_limit with the first diagnostic. */

@@ -127,6 +127,16 @@ typedef struct PipeOp {
  * micro-batches that fit in `limit` slots (a multiple of 2p) and half as
  * many, and extrapolated by the slope between them; -1 when 2p
  * micro-batches do not fit. */
+/* The latency of a schedule split into the parts a stacked breakdown
+ * shows, which sum to it (docs/sweeps.md): [0] the groups bound by
+ * compute, [1] by memory, [2] by the network (their latency without the
+ * launch; under a pipeline in proportion to the passes' time, with the
+ * sends and once-per-step reductions added to [2]), [3] the pipeline's
+ * bubble, [4] the rest: the launches. */
+void schedule_partition(const Schedule *s, double out[5]);
+/* What bounds the schedule: its cost's bound, or "bubble" when a
+ * pipeline's bubble is the largest part. */
+const char *schedule_bound_word(const Schedule *s);
 double pipeline_steady(const Schedule *s, long limit);
 double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **ops, long *count);
 /* The same schedule with a model's ends (docs/cost-model.md 13.3): the

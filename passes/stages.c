@@ -280,6 +280,45 @@ double pipeline_simulate(Arena *arena, const Schedule *s, long limit, PipeOp **o
     return makespan;
 }
 
+void schedule_partition(const Schedule *s, double out[5]) {
+    /* each group's latency without its launch, by the group's bound; the
+     * launches apart */
+    double by_bound[3] = {0, 0, 0}, launches = 0;
+    for (int g = 0; g < s->group_count; g++) {
+        const SchedGroup *grp = &s->groups[g];
+        int b = grp->cost.bound == BOUND_MEMORY ? 1 : grp->cost.bound == BOUND_NETWORK ? 2 : 0;
+        by_bound[b] += grp->cost.latency_s - grp->launch_s;
+        launches += grp->launch_s;
+    }
+    double groups = by_bound[0] + by_bound[1] + by_bound[2] + launches;
+    /* the groups' time: repeat times their sum; a pipeline's step runs
+     * them for its passes (compute_s) and updates, and adds the bubble,
+     * the sends and the once-per-step reductions (section 13.2) */
+    double run = s->cost.latency_s, bubble = 0, network = 0;
+    if (s->pipeline.present) {
+        const SchedPipeline *pp = &s->pipeline;
+        run = pp->compute_s + pp->update_total_s;
+        bubble = pp->bubble_s;
+        network = pp->send_s + pp->reduction_total_s;
+    }
+    double scale = groups > 0 ? run / groups : 0;
+    out[0] = by_bound[0] * scale;
+    out[1] = by_bound[1] * scale;
+    out[2] = by_bound[2] * scale + network;
+    out[3] = bubble;
+    out[4] = s->cost.latency_s - out[0] - out[1] - out[2] - out[3];
+    /* what rounding leaves is not a part */
+    if (fabs(out[4]) <= 1e-12 * fabs(s->cost.latency_s)) out[4] = 0;
+}
+
+const char *schedule_bound_word(const Schedule *s) {
+    double part[5];
+    schedule_partition(s, part);
+    if (s->pipeline.present && part[3] > part[0] && part[3] > part[1] && part[3] > part[2])
+        return "bubble";
+    return bound_name(s->cost.bound);
+}
+
 void pass_stages(Schedule *s) {
     SchedPipeline *pp = &s->pipeline;
     const IrMapping *m = s->m;
@@ -381,4 +420,11 @@ void pass_stages(Schedule *s) {
                    w.once_energy * pp->reduction_energy_j + send_energy;
     s->cost.latency_s = pp->step_s;
     s->cost.energy_j = pp->energy_j;
+    /* the step is bound by its largest part, the sends and the once-per-
+     * step reductions counted as network */
+    double part[5];
+    schedule_partition(s, part);
+    s->cost.bound = part[1] > part[0] && part[1] >= part[2] ? BOUND_MEMORY
+                    : part[2] > part[0]                     ? BOUND_NETWORK
+                                                            : BOUND_COMPUTE;
 }

@@ -1925,9 +1925,25 @@ static IrMapping *optimize_choices(Arena *out, Program *p, const IrMapping *m,
                                  "none of the %d choices of %s's outer holes has a mapping that "
                                  "fits",
                                  m->choice_count, m->name);
-            diag_note(d, p->diags,
-                      explained ? "the first choice's reasons are reported with this error"
-                                : "docs/errors/E0358.md");
+            /* a first choice without holes of its own did not fit: say by
+             * how much (the smallest batch's caches, the first pipeline's
+             * activations) */
+            bool measured = false;
+            if (!explained && c->hole_count == 0) {
+                DiagSink why;
+                diags_init(&why, out);
+                report_capacity(lower_mapping(out, c, true, NULL), &why);
+                if (why.count > 0) {
+                    diag_note(d, p->diags, "the first choice (%s) does not fit: %s",
+                              c->choice_text ? c->choice_text : "its defaults",
+                              why.items[0]->message);
+                    measured = true;
+                }
+            }
+            if (!measured)
+                diag_note(d, p->diags,
+                          explained ? "the first choice's reasons are reported with this error"
+                                    : "docs/errors/E0358.md");
             report->status = SOLVER_FAILED;
         }
         report->seconds = opt_now() - t0;

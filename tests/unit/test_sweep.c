@@ -175,12 +175,12 @@ static void check_ranges(const Program *p) {
 static void check_partition(const Program *p) {
     double part[5];
     const Schedule *slow = unit_lowered(&arena, p, "slow");
-    sweep_partition(slow, part);
+    schedule_partition(slow, part);
     CHECK_NEAR(part[0], 8008e-9, 1e-9, "slow: compute-bound groups 8 x 1001 ns");
     CHECK(part[1] == 0 && part[2] == 0 && part[3] == 0, "slow: no memory, network or bubble");
     CHECK_NEAR(part[4], 16000e-9, 1e-9, "slow: the launches 8 x 2 us");
     const Schedule *piped = unit_lowered(&arena, p, "piped");
-    sweep_partition(piped, part);
+    schedule_partition(piped, part);
     CHECK_NEAR(part[0], 12012e-9, 1e-9, "piped: the passes 6 x 2002 ns");
     CHECK_NEAR(part[2], 29990e-9, 1e-9, "piped: the sends 29990 ns");
     CHECK_NEAR(part[3], 6006e-9, 1e-9, "piped: the bubble 3 x 2002 ns");
