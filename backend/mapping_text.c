@@ -173,13 +173,23 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
                 text_add(&t, "%s%s", k ? ", " : "", op->indices[m->order.perm[o * I + k]].name);
             text_add(&t, "; ");
         }
-    for (int g = 0; g < m->fuse.group_count && m->fuse.group; g++) {
-        if (!sched_fuse_group_written(m, g)) continue;
-        int k = 0;
-        for (int st = 0; st < S; st++)
-            if (m->fuse.group[st] == g)
-                text_add(&t, "%s%s", k++ ? ", " : "fuse ", op->stmts[st].name);
-        if (!k) continue;
+    /* each group's statements in order, bucketed once (a scan per group
+     * was quadratic in the statements) */
+    int G = m->fuse.group ? m->fuse.group_count : 0;
+    int *first = ARENA_ARRAY(a, int, G + 2), *members = ARENA_ARRAY(a, int, S + 1);
+    for (int st = 0; st < S && G; st++)
+        if (m->fuse.group[st] >= 0 && m->fuse.group[st] < G) first[m->fuse.group[st] + 1]++;
+    for (int g = 0; g < G; g++) first[g + 1] += first[g];
+    int *fill = ARENA_ARRAY(a, int, G + 1);
+    for (int st = 0; st < S && G; st++) {
+        int g = m->fuse.group[st];
+        if (g >= 0 && g < G) members[first[g] + fill[g]++] = st;
+    }
+    for (int g = 0; g < G; g++) {
+        int n = first[g + 1] - first[g];
+        if (!n || !sched_fuse_group_written(m, g, n)) continue;
+        for (int k = 0; k < n; k++)
+            text_add(&t, "%s%s", k ? ", " : "fuse ", op->stmts[members[first[g] + k]].name);
         int lv = m->fuse.level ? m->fuse.level[g] : IR_UNSET;
         if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
         if (m->fuse.overlap && m->fuse.overlap[g] >= 0)

@@ -79,6 +79,7 @@ typedef struct OpBuild {
     const Decl *decl;
     const OpDecl *od;
     IrTensor *tensors;
+    NameMap tensor_names; /* name -> the first tensor of that name */
     TensorInfo *info;
     int tensor_count, tensor_cap;
     IrIndex *indices;
@@ -133,9 +134,7 @@ static Diag *op_error(OpBuild *b, Span span, const char *code, const char *fmt, 
 }
 
 static int find_tensor(const OpBuild *b, Name name) {
-    for (int i = 0; i < b->tensor_count; i++)
-        if (b->tensors[i].name == name) return i;
-    return -1;
+    return name_map_get(&b->tensor_names, name);
 }
 
 static int find_param(const OpDecl *od, Name name) {
@@ -162,6 +161,8 @@ static int add_tensor(OpBuild *b, Name name, TensorKind kind, Span span) {
     t->extent = ARENA_ARRAY(b->scratch, int64_t, IR_MAX_RANK);
     t->id = id;
     t->name = name;
+    if (name && name_map_get(&b->tensor_names, name) < 0)
+        name_map_put(b->arena, &b->tensor_names, name, id);
     t->kind = kind;
     t->producer = -1;
     t->appends_to = t->append_dim = -1;

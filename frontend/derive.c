@@ -48,14 +48,6 @@ typedef struct Accesses {
     int count;
 } Accesses;
 
-/* Interned names to small ints, by open addressing on the pointer (the
- * linear scans they replace made large ops quadratic). */
-typedef struct NameMap {
-    Name *keys;
-    int *values;
-    int count, cap; /* cap: a power of two, or 0 */
-} NameMap;
-
 /* A partial sum of a gradient's parts (add_total): an intermediate. */
 typedef struct SumVar {
     Name name;
@@ -112,46 +104,12 @@ static void *room_for_one(Arena *a, void *items, int count, int *cap, size_t siz
     return grown;
 }
 
-static size_t name_slot(Name n, int cap) {
-    uintptr_t h = (uintptr_t)n;
-    h ^= h >> 17;
-    h *= 0x9E3779B97F4A7C15u;
-    return (size_t)(h >> 7) & (size_t)(cap - 1);
-}
-
-/* The value of `n` in the map, or -1. */
-static int map_get(const NameMap *m, Name n) {
-    if (!m->cap) return -1;
-    for (size_t i = name_slot(n, m->cap);; i = (i + 1) & (size_t)(m->cap - 1)) {
-        if (!m->keys[i]) return -1;
-        if (m->keys[i] == n) return m->values[i];
-    }
-}
-
-static void map_put(Arena *a, NameMap *m, Name n, int value) {
-    if (!n) return;
-    if (2 * (m->count + 1) > m->cap) {
-        NameMap old = *m;
-        m->cap = old.cap ? 2 * old.cap : 64;
-        m->keys = ARENA_ARRAY(a, Name, m->cap);
-        m->values = ARENA_ARRAY(a, int, m->cap);
-        m->count = 0;
-        for (int i = 0; i < old.cap; i++)
-            if (old.keys[i]) map_put(a, m, old.keys[i], old.values[i]);
-    }
-    size_t k = name_slot(n, m->cap);
-    while (m->keys[k] && m->keys[k] != n) k = (k + 1) & (size_t)(m->cap - 1);
-    if (!m->keys[k]) m->count++;
-    m->keys[k] = n;
-    m->values[k] = value;
-}
-
 static bool name_taken(const Deriver *d, Name n) {
-    return map_get(&d->used, n) >= 0;
+    return name_map_get(&d->used, n) >= 0;
 }
 
 static void take_name(Deriver *d, Name n) {
-    map_put(d->a, &d->used, n, 0);
+    name_map_put(d->a, &d->used, n, 0);
 }
 
 /* `base`, else `base_1`, `base_2`, ...: the first name the op does not
@@ -164,22 +122,22 @@ static Name fresh_name(Deriver *d, const char *base) {
 }
 
 static int find_fwd(const Deriver *d, Name n) {
-    return map_get(&d->fwd_of, n);
+    return name_map_get(&d->fwd_of, n);
 }
 
 static int add_fwd(Deriver *d, FwdTensor t) {
-    map_put(d->a, &d->fwd_of, t.name, d->tensor_count);
+    name_map_put(d->a, &d->fwd_of, t.name, d->tensor_count);
     d->t[d->tensor_count] = t;
     return d->tensor_count++;
 }
 
 static int find_index(const Deriver *d, Name n) {
-    return map_get(&d->index_of, n);
+    return name_map_get(&d->index_of, n);
 }
 
 static void note_index(Deriver *d, Name n) {
     if (!n || find_index(d, n) >= 0) return;
-    map_put(d->a, &d->index_of, n, d->index_count);
+    name_map_put(d->a, &d->index_of, n, d->index_count);
     d->index_names[d->index_count++] = n;
 }
 
@@ -896,13 +854,14 @@ static const Decl *derive(Sema *s, const Decl *fwd, Phase phase, const bool *rec
     /* intermediates take their `var` line's type, else the widest input's */
     NameMap var_of = {0};
     for (int i = 0; i < od->tensor_count; i++)
-        if (od->tensors[i]->role == TR_VAR) map_put(d->a, &var_of, od->tensors[i]->name.name, i);
+        if (od->tensors[i]->role == TR_VAR)
+            name_map_put(d->a, &var_of, od->tensors[i]->name.name, i);
     ElemType widest = widest_in(d);
     for (int k = 0; k < od->stmt_count; k++) {
         Name n = od->stmts[k]->target.name;
         int t = find_fwd(d, n);
         if (t < 0) {
-            int v = map_get(&var_of, n);
+            int v = name_map_get(&var_of, n);
             t = add_fwd(d, (FwdTensor){.name = n,
                                        .type = v >= 0 ? od->tensors[v]->type : widest,
                                        .producer = k});

@@ -123,8 +123,9 @@ static void expr_text(LineBuf *l, const Expr *e) {
     }
 }
 
-static void access_of(const IrOp *op, IrAccess *acc, Name tensor, const IdentList *indices) {
-    acc->tensor = tensor ? ir_find_tensor(op, tensor) : -1;
+static void access_of(const IrOp *op, const NameMap *tensors, IrAccess *acc, Name tensor,
+                      const IdentList *indices) {
+    acc->tensor = tensor ? name_map_get(tensors, tensor) : -1;
     acc->rank = indices->count;
     for (int r = 0; r < IR_MAX_RANK; r++)
         acc->index[r] = r < indices->count ? ir_find_index(op, indices->items[r].name) : -1;
@@ -159,6 +160,7 @@ static void count_read(const Expr *leaf, void *ctx) {
 
 typedef struct Reads {
     const IrOp *op;
+    const NameMap *tensors;
     IrAccess *items; /* room for every leaf of the right side */
     int count;
 } Reads;
@@ -166,19 +168,27 @@ typedef struct Reads {
 static void collect_read(const Expr *e, void *ctx) {
     Reads *r = ctx;
     if (e->kind == EX_ACCESS) {
-        access_of(r->op, &r->items[r->count++], e->u.access.tensor.name, &e->u.access.indices);
-    } else if (ir_find_tensor(r->op, e->u.name) >= 0) {
+        access_of(r->op, r->tensors, &r->items[r->count++], e->u.access.tensor.name,
+                  &e->u.access.indices);
+    } else if (name_map_get(r->tensors, e->u.name) >= 0) {
         /* `total` for `total[]`: a read of the scalar like any other */
         static const IdentList none = {NULL, 0};
-        access_of(r->op, &r->items[r->count++], e->u.name, &none);
+        access_of(r->op, r->tensors, &r->items[r->count++], e->u.name, &none);
     }
 }
 
 void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
+    /* each name's first tensor, as ir_find_tensor finds it, without a
+     * scan per access */
+    Arena scratch = {0};
+    NameMap tensors = {0};
+    for (int t = 0; t < op->tensor_count; t++)
+        if (name_map_get(&tensors, op->tensors[t].name) < 0)
+            name_map_put(&scratch, &tensors, op->tensors[t].name, t);
     for (int k = 0; k < op->stmt_count && k < od->stmt_count; k++) {
         const Stmt *stmt = od->stmts[k];
         IrStmt *st = &op->stmts[k];
-        access_of(op, &st->target, stmt->target.name, &stmt->indices);
+        access_of(op, &tensors, &st->target, stmt->target.name, &stmt->indices);
         if (st->out_tensor >= 0 && op->tensors[st->out_tensor].appends_to >= 0) {
             /* an append writes the slot `K.new`: K's indices but `new` */
             const IrTensor *slot = &op->tensors[st->out_tensor];
@@ -190,7 +200,7 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
         }
         int reads = 0;
         expr_for_each_read(stmt->rhs, count_read, &reads);
-        Reads r = {op, reads ? ARENA_ARRAY(arena, IrAccess, reads) : NULL, 0};
+        Reads r = {op, &tensors, reads ? ARENA_ARRAY(arena, IrAccess, reads) : NULL, 0};
         expr_for_each_read(stmt->rhs, collect_read, &r);
         st->reads = r.items;
         st->read_count = r.count;
@@ -244,4 +254,5 @@ void record_stmt_syntax(Arena *arena, IrOp *op, const OpDecl *od) {
             cap = whole.used + 1;
         }
     }
+    arena_free_all(&scratch);
 }

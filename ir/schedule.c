@@ -197,11 +197,9 @@ int sched_access_index(const Schedule *s, int st, int tensor, int r) {
     return ix ? ix[r] : s->op->tensors[tensor].index[r];
 }
 
-bool sched_fuse_group_written(const IrMapping *m, int g) {
+bool sched_fuse_group_written(const IrMapping *m, int g, int members) {
     if (!m->fuse.group || g < 0 || g >= m->fuse.group_count) return false;
     if (m->fuse.level && m->fuse.level[g] >= 0) return true;
-    int members = 0;
-    for (int st = 0; st < m->op->stmt_count; st++) members += m->fuse.group[st] == g;
     if (members > 1) return true;
     return m->fuse.written && m->fuse.written[g];
 }

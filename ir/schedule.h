@@ -577,9 +577,10 @@ double sched_tiles_completed(const Schedule *s, const SchedGroup *g, int st, int
  * g->loop_count when none. */
 int sched_next_loop(const Schedule *s, const SchedGroup *g, int st, int depth);
 
-/* True when fusion group g of the mapping was written as a `fuse` line
- * (or filled in by the optimizer), not a statement left on its own. */
-bool sched_fuse_group_written(const IrMapping *m, int g);
+/* True when fusion group g of the mapping, of `members` statements, was
+ * written as a `fuse` line (or filled in by the optimizer), not a
+ * statement left on its own. */
+bool sched_fuse_group_written(const IrMapping *m, int g, int members);
 
 /* `x` or `(x,y)`: cluster dims by name, for listings and reasons. */
 const char *sched_dims_text(Arena *a, const Schedule *s, const int *dims, int count);

@@ -39,7 +39,7 @@ void pass_fusion(Schedule *s) {
             SchedGroup *grp = &s->groups[g];
             grp->id = g;
             grp->stmts = ARENA_ARRAY(s->arena, int, fg >= 0 && fg < fuse_count ? members[fg] : 1);
-            grp->fused = fg >= 0 && fg < fuse_count && sched_fuse_group_written(m, fg);
+            grp->fused = fg >= 0 && fg < fuse_count && sched_fuse_group_written(m, fg, members[fg]);
             grp->level = default_fusion_level(s);
             grp->level_prov = PV_DEFAULT;
             grp->overlap = m->overlap;

@@ -129,3 +129,44 @@ Name intern_quoted(const char *before, Name name) {
     text[len - 1] = '`';
     return intern(text, len);
 }
+
+/* ------------------------------------------------------------ name maps */
+
+static uint32_t name_slot(Name key, uint32_t mask) {
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+void name_map_put(Arena *arena, NameMap *m, Name key, int value) {
+    if (!key) return; /* (NULL marks an empty slot) */
+    if (!m->keys || (m->count + 1) * 4 > (m->mask + 1) * 3) {
+        uint32_t cap = m->keys ? (m->mask + 1) * 2 : 16;
+        Name *keys = ARENA_ARRAY(arena, Name, cap);
+        int *values = ARENA_ARRAY(arena, int, cap);
+        for (uint32_t i = 0; m->keys && i <= m->mask; i++) {
+            if (!m->keys[i]) continue;
+            uint32_t j = name_slot(m->keys[i], cap - 1);
+            while (keys[j]) j = (j + 1) & (cap - 1);
+            keys[j] = m->keys[i];
+            values[j] = m->values[i];
+        }
+        m->keys = keys;
+        m->values = values;
+        m->mask = cap - 1;
+    }
+    uint32_t j = name_slot(key, m->mask);
+    while (m->keys[j] && m->keys[j] != key) j = (j + 1) & m->mask;
+    if (!m->keys[j]) m->count++;
+    m->keys[j] = key;
+    m->values[j] = value;
+}
+
+int name_map_get(const NameMap *m, Name key) {
+    if (!m->keys || !key) return -1;
+    uint32_t j = name_slot(key, m->mask);
+    while (m->keys[j]) {
+        if (m->keys[j] == key) return m->values[j];
+        j = (j + 1) & m->mask;
+    }
+    return -1;
+}

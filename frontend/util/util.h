@@ -99,6 +99,21 @@ void intern_reserve(size_t more);
  * of `M`), made without a printf or an allocation once it was seen. */
 Name intern_quoted(const char *before, Name name);
 
+/* A map from interned names to ints (an index into an array of named
+ * things), open addressing in an arena: O(1) lookups where a scan of an
+ * op's thousands of tensors made checking quadratic.  Zero-initialised is
+ * empty. */
+typedef struct NameMap {
+    Name *keys;
+    int *values;
+    uint32_t mask; /* capacity - 1; 0 with no table */
+    uint32_t count;
+} NameMap;
+/* Maps key to value (replacing an earlier value of key). */
+void name_map_put(Arena *arena, NameMap *m, Name key, int value);
+/* The value of key, or -1. */
+int name_map_get(const NameMap *m, Name key);
+
 /* ------------------------------------------------------- sources and spans */
 
 typedef struct SourceFile {

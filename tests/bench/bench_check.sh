@@ -7,7 +7,10 @@
 #     the same file to show how far the checker is from reading speed;
 #  2. its memory: peak resident set of one run, and bytes per line;
 #  3. 40 000 ops with exactly one warning each: median of 5 runs (goal:
-#     under 1 s), so that diagnostics stay linear in their number.
+#     under 1 s), so that diagnostics stay linear in their number;
+#  4. one op of a chain of 10 000 and of 40 000 statements: median of 5
+#     runs each and their ratio against the statements' (goal: under 8 for
+#     4x the statements: linear, where name lookups by scan made it 16).
 set -eu
 CMTC=${CMTC:-build/cmtc}
 here=$(dirname "$0")
@@ -62,8 +65,26 @@ wc_s=$(time_runs 7 wc -l "$tmp/large.cmt")
 peak=$(peak_kib "$CMTC" check "$tmp/large.cmt")
 warn_s=$(time_runs 5 "$CMTC" check "$tmp/warnings.cmt")
 warn_peak=$(peak_kib "$CMTC" check "$tmp/warnings.cmt")
+chain() {
+  python3 - "$1" <<'PY'
+import sys
+n = int(sys.argv[1])
+print("arch one { clock 1 GHz; memory DRAM { bandwidth 16 B/cycle; } "
+      "memory SP { capacity 64 KiB; bandwidth 64 B/cycle; } "
+      "compute v vector { throughput 8 op/cycle; } }")
+print("op g<M = 64> {\n  in A[M] : fp32;\n  out Z[M] : fp32;\n  t0[m] = A[m] * 2;")
+for i in range(1, n):
+    print("  t%d[m] = t%d[m] + A[m] * 0.5;" % (i, i - 1))
+print("  Z[m] = t%d[m] + 1;\n}\nmapping x for g on one { tile SP: m 16; }" % (n - 1))
+PY
+}
+chain 10000 > "$tmp/chain10k.cmt"
+chain 40000 > "$tmp/chain40k.cmt"
+chain10_s=$(time_runs 5 "$CMTC" check "$tmp/chain10k.cmt")
+chain40_s=$(time_runs 5 "$CMTC" check "$tmp/chain40k.cmt")
 awk -v n="$lines" -v c="$check_s" -v w="$wc_s" -v kib="$peak" -v ops="$warn_ops" \
-    -v ws="$warn_s" -v wkib="$warn_peak" -v cpu="$check_cpu" 'BEGIN {
+    -v ws="$warn_s" -v wkib="$warn_peak" -v cpu="$check_cpu" -v c10="$chain10_s" \
+    -v c40="$chain40_s" 'BEGIN {
   printf "%-40s %12s %14s %10s %10s\n", "what", "median s", "lines/s", "peak MiB", "B/line"
   printf "%-40s %12.4f %14.0f %10.1f %10.0f\n", "cmtc check (" n " lines)", c, n / c,
          kib / 1024, kib * 1024 / n
@@ -75,4 +96,8 @@ awk -v n="$lines" -v c="$check_s" -v w="$wc_s" -v kib="$peak" -v ops="$warn_ops"
          (n / c >= 1000000 ? "met" : "NOT met"), (n / c) / 1000000, c / w
   printf "goal %d one-warning ops under 1 s: %s (%.2f s)\n", ops,
          (ws < 1 ? "met" : "NOT met"), ws
+  printf "%-40s %12.4f\n", "cmtc check (one op, 10000 statements)", c10
+  printf "%-40s %12.4f\n", "cmtc check (one op, 40000 statements)", c40
+  printf "goal 4x the statements under 8x the time: %s (%.1fx)\n",
+         (c40 / c10 < 8 ? "met" : "NOT met"), c40 / c10
 }'
