@@ -1703,7 +1703,20 @@ static void check_online(MapCtx *c) {
                 diag_help(d2, c->diags, "drop `online %s`, or make `%s` a `var`", rs->name,
                           js->name);
             }
+            /* a reader that waits for the loop reads the accumulators over
+             * n final, their corrections done (FlashAttention-2 divides
+             * by the row sum once, after P V); what it may not do besides
+             * is read a value that lasts one tile: the running value
+             * itself, or something computed from it that does not
+             * accumulate over n, which moved on by then */
+            bool reads_tile_value = false;
             for (int q = 0; q < js->input_count; q++) {
+                int p = op->tensors[js->inputs[q]].producer;
+                if (p >= 0 && m->fuse.group[p] == g &&
+                    (p == r || (deg[p] != 0 && !ir_stmt_reduces(&op->stmts[p], n))))
+                    reads_tile_value = true;
+            }
+            for (int q = 0; q < js->input_count && reads_tile_value; q++) {
                 int p = op->tensors[js->inputs[q]].producer;
                 if (p < 0 || p == r || m->fuse.group[p] != g || m->online[p] ||
                     !ir_stmt_reduces(&op->stmts[p], n))
