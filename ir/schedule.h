@@ -129,7 +129,8 @@ typedef struct SchedLoop {
     int index;
     double trips;
     double step;   /* tile of `level` */
-    double extent; /* range walked: tile of level - 1 per instance */
+    double extent; /* range walked: the busiest instance's share of the tile of
+                      level - 1 */
     Provenance order_prov;
 } SchedLoop;
 

@@ -54,8 +54,12 @@ static void build_loops(Schedule *s, SchedGroup *g) {
                 if (ss->trips[sched_li(s, l, i)] > trips) {
                     trips = ss->trips[sched_li(s, l, i)];
                     step = ss->tile[sched_li(s, l, i)];
-                    extent =
-                        ss->tile[sched_li(s, l - 1, i)] / sched_split_between(s, ss, l - 1, l, i);
+                    /* the busiest instance's range: its share of a split
+                     * (ceil, in whole tiles), else the tile above */
+                    extent = ss->tile[sched_li(s, l - 1, i)];
+                    if (sched_split_between(s, ss, l - 1, l, i) > 1 &&
+                        ss->extent[sched_li(s, l, i)] < extent)
+                        extent = ss->extent[sched_li(s, l, i)];
                 }
             }
             if (trips > 1)
