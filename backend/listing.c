@@ -419,7 +419,9 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                     : "nothing: no gradient statement reads what it names");
     }
     fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
-            ir_given(m->overlap_span) ? "given" : "default");
+            m->overlap_chosen           ? "derived"
+            : ir_given(m->overlap_span) ? "given"
+                                        : "default");
     fprintf(out, "  %-40s %s\n",
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
             ir_given(m->repeat_span) ? "given" : "default");

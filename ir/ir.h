@@ -426,10 +426,11 @@ typedef struct IrTile {
 } IrTile;
 
 typedef struct IrOrder {
-    int *perm;   /* [ir_order_slot() * index_count + k] index ids outermost first */
-    int *length; /* [ir_order_slot()]: 0 = unset, -2 = hole (`order L: ?`) */
-    Span *span;  /* [ir_order_slot()] */
-    int *from;   /* [ir_order_slot()]: 0 the mapping-wide line, k the k-th `for` line */
+    int *perm;    /* [ir_order_slot() * index_count + k] index ids outermost first */
+    int *length;  /* [ir_order_slot()]: 0 = unset, -2 = hole (`order L: ?`) */
+    Span *span;   /* [ir_order_slot()] */
+    int *from;    /* [ir_order_slot()]: 0 the mapping-wide line, k the k-th `for` line */
+    bool *chosen; /* [ir_order_slot()]: filled by the optimizer (NULL: none) */
     int line_count;
 } IrOrder;
 

@@ -33,7 +33,9 @@ static void build_loops(Schedule *s, SchedGroup *g) {
         int n = 0;
         int slot = l < s->levels ? ir_order_slot(m, g->stmts[0], l) : 0;
         int given = l < s->levels ? m->order.length[slot] : 0;
-        g->order_prov[l] = given > 0 ? PV_GIVEN : PV_DEFAULT;
+        g->order_prov[l] = given > 0 && m->order.chosen && m->order.chosen[slot] ? PV_DERIVED
+                           : given > 0                                           ? PV_GIVEN
+                                                                                 : PV_DEFAULT;
         for (int k = 0; k < given; k++) {
             int i = m->order.perm[slot * I + k];
             if (i >= 0 && i < I && !used[i]) {

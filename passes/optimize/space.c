@@ -1283,10 +1283,12 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         for (int k = 0; k < len; k++) m->order.perm[o * I + k] = src->order.perm[o * I + k];
     }
     const int *orders = opt_cfg_order(sp, c);
+    m->order.chosen = ARENA_ARRAY(arena, bool, OS + 1);
     for (int k = 0; k < sp->oh_count; k++)
         for (int st = 0; st < S; st++) {
             if (!opt_order_hole_of(sp, k, st)) continue;
             int o = ir_order_slot(src, st, sp->oh_level[k]);
+            m->order.chosen[o] = true;
             m->order.length[o] = I;
             for (int i = 0; i < I; i++) m->order.perm[o * I + i] = orders[k * I + i];
         }
@@ -1949,6 +1951,7 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
     out->tile.index_hole_count = 0;
     out->order.perm = full->order.perm;
     out->order.length = full->order.length;
+    out->order.chosen = full->order.chosen;
     if (!out->order.span) out->order.span = full->order.span;
     out->fuse.group = full->fuse.group;
     out->fuse.level = full->fuse.level;
