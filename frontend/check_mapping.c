@@ -27,6 +27,11 @@ typedef struct MapCtx {
      * that names each statement at each level ([st * level_count + lv]) */
     const MapItem **tile_for, **order_for;
     const MapItem **tile_for_of, **order_for_of;
+    /* [stmt]: the `spatial for` line that names it; [index]: the general
+     * `spatial` line and assignment that split it (a second is E0331 /
+     * E0321, not a silent merge) */
+    const MapItem **spatial_for_of;
+    const SpatialAssign **split_assign_of;
     const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line, *serve_line;
     int pipeline_dim; /* the dim a `pipeline` line names, -1 none */
     /* the values of the outer holes this check fills (NULL: none) */
@@ -246,7 +251,15 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             if (!id->name) continue;
             int st = lookup_stmt(c, id);
             if (st < 0) continue;
+            if (c->spatial_for_of[st]) {
+                Diag *d = map_error(c, id->span, "E0331",
+                                    "`%s` is named by two `spatial for` lines", id->name);
+                diag_label(d, c->diags, c->spatial_for_of[st]->span, "first here");
+                diag_help(d, c->diags, "give all of `%s`'s splits on one line", id->name);
+                continue;
+            }
             named[st] = true;
+            c->spatial_for_of[st] = it;
             if (!c->stmt_overridden[st]) {
                 /* The statement's split comes from its `for` lines only. */
                 c->stmt_overridden[st] = true;
@@ -264,6 +277,23 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             }
             index = lookup_index(c, &as->index);
             if (index < 0) continue;
+            /* one index, one assignment: `m -> x` and `m -> y` on two
+             * lines (or twice on one) would be `m -> (x, y)` said twice */
+            const SpatialAssign *first = is_for ? NULL : c->split_assign_of[index];
+            for (int b = 0; is_for && b < a; b++)
+                if (!it->assigns[b].index.hole && it->assigns[b].index.name == as->index.name)
+                    first = &it->assigns[b];
+            bool same = first && first->dims.count == as->dims.count;
+            for (int k = 0; same && k < as->dims.count; k++)
+                same = first->dims.items[k].name == as->dims.items[k].name;
+            if (first && first != as && !same) { /* (the same split: assign_split says so) */
+                Diag *d = map_error(c, as->span, "E0321", "`%s` is split twice", as->index.name);
+                diag_label(d, c->diags, first->span, "first here");
+                diag_help(d, c->diags, "give all its dims in one split: `%s -> (x, y)`",
+                          as->index.name);
+                continue;
+            }
+            if (!is_for) c->split_assign_of[index] = as;
         } else {
             c->m->hole_count++;
         }
@@ -2078,6 +2108,8 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     c->tile_for = ARENA_ARRAY(s->arena, const MapItem *, md->item_count + 1);
     c->order_for = ARENA_ARRAY(s->arena, const MapItem *, md->item_count + 1);
     c->tile_for_of = ARENA_ARRAY(s->arena, const MapItem *, os + 1);
+    c->spatial_for_of = ARENA_ARRAY(s->arena, const MapItem *, sc + 1);
+    c->split_assign_of = ARENA_ARRAY(s->arena, const SpatialAssign *, ic + 1);
     c->order_for_of = ARENA_ARRAY(s->arena, const MapItem *, os + 1);
 
     const MapItem *spatial_hole = NULL;
