@@ -30,6 +30,7 @@ typedef struct MapCtx {
     /* [stmt]: the `spatial for` line that names it; [index]: the general
      * `spatial` line and assignment that split it (a second is E0331 /
      * E0321, not a silent merge) */
+    bool repeat_bad; /* the `repeat` line was refused (E0320): no count to check */
     const MapItem **spatial_for_of;
     const SpatialAssign **split_assign_of;
     const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line, *serve_line;
@@ -1252,6 +1253,7 @@ static bool eval_count(MapCtx *c, const Expr *e, const char *what, int64_t *v) {
 static void apply_repeat(MapCtx *c, const MapItem *it) {
     if (!once(c, it, &c->repeat_line, "repeat")) return;
     int64_t v;
+    c->repeat_bad = true;
     if (!eval_count(c, it->count, "repeat", &v)) return;
     if (v < 1) {
         Diag *d = map_error(c, it->count->span, "E0320", "repeat must be at least 1, got %lld",
@@ -1262,6 +1264,7 @@ static void apply_repeat(MapCtx *c, const MapItem *it) {
         return;
     }
     c->m->repeat = v;
+    c->repeat_bad = false;
 }
 
 static void apply_microbatches(MapCtx *c, const MapItem *it) {
@@ -1433,7 +1436,7 @@ static void read_pipeline(MapCtx *c, IrPipeline *pl) {
 static void check_pipeline(MapCtx *c) {
     const IrMapping *m = c->m;
     const IrPipeline *pl = &m->pipeline;
-    if (pl->full_arch && m->repeat < pl->stages * pl->chunks) {
+    if (pl->full_arch && !c->repeat_bad && m->repeat < pl->stages * pl->chunks) {
         const char *chunks =
             pl->chunks > 1 ? arena_printf(c->arena, " of %lld chunks", (long long)pl->chunks) : "";
         Diag *d = map_error(c, pl->span, "E0354",
@@ -2226,6 +2229,20 @@ static const MapItem *outer_hole(const MappingDecl *md, MapItemKind kind) {
     return NULL;
 }
 
+/* Whether two checks failed with the same errors (code, place, message):
+ * then the outer holes' values had nothing to do with it. */
+static bool same_errors(const DiagSink *a, const DiagSink *b) {
+    if (a->count != b->count) return false;
+    for (int i = 0; i < a->count; i++) {
+        const Diag *x = a->items[i], *y = b->items[i];
+        if (x->severity != y->severity || strcmp(x->code, y->code) != 0 ||
+            x->span.file != y->span.file || x->span.start != y->span.start ||
+            strcmp(x->message, y->message) != 0)
+            return false;
+    }
+    return true;
+}
+
 /* The text of a choice, as the mapping would write it. */
 static const char *choice_text(Arena *a, const IrMapping *m, bool pipeline_hole, bool micro_hole,
                                bool recompute_hole, bool batch_hole) {
@@ -2352,6 +2369,7 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
     diags_init(&first_sink, s->arena);
     diags_init(&valid_sink, s->arena);
     int n = 0;
+    bool choice_dependent = false;
     /* every combination, the first axis varying slowest */
     for (long idx = 0; idx < total; idx++) {
         long rest = idx;
@@ -2372,15 +2390,20 @@ IrMapping *check_mapping(Sema *s, const Decl *mapping_decl) {
         IrMapping *m = check_mapping_with(s, mapping_decl, &ch);
         s->diags = real;
         if (idx == 0) first_sink = scratch;
-        if (!m || scratch.error_count > 0) continue;
+        if (!m || scratch.error_count > 0) {
+            if (idx > 0 && !same_errors(&scratch, &first_sink)) choice_dependent = true;
+            continue;
+        }
         m->choice_text = choice_text(s->arena, m, pipe, micro, recomp, serve);
         if (n == 0) valid_sink = scratch;
         choices[n++] = m;
     }
     if (n == 0) {
         /* why: the first combination's own diagnostics (checked once:
-         * what an op instantiation reports is reported once) */
+         * what an op instantiation reports is reported once); when every
+         * combination failed alike, the mistake is not the holes' */
         diags_take(s->diags, &first_sink);
+        if (!choice_dependent && total > 1) return NULL;
         Diag *d = diag_error(s->diags, where, "E0358",
                              "no value of the outer holes of mapping `%s` gives a mapping that "
                              "checks (%ld tried)",

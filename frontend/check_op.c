@@ -1837,10 +1837,13 @@ static bool check_routes(OpBuild *b, DiagSink *diags) {
             continue;
         }
         if (r->slots > T) {
+            /* the slots as the formula gives them, C = ceil(F T K / E):
+             * the stored count is clamped for a capacity this large */
+            double slots = ceil(r->capacity * (double)T * (double)K / (double)E);
             Diag *d = diag_error(diags, r->span, "E0438",
-                                 "route `%s`: capacity %g gives each expert %lld slots, but there "
-                                 "are %lld tokens and each comes to an expert at most once",
-                                 R->name, r->capacity, (long long)r->slots, (long long)T);
+                                 "route `%s`: capacity %g gives each expert %.15g slots, but "
+                                 "there are %lld tokens and each comes to an expert at most once",
+                                 R->name, r->capacity, slots, (long long)T);
             diag_help(d, diags, "at most %g: T E / (T K) = E / K", (double)E / (double)K);
             ok = false;
             continue;

@@ -289,6 +289,17 @@ static void check_bindings(SweepCtx *c, const SweepAxisDecl *ax, const AxisValue
                             arch->name.name, value_kind_text(c->arena, def), ap.texts[arch_index]);
                 }
                 if (wants) {
+                    /* name a value that is not whole, when the axis has one
+                     * (range(1, 4, 0.5) fails at 1.5, though 1 is written
+                     * as a number too) */
+                    for (int j = k; op_index >= 0 && j < values->count; j++) {
+                        double x = value_number(values->values[j]);
+                        if (x != floor(x)) {
+                            k = j;
+                            v = values->values[j];
+                            break;
+                        }
+                    }
                     Diag *d = diag_error(c->diags, ax->span, "E0394",
                                          "value %s of axis `%s` does not fit: %s", values->texts[k],
                                          ax->name.name, wants);
@@ -467,9 +478,22 @@ void check_sweep(Sema *s, const Decl *decl) {
         sw->group_of_axis[i] = group;
     }
     if (too_many || points > IR_SWEEP_MAX_POINTS) {
-        Diag *d =
-            diag_error(c->diags, decl->name.span, "E0397", "sweep `%s` has more than %d points",
-                       decl->name.name, IR_SWEEP_MAX_POINTS);
+        /* the product as it is, axis by axis (a zip counts once) */
+        double all = 1;
+        const char *sizes = "";
+        for (int gi = 0; gi < sw->group_count; gi++) {
+            all *= (double)sw->group_size[gi];
+            const char *names = "";
+            for (int i = 0; i < n; i++)
+                if (sw->group_of_axis[i] == gi)
+                    names = arena_printf(c->arena, "%s%s%s", names, *names ? "+" : "",
+                                         sd->axes[i].name.name);
+            sizes = arena_printf(c->arena, "%s%s%lld (%s)", sizes, gi ? " x " : "",
+                                 (long long)sw->group_size[gi], names);
+        }
+        Diag *d = diag_error(c->diags, decl->name.span, "E0397",
+                             "sweep `%s` has %.4g points, more than %d: %s", decl->name.name, all,
+                             IR_SWEEP_MAX_POINTS, sizes);
         diag_help(d, c->diags,
                   "sweep fewer values, or zip axes that advance together "
                   "(`zip { A = [...]; B = [...]; }`)");

@@ -1361,6 +1361,13 @@ map_item:
         $$->count = new_expr(ps, EX_INT, @6);
         $$->count->u.int_value = $6;
     }
+  /* a negative batch: read, so that the check says what is wrong (E0364) */
+  | SERVE name name name EQUALS MINUS INT SEMI {
+        $$ = serve_item(ps, @$, @1, $2, $3, $4);
+        $$->count = new_expr(ps, EX_INT, @7);
+        $$->count->span.start = @6.start;
+        $$->count->u.int_value = -$7;
+    }
   | SERVE name name name EQUALS HOLE SEMI {
         $$ = serve_item(ps, @$, @1, $2, $3, $4);
         $$->count = new_expr(ps, EX_HOLE, @6);
