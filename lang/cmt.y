@@ -1595,9 +1595,23 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
                                 "batch (`serve decode of B = ?;`)");
         return 0;
     }
-    bool wants_name = false;
-    for (int i = 0; i < n; i++)
+    bool wants_name = false, wants_close = false;
+    for (int i = 0; i < n; i++) {
         if (expected[i] == YYSYMBOL_IDENT) wants_name = true;
+        if (expected[i] == YYSYMBOL_RBRACE) wants_close = true;
+    }
+    bool declaration = found == YYSYMBOL_OP || found == YYSYMBOL_ARCH ||
+                       found == YYSYMBOL_MAPPING || found == YYSYMBOL_SWEEP ||
+                       found == YYSYMBOL_MODEL || found == YYSYMBOL_USE || found == YYSYMBOL_CONST;
+    if (used && wants_close && declaration && ps->brace_depth > 0 && ps->brace_depth <= 64) {
+        /* a declaration inside a block: the block above was not closed */
+        Diag *d = diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
+        uint32_t open = ps->brace_open[ps->brace_depth - 1];
+        diag_label(d, ps->diags, (Span){ps->file->id, open, open + 1},
+                   "this `{` is never closed");
+        diag_help(d, ps->diags, "add `}` before this declaration");
+        return 0;
+    }
     if ((wants_name || wants_expression) && found >= YYSYMBOL_USE &&
         found <= YYSYMBOL_WHERE) {
         /* `const tile = 4;`: a reserved word where a name goes */

@@ -125,6 +125,21 @@ static void test_recovery(void) {
           "statement after a broken one is kept");
 }
 
+/* A declaration where a block expected its `}`: the error shows the `{`
+ * that was never closed, not a "keyword used as a name" help. */
+static void test_unclosed_block(void) {
+    parse("op o<M = 4> {\n  in A[M] : fp16;\n  out B[M] : fp16;\n  B[m] = A[m];\n"
+          "mapping x for o on a {}\n");
+    const Diag *d = diags.count ? diags.items[0] : NULL;
+    bool labelled = false;
+    for (int i = 0; d && i < d->label_count; i++)
+        labelled |= strstr(d->labels[i].message, "never closed") != NULL &&
+                    d->labels[i].span.start == 12;
+    CHECK(d && strstr(d->message, "found `mapping`") && !strstr(d->message, "keyword") &&
+              labelled,
+          "an op left open: the error at `mapping` points at its `{`");
+}
+
 static void test_comments(void) {
     Module *m = parse("// one\nconst a = 1; /* two */\n");
     CHECK(m->comment_count == 2, "comments recorded for the formatter");
@@ -216,6 +231,7 @@ int main(void) {
     test_op();
     test_mapping();
     test_recovery();
+    test_unclosed_block();
     test_comments();
     test_hostile();
     test_depth_cap();
