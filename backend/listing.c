@@ -386,7 +386,7 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         fprintf(out,
                 "  %-40s derived   forward %s + recompute %s + backward %s + update %s = %s "
                 "(the groups' latencies by phase)\n",
-                s->pipeline.present ? "time per step (busiest stage)" : "time per step",
+                s->m->pipeline.full_arch ? "time per step (busiest stage)" : "time per step",
                 fmt_time(a, tr->forward_s), fmt_time(a, tr->recompute_s),
                 fmt_time(a, tr->backward_s), fmt_time(a, tr->update_s), fmt_time(a, phases));
         fprintf(out,

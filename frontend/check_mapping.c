@@ -1416,6 +1416,8 @@ static void read_pipeline(MapCtx *c, IrPipeline *pl) {
                       "a stage runs at least 1 chunk of layers, got %lld", (long long)pl->chunks);
             return;
         }
+        /* one chunk a stage is 1F1B, its schedule and its memory alike */
+        if (pl->chunks == 1) pl->schedule = PIPE_1F1B;
     } else if (line->count) {
         map_error(c, line->count->span, "E0354", "schedule `%s` takes no number",
                   pipe_schedule_name(pl->schedule));
