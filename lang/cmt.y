@@ -150,6 +150,9 @@ static Expr *nest(ParseState *ps, Expr *e, uint32_t deepest, CmtLoc at) {
     if (deepest == MAX_EXPR_DEPTH) {
         Diag *d = diag_error(ps->diags, sp(ps, at), "E0217",
                              "expression nests more than %d operators deep", MAX_EXPR_DEPTH);
+        diag_note(d, ps->diags,
+                  "each operator of a chain counts: a sum of %d terms nests its `+` that deep",
+                  MAX_EXPR_DEPTH + 1);
         diag_help(d, ps->diags, "split it with a constant or an intermediate tensor");
     }
     e->kind = EX_ERROR;
@@ -1658,9 +1661,15 @@ Module *parse_module(Arena *arena, SourceFile *file, DiagSink *diags) {
     Module *m = ARENA_NEW(arena, Module);
     m->file = file;
     ps.module = m;
-    if (cmtparse(&ps) == 2)
-        diag_error(diags, (Span){file->id, (uint32_t)file->len, (uint32_t)file->len},
-                   "E0113", "the file is too deeply nested to parse");
+    if (cmtparse(&ps) == 2) {
+        /* where the parser ran out of stack: the token it had just read */
+        uint32_t at = ps.cursor >= file->text && ps.cursor <= file->text + file->len
+                          ? (uint32_t)(ps.cursor - file->text)
+                          : (uint32_t)file->len;
+        uint32_t from = at > 0 ? at - 1 : 0;
+        diag_error(diags, (Span){file->id, from, at}, "E0113",
+                   "the file is too deeply nested to parse");
+    }
     m->decl_count = ps.decls.count;
     m->decls = ARENA_ARRAY(arena, Decl *, ps.decls.count > 0 ? ps.decls.count : 1);
     if (ps.decls.count)
