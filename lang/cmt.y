@@ -1637,6 +1637,22 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
                    "this `{` is never closed");
         return 0;
     }
+    bool wants_bracket = false;
+    for (int i = 0; i < n; i++)
+        if (expected[i] == YYSYMBOL_RBRACKET) wants_bracket = true;
+    if (used && wants_bracket &&
+        (found == YYSYMBOL_PLUS || found == YYSYMBOL_MINUS || found == YYSYMBOL_STAR ||
+         found == YYSYMBOL_SLASH)) {
+        /* `X[p + r]`: an index is a name (docs/language.md 3) */
+        Diag *d = diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
+        diag_note(d, ps->diags,
+                  "an access names one index per dimension; arithmetic on indices (a "
+                  "convolution's `p + r`) cannot be written");
+        diag_help(d, ps->diags,
+                  "write the input with its window as a dimension of its own (im2col), or the "
+                  "convolution as a GEMM over the unrolled patches");
+        return 0;
+    }
     if (used)
         diag_error(ps->diags, at, "E0110", "expected %s, found %s", want, what);
     else
