@@ -278,6 +278,9 @@ typedef struct SchedGroup {
                               instance (each pays its transfer_latency) */
     double *level_s;       /* [level]: mem_bytes / bandwidth */
     double tiles;          /* tiles of the outermost tiling (pipeline depth) */
+    double first_share;    /* the share of the group's work in its first (whole)
+                              outermost tile: 1 / tiles when they divide, more
+                              when the last ones are partial */
     Cost cost;             /* one instance of the group (the pass `cost`) */
     /* the compute stages (docs/cost-model.md section 7): the time of the
      * statements on the matrix unit and on the vector unit; under overlap

@@ -496,9 +496,25 @@ void pass_cost(Schedule *s) {
                 else
                     other += x[k] / g->stage_pieces[k];
             }
-            g->cost.fill_drain_s = same / tiles + other;
+            /* the fill and drain are the first and last tiles' work: a
+             * whole tile's share, not the mean one's, when the last tiles
+             * are partial (17 rows in tiles of 16 fill with 16) */
+            double share = g->first_share > 1 / tiles ? g->first_share : 1 / tiles;
+            g->cost.fill_drain_s = same * share + other;
             g->cost.latency_s =
                 x[peak] + g->cost.fill_drain_s + g->cost.stall_s + (local ? g->cost.network_s : 0);
+            /* never slower than the stages one after another (`overlap
+             * none`): waiting for tiles held once cannot cost more than
+             * not overlapping at all */
+            double serial = c + level_sum + g->cost.network_s;
+            if (g->cost.latency_s > serial) {
+                double over = g->cost.latency_s - serial;
+                double from_stall = over < g->cost.stall_s ? over : g->cost.stall_s;
+                g->cost.stall_s -= from_stall;
+                g->cost.fill_drain_s -= over - from_stall;
+                if (g->cost.fill_drain_s < 0) g->cost.fill_drain_s = 0;
+                g->cost.latency_s = serial;
+            }
         }
         /* a group is a kernel: it is launched, and its end synchronised,
          * before the next one starts; nothing overlaps that */

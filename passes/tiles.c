@@ -70,8 +70,13 @@ static void build_loops(Schedule *s, SchedGroup *g) {
         }
     }
     g->tiles = 1;
+    g->first_share = 1;
     for (int k = 0; k < g->loop_count; k++)
-        if (g->loops[k].level == 1) g->tiles *= g->loops[k].trips;
+        if (g->loops[k].level == 1) {
+            g->tiles *= g->loops[k].trips;
+            double share = g->loops[k].extent > 0 ? g->loops[k].step / g->loops[k].extent : 1;
+            g->first_share *= share < 1 ? share : 1;
+        }
 }
 
 static void add_footprint(Schedule *s, SchedGroup *g, Footprint fp, int *cap) {
