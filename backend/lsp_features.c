@@ -1615,21 +1615,24 @@ enum {
 typedef struct Items {
     json_t *arr;
     Arena *a;
-    const char **seen;
-    int count, cap;
+    NameMap seen; /* the labels offered (a scan per label was quadratic) */
+    int count;
+    bool cut; /* more than COMPLETION_MOST: the list is incomplete */
 } Items;
+
+/* A document of 200 000 constants offered them all; a client filters as
+ * the user types, and asks again when told the list is cut. */
+enum { COMPLETION_MOST = 5000 };
 
 static void item(Items *it, const char *label, int kind, const char *detail) {
     if (!label || !label[0]) return;
-    for (int i = 0; i < it->count; i++)
-        if (strcmp(it->seen[i], label) == 0) return;
-    if (it->count == it->cap) {
-        int cap = it->cap ? it->cap * 2 : 64;
-        it->seen = arena_realloc(it->a, it->seen, sizeof(char *) * (size_t)it->cap,
-                                 sizeof(char *) * (size_t)cap);
-        it->cap = cap;
+    Name key = intern_cstr(label);
+    if (name_map_get(&it->seen, key) >= 0) return;
+    if (it->count >= COMPLETION_MOST) {
+        it->cut = true;
+        return;
     }
-    it->seen[it->count++] = label;
+    name_map_put(it->a, &it->seen, key, it->count++);
     json_t *o = json_pack("{s:o,s:i}", "label", lsp_jstr(label), "kind", kind);
     if (detail && detail[0]) json_object_set_new(o, "detail", lsp_jstr(detail));
     json_array_append_new(it->arr, o);
@@ -2060,7 +2063,7 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         json_decref(whole);
         json_decref(range);
         json_decref(it.arr);
-        return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", sorted);
+        return json_pack("{s:b,s:o}", "isIncomplete", it.cut, "items", sorted);
     }
     /* the vocabularies of vocab.h; item() drops a word offered twice (`max`
      * is a function and a reduction, `energy` a memory's and a unit's key,
@@ -2109,7 +2112,7 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         globals_of_kind(&it, d, -1);
         break;
     }
-    return json_pack("{s:b,s:o}", "isIncomplete", 0, "items", it.arr);
+    return json_pack("{s:b,s:o}", "isIncomplete", it.cut, "items", it.arr);
 }
 
 /* ---------------------------------------------------------- code actions */
