@@ -170,6 +170,26 @@ static double stmt_executions(const Schedule *s, int st) {
     return executions;
 }
 
+/* How much wider than its type a partial sum of statement st's result
+ * moves (docs/cost-model.md section 3): a sum's partial results are added
+ * in 32 bits at least (bf16 and fp16 products into fp32, int8 into int32)
+ * and rounded only when complete, so one written back and read again
+ * before its reduction ends moves at 4 bytes an element.  1 for anything
+ * else: a max or min, a wide type, an online statement's running value
+ * (published at its type, section 7.3), and a reduction split over
+ * cluster dims, whose partial results the collectives combine. */
+static double partial_width(const Schedule *s, int st, const IrTensor *tn) {
+    const IrStmt *is = &s->op->stmts[st];
+    double eb = sched_elem_bytes(tn);
+    if (!(is->reduce_op == RO_SUM || is->reduce_op == RO_MEAN) || !(eb < 4) || !(eb > 0)) return 1;
+    if (s->m->online && s->m->online[st]) return 1;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        int i = s->stmts[st].split[d];
+        if (i >= 0 && s->arch->dims[d].size > 1 && ir_stmt_reduces(is, i)) return 1;
+    }
+    return 4 / eb;
+}
+
 /* The compute unit reads its operand tiles from the innermost memory and
  * writes its result tile there: once per visit of each tile. */
 static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
@@ -194,8 +214,11 @@ static void compute_node(Schedule *s, SchedGroup *g, int pos, int st) {
         double per_mem = tile_bytes(s, st, tn, unit_level) *
                          sched_mask_bytes_scale(s, g, st, tn, unit_level) *
                          spread(s, st, tn, out, inner, unit_level);
-        double read = out ? per_mem * (v.visits - v.distinct) : per_mem * v.visits;
-        double written = out ? per_mem * v.visits : 0;
+        /* a result's visits before its last are partial sums, at their
+         * width */
+        double wide = out ? partial_width(s, st, tn) : 1;
+        double read = out ? per_mem * (v.visits - v.distinct) * wide : per_mem * v.visits;
+        double written = out ? per_mem * (v.distinct + (v.visits - v.distinct) * wide) : 0;
         /* a reader of a running value takes the new one after each of its
          * maker's executions, not once per visit of its tile */
         if (!out && tn->producer >= 0 && s->stmts[tn->producer].group == g->id &&
@@ -307,10 +330,15 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
     double energy = 0;
     double outer_read, outer_written, inner_read, inner_written;
     if (is_output) {
-        outer_written = per_outer * v.visits;
-        outer_read = per_outer * partial;
-        inner_read = fp * v.visits;
-        inner_written = fp * partial;
+        /* the stores before each tile's last carry partial sums, as do the
+         * reloads, at their width */
+        double wide = published ? 1 : partial_width(s, st, tn);
+        double stores = v.distinct + (v.visits - v.distinct) * wide;
+        if (v.visits < v.distinct) stores = v.visits;
+        outer_written = per_outer * stores;
+        outer_read = per_outer * partial * wide;
+        inner_read = fp * stores;
+        inner_written = fp * partial * wide;
     } else {
         outer_read = per_outer * v.visits;
         outer_written = 0;

@@ -285,6 +285,9 @@ typedef struct Ctx {
     int64_t *telems;
     int64_t *stride; /* [t * RANK + r] */
     double *eb;
+    /* [tensor]: how much wider a partial sum of it moves than its type
+     * (docs/cost-model.md section 3; 1 for most) */
+    double *wide;
     uint8_t **l0_valid; /* [u0 * T + t], persists across groups */
     StmtInfo *si;       /* [stmt] */
     bool trace;
@@ -570,6 +573,18 @@ static bool setup(Ctx *c) {
     c->l0_valid = ARENA_ARRAY(c->a, uint8_t *, c->ninst[0] * c->T);
     c->si = ARENA_ARRAY(c->a, StmtInfo, c->op->stmt_count);
     for (int st = 0; st < c->op->stmt_count; st++) setup_stmt(c, st);
+    /* a sum's partial results move at 32 bits at least, but an online
+     * statement's running value and a reduction split over dims (whose
+     * partials the collectives combine) at their type */
+    c->wide = ARENA_ARRAY(c->a, double, c->T + 1);
+    for (int t = 0; t < c->T; t++) c->wide[t] = 1;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        const IrStmt *is = &c->op->stmts[st];
+        int t = is->out_tensor;
+        if ((is->reduce_op == RO_SUM || is->reduce_op == RO_MEAN) && c->eb[t] > 0 && c->eb[t] < 4 &&
+            !(c->s->m->online && c->s->m->online[st]) && !c->si[st].partial)
+            c->wide[t] = 4 / c->eb[t];
+    }
     return true;
 }
 
@@ -1298,6 +1313,13 @@ static int parent_of(const Ctx *c, int k, int inst) {
 
 static void write_windows(Ctx *c, GCtx *g, int t, const int *fs, int n);
 
+/* The bytes element e of t moves: its type's, or a partial sum's width
+ * while its reduction is not complete. */
+static double elem_moved(const Ctx *c, const GCtx *g, int t, int64_t e) {
+    if (c->wide[t] == 1 || !g->in_group[t] || !g->complete[t] || g->complete[t][e]) return c->eb[t];
+    return c->eb[t] * c->wide[t];
+}
+
 /* Writes tensor t's valid elements `valid` (in box b) into the holder at
  * level lt of instance pu: the outermost memory, the LIVE copy at the
  * fusion level or the enclosing result tile.  Returns the bytes. */
@@ -1327,9 +1349,11 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
                 tname(c, t), lt);
         return 0;
     }
+    double bytes = 0;
     while (bi_next(&it, &e)) {
         if (!valid[e]) continue;
         n++;
+        bytes += elem_moved(c, g, t, e);
         if (lt == 0)
             l0_write(c, g, pu, t, e);
         else if (kind == K_LIVE)
@@ -1339,7 +1363,7 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
             bytes_of(c, &ps->fresh, t)[e] = 1;
         }
     }
-    double bytes = (double)n * c->eb[t];
+    (void)n;
     int mem = lt == 0          ? mem_of(c, 0, ROLE_OUTPUT)
               : kind == K_LIVE ? g->live_mem
                                : mem_of(c, lt, ROLE_OUTPUT);
@@ -1674,9 +1698,12 @@ static void install_results(Ctx *c, GCtx *g, int t, int k, const int *insts, con
         int64_t nd = 0, e;
         BoxIter it;
         bi_init(&it, &boxes[i], &c->stride[t * RANK]);
+        double bytes = 0;
         while (bi_next(&it, &e))
-            if (held_at(c, g, t, k - 1, pu, e)) g->deliver_at[nd++] = e;
-        double bytes = (double)nd * c->eb[t];
+            if (held_at(c, g, t, k - 1, pu, e)) {
+                g->deliver_at[nd++] = e;
+                bytes += elem_moved(c, g, t, e);
+            }
         int lt = k - 1;
         int src_mem = lt == 0                       ? mem_of(c, 0, ROLE_OUTPUT)
                       : kind_of(g, t, lt) == K_LIVE ? g->live_mem
@@ -1733,15 +1760,16 @@ static void ensure_windows(Ctx *c, GCtx *g, const StmtInfo *si, const int *p) {
         /* partial sums written above and since dropped come back */
         int pu = c->up[F][fs[i]];
         int64_t cnt = 0;
+        double bytes = 0;
         bi_init(&it, &lv->window, &c->stride[Y * RANK]);
         while (bi_next(&it, &e))
             if (!lv->valid[e] && held_at(c, g, Y, F - 1, pu, e)) {
                 lv->valid[e] = 1;
                 live_recheck(c, g, fs[i], Y, e);
+                bytes += elem_moved(c, g, Y, e);
                 cnt++;
             }
         if (cnt) {
-            double bytes = (double)cnt * c->eb[Y];
             int src = F - 1 == 0 ? mem_of(c, 0, ROLE_OUTPUT) : mem_of(c, F - 1, ROLE_OUTPUT);
             traffic(c, g, Y, src, pu, bytes, 0, false);
             traffic(c, g, Y, g->live_mem, fs[i], 0, bytes, true);

@@ -39,7 +39,23 @@ static const char *text =
     "mapping plain for gemm on three { tile SRAM: k 16; }\n"
     "mapping acc for gemm on three_acc { tile SRAM: k 16; }\n"
     "mapping stream for gemm on three_stream { tile SRAM: k 16; }\n"
-    "mapping spill for gemm on three_acc { tile L2: k 32; tile SRAM: m 8, k 16; }\n";
+    "mapping spill for gemm on three_acc { tile L2: k 32; tile SRAM: m 8, k 16; }\n"
+    "op gemm16<M = 16, N = 16, K = 64> {\n"
+    "  in A[M, K] : bf16;\n"
+    "  in B[K, N] : bf16;\n"
+    "  out C[M, N] : bf16;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "}\n"
+    "arch two_acc {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 16 B/cycle; }\n"
+    "  memory SRAM { capacity 1 MiB; bandwidth 64 B/cycle; }\n"
+    "  memory ACC role accumulator { capacity 64 KiB; bandwidth 128 B/cycle; }\n"
+    "  compute mac matrix { throughput 64 MAC/cycle; }\n"
+    "}\n"
+    "mapping partials for gemm16 on two_acc {\n"
+    "  tile SRAM: m 4, n 16, k 16; order SRAM: k, m, n;\n"
+    "}\n";
 
 
 static Arena arena;
@@ -139,5 +155,15 @@ int main(void) {
     CHECK_EXACT(c_acc, 1024, "width: the int8 result takes 4 B an element in ACC");
     CHECK_EXACT(bytes_at(s, "DRAM"), 2304, "width: DRAM moves C at 1 B an element");
     CHECK(s->excess_count == 0, "width: 1 KiB fits the 1 KiB accumulator");
+
+    /* partials (cost-model.md section 3): with k outermost, each of C's 4
+       row tiles [4, 16] is visited 16 times (4 k tiles) and its partial
+       sums go to DRAM and come back, at fp32 although C is bf16.  DRAM:
+       A [4,16] bf16 128 B x 16 = 2048; B [16,16] 512 B x 4 = 2048; C's 4
+       final stores at 2 B (4 x 128 = 512), its 12 partial stores and 12
+       reloads at 4 B (12 x 256 x 2 = 6144): 10752 B, 672 ns at 16 B/ns. */
+    s = lower_mapping(&arena, unit_mapping(p, "partials"), true, NULL);
+    CHECK_EXACT(bytes_at(s, "DRAM"), 10752, "partials: sums move at fp32, the last at bf16");
+    check_verified(s, "partials: the interpreter agrees");
     return unit_finish();
 }
