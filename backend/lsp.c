@@ -944,7 +944,7 @@ int cmd_lsp(int argc, char **argv) {
             continue;
         }
         json_error_t je;
-        json_t *msg = json_loadb(body, len, 0, &je);
+        json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &je);
         if (!msg) {
             snprintf(err, sizeof err, "invalid JSON at byte %d: %.180s", je.position, je.text);
             send_error(s, NULL, RPC_PARSE_ERROR, err);
