@@ -70,20 +70,28 @@ static void check_step(const Program *p, const char *name, double step, double b
                arena_printf(&arena, "%s: %g micro-batches in flight", name, in_flight));
 }
 
-/* A pipeline of p stages without a program: the schedule alone. */
+/* A pipeline of p stages without a program: the schedule alone, its
+ * mapping and schedule in *mm and *s (which must outlive its use). */
+static void bare_pipeline(IrMapping *mm, Schedule *s, PipeSchedule schedule, int p, int v, int m,
+                          double f, double b, double send, Overlap overlap) {
+    static IrArch arch;
+    *mm = (IrMapping){0};
+    mm->pipeline.full_arch = &arch;
+    mm->pipeline.schedule = schedule;
+    mm->overlap = overlap;
+    *s = (Schedule){0};
+    s->m = mm;
+    s->pipeline = (SchedPipeline){.present = true, .stages = p, .chunks = v, .micro = m};
+    s->pipeline.stage_forward_s = f;
+    s->pipeline.stage_backward_s = b;
+    s->pipeline.send_forward_s = s->pipeline.send_backward_s = send;
+}
+
 static double run_with(PipeSchedule schedule, int p, int v, int m, double f, double b,
                        double send, Overlap overlap) {
-    static IrArch arch;
-    IrMapping mm = {0};
-    mm.pipeline.full_arch = &arch;
-    mm.pipeline.schedule = schedule;
-    mm.overlap = overlap;
-    Schedule s = {0};
-    s.m = &mm;
-    s.pipeline = (SchedPipeline){.present = true, .stages = p, .chunks = v, .micro = m};
-    s.pipeline.stage_forward_s = f;
-    s.pipeline.stage_backward_s = b;
-    s.pipeline.send_forward_s = s.pipeline.send_backward_s = send;
+    IrMapping mm;
+    Schedule s;
+    bare_pipeline(&mm, &s, schedule, p, v, m, f, b, send, overlap);
     PipeOp *ops;
     long n;
     return pipeline_simulate(&arena, &s, 1 << 20, &ops, &n);
@@ -97,17 +105,9 @@ static double run(PipeSchedule schedule, int p, int v, int m, double f, double b
  * 13.2); the whole run of 1000 micro-batches is the oracle, the limit
  * cut to 4 x 400 slots (runs of 400 and 200). */
 static void check_steady(PipeSchedule schedule, int v, Overlap overlap, const char *what) {
-    static IrArch arch;
-    IrMapping mm = {0};
-    mm.pipeline.full_arch = &arch;
-    mm.pipeline.schedule = schedule;
-    mm.overlap = overlap;
-    Schedule s = {0};
-    s.m = &mm;
-    s.pipeline = (SchedPipeline){.present = true, .stages = 4, .chunks = v, .micro = 1000};
-    s.pipeline.stage_forward_s = 1;
-    s.pipeline.stage_backward_s = 2;
-    s.pipeline.send_forward_s = s.pipeline.send_backward_s = 0.5;
+    IrMapping mm;
+    Schedule s;
+    bare_pipeline(&mm, &s, schedule, 4, v, 1000, 1, 2, 0.5, overlap);
     double whole = run_with(schedule, 4, v, 1000, 1, 2, 0.5, overlap);
     double steady = pipeline_steady(&s, 4L * v * 400);
     CHECK(whole > 0 && fabs(steady - whole) <= 1e-9 * whole,
