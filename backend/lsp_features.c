@@ -2029,7 +2029,21 @@ static int by_label(const void *a, const void *b) {
     return strcmp(x ? x : "", y ? y : "");
 }
 
+/* Whether offset is inside one of the document's comments (after its
+ * first character; a line comment runs to its line's end). */
+static bool in_comment(const LspDoc *d, uint32_t offset) {
+    const Module *m = d->module;
+    for (int i = 0; m && i < m->comment_count; i++) {
+        Span c = m->comments[i];
+        bool line = c.end > c.start + 1 && d->file->text[c.start + 1] == '/';
+        if (c.start < offset && (offset < c.end || (line && offset == c.end))) return true;
+    }
+    return false;
+}
+
 json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
+    /* typing "e.g." or "note:" in a comment offers nothing */
+    if (in_comment(d, offset)) return json_pack("{s:b,s:[]}", "isIncomplete", 0, "items");
     Items it = {.arr = json_array(), .a = &d->arena};
     uint32_t from;
     if (use_completion(s, d, offset, &it, &from)) {
