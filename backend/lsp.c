@@ -736,7 +736,7 @@ static void handle_request(LspServer *s, const char *method, json_t *id, json_t 
                    "the server is not initialized: send initialize first");
         return;
     }
-    if (strcmp(method, "shutdown") == 0) {
+    if (strcmp(method, "shutdown") == 0 && !s->shutdown) {
         /* requests waiting for the worker get their answers first; work
          * nobody waits for is stopped */
         while (s->pending && lsp_work_busy(s, NULL)) lsp_work_step(s, -1);
