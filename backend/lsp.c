@@ -311,6 +311,15 @@ static void publish(LspServer *s, LspDoc *d) {
         diags_sort(&d->diags);
         for (int i = 0; i < d->diags.count; i++)
             json_array_append_new(arr, diag_json(s, d, d->diags.items[i]));
+        /* past the cap, say so, as `cmtc check` does (at the start of
+         * the document: the note has no place of its own) */
+        if (d->diags.capped) {
+            Diag cap = {.severity = SEV_NOTE,
+                        .code = "E0199",
+                        .span = {d->file->id, 0, 0},
+                        .message = "too many errors; stopped after 50"};
+            json_array_append_new(arr, diag_json(s, d, &cap));
+        }
     }
     json_t *params = json_pack("{s:o,s:o}", "uri", lsp_jstr(d->uri), "diagnostics", arr);
     if (d->open && d->version >= 0)
