@@ -341,13 +341,22 @@ static bool doc_uses_path(const LspDoc *d, const char *path) {
     return false;
 }
 
+/* Whether d failed to find a module it uses (E0203): a document opened
+ * since, or changed, may be that module, as an unsaved buffer. */
+static bool doc_misses_use(const LspDoc *d) {
+    for (int i = 0; d->prog && i < d->diags.count; i++)
+        if (d->diags.items[i]->code && strcmp(d->diags.items[i]->code, "E0203") == 0) return true;
+    return false;
+}
+
 /* Checks d, publishes its diagnostics, then re-checks every other open
- * document that uses d's file (its unsaved text changed what they see). */
+ * document that uses d's file (its unsaved text changed what they see),
+ * or that could not find a module it uses (d may be it). */
 static void doc_changed(LspServer *s, LspDoc *d) {
     publish(s, d);
     doc_version_changed(s, d);
     for (LspDoc *o = s->docs; o; o = o->next) {
-        if (o == d || !o->open || !doc_uses_path(o, d->path)) continue;
+        if (o == d || !o->open || !(doc_uses_path(o, d->path) || doc_misses_use(o))) continue;
         doc_load(s, o, o->uri, o->file->text, o->file->len);
         publish(s, o);
         doc_version_changed(s, o);
