@@ -83,6 +83,11 @@ struct LspWork {
     Answer *answers;
     int answer_count;
     uint64_t tick;
+    /* the mapping whose worker died last: a second death on it is kept
+     * as its answer, so that a client asking again on every refresh does
+     * not spawn workers without end */
+    LspKey died;
+    bool has_died;
     char exe[PATH_MAX]; /* this program, to spawn workers of */
 };
 
@@ -376,16 +381,37 @@ void lsp_work_doc_changed(LspServer *s, LspDoc *d) {
 
 /* The running worker finished, failed or overran: its answer is stored
  * (a failure too, so that it is not asked again for the same code). */
-static void job_done(LspServer *s, Job *j, json_t *ans) {
+/* Forgets the answer under key: a worker that died gave no answer to
+ * keep, and the next request for that mapping asks a new worker. */
+static void answer_drop(LspWork *w, LspKey key) {
+    for (int i = 0; i < w->answer_count; i++)
+        if (same_key(w->answers[i].key, key)) {
+            json_decref(w->answers[i].json);
+            w->answers[i] = w->answers[--w->answer_count];
+            return;
+        }
+}
+
+static void job_done_as(LspServer *s, Job *j, json_t *ans, bool keep) {
     LspWork *w = s->work;
-    answer_put(w, j->key, ans);
+    LspKey key = j->key;
+    answer_put(w, key, ans);
     job_unlink(w, j);
     char *uri = j->uri;
     j->uri = NULL;
     job_free(j);
     start_next(s);
-    lsp_answer_arrived(s, uri);
+    lsp_answer_arrived(s, uri); /* the waiting requests get it */
     free(uri);
+    if (keep) return;
+    if (w->has_died && same_key(w->died, key)) return; /* twice: keep it */
+    w->died = key;
+    w->has_died = true;
+    answer_drop(w, key);
+}
+
+static void job_done(LspServer *s, Job *j, json_t *ans) {
+    job_done_as(s, j, ans, true);
 }
 
 static void job_write(LspWork *w, Job *j) {
@@ -406,7 +432,7 @@ static bool job_read(LspServer *s, Job *j) {
         char *nb = realloc(j->out, cap);
         if (!nb) {
             worker_kill(w);
-            job_done(s, j, failure("worker failed"));
+            job_done_as(s, j, failure("worker failed"), false);
             return true;
         }
         j->out = nb;
@@ -434,7 +460,7 @@ static bool job_read(LspServer *s, Job *j) {
         w->pid = 0;
         fprintf(stderr, "cmtc lsp: the optimizer's worker failed (status %d)\n", status);
     }
-    job_done(s, j, ans ? ans : failure("worker failed"));
+    job_done_as(s, j, ans ? ans : failure("worker failed"), ans != NULL);
     return true;
 }
 
