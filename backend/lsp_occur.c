@@ -246,6 +246,26 @@ static void walk_op(Walk *w, const Decl *x) {
     }
 }
 
+/* The arch whose declaration of `name` (a level, unit or cluster; with
+ * `dim`, a cluster dimension) the others override: the farthest ancestor
+ * of `arch` that declares it.  An override in a derived arch (`arch big :
+ * base { memory SRAM { capacity 4 MiB; } }`) is the same symbol as the
+ * base's, so that references and renames take both (NULL: none). */
+static const Decl *declaring_root(LspScope sc, const Decl *arch, Name name, bool dim) {
+    const Decl *root = NULL;
+    for (int depth = 0; arch && arch->kind == DK_ARCH && depth <= ARCH_CHAIN_MAX; depth++) {
+        const Decl *owner = NULL;
+        if (dim ? lsp_find_cluster_dim(sc, arch, name, NULL, &owner) != NULL
+                : lsp_find_arch_item(sc, arch, name, &owner) != NULL)
+            root = owner;
+        else
+            break;
+        arch = owner->u.arch.parent.name ? lsp_find_global(sc, owner->u.arch.parent.name, DK_ARCH)
+                                         : NULL;
+    }
+    return root;
+}
+
 static void walk_arch(Walk *w, const Decl *x) {
     emit_global(w, x->u.arch.parent, DK_ARCH);
     for (int i = 0; i < x->u.arch.item_count; i++) {
@@ -261,10 +281,14 @@ static void walk_arch(Walk *w, const Decl *x) {
             LspSym sym = it->kind == AI_MEMORY    ? LSYM_LEVEL
                          : it->kind == AI_COMPUTE ? LSYM_UNIT
                                                   : LSYM_CLUSTER;
-            emit(w, sym, it->name, x, true, false);
+            const Decl *root = it->name.name ? declaring_root(w->sc, x, it->name.name, false) : x;
+            emit(w, sym, it->name, root ? root : x, true, false);
             emit(w, LSYM_VALUE, it->role, NULL, false, false);
             for (int k = 0; k < it->dim_count; k++) {
-                emit(w, LSYM_DIM, it->dims[k].name, x, true, false);
+                const Decl *droot = it->dims[k].name.name
+                                        ? declaring_root(w->sc, x, it->dims[k].name.name, true)
+                                        : x;
+                emit(w, LSYM_DIM, it->dims[k].name, droot ? droot : x, true, false);
                 walk_expr(w, it->dims[k].size);
                 emit(w, LSYM_VALUE, it->dims[k].kind, NULL, false, false);
             }
@@ -277,14 +301,12 @@ static void walk_arch(Walk *w, const Decl *x) {
 }
 
 static void emit_level(Walk *w, Ident id) {
-    const Decl *owner = NULL;
-    if (id.name) lsp_find_arch_item(w->sc, w->arch, id.name, &owner);
+    const Decl *owner = id.name ? declaring_root(w->sc, w->arch, id.name, false) : NULL;
     emit(w, LSYM_LEVEL, id, owner, false, false);
 }
 
 static void emit_dim(Walk *w, Ident id) {
-    const Decl *owner = NULL;
-    if (id.name) lsp_find_cluster_dim(w->sc, w->arch, id.name, NULL, &owner);
+    const Decl *owner = id.name ? declaring_root(w->sc, w->arch, id.name, true) : NULL;
     emit(w, LSYM_DIM, id, owner, false, false);
 }
 
