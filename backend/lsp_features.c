@@ -2577,6 +2577,8 @@ json_t *lsp_inlay_hints(LspServer *s, LspDoc *d, Span range, bool ask, int *miss
             json_int_t ord = json_integer_value(json_array_get(hint, 0));
             const char *label = json_string_value(json_array_get(hint, 1));
             if (ord < 0 || ord >= nh || !label) continue;
+            /* only the hints inside the range asked for */
+            if (ends[ord] < range.start || ends[ord] > range.end) continue;
             uint32_t line, col;
             lsp_position_of(d->file, ends[ord], s->utf16, &line, &col);
             json_array_append_new(
