@@ -315,9 +315,9 @@ static void publish(LspServer *s, LspDoc *d) {
          * the document: the note has no place of its own) */
         if (d->diags.capped) {
             Diag cap = {.severity = SEV_NOTE,
-                        .code = "E0199",
+                        .code = DIAG_CAP_CODE,
                         .span = {d->file->id, 0, 0},
-                        .message = "too many errors; stopped after 50"};
+                        .message = DIAG_CAP_MESSAGE};
             json_array_append_new(arr, diag_json(s, d, &cap));
         }
     }

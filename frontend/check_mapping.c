@@ -27,10 +27,10 @@ typedef struct MapCtx {
      * that names each statement at each level ([st * level_count + lv]) */
     const MapItem **tile_for, **order_for;
     const MapItem **tile_for_of, **order_for_of;
-    /* [stmt]: the `spatial for` line that names it; [index]: the general
-     * `spatial` line and assignment that split it (a second is E0331 /
-     * E0321, not a silent merge) */
     bool repeat_bad; /* the `repeat` line was refused (E0320): no count to check */
+    /* [stmt]: the `spatial for` line that names it; [index]: the general
+     * `spatial` line's assignment that split it (a second is E0331 /
+     * E0321, not a silent merge) */
     const MapItem **spatial_for_of;
     const SpatialAssign **split_assign_of;
     const MapItem *overlap_line, *objective_line, *repeat_line, *microbatches_line, *serve_line;

@@ -1626,6 +1626,12 @@ static void build_structure(OpBuild *b) {
 /* A routing's slots per expert, C = ceil(F T K / E) (docs/language.md
  * 3.9), given to the slot index of each statement that moves rows by it
  * once the experts' index has its extent.  True when one was bound. */
+/* C = ceil(F T K / E) slots an expert (docs/cost-model.md 15), unclamped;
+ * the tolerance keeps an exact quotient from rounding up. */
+static double route_slots(const IrRoute *r, double T, double K, double E) {
+    return ceil(r->capacity * T * K / E - 1e-9);
+}
+
 static bool bind_slots(OpBuild *b, bool *bound) {
     bool any = false;
     for (int k = 0; k < b->stmt_count; k++) {
@@ -1635,7 +1641,7 @@ static bool bind_slots(OpBuild *b, bool *bound) {
         if (st->slot < 0 || !bound[r->expert]) continue;
         const IrTensor *R = &b->tensors[r->tensor];
         double E = (double)b->indices[r->expert].extent;
-        double C = ceil(r->capacity * (double)R->extent[0] * (double)R->extent[1] / E - 1e-9);
+        double C = route_slots(r, (double)R->extent[0], (double)R->extent[1], E);
         if (C < 1) C = 1;
         if (!(C < 1e18)) C = 1e18; /* past any T: check_routes reports it */
         r->slots = (int64_t)C;
@@ -1837,9 +1843,9 @@ static bool check_routes(OpBuild *b, DiagSink *diags) {
             continue;
         }
         if (r->slots > T) {
-            /* the slots as the formula gives them, C = ceil(F T K / E):
-             * the stored count is clamped for a capacity this large */
-            double slots = ceil(r->capacity * (double)T * (double)K / (double)E);
+            /* the slots as the formula gives them: the stored count is
+             * clamped for a capacity this large */
+            double slots = route_slots(r, (double)T, (double)K, (double)E);
             Diag *d = diag_error(diags, r->span, "E0438",
                                  "route `%s`: capacity %g gives each expert %.15g slots, but "
                                  "there are %lld tokens and each comes to an expert at most once",

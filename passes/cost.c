@@ -499,8 +499,7 @@ void pass_cost(Schedule *s) {
             /* the fill and drain are the first and last tiles' work: a
              * whole tile's share, not the mean one's, when the last tiles
              * are partial (17 rows in tiles of 16 fill with 16) */
-            double share = g->first_share > 1 / tiles ? g->first_share : 1 / tiles;
-            g->cost.fill_drain_s = same * share + other;
+            g->cost.fill_drain_s = same * g->first_share + other;
             g->cost.latency_s =
                 x[peak] + g->cost.fill_drain_s + g->cost.stall_s + (local ? g->cost.network_s : 0);
             /* never slower than the stages one after another (`overlap

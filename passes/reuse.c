@@ -334,6 +334,7 @@ static void move_tensor(Schedule *s, SchedGroup *g, int pos, int st, int t, bool
          * reloads, at their width */
         double wide = published ? 1 : partial_width(s, st, tn);
         double stores = v.distinct + (v.visits - v.distinct) * wide;
+        /* (a restriction can skip some tiles' visits: then each is final) */
         if (v.visits < v.distinct) stores = v.visits;
         outer_written = per_outer * stores;
         outer_read = per_outer * partial * wide;

@@ -233,23 +233,18 @@ double pipeline_makespan_with_ends(const Schedule *s, double first_f, double fir
     const SchedPipeline *pp = &s->pipeline;
     *simulated = false;
     if (!pp->present || !s->m->pipeline.full_arch) return -1;
+    Sim sim = sim_of(s);
+    sim.first_f = first_f;
+    sim.first_b = first_b;
+    sim.last_f = last_f;
+    sim.last_b = last_b;
     if (sim_fits(pp, PIPELINE_SIM_SLOTS)) {
-        Sim sim = sim_of(s);
-        sim.first_f = first_f;
-        sim.first_b = first_b;
-        sim.last_f = last_f;
-        sim.last_b = last_b;
         double run = simulate(&sim, NULL);
         if (run >= 0) {
             *simulated = true;
             return run;
         }
     } else {
-        Sim sim = sim_of(s);
-        sim.first_f = first_f;
-        sim.first_b = first_b;
-        sim.last_f = last_f;
-        sim.last_b = last_b;
         double run = simulate_steady(sim, pp->micro, PIPELINE_SIM_SLOTS, NULL);
         if (run >= 0) return run;
     }

@@ -1325,7 +1325,7 @@ static double elem_moved(const Ctx *c, const GCtx *g, int t, int64_t e) {
  * fusion level or the enclosing result tile.  Returns the bytes. */
 static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
                          const uint8_t *valid) {
-    int64_t n = 0, e;
+    int64_t e;
     BoxIter it;
     bi_init(&it, b, &c->stride[t * RANK]);
     Slot *ps = NULL;
@@ -1352,7 +1352,6 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
     double bytes = 0;
     while (bi_next(&it, &e)) {
         if (!valid[e]) continue;
-        n++;
         bytes += elem_moved(c, g, t, e);
         if (lt == 0)
             l0_write(c, g, pu, t, e);
@@ -1363,7 +1362,6 @@ static double store_into(Ctx *c, GCtx *g, int t, int lt, int pu, const Box *b,
             bytes_of(c, &ps->fresh, t)[e] = 1;
         }
     }
-    (void)n;
     int mem = lt == 0          ? mem_of(c, 0, ROLE_OUTPUT)
               : kind == K_LIVE ? g->live_mem
                                : mem_of(c, lt, ROLE_OUTPUT);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CAP_MESSAGE "too many errors; stopped after 50"
-#define CAP_CODE "E0199"
+#define CAP_MESSAGE DIAG_CAP_MESSAGE
+#define CAP_CODE DIAG_CAP_CODE
 /* Lines longer than this are shown as a window around the span. */
 #define LONG_LINE 160
 #define WINDOW_BYTES 120

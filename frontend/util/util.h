@@ -232,6 +232,11 @@ typedef struct Diag {
 
 #define DIAG_MAX_ERRORS 50
 
+/* What the sink says once errors past DIAG_MAX_ERRORS are dropped (every
+ * renderer, and the language server's list, ends with it). */
+#define DIAG_CAP_CODE "E0199"
+#define DIAG_CAP_MESSAGE "too many errors; stopped after 50"
+
 typedef struct DiagSink {
     Arena *arena;
     Diag **items;
