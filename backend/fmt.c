@@ -212,6 +212,19 @@ static void put_ident(Fmt *F, Ident id, bool space) {
     put(F, id.name, strlen(id.name), id.span.start, id.span.end, space);
 }
 
+/* ` reserve R of U` after an overlap word (docs/language.md 5.5) */
+static void put_reserve(Fmt *F, const MapItem *m) {
+    if (!m->reserve_given) return;
+    char units[24], total[24];
+    int nu = snprintf(units, sizeof units, "%lld", (long long)m->reserve_units);
+    int nt = snprintf(total, sizeof total, "%lld", (long long)m->reserve_total);
+    uint32_t at = m->reserve_span.start, end = m->reserve_span.end;
+    put(F, "reserve", 7, at, at, true);
+    put(F, units, (size_t)nu, at, at, true);
+    put(F, "of", 2, at, at, true);
+    put(F, total, (size_t)nt, end, end, true);
+}
+
 /* `;` `}` at the end of a span, when the source has it there. */
 static uint32_t closer_at(const Fmt *F, Span sp, char c) {
     if (sp.end > sp.start && sp.end <= F->f->len && F->f->text[sp.end - 1] == c) return sp.end - 1;
@@ -588,9 +601,10 @@ static void print_map_item(Fmt *F, const MapItem *m) {
             puts_(F, "at", true);
             put_ident(F, m->level, true);
         }
-        if (m->value.name) {
+        if (m->value.name || m->value.hole) {
             puts_(F, "overlap", true);
             put_ident(F, m->value, true);
+            put_reserve(F, m);
         }
         break;
     case MI_ONLINE:
@@ -602,6 +616,9 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         }
         break;
     case MI_OVERLAP:
+        put_ident(F, m->value, true);
+        put_reserve(F, m);
+        break;
     case MI_OBJECTIVE:
     case MI_PHASE: put_ident(F, m->value, true); break;
     case MI_REPEAT: print_expr(F, m->count, true, false); break;

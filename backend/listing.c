@@ -143,7 +143,10 @@ static void print_pipeline(FILE *out, Arena *a, const Schedule *s, const SchedGr
     bool local = g->overlap == OVERLAP_LOCAL;
     const double *x = g->stage_s, *pieces = g->stage_pieces;
     int peak = g->pace;
-    fprintf(out, "    pipeline (overlap %s):", overlap_words[g->overlap]);
+    fprintf(out, "    pipeline (overlap %s%s):", overlap_words[g->overlap],
+            g->reserved ? arena_printf(a, ", %lld of %lld units run the collectives",
+                                       (long long)g->reserve.units, (long long)g->reserve.total)
+                        : "");
     bool first = true;
     for (int k = 0; k < 4; k++) {
         if (!(x[k] > 0)) continue;
@@ -418,7 +421,11 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                     ? "nothing: every activation is kept"
                     : "nothing: no gradient statement reads what it names");
     }
-    fprintf(out, "  overlap %-32s %s\n", overlap_words[m->overlap],
+    fprintf(out, "  overlap %-32s %s\n",
+            m->reserve.total > 0
+                ? arena_printf(a, "%s reserve %lld of %lld", overlap_words[m->overlap],
+                               (long long)m->reserve.units, (long long)m->reserve.total)
+                : overlap_words[m->overlap],
             m->overlap_chosen           ? "derived"
             : ir_given(m->overlap_span) ? "given"
                                         : "default");

@@ -194,6 +194,9 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         if (lv >= 0) text_add(&t, " at %s", arch->levels[lv].name);
         if (m->fuse.overlap && m->fuse.overlap[g] >= 0)
             text_add(&t, " overlap %s", overlap_words[m->fuse.overlap[g]]);
+        if (m->fuse.reserve && m->fuse.reserve[g].total > 0)
+            text_add(&t, " reserve %lld of %lld", (long long)m->fuse.reserve[g].units,
+                     (long long)m->fuse.reserve[g].total);
         text_add(&t, "; ");
     }
     for (int st = 0, k = 0; st < S && m->online; st++)
@@ -201,8 +204,13 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
             text_add(&t, "%s%s%s", k++ ? ", " : "online ", op->stmts[st].name,
                      st == S - 1 || !memchr(m->online + st + 1, true, (size_t)(S - st - 1)) ? "; "
                                                                                             : "");
-    if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span))
-        text_add(&t, "overlap %s; ", overlap_name(m->overlap));
+    if (m->overlap == OVERLAP_NONE || ir_given(m->overlap_span)) {
+        text_add(&t, "overlap %s", overlap_name(m->overlap));
+        if (m->reserve.total > 0)
+            text_add(&t, " reserve %lld of %lld", (long long)m->reserve.units,
+                     (long long)m->reserve.total);
+        text_add(&t, "; ");
+    }
     if (m->objective_given) text_add(&t, "objective %s; ", objective_name(m->objective));
     const IrPipeline *pl = &m->pipeline;
     if (pl->full_arch) {

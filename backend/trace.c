@@ -129,6 +129,10 @@ static void mapping_events(json_t *events, Arena *ar, int pid, const MappingResu
         json_object_set_new(ga, "memory_s", json_real(grp->cost.memory_s));
         json_object_set_new(ga, "network_s", json_real(grp->cost.network_s));
         json_object_set_new(ga, "overlap", json_string(overlap_words[grp->overlap]));
+        if (grp->reserved)
+            json_object_set_new(ga, "reserved_units",
+                                json_pack("{s:I,s:I}", "units", (json_int_t)grp->reserve.units,
+                                          "of", (json_int_t)grp->reserve.total));
         json_object_set_new(ga, "matrix_s", json_real(grp->matrix_s));
         json_object_set_new(ga, "vector_s", json_real(grp->vector_s));
         json_object_set_new(ga, "fill_drain_s", json_real(grp->cost.fill_drain_s));

@@ -251,6 +251,11 @@ typedef struct MapItem {
                         fuse ... overlap full|none (the group's own) */
     Expr *count;     /* repeat; serve's batch (`= 64`, `= ?`) */
     Expr *limit;     /* `serve ... = ? under 50 ms`: the bound on the step */
+    /* `overlap tiles reserve R of U;` (and on a fuse line): R of the
+     * chip's U compute units run the collectives */
+    bool reserve_given;
+    int64_t reserve_units, reserve_total;
+    Span reserve_span;
 } MapItem;
 
 typedef struct ParamBinding {

@@ -1074,6 +1074,42 @@ static int overlap_word(MapCtx *c, const Ident *word) {
     return -1;
 }
 
+/* `... reserve R of U` (docs/language.md 5.5): at least one unit each for
+ * the collectives and the compute, under an overlap that runs them side
+ * by side (`full`, `tiles`, or `?`, which chooses one of those). */
+static IrReserve reserve_of_line(MapCtx *c, const MapItem *it, int overlap) {
+    if (!it->reserve_given) return (IrReserve){0, 0};
+    int64_t r = it->reserve_units, u = it->reserve_total;
+    Diag *d = NULL;
+    if (overlap == OVERLAP_NONE || overlap == OVERLAP_LOCAL) {
+        d = map_error(c, it->reserve_span, "E0365",
+                      "`overlap %s` runs the collectives apart from the compute: no units to "
+                      "reserve for them",
+                      overlap_name((Overlap)overlap));
+        diag_help(d, c->diags,
+                  "reserve units under `overlap tiles` or `overlap full`, or drop `reserve %lld "
+                  "of %lld`",
+                  (long long)r, (long long)u);
+    } else if (r < 1) {
+        d = map_error(c, it->reserve_span, "E0365",
+                      "`reserve %lld of %lld` gives the collectives no unit", (long long)r,
+                      (long long)u);
+        diag_help(d, c->diags, "drop `reserve` when the collectives take no compute units");
+    } else if (r >= u) {
+        d = map_error(c, it->reserve_span, "E0365",
+                      "`reserve %lld of %lld` leaves the compute %lld of %lld units", (long long)r,
+                      (long long)u, (long long)(u - r > 0 ? u - r : 0), (long long)u);
+        diag_help(d, c->diags,
+                  "R of U units run the collectives and U - R the compute: R must be below U "
+                  "(Flux's reduce-scatter: `reserve 28 of 132`)");
+    }
+    if (d) {
+        c->ok = false;
+        return (IrReserve){0, 0};
+    }
+    return (IrReserve){r, u};
+}
+
 static void apply_fuse(MapCtx *c, const MapItem *it) {
     IrFuse *f = &c->m->fuse;
     if (it->whole_hole) {
@@ -1128,6 +1164,10 @@ static void apply_fuse(MapCtx *c, const MapItem *it) {
             f->overlap[g] = ov;
             f->overlap_span[g] = it->value.span;
         }
+    }
+    if (it->reserve_given) {
+        if (!f->reserve) f->reserve = ARENA_ARRAY(c->arena, IrReserve, c->m->op->stmt_count + 1);
+        f->reserve[g] = reserve_of_line(c, it, f->overlap[g]);
     }
     if (it->level.hole) {
         f->level[g] = IR_HOLE;
@@ -1213,6 +1253,8 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
     if (overlap && it->value.hole) {
         c->m->overlap = overlap_hole_value(c, it);
         c->m->overlap_chosen = true;
+        c->m->reserve = reserve_of_line(c, it, -1);
+        c->m->reserve_span = it->reserve_span;
         return;
     }
     if (!it->value.name) {
@@ -1222,6 +1264,10 @@ static void apply_choice(MapCtx *c, const MapItem *it) {
     if (overlap ? overlap_of_name(it->value.name, &c->m->overlap)
                 : objective_of_name(it->value.name, &c->m->objective)) {
         if (!overlap) c->m->objective_given = true;
+        if (overlap) {
+            c->m->reserve = reserve_of_line(c, it, (int)c->m->overlap);
+            c->m->reserve_span = it->reserve_span;
+        }
         return;
     }
     const char *const *names = overlap ? overlap_words : objective_words;

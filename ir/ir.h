@@ -434,6 +434,13 @@ typedef struct IrOrder {
     int line_count;
 } IrOrder;
 
+/* `overlap tiles reserve R of U` (docs/language.md 5.5): R of the chip's
+ * U compute units run the collectives that overlap a group's compute, so
+ * the compute runs on U - R of them; total 0: nothing reserved */
+typedef struct IrReserve {
+    int64_t units, total;
+} IrReserve;
+
 typedef struct IrFuse {
     int *group; /* [stmt]: group id, or IR_HOLE when `fuse ?` */
     int group_count;
@@ -444,6 +451,8 @@ typedef struct IrFuse {
     int *overlap;       /* [group]: Overlap given on its `fuse` line, or -1 (the
                            mapping's); NULL when no group gives one */
     Span *overlap_span; /* [group]: where, SPAN_NONE when not given */
+    IrReserve *reserve; /* [group]: its `fuse` line's reserve, total 0 when
+                           not given (the mapping's); NULL when none is */
     bool whole_hole;
     Span hole_span;
 } IrFuse;
@@ -507,6 +516,8 @@ typedef struct IrMapping {
     IrOrder order;
     IrFuse fuse;
     Overlap overlap;
+    IrReserve reserve; /* the `overlap` line's; total 0 when none */
+    Span reserve_span;
     Objective objective;
     bool objective_given;
     /* `phase backward;`: op is the backward op derived from the mapped

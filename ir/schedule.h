@@ -297,9 +297,12 @@ typedef struct SchedGroup {
      * the pace */
     double stage_s[4], stage_pieces[4];
     int pace;
-    double launch_s;  /* the arch's launch_overhead, paid once per group */
-    Overlap overlap;  /* its `fuse` line's overlap, else the mapping's */
-    bool overlap_own; /* given on its `fuse` line */
+    double launch_s;   /* the arch's launch_overhead, paid once per group */
+    Overlap overlap;   /* its `fuse` line's overlap, else the mapping's */
+    bool overlap_own;  /* given on its `fuse` line */
+    IrReserve reserve; /* its `fuse` line's, else the mapping's */
+    bool reserved;     /* the reserve applied: its collectives ran beside
+                          its compute (pass_cost) */
 } SchedGroup;
 
 /* Per statement: decisions and the shapes derived from them.  Arrays

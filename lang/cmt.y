@@ -250,6 +250,28 @@ static MapItem *serve_item(ParseState *ps, CmtLoc l, CmtLoc keyword, const Ident
     return m;
 }
 
+/* `... reserve R of U`: the two words checked here, not reserved */
+static void reserve_clause(ParseState *ps, MapItem *m, const Ident *reserve, int64_t units,
+                           CmtLoc units_at, const Ident *of, int64_t total, CmtLoc total_at) {
+    const Ident *bad = !reserve->name || strcmp(reserve->name, "reserve") != 0 ? reserve
+                       : !of->name || strcmp(of->name, "of") != 0            ? of
+                                                                             : NULL;
+    if (bad) {
+        Diag *d = diag_error(ps->diags, bad->span, "E0110", "expected `%s` in `overlap ... "
+                             "reserve R of U`, found `%s`",
+                             bad == reserve ? "reserve" : "of", bad->name ? bad->name : "...");
+        diag_help(d, ps->diags,
+                  "write `overlap tiles reserve 28 of 132;`: 28 of the chip's 132 compute "
+                  "units run the collectives");
+        m->kind = MI_ERROR; /* the mapping is not costed without it */
+        return;
+    }
+    m->reserve_given = true;
+    m->reserve_units = units;
+    m->reserve_total = total;
+    m->reserve_span = span_join(sp(ps, units_at), sp(ps, total_at));
+}
+
 static ElemType elem_type_of(ParseState *ps, Name name, CmtLoc l) {
     ElemType t = elem_type_of_name(name);
     if (t != ET_NONE) return t;
@@ -1276,6 +1298,31 @@ map_item:
   | OVERLAP name SEMI {
         $$ = new_item(ps, MI_OVERLAP, @$, @1);
         $$->value = *$2;
+    }
+  /* `overlap tiles reserve 28 of 132;`: units given to the collectives */
+  | OVERLAP name name INT name INT SEMI {
+        $$ = new_item(ps, MI_OVERLAP, @$, @1);
+        $$->value = *$2;
+        reserve_clause(ps, $$, $3, $4, @4, $5, $6, @6);
+    }
+  | OVERLAP HOLE name INT name INT SEMI {
+        $$ = new_item(ps, MI_OVERLAP, @$, @1);
+        $$->value = hole_ident(ps, @2);
+        reserve_clause(ps, $$, $3, $4, @4, $5, $6, @6);
+    }
+  | FUSE ident_list at_opt OVERLAP name name INT name INT SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
+        $$->level = *$3;
+        $$->value = *$5;
+        reserve_clause(ps, $$, $6, $7, @7, $8, $9, @9);
+    }
+  | FUSE ident_list at_opt OVERLAP HOLE name INT name INT SEMI {
+        $$ = new_item(ps, MI_FUSE, @$, @1);
+        $$->stmts = ident_list(ps, $2);
+        $$->level = *$3;
+        $$->value = hole_ident(ps, @5);
+        reserve_clause(ps, $$, $6, $7, @7, $8, $9, @9);
     }
   /* `overlap ?;`, `fuse ... overlap ?;`: coarse or fine-grained, chosen */
   | OVERLAP HOLE SEMI {

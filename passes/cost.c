@@ -329,6 +329,35 @@ static double chunk_collectives(Schedule *s, SchedGroup *g, double tiles) {
     return depth;
 }
 
+/* `overlap tiles reserve R of U` (section 7.5): while a group's
+ * collectives run beside its compute, R of the chip's U units run them
+ * (Flux's and Comet's kernels specialise thread blocks to communication),
+ * so every compute stage of the group takes U / (U - R) times as long.
+ * Groups that run no collective, or run them apart (`none`, `local`),
+ * keep every unit. */
+static void reserve_units(Schedule *s, SchedGroup *g) {
+    const IrReserve *r = &g->reserve;
+    if (!(r->total > r->units && r->units > 0) || !(g->cost.network_s > 0) ||
+        g->overlap == OVERLAP_NONE || g->overlap == OVERLAP_LOCAL)
+        return;
+    double slow = (double)r->total / (double)(r->total - r->units);
+    g->reserved = true;
+    g->cost.compute_s *= slow;
+    g->matrix_s *= slow;
+    g->vector_s *= slow;
+    for (int i = g->first_node; i >= 0 && i < g->first_node + g->node_count; i++) {
+        SchedNode *n = &s->nodes[i];
+        if (n->kind != SN_COMPUTE) continue;
+        n->latency_s *= slow;
+        if (s->want_text)
+            n->reason = arena_printf(s->arena,
+                                     "%s; on %lld of %lld units, %lld reserved for the "
+                                     "collectives (x %.4g)",
+                                     n->reason ? n->reason : "", (long long)(r->total - r->units),
+                                     (long long)r->total, (long long)r->units, slow);
+    }
+}
+
 void pass_cost(Schedule *s) {
     const IrArch *arch = s->arch;
     for (int i = 0; i < s->node_count; i++) s->nodes[i].seq = i;
@@ -426,6 +455,7 @@ void pass_cost(Schedule *s) {
         case SN_BOUNDARY: break;
         }
     }
+    for (int gi = 0; gi < s->group_count; gi++) reserve_units(s, &s->groups[gi]);
     for (int gi = 0; gi < s->group_count; gi++) {
         SchedGroup *g = &s->groups[gi];
         double level_sum = 0, level_max = 0;

@@ -47,6 +47,9 @@ void pass_fusion(Schedule *s) {
                 grp->overlap = (Overlap)m->fuse.overlap[fg];
                 grp->overlap_own = true;
             }
+            grp->reserve = m->reserve;
+            if (fg >= 0 && fg < fuse_count && m->fuse.reserve && m->fuse.reserve[fg].total > 0)
+                grp->reserve = m->fuse.reserve[fg];
             if (fg >= 0 && fg < fuse_count) group_of_fuse[fg] = g;
             if (grp->fused) {
                 int lv = m->fuse.level ? m->fuse.level[fg] : IR_UNSET;

@@ -81,6 +81,7 @@ IrMapping *unfused_mapping(Arena *arena, const IrMapping *m) {
     u->fuse.written = NULL;
     u->fuse.overlap = NULL;
     u->fuse.overlap_span = NULL;
+    u->fuse.reserve = NULL;
     u->fuse.whole_hole = false;
     return u;
 }

@@ -1298,6 +1298,7 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
     m->fuse.written = ARENA_ARRAY(arena, bool, S + 1);
     m->fuse.overlap = ARENA_ARRAY(arena, int, S + 1);
     m->fuse.overlap_span = ARENA_ARRAY(arena, Span, S + 1);
+    m->fuse.reserve = src->fuse.reserve ? ARENA_ARRAY(arena, IrReserve, S + 1) : NULL;
     for (int st = 0; st < S; st++) m->fuse.group[st] = IR_UNSET;
     int g = 0;
     for (int k = 0; k < arc_count; k++) {
@@ -1315,6 +1316,9 @@ IrMapping *opt_scratch_mapping(Arena *arena, const OptSpace *sp, int c, const in
         bool own = a->given_group >= 0 && src->fuse.overlap;
         m->fuse.overlap[g] = own ? src->fuse.overlap[a->given_group] : -1;
         m->fuse.overlap_span[g] = own ? src->fuse.overlap_span[a->given_group] : SPAN_NONE;
+        if (m->fuse.reserve)
+            m->fuse.reserve[g] =
+                a->given_group >= 0 ? src->fuse.reserve[a->given_group] : (IrReserve){0, 0};
         g++;
     }
     m->fuse.group_count = g;
@@ -1959,6 +1963,7 @@ void opt_apply(Arena *arena, const OptSpace *sp, IrMapping *out, int c, const in
     out->fuse.written = full->fuse.written;
     out->fuse.overlap = full->fuse.overlap;
     out->fuse.overlap_span = full->fuse.overlap_span;
+    out->fuse.reserve = full->fuse.reserve;
     out->fuse.group_count = full->fuse.group_count;
     out->hole_count = 0;
 }
