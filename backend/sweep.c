@@ -186,13 +186,7 @@ static Figures figures_of(Arena *a, const Schedule *s, const SolverReport *solve
     double flop = 0;
     for (int st = 0; st < s->op->stmt_count; st++) {
         const SchedStmt *ss = &s->stmts[st];
-        /* the op's work once: the instances that repeat a statement whose
-         * indices they do not split compute nothing new */
-        double split = 1;
-        for (int d = 0; d < arch->dim_count; d++)
-            if (ss->split[d] >= 0) split *= (double)arch->dims[d].size;
-        double copies = (double)s->total_instances / split;
-        flop += ss->total_work / copies * (ss->unit && ss->unit->matrix ? 2 : 1);
+        flop += sched_stmt_useful_work(s, st) * (ss->unit && ss->unit->matrix ? 2 : 1);
     }
     f.flop = flop * repeat * micro;
     const IrArch *whole = s->m->pipeline.full_arch ? s->m->pipeline.full_arch : arch;

@@ -86,6 +86,17 @@ SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
     return n;
 }
 
+/* A statement's work counted once: the instances along dims that split
+ * none of its indices compute nothing new (model FLOP, docs/sweeps.md). */
+double sched_stmt_useful_work(const Schedule *s, int st) {
+    const SchedStmt *ss = &s->stmts[st];
+    double split = 1;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (ss->split[d] >= 0) split *= (double)s->arch->dims[d].size;
+    double copies = (double)s->total_instances / split;
+    return copies > 1 ? ss->total_work / copies : ss->total_work;
+}
+
 double sched_elem_bytes(const IrTensor *t) {
     int bits = elem_type_bits(t->type);
     double bytes = bits > 0 ? bits / 8.0 : 1.0;

@@ -456,6 +456,7 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
 void sched_role_costs(const Schedule *s, double latency[4], double energy[4]);
 /* The bytes one instance of level 0 holds of tensor t as statement st
  * reads or writes it: its share under the statement's splits. */
+double sched_stmt_useful_work(const Schedule *s, int st);
 double sched_share(const Schedule *s, int st, int t);
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */

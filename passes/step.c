@@ -38,7 +38,9 @@ void pass_step(Schedule *s) {
         const IrStmt *is = &op->stmts[st];
         if (is->cls != SC_CONTRACTION || (is->role != SR_FORWARD && is->role != SR_BACKWARD))
             continue;
-        tr->model_flop += 2 * s->stmts[st].total_work * runs;
+        /* once: replicas along dims that split none of its indices
+         * repeat it, they do not add to the model's work */
+        tr->model_flop += 2 * sched_stmt_useful_work(s, st) * runs;
     }
     double latency_s = s->cost.latency_s;
     tr->achieved_flops = latency_s > 0 ? tr->model_flop / latency_s : 0;
