@@ -278,6 +278,8 @@ typedef struct SchedGroup {
                               instance (each pays its transfer_latency) */
     double *level_s;       /* [level]: mem_bytes / bandwidth */
     double tiles;          /* tiles of the outermost tiling (pipeline depth) */
+    int pipe_level;        /* the level whose loops make that tiling: 1, or
+                              the first below untiled stream levels */
     double first_share;    /* the share of the group's work in its first (whole)
                               outermost tile: 1 / tiles when they divide, more
                               when the last ones are partial */

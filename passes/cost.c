@@ -268,11 +268,11 @@ static double unit_depth(const Schedule *s, const SchedGroup *g, bool want_matri
         const SchedStmt *ss = &s->stmts[g->stmts[k]];
         if ((ss->unit && ss->unit->matrix) != want_matrix) continue;
         int w = g->wait_loop[ss->position];
-        if (w < first && g->loops[w].level == 1) first = w;
+        if (w < first && g->loops[w].level == g->pipe_level) first = w;
     }
     double depth = 1;
     for (int k = 0; k < first; k++)
-        if (g->loops[k].level == 1) depth *= g->loops[k].trips;
+        if (g->loops[k].level == g->pipe_level) depth *= g->loops[k].trips;
     return depth < tiles ? depth : tiles;
 }
 

@@ -18,6 +18,14 @@ static bool internal_to_group(const Schedule *s, int t, int g) {
  * each level in its statements' `order` (one order: the checker and the
  * optimizer keep a group's statements to one, E0333; else index order); a
  * loop takes the largest trip count of the statements that use its index. */
+/* Every memory of level l streams what the level above gives it. */
+static bool level_streams(const Schedule *s, int l) {
+    const IrLevel *lv = &s->arch->levels[l];
+    for (int k = 0; k < lv->memory_count; k++)
+        if (s->arch->memories[lv->first_memory + k].kind != MK_STREAM) return false;
+    return lv->memory_count > 0;
+}
+
 static void build_loops(Schedule *s, SchedGroup *g) {
     const IrOp *op = s->op;
     const IrMapping *m = s->m;
@@ -69,10 +77,22 @@ static void build_loops(Schedule *s, SchedGroup *g) {
                     (SchedLoop){l, i, trips, step, extent, g->order_prov[l]};
         }
     }
+    /* the outermost tiling: level 1's loops, or the next level's when
+     * level 1 is a stream level the group does not tile (a cache that
+     * tiles pass through: the level below sets the pipeline, as it would
+     * without the cache) */
+    g->pipe_level = 1;
+    while (g->pipe_level + 1 < s->levels && level_streams(s, g->pipe_level)) {
+        bool tiled = false;
+        for (int k = 0; k < g->loop_count; k++)
+            if (g->loops[k].level == g->pipe_level) tiled = true;
+        if (tiled) break;
+        g->pipe_level++;
+    }
     g->tiles = 1;
     g->first_share = 1;
     for (int k = 0; k < g->loop_count; k++)
-        if (g->loops[k].level == 1) {
+        if (g->loops[k].level == g->pipe_level) {
             g->tiles *= g->loops[k].trips;
             double share = g->loops[k].extent > 0 ? g->loops[k].step / g->loops[k].extent : 1;
             g->first_share *= share < 1 ? share : 1;
