@@ -614,10 +614,27 @@ static int line_level(MapCtx *c, const MapItem *it, int line, const MapItem **wi
  * entries; the k-th `tile L for ...` line (`line` k) replaces, for the
  * statements it names, the entries of the indices it names.  The
  * mapping-wide lines are applied before the `for` lines. */
+/* E0366: the outermost level holds every tensor whole (docs/language.md
+ * 5.2): a tile or an order there would decide nothing. */
+static bool outermost_line(MapCtx *c, const MapItem *it, int lv, const char *what) {
+    if (lv != 0) return false;
+    const char *name = c->arch->levels[0].name;
+    Diag *d = map_error(c, it->level.span, "E0366",
+                        "`%s %s` is at the outermost level, which holds each instance's whole "
+                        "share of every tensor: it has no %s",
+                        what, name, strcmp(what, "tile") == 0 ? "tiles" : "loops to order");
+    if (c->arch->level_count > 1)
+        diag_help(d, c->diags, "give the %s of the level below, `%s %s: ...`, or drop the line",
+                  strcmp(what, "tile") == 0 ? "tiles" : "order", what, c->arch->levels[1].name);
+    else
+        diag_help(d, c->diags, "`%s` is the arch's only level: drop the line", name);
+    return true;
+}
+
 static void apply_tile(MapCtx *c, const MapItem *it, int line) {
     bool *named;
     int lv = line_level(c, it, line, c->tile_line, c->tile_for_of, "tile", &named);
-    if (lv < 0) return;
+    if (lv < 0 || outermost_line(c, it, lv, "tile")) return;
     int ic = c->op->index_count, sc = c->op->stmt_count;
     IrTile *tl = &c->m->tile;
     if (it->whole_hole) {
@@ -877,7 +894,7 @@ static void check_tiles(MapCtx *c) {
 static void apply_order(MapCtx *c, const MapItem *it, int line) {
     bool *named;
     int lv = line_level(c, it, line, c->order_line, c->order_for_of, "order", &named);
-    if (lv < 0) return;
+    if (lv < 0 || outermost_line(c, it, lv, "order")) return;
     int ic = c->op->index_count;
     int *perm = ARENA_ARRAY(c->arena, int, ic + 1);
     int n = 0;
