@@ -219,6 +219,21 @@ const char *unit_suggest(const char *text, size_t len, char *buf, size_t size) {
             parts[0][n0 - 2] = 'p';
         }
     }
+    /* `TFLOPS`, `TOPS`: a datasheet's "per second" as a capital S */
+    n0 = strlen(parts[0]);
+    if (count == 1 && n0 > 2 && parts[0][n0 - 1] == 'S') {
+        parts[0][n0 - 1] = 0;
+        const char *per = unit_word_suggest(parts[0]);
+        UnitDim dim;
+        double scale;
+        if (per && unit_parse(per, strlen(per), &dim, &scale) &&
+            (dim.num == BU_FLOP || dim.num == BU_MAC || dim.num == BU_OP) && dim.den == BU_NONE) {
+            snprintf(parts[1], sizeof parts[1], "s");
+            count = 2;
+        } else {
+            parts[0][n0 - 1] = 'S';
+        }
+    }
     const char *a = unit_word_suggest(parts[0]);
     const char *b = count == 2 ? unit_word_suggest(parts[1]) : NULL;
     if (!a || (count == 2 && !b)) return NULL;
