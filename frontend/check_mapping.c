@@ -6,6 +6,7 @@
 #include "sema.h"
 
 #include <string.h>
+#include <strings.h>
 
 typedef struct MapCtx {
     Sema *s;
@@ -1461,8 +1462,11 @@ static void read_pipeline(MapCtx *c, IrPipeline *pl) {
         vocab_join(all, sizeof all, pipe_schedule_words, pipe_schedule_count, " or ");
         Diag *d = map_error(c, line->value.span, "E0354",
                             "unknown pipeline schedule `%s`: expected %s", line->value.name, all);
-        const char *best =
-            spell_suggest(line->value.name, pipe_schedule_words, pipe_schedule_count);
+        const char *best = NULL;
+        for (int k = 0; k < pipe_schedule_count && !best; k++)
+            if (strcasecmp(line->value.name, pipe_schedule_words[k]) == 0)
+                best = pipe_schedule_words[k]; /* `GPipe`: the words are lower case */
+        if (!best) best = spell_suggest(line->value.name, pipe_schedule_words, pipe_schedule_count);
         if (best) diag_help(d, c->diags, "did you mean `%s`?", best);
         return;
     }

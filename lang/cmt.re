@@ -169,6 +169,15 @@ static bool ascii_equal_nocase(const char *a, const char *b) {
     return *a == *b;
 }
 
+static bool ascii_equal_nocase_n(const char *a, const char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char x = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a' : a[i]);
+        char y = (char)(b[i] >= 'A' && b[i] <= 'Z' ? b[i] - 'A' + 'a' : b[i]);
+        if (x != y) return false;
+    }
+    return true;
+}
+
 /* One word: a case-insensitive match first (`mb` -> `MB`), then the
  * closest spelling.  A real unit is not "suggested" for itself. */
 static const char *unit_word_suggest(const char *word) {
@@ -353,6 +362,12 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
                 Diag *g = diag_error(ps->diags, here(ps, word, ps->cursor), "E0104",
                                      "unknown unit `%.*s`", (int)(ps->cursor - word), word);
                 diag_help(g, ps->diags, "did you mean %s?", unit);
+            } else if (ps->cursor - start == 4 && ascii_equal_nocase_n(start, "1f1b", 4)) {
+                Diag *g = diag_error(ps->diags, here(ps, start, ps->cursor), "E0103",
+                                     "malformed number `%.*s`",
+                                     (int)(ps->cursor - start), start);
+                diag_help(g, ps->diags, "the pipeline schedule is written in lower case: "
+                                        "`1f1b`");
             } else {
                 Diag *g = diag_error(ps->diags, here(ps, start, ps->cursor), "E0103",
                                      "malformed number `%.*s`",
