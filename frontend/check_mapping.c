@@ -2259,7 +2259,9 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
         }
     if (!m->spatial.whole_hole) {
         check_split_parts(c);
-        check_replication(c);
+        /* after an error (a pipeline line that failed leaves its dim a
+         * replication) the warnings would be about a mapping not meant */
+        if (c->ok) check_replication(c);
     }
     record_split_only(c);
     if (c->overlap_line) m->overlap_span = c->overlap_line->span;
