@@ -19,8 +19,18 @@ static const char *fmt_energy(Arena *a, double v) {
 }
 
 /* A rate to four significant figures: 1188, 37.25, 0.4105. */
+/* A rate or count: four digits, with a decimal prefix past 10^4 (`3281`,
+ * `19.51 M`), never an exponent (docs/units.md). */
 static const char *fmt_count(Arena *a, double v) {
-    return arena_printf(a, "%.4g", v);
+    static const char *const prefix[] = {"k", "M", "G", "T", "P"};
+    if (!(fabs(v) >= 1e4) || !isfinite(v)) return arena_printf(a, "%.4g", v);
+    int p = 0;
+    v /= 1e3;
+    while (fabs(v) >= 1e3 && p < 4) {
+        v /= 1e3;
+        p++;
+    }
+    return arena_printf(a, "%.4g %s", v, prefix[p]);
 }
 
 static const char *level_name(const Schedule *s, int l) {

@@ -86,6 +86,11 @@ SchedNode *sched_add_node(Schedule *s, SchedKind kind, int group) {
     return n;
 }
 
+/* A time in a note, with its unit's prefix (docs/units.md). */
+const char *sched_time_text(const Schedule *s, double seconds) {
+    return unit_format(s->arena, seconds, (UnitDim){BU_SECOND, BU_NONE});
+}
+
 /* A statement's work counted once: the instances along dims that split
  * none of its indices compute nothing new (model FLOP, docs/sweeps.md). */
 double sched_stmt_useful_work(const Schedule *s, int st) {

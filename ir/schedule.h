@@ -459,6 +459,7 @@ void sched_role_costs(const Schedule *s, double latency[4], double energy[4]);
 /* The bytes one instance of level 0 holds of tensor t as statement st
  * reads or writes it: its share under the statement's splits. */
 double sched_stmt_useful_work(const Schedule *s, int st);
+const char *sched_time_text(const Schedule *s, double seconds);
 double sched_share(const Schedule *s, int st, int t);
 /* True when dim d's cluster lies outside memory level `level`
  * (level == s->levels: the compute, inside every cluster). */

@@ -920,9 +920,9 @@ static void reductions_and_transitions(Schedule *s) {
                 node->reason = arena_printf(
                     s->arena,
                     "%s is split over %s and %s reduces %s; its readers need %s on every "
-                    "instance (allreduce %.3g us, reduce + broadcast %.3g us)",
-                    red, dl, is->name, red, y->name, ar.time_s * 1e6,
-                    (rd.time_s + bc.time_s) * 1e6);
+                    "instance (allreduce %s, reduce + broadcast %s)",
+                    red, dl, is->name, red, y->name, sched_time_text(s, ar.time_s),
+                    sched_time_text(s, rd.time_s + bc.time_s));
             node->depth = depth;
             node->after_inner = after_inner;
             for (int j = 0; j < pc; j++) eff[st * D + pd[j]] = (Layout){LAY_REPLICATED, -1};
@@ -936,9 +936,9 @@ static void reductions_and_transitions(Schedule *s) {
                 node->reason = arena_printf(
                     s->arena,
                     "%s is split over %s and %s reduces %s; %s is then %s (reduce_scatter "
-                    "along %s %.3g us, reduce %.3g us)",
+                    "along %s %s, reduce %s)",
                     red, dl, is->name, red, y->name, group_reader ? "read split" : "written out",
-                    op->indices[scatter].name, rs.time_s * 1e6, rd.time_s * 1e6);
+                    op->indices[scatter].name, sched_time_text(s, rs.time_s), sched_time_text(s, rd.time_s));
             node->depth = depth;
             node->after_inner = after_inner;
             for (int j = 0; j < pc; j++)
@@ -1123,11 +1123,11 @@ static void reductions_and_transitions(Schedule *s) {
                     node->reason = arena_printf(
                         s->arena,
                         "%s leaves %s split along %s over %s but %s splits it along %s "
-                        "(alltoall %.3g us, allgather %.3g us)",
+                        "(alltoall %s, allgather %s)",
                         op->stmts[p].name, y->name, op->indices[eff[p * D + shuffle[0]].index].name,
                         sched_dims_text(s->arena, s, shuffle, sc), cs->name,
-                        op->indices[s->stmts[c].split[shuffle[0]]].name, a2a.time_s * 1e6,
-                        ag.time_s * 1e6);
+                        op->indices[s->stmts[c].split[shuffle[0]]].name, sched_time_text(s, a2a.time_s),
+                        sched_time_text(s, ag.time_s));
             }
         }
     }

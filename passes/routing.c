@@ -102,10 +102,10 @@ static void dispatch(RouteSite *r) {
             n->reason = arena_printf(
                 s->arena,
                 "%s routes the tokens of %s, which lie split over %s, to the slots %s splits "
-                "there; gathering every token (%.3g us) moves less than sending each routed row "
-                "(alltoall %.3g us)",
-                R, X, sched_dims_text(s->arena, s, r->token, r->tokens), name, gather_all * 1e6,
-                mixed * 1e6);
+                "there; gathering every token (%s) moves less than sending each routed row "
+                "(alltoall %s)",
+                R, X, sched_dims_text(s->arena, s, r->token, r->tokens), name, sched_time_text(s, gather_all),
+                sched_time_text(s, mixed));
         return;
     }
     if (nw) {
@@ -121,10 +121,10 @@ static void dispatch(RouteSite *r) {
         n->reason = arena_printf(
             s->arena,
             "%s routes the tokens of %s, which lie split over %s, to the slots %s splits there: "
-            "each instance receives the rows of its slots, %.6g B (alltoall %.3g us; gathering "
-            "every token %.3g us)",
-            R, X, sched_dims_text(s->arena, s, split, ns), name, rows, mixed * 1e6,
-            gather_all * 1e6);
+            "each instance receives the rows of its slots, %.6g B (alltoall %s; gathering "
+            "every token %s)",
+            R, X, sched_dims_text(s->arena, s, split, ns), name, rows, sched_time_text(s, mixed),
+            sched_time_text(s, gather_all));
 }
 
 static void combine(RouteSite *r) {
