@@ -16,6 +16,7 @@ typedef struct MapCtx {
     const MappingDecl *md;
     IrMapping *m;
     IrOp *op;
+    const Decl *op_decl; /* the op as written (its tensors' dimensions) */
     IrArch *arch;
     bool ok;
     /* statements named by `spatial for` lines: their own splits only */
@@ -1354,6 +1355,54 @@ static void apply_microbatches(MapCtx *c, const MapItem *it) {
 
 /* `serve prefill|decode of B;` (docs/language.md 5.12): a serving step
  * of the B sequences op parameter B holds, on the forward op. */
+/* `serve ... of B`: B counts the sequences, so it sizes a dimension of
+ * every cache other than the one a decode step appends to (the context):
+ * `of L` would count the context positions as sequences (E0361). */
+static bool serve_param_counts_sequences(MapCtx *c, const MapItem *it) {
+    if (!c->op_decl) return true;
+    const OpDecl *od = &c->op_decl->u.op;
+    for (int i = 0; i < od->tensor_count; i++) {
+        const TensorDecl *td = od->tensors[i];
+        if (!td->cached) continue;
+        int append_dim = -1;
+        for (int t = 0; t < c->op->tensor_count; t++) {
+            const IrTensor *v = &c->op->tensors[t];
+            if (v->appends_to >= 0 && v->append_dim >= 0 &&
+                c->op->tensors[v->appends_to].name == td->name.name)
+                append_dim = v->append_dim;
+        }
+        bool sizes = false;
+        int appended_by_it = 0;
+        for (int d = 0; d < td->dim_count; d++) {
+            const Expr *e = td->dims[d];
+            if (!e || e->kind != EX_NAME || e->u.name != it->level.name) continue;
+            if (d == append_dim)
+                appended_by_it = 1;
+            else
+                sizes = true;
+        }
+        if (sizes) continue;
+        Diag *d = map_error(
+            c, it->level.span, "E0361",
+            appended_by_it
+                ? "`%s` sizes the positions a step appends to cache `%s`, not its sequences: "
+                  "`serve ... of B` names the parameter that counts the sequences"
+                : "`%s` sizes no dimension of cache `%s`: `serve ... of B` names the "
+                  "parameter that counts the sequences, which every cache holds one row of",
+            it->level.name, td->name.name);
+        diag_label(d, c->diags, td->span, "cache declared here");
+        const char *guess = NULL;
+        for (int k = 0; k < td->dim_count && !guess; k++) {
+            const Expr *e = td->dims[k];
+            if (k != append_dim && e && e->kind == EX_NAME) guess = e->u.name;
+        }
+        if (guess) diag_help(d, c->diags, "write `serve %s of %s;`", it->value.name, guess);
+        c->ok = false;
+        return false;
+    }
+    return true;
+}
+
 static void apply_serve(MapCtx *c, const MapItem *it) {
     if (!once(c, it, &c->serve_line, "serve")) return;
     IrServe *sv = &c->m->serve;
@@ -1392,6 +1441,7 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
         diag_label(d, c->diags, op->span, "op declared here");
         return;
     }
+    if (!serve_param_counts_sequences(c, it)) return;
     sv->kind = kind;
     sv->sequences_param = it->level.name;
     sv->sequences = op->param_values[p];
@@ -2050,6 +2100,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     const Decl *op_decl = lookup_decl(c, &md->op, DK_OP, "E0301", "op");
     const Decl *arch_decl = lookup_decl(c, &md->arch, DK_ARCH, "E0302", "arch");
     if (!op_decl || !arch_decl) return NULL;
+    c->op_decl = op_decl;
     int64_t *values = ARENA_ARRAY(s->arena, int64_t, op_decl->u.op.param_count + 1);
     bool complete = false;
     bool bound =
