@@ -2062,6 +2062,55 @@ static bool split_batch(MapCtx *c, const Decl *op_decl, int64_t *values) {
     return true;
 }
 
+/* W0355: `microbatches N of P` where P sizes an index some statement
+ * reduces (the sequence a softmax or an attention sums over): each
+ * micro-batch then reduces over 1/N of it, a different computation from
+ * the op's, not the same one in pieces. */
+static void warn_cut_reduction(MapCtx *c, const Decl *op_decl) {
+    const MapItem *line = NULL;
+    for (int i = 0; i < c->md->item_count; i++)
+        if (c->md->items[i]->kind == MI_MICROBATCHES && !line) line = c->md->items[i];
+    if (!line || !line->level.name || !line->value.name || strcmp(line->value.name, "of") != 0)
+        return;
+    const OpDecl *od = &op_decl->u.op;
+    const IrOp *op = c->op;
+    for (int i = 0; i < od->tensor_count; i++) {
+        const TensorDecl *td = od->tensors[i];
+        int t = -1;
+        for (int q = 0; q < op->tensor_count && t < 0; q++)
+            if (op->tensors[q].name == td->name.name) t = q;
+        if (t < 0) continue;
+        for (int d = 0; d < td->dim_count && d < op->tensors[t].rank; d++) {
+            const Expr *e = td->dims[d];
+            if (!e || e->kind != EX_NAME || e->u.name != line->level.name) continue;
+            /* every index the dimension is read as (`X[b, n, d]` reads
+             * X's S rows as n where another statement reads them as m) */
+            for (int st = 0; st < op->stmt_count; st++)
+                for (int r = 0; r < op->stmts[st].reduced_count; r++) {
+                    int ix = op->stmts[st].reduced[r];
+                    bool read_as = op->tensors[t].index[d] == ix;
+                    for (int u = 0; u < op->stmt_count && !read_as; u++)
+                        for (int q = 0; q < op->stmts[u].input_count; q++)
+                            if (op->stmts[u].inputs[q] == t && op->stmts[u].access[q][d] == ix)
+                                read_as = true;
+                    if (!read_as) continue;
+                    Diag *w = diag_warning(
+                        c->diags, line->level.span, "W0355",
+                        "`microbatches ... of %s` cuts `%s`, which sizes index `%s` that "
+                        "statement `%s` reduces: each micro-batch reduces over a part of it",
+                        line->level.name, line->level.name, op->indices[ix].name,
+                        op->stmts[st].name);
+                    diag_note(w, c->diags,
+                              "the micro-batches then compute something else than the op "
+                              "(an attention over 1/N of the keys), with less work");
+                    diag_help(w, c->diags,
+                              "cut the parameter that counts the sequences (the batch)");
+                    return;
+                }
+        }
+    }
+}
+
 /* `serve KIND of B = N;` sets the op parameter B to N, whatever the header
  * or the op's default says; `= ?` to the outer choice's value (the header's
  * or the default's being the largest tried).  False after an error. */
@@ -2110,6 +2159,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
     /* an unknown or repeated parameter leaves every value known: check the
      * rest of the mapping so that its other mistakes show in this run */
     c->op = bound || complete ? sema_op_for(s, op_decl, values, md->op.span) : NULL;
+    if (bound && c->op) warn_cut_reduction(c, op_decl);
     const MapItem *phase_line = NULL, *recompute_line = NULL;
     Phase phase = read_phase(c, md, &phase_line);
     bool every = false;
