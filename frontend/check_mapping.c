@@ -2101,8 +2101,9 @@ static void warn_cut_reduction(MapCtx *c, const Decl *op_decl) {
                         line->level.name, line->level.name, op->indices[ix].name,
                         op->stmts[st].name);
                     diag_note(w, c->diags,
-                              "the micro-batches then compute something else than the op "
-                              "(an attention over 1/N of the keys), with less work");
+                              "each micro-batch reduces over a share of `%s`: the step computes "
+                              "something else than the op, with less work",
+                              op->indices[ix].name);
                     diag_help(w, c->diags,
                               "cut the parameter that counts the sequences (the batch)");
                     return;
