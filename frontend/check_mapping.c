@@ -1355,6 +1355,26 @@ static void apply_microbatches(MapCtx *c, const MapItem *it) {
 
 /* `serve prefill|decode of B;` (docs/language.md 5.12): a serving step
  * of the B sequences op parameter B holds, on the forward op. */
+/* W0356: `serve prefill` of an op whose caches grow by one position a
+ * step (`K[b, new, d] = ...`, a decode step): its "time to first token"
+ * would be one token's. */
+static void warn_prefill_appends(MapCtx *c, const MapItem *it, ServeKind kind) {
+    if (kind != SERVE_PREFILL) return;
+    for (int t = 0; t < c->op->tensor_count; t++) {
+        const IrTensor *v = &c->op->tensors[t];
+        if (v->appends_to < 0 || v->append_dim < 0) continue;
+        Diag *w = diag_warning(c->diags, it->value.span, "W0356",
+                               "`serve prefill` maps op `%s`, which appends one position to cache "
+                               "`%s` a step: a decode step, not a prompt",
+                               c->op->name, c->op->tensors[v->appends_to].name);
+        diag_note(w, c->diags,
+                  "a prefill writes the prompt's positions of every cache whole (`K[b, s, d] = "
+                  "...` over the prompt), and its time to first token is that pass's");
+        diag_help(w, c->diags, "map this op with `serve decode of %s;`", it->level.name);
+        return;
+    }
+}
+
 /* `serve ... of B`: B counts the sequences, so it sizes a dimension of
  * every cache other than the one a decode step appends to (the context):
  * `of L` would count the context positions as sequences (E0361). */
@@ -1442,6 +1462,7 @@ static void apply_serve(MapCtx *c, const MapItem *it) {
         return;
     }
     if (!serve_param_counts_sequences(c, it)) return;
+    warn_prefill_appends(c, it, kind);
     sv->kind = kind;
     sv->sequences_param = it->level.name;
     sv->sequences = op->param_values[p];
