@@ -1051,8 +1051,11 @@ static void hover_arch_item(LspDoc *d, Text *b, const Decl *arch, Name name) {
             text_add(b, "- call latency: %s per collective\n",
                      unit_format(&d->arena, c->call_latency, (UnitDim){BU_SECOND, BU_NONE}));
         if (c->channels > 1)
-            text_add(b, "- %lld channels of at least %s each\n", (long long)c->channels,
-                     unit_format(&d->arena, c->channel_bytes, (UnitDim){BU_BYTE, BU_NONE}));
+            text_add(b, "- %lld channels of at least %s each%s\n", (long long)c->channels,
+                     unit_format(&d->arena, c->channel_bytes, (UnitDim){BU_BYTE, BU_NONE}),
+                     c->channel_growth != 1
+                         ? arena_printf(&d->arena, ", used as (n / that)^%g", c->channel_growth)
+                         : "");
         if (c->dim_count > 0 && a->dims[c->first_dim].topology == TOPO_DRAGONFLY)
             text_add(b, "- %lld global link%s per pair of groups, %s each\n",
                      (long long)c->global_links, c->global_links == 1 ? "" : "s",
@@ -1183,7 +1186,9 @@ static const char *describe_attribute(Name key) {
         {"channels", "parallel streams a collective call may use, each 1/channels of the link "
                      "bandwidth (24)"},
         {"channel_bytes", "the least a channel carries: a call of n bytes uses "
-                          "min(channels, ceil(n / channel_bytes)) of them (256 KiB)"},
+                          "min(channels, max(1, n / channel_bytes)) of them (256 KiB)"},
+        {"channel_growth", "how channels used grow with a call's n bytes: (n / channel_bytes) "
+                           "to this power, in (0, 1] (default 1; NCCL on A100: 0.5)"},
         {"global_links", "a dragonfly's links joining each pair of its groups (default 1)"},
         {"global_bandwidth", "bytes per second per global link and direction of a dragonfly "
                              "(default: link_bandwidth)"},

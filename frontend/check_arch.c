@@ -923,6 +923,28 @@ static void build_cluster(ArchCtx *c, Builder *b, EffItem *e) {
     }
     si_attr(c, e, "channel_bytes", DIM_SIZE, 1, 0, &cl->channel_bytes, SIGN_POSITIVE);
     const Attr *channel_bytes = find_attr(e, "channel_bytes");
+    cl->channel_growth = 1;
+    const Attr *growth = find_attr(e, "channel_growth");
+    if (growth) {
+        double v;
+        UnitDim dim;
+        static const UnitDim number[] = {{BU_NONE, BU_NONE}};
+        if (quantity_attr(c, growth, number, 1, &v, &dim)) {
+            if (v > 0 && v <= 1)
+                cl->channel_growth = v;
+            else
+                arch_error(c, growth->values[0]->span, "E0533",
+                           "channel_growth must be in (0, 1], got %s",
+                           span_text(c->arena, c->s->prog->sources, growth->values[0]->span));
+        }
+        if (!channel_bytes) {
+            Diag *d = diag_warning(c->diags, growth->key.span, "W0501",
+                                   "`channel_growth` without `channel_bytes` has no effect");
+            diag_help(d, c->diags,
+                      "say from how many bytes a call uses more than one channel, e.g. "
+                      "`channel_bytes 16 KiB;`");
+        }
+    }
     if (channel_bytes && !channels) {
         Diag *d = diag_warning(c->diags, channel_bytes->key.span, "W0501",
                                "`channel_bytes` without `channels` has no effect");

@@ -248,6 +248,8 @@ typedef struct IrCluster {
     double call_latency;      /* s per collective call, besides the hops */
     int64_t channels;         /* parallel streams a call may use (1: one) */
     double channel_bytes;     /* B: the least a stream carries (0: any) */
+    double channel_growth;    /* the ramp's exponent: channels used grow as
+                                 (n / channel_bytes)^growth (1: linearly) */
     int64_t global_links;     /* dragonfly: links joining each pair of groups (1) */
     double global_bandwidth;  /* dragonfly: B/s per global link and direction */
     int depth;                /* 0 = outermost cluster */

@@ -938,7 +938,8 @@ static void reductions_and_transitions(Schedule *s) {
                     "%s is split over %s and %s reduces %s; %s is then %s (reduce_scatter "
                     "along %s %s, reduce %s)",
                     red, dl, is->name, red, y->name, group_reader ? "read split" : "written out",
-                    op->indices[scatter].name, sched_time_text(s, rs.time_s), sched_time_text(s, rd.time_s));
+                    op->indices[scatter].name, sched_time_text(s, rs.time_s),
+                    sched_time_text(s, rd.time_s));
             node->depth = depth;
             node->after_inner = after_inner;
             for (int j = 0; j < pc; j++)
@@ -1126,8 +1127,8 @@ static void reductions_and_transitions(Schedule *s) {
                         "(alltoall %s, allgather %s)",
                         op->stmts[p].name, y->name, op->indices[eff[p * D + shuffle[0]].index].name,
                         sched_dims_text(s->arena, s, shuffle, sc), cs->name,
-                        op->indices[s->stmts[c].split[shuffle[0]]].name, sched_time_text(s, a2a.time_s),
-                        sched_time_text(s, ag.time_s));
+                        op->indices[s->stmts[c].split[shuffle[0]]].name,
+                        sched_time_text(s, a2a.time_s), sched_time_text(s, ag.time_s));
             }
         }
     }

@@ -30,6 +30,7 @@ NetDim net_dim(const IrArch *a, int d) {
     n.call_s = c->call_latency > 0 ? c->call_latency : 0;
     n.channels = c->channels > 1 ? c->channels : 1;
     n.channel_bytes = c->channel_bytes > 0 ? c->channel_bytes : 0;
+    n.channel_growth = c->channel_growth > 0 ? c->channel_growth : 1;
     n.sharers = 1;
     n.cluster = cd->cluster;
     if (cd->topology == TOPO_DRAGONFLY) {
@@ -265,15 +266,16 @@ static void add_ring_step(NetCost *total, const NetDim *d, double share, double 
 }
 
 /* The channel ramp (docs/cost-model.md section 4, "Channels"): a call of
- * n bytes spreads over min(C, max(1, n / channel_bytes)) of a cluster's C
- * channels, each moving 1/C of the link bandwidth, so a small call sees
- * beta x C / used.  Continuous rather than whole channels: the busiest
- * instance's share, rounded up, must not tip a call into one channel
- * more or less. */
+ * n bytes spreads over min(C, max(1, (n / channel_bytes)^g)) of a
+ * cluster's C channels (g its channel_growth, 1 by default), each moving
+ * 1/C of the link bandwidth, so a small call sees beta x C / used.
+ * Continuous rather than whole channels: the busiest instance's share,
+ * rounded up, must not tip a call into one channel more or less. */
 double channel_beta_scale(const NetDim *d, double n_bytes) {
     if (d->channels <= 1 || !(d->channel_bytes > 0) || !(n_bytes > 0)) return 1;
     if (d->sharers > 1) n_bytes *= d->sharers; /* one call carries every sharer's part */
     double used = n_bytes / d->channel_bytes;
+    if (d->channel_growth > 0 && d->channel_growth != 1) used = pow(used, d->channel_growth);
     if (used >= (double)d->channels) return 1;
     if (used < 1) used = 1;
     return (double)d->channels / used;

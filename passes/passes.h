@@ -245,13 +245,14 @@ typedef struct NetDim {
     double alpha_s;         /* per step: the dimension's hop latency */
     double beta_s_per_byte; /* 1 / link bandwidth */
     double link_energy_j_per_byte;
-    double call_s;        /* per collective call: the cluster's call_latency */
-    int64_t channels;     /* the cluster's channels (1 = no ramp) */
-    double channel_bytes; /* B a channel needs at least (0 = no ramp) */
-    double sharers;       /* copies of the collective that instances of
-                             deeper clusters run at once through the same
-                             links of this dim's cluster (1 when none) */
-    int cluster;          /* the IrCluster of the dim */
+    double call_s;         /* per collective call: the cluster's call_latency */
+    int64_t channels;      /* the cluster's channels (1 = no ramp) */
+    double channel_bytes;  /* B a channel needs at least (0 = no ramp) */
+    double channel_growth; /* exponent of the ramp (1: linear) */
+    double sharers;        /* copies of the collective that instances of
+                              deeper clusters run at once through the same
+                              links of this dim's cluster (1 when none) */
+    int cluster;           /* the IrCluster of the dim */
     /* A dragonfly (docs/cost-model.md section 4, "Dragonfly"): its first
      * dim crosses the groups; along the second, the chips of a group are
      * linked pairwise, as `full`. */

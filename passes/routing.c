@@ -104,8 +104,8 @@ static void dispatch(RouteSite *r) {
                 "%s routes the tokens of %s, which lie split over %s, to the slots %s splits "
                 "there; gathering every token (%s) moves less than sending each routed row "
                 "(alltoall %s)",
-                R, X, sched_dims_text(s->arena, s, r->token, r->tokens), name, sched_time_text(s, gather_all),
-                sched_time_text(s, mixed));
+                R, X, sched_dims_text(s->arena, s, r->token, r->tokens), name,
+                sched_time_text(s, gather_all), sched_time_text(s, mixed));
         return;
     }
     if (nw) {

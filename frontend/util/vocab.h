@@ -103,6 +103,7 @@
     X("call_latency") \
     X("channels") \
     X("channel_bytes") \
+    X("channel_growth") \
     X("global_links") \
     X("global_bandwidth")
 #define CMT_COMPUTE_KEYS(X) \

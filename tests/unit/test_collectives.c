@@ -256,6 +256,20 @@ int main(void) {
     CHECK_NEAR(channel_beta_scale(&shared, 262144), 6, 1e-12, "4 x 256 KiB use 4 of 24 channels");
     CHECK_NEAR(collective_cost(CK_ALLREDUCE, &shared, 1, 262144).time_s, 45.45728e-6, 1e-9,
                "4 sharers' 256 KiB all-reduces take 45.45728 us");
+    /* channel_growth 0.5 (the square-root ramp): channels used =
+       min(24, max(1, sqrt(n / 256 KiB))).  1 MiB: sqrt(4) = 2, beta x 12
+       (25 GB/s): 14 + 1.5 * 1048576 / 25e9 s = 14 + 62.91456 = 76.91456
+       us.  64 MiB: sqrt(256) = 16, beta x 1.5: 14 + 1.5 * 67108864 * 1.5
+       / 300e9 s = 14 + 503.31648 = 517.31648 us.  144 MiB = 576 x 256
+       KiB: sqrt(576) = 24, every channel. */
+    NetDim root = nv;
+    root.channel_growth = 0.5;
+    CHECK_NEAR(channel_beta_scale(&root, 1048576), 12, 1e-12, "sqrt ramp: 1 MiB uses 2 of 24");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &root, 1, 1048576).time_s, 76.91456e-6, 1e-9,
+               "sqrt ramp: 1 MiB all-reduce 76.91456 us");
+    CHECK_NEAR(collective_cost(CK_ALLREDUCE, &root, 1, 67108864).time_s, 517.31648e-6, 1e-9,
+               "sqrt ramp: 64 MiB all-reduce 517.31648 us");
+    CHECK_NEAR(channel_beta_scale(&root, 150994944), 1, 1e-12, "sqrt ramp: 144 MiB fills all 24");
     NetDim single = nv;
     single.channels = 1;
     CHECK_NEAR(channel_beta_scale(&single, 8), 1, 0, "one channel: no ramp");

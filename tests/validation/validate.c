@@ -303,6 +303,16 @@ static double summed_latency(const Row *row, char *why, size_t why_size) {
     return total;
 }
 
+/* A number as the table prints it: four significant digits, and whole
+ * numbers past 10^4 rather than an exponent (110277 us, not 1.103e+05). */
+static const char *num4(double v, char buf[32]) {
+    if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        snprintf(buf, 32, "%.4g", v);
+    return buf;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: validate CMTC MANIFEST\n");
@@ -341,12 +351,12 @@ int main(int argc, char **argv) {
             snprintf(fit_rows + used, sizeof fit_rows - used, "%s%s", fitted ? ", " : "", row.id);
             fitted++;
         }
-        char why[1600];
+        char why[1600], nb1[32], nb2[32];
         double seconds = row.file[0] ? compiled_latency(argv[1], &row, why, sizeof why)
                                      : summed_latency(&row, why, sizeof why);
         if (seconds >= 0) seconds += row.overhead_s;
         if (seconds < 0) {
-            printf("validate %s published %.4g %s cmtc failed (%s)\n", row.id, row.published,
+            printf("validate %s published %s %s cmtc failed (%s)\n", row.id, num4(row.published, nb1),
                    row.unit, why);
             if (part) rows++; /* counted: a sum needs it */
             failed++;
@@ -359,12 +369,12 @@ int main(int argc, char **argv) {
         double value = seconds / unit_seconds(row.unit);
         if (part) {
             /* a term of a later sum, not measured on its own */
-            printf("validate %s cmtc %.4g %s (part of a sum)\n", row.id, value, row.unit);
+            printf("validate %s cmtc %s %s (part of a sum)\n", row.id, num4(value, nb1), row.unit);
             continue;
         }
         double ratio = value / row.published;
-        printf("validate %s published %.4g %s cmtc %.4g %s ratio %.3f\n", row.id, row.published,
-               row.unit, value, row.unit, ratio);
+        printf("validate %s published %s %s cmtc %s %s ratio %.3f\n", row.id,
+               num4(row.published, nb1), row.unit, num4(value, nb2), row.unit, ratio);
         double abs_log = fabs(log(ratio));
         sum_abs_log += abs_log;
         if (fabs(ratio - 1) <= WITHIN) within++;
