@@ -167,6 +167,9 @@ static double stmt_executions(const Schedule *s, int st) {
     int ni = ir_stmt_indices(&s->op->stmts[st], idx);
     double executions = 1;
     for (int i = 0; i < ni; i++) executions *= s->stmts[st].count[sched_li(s, s->levels, idx[i])];
+    /* under `where`, the compute tiles wholly outside it do not run */
+    const SchedMask *mk = s->stmts[st].mask;
+    if (mk && mk->all_tiles > 0) executions *= mk->visited_tiles / mk->all_tiles;
     return executions;
 }
 
