@@ -695,6 +695,12 @@ int cmd_sweep(int argc, char **argv) {
         arena_free_all(arena);
         return status;
     }
+    if (merge && output_names_source(&sm, out_path)) {
+        fprintf(stderr, "cmtc: error: -o '%s' is an input file; refusing to overwrite it\n",
+                out_path);
+        arena_free_all(arena);
+        return EXIT_USAGE;
+    }
     if (merge) {
         int status = merge_parts(arena, &sm, sw, format, header, out_path, parts, part_count);
         if (status == EXIT_OK && plots_dir) status = draw_plots(out_path, plots_dir, format);

@@ -93,6 +93,15 @@ if cmp -s "$tmp/merged.csv" "$tmp/j1.csv" && [ "$parts" -eq 24 ]; then
 else
   fail sweep_shards_merge_to_the_whole "$parts rows in the parts; $(diff "$tmp/merged.csv" "$tmp/j1.csv" | head -c 300)"
 fi
+# --merge -o naming the sweep's own source is refused, the source kept
+cp "$small" "$tmp/own.cmt"
+$RUN sweep "$tmp/own.cmt" --merge -o "$tmp/own.cmt" "$tmp/part1.csv" 2>"$tmp/err"
+status=$?
+if [ $status -eq 2 ] && cmp -s "$small" "$tmp/own.cmt" && grep -q "is an input file" "$tmp/err"; then
+  pass sweep_merge_refuses_its_source
+else
+  fail sweep_merge_refuses_its_source "exit $status; $(head -c 200 "$tmp/err")"
+fi
 # GNU parallel, when installed, runs the same shards
 if command -v parallel >/dev/null 2>&1; then
   parallel --will-cite -j 3 "$RUN" sweep "$small" --shard {}/3 -j 1 -o "$tmp/gp{}.csv" ::: 1 2 3 2>/dev/null
