@@ -338,7 +338,24 @@ static int cmd_vocab(void) {
     return EXIT_OK;
 }
 
+static int run_command(int argc, char **argv);
+
+/* Whatever the command printed must have reached standard output: a full
+ * disk or a closed pipe is an error (exit 2), said once.  The language
+ * server's stdout is its protocol, whose end it answers itself. */
 int cmtc_main(int argc, char **argv) {
+    int status = run_command(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "lsp") == 0) return status;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (status != EXIT_USAGE)
+            fprintf(stderr, "cmtc: error: cannot write standard output: %s\n",
+                    errno ? strerror(errno) : "write error");
+        status = EXIT_USAGE;
+    }
+    return status;
+}
+
+static int run_command(int argc, char **argv) {
     if (argc < 2) {
         options_general_usage(stderr);
         return EXIT_USAGE;

@@ -156,6 +156,19 @@ if [ -w /dev/full ]; then
     else
         fail fmt_stdout_dev_full "exit $status: $(head -c 300 err)"
     fi
+    # every command, not only compile and fmt: diagnostics, explain, help
+    # and --version had exited 1 or 0 with nothing written
+    printf "const X = 1 zz;\n" >bad.cmt
+    for args in "check bad.cmt --diagnostics-output stdout" "explain E0212" "help compile" \
+        "--version"; do
+        $RUN $args >/dev/full 2>err
+        status=$?
+        if [ $status -eq 2 ] && [ "$(grep -c 'cannot write standard output' err)" -eq 1 ]; then
+            pass "stdout_dev_full: $args"
+        else
+            fail "stdout_dev_full: $args" "exit $status: $(head -c 300 err)"
+        fi
+    done
 else
     echo "SKIP: output_dev_full: /dev/full is not available"
 fi
