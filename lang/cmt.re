@@ -337,7 +337,19 @@ int cmtlex(CMTSTYPE *value, CMTLTYPE *loc, ParseState *ps) {
             return END; }
 
         [ \t\r\n]+ { continue; }
-        "//" [^\n\x00]* { add_comment(ps, start, ps->cursor); continue; }
+        "//" [^\n\x00]* {
+            /* a NUL inside a line comment is reported, and the comment
+             * still runs to the end of its line (the next line's
+             * declaration must not be swallowed by the error) */
+            const char *p = ps->cursor;
+            while (p < ps->limit && *p == '\0') {
+                diag_error(ps->diags, here(ps, p, p + 1), "E0101", "unexpected NUL byte");
+                p++;
+                while (p < ps->limit && *p != '\n' && *p != '\0') p++;
+            }
+            ps->cursor = p;
+            add_comment(ps, start, ps->cursor);
+            continue; }
         "/*" { ps->cursor = block_comment(ps, start); continue; }
 
         (integer | real) [ \t]* unit / [^A-Za-z0-9_] {
