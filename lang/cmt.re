@@ -59,6 +59,8 @@ static const char *bad_characters(ParseState *ps, const char *from) {
         diag_error(ps->diags, s, "E0105", "invalid UTF-8 byte 0x%02X", first_byte);
     else if (first_byte == 0)
         diag_error(ps->diags, s, "E0101", "unexpected NUL byte");
+    else if (first_byte < 0x20 || first_byte == 0x7F)
+        diag_error(ps->diags, s, "E0101", "unexpected control character U+%04X", first_byte);
     else if (first_byte < 0x80)
         diag_error(ps->diags, s, "E0101", "unexpected character `%c`", first_byte);
     else
