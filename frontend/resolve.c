@@ -151,6 +151,14 @@ static bool explain_near_miss(Loader *ld, const Decl *use, const char *written, 
             diag_note(d, ld->diags, "`%s` is a folder; `use` names a .cmt file in it", written);
             return true;
         }
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            diag_note(d, ld->diags,
+                      "`%s` exists but is not a regular file (a device, a pipe or a socket); "
+                      "`use` reads .cmt files",
+                      written);
+            return true;
+        }
         return false;
     }
     if (wlen > 4 && strcmp(written + wlen - 4, ".cmt") == 0) {
