@@ -343,7 +343,24 @@ static int run_command(int argc, char **argv);
 /* Whatever the command printed must have reached standard output: a full
  * disk or a closed pipe is an error (exit 2), said once.  The language
  * server's stdout is its protocol, whose end it answers itself. */
+/* CMTC_OPT_BUDGET_MB (docs/optimizer.md) when set must be a budget the
+ * optimizer can take, not a value it would quietly replace by its
+ * default. */
+static bool budget_env_ok(void) {
+    const char *env = getenv("CMTC_OPT_BUDGET_MB");
+    if (!env || !*env) return true;
+    char *end;
+    double mb = strtod(env, &end);
+    if (!*end && mb >= 1 && mb < 1e9) return true;
+    fprintf(stderr,
+            "cmtc: error: CMTC_OPT_BUDGET_MB='%s' is not a memory budget: give MiB, a number "
+            "from 1 to 10^9 (or unset it for the default)\n",
+            env);
+    return false;
+}
+
 int cmtc_main(int argc, char **argv) {
+    if (!budget_env_ok()) return EXIT_USAGE;
     int status = run_command(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "lsp") == 0) return status;
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -303,4 +303,14 @@ if "$tmp/p/bin/cmtc" check "$tmp/uses_marker.cmt" >"$tmp/out" 2>&1 &&
 else
     fail stdlib_installed_copy_reads_its_share "$(head -c 300 "$tmp/out")"
 fi
+# --- a budget in the environment that is no budget is refused, not replaced
+for bad in abc 0 -5; do
+    if CMTC_OPT_BUDGET_MB=$bad $RUN check "$root/examples/tutorial.cmt" >/dev/null 2>"$tmp/err"; then
+        fail "budget_env_refused: $bad" "exit 0"
+    elif grep -q "CMTC_OPT_BUDGET_MB='$bad' is not a memory budget" "$tmp/err"; then
+        pass "budget_env_refused: $bad"
+    else
+        fail "budget_env_refused: $bad" "$(head -c 200 "$tmp/err")"
+    fi
+done
 exit 0
