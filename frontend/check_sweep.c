@@ -17,6 +17,12 @@ typedef struct SweepCtx {
     bool ok;
 } SweepCtx;
 
+/* A count as a whole number while it is one exactly (100001, not 1e+05);
+ * past 2^53 with an exponent. */
+static const char *count_text(SweepCtx *c, double n) {
+    if (n < 9007199254740992.0) return arena_printf(c->arena, "%.0f", n);
+    return arena_printf(c->arena, "%.4g", n);
+}
 static const char *text_of(SweepCtx *c, Span span) {
     return span_text(c->arena, c->s->prog->sources, span);
 }
@@ -122,8 +128,8 @@ static bool expand_range(SweepCtx *c, const SweepAxisDecl *ax, const Expr *call,
         geometric ? floor(log(b / a) / log(step) + 1e-9) + 1 : floor((b - a) / step + 1e-9) + 1;
     if (!(count <= IR_SWEEP_MAX_VALUES)) {
         diag_error(c->diags, call->span, "E0397",
-                   "`%s` has %.3g values, more than the %d an axis may have",
-                   text_of(c, call->span), count, IR_SWEEP_MAX_VALUES);
+                   "`%s` has %s values, more than the %d an axis may have", text_of(c, call->span),
+                   count_text(c, count), IR_SWEEP_MAX_VALUES);
         c->ok = false;
         return false;
     }
@@ -492,8 +498,8 @@ void check_sweep(Sema *s, const Decl *decl) {
                                  (long long)sw->group_size[gi], names);
         }
         Diag *d = diag_error(c->diags, decl->name.span, "E0397",
-                             "sweep `%s` has %.4g points, more than %d: %s", decl->name.name, all,
-                             IR_SWEEP_MAX_POINTS, sizes);
+                             "sweep `%s` has %s points, more than %d: %s", decl->name.name,
+                             count_text(c, all), IR_SWEEP_MAX_POINTS, sizes);
         diag_help(d, c->diags,
                   "sweep fewer values, or zip axes that advance together "
                   "(`zip { A = [...]; B = [...]; }`)");
