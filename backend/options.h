@@ -88,6 +88,8 @@ typedef struct OptionParser {
     bool unknown_ok; /* an unknown option is OPT_UNKNOWN, not an error */
     const char *value;
     const char *arg;
+    /* options already given, by id (own ids 1..63, common ones by -id) */
+    unsigned long long seen_own, seen_common;
 } OptionParser;
 
 void options_init(OptionParser *p, const CommandSpec *cmd, int argc, char **argv);

@@ -591,6 +591,18 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceF
             continue;
         }
         const SweepDecl *sd = &m->decls[0]->u.sweep;
+        /* an axis once: a second --set of it would silently replace the
+         * first (in a file it is E0396) */
+        bool again = false;
+        for (int k = 0; k < sd->axis_count && !again; k++)
+            for (int j = 0; j < s->set_axis_count && !again; j++)
+                if (s->set_axes[j].kind == sd->axes[k].kind &&
+                    s->set_axes[j].name.name == sd->axes[k].name.name) {
+                    diag_error(diags, SPAN_NONE, "E0396", "--set %d gives axis `%s` again",
+                               i + 1, sd->axes[k].name.name ? sd->axes[k].name.name : "?");
+                    again = true;
+                }
+        if (again) continue;
         SweepAxisDecl *grown =
             ARENA_ARRAY(arena, SweepAxisDecl, s->set_axis_count + sd->axis_count + 1);
         if (s->set_axis_count)

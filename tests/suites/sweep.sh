@@ -102,6 +102,21 @@ if [ $status -eq 2 ] && cmp -s "$small" "$tmp/own.cmt" && grep -q "is an input f
 else
   fail sweep_merge_refuses_its_source "exit $status; $(head -c 200 "$tmp/err")"
 fi
+# an option once (a second -o had silently won); --set twice for one axis
+$RUN sweep "$small" -o "$tmp/o1.csv" -o "$tmp/o2.csv" 2>"$tmp/err"
+status=$?
+if [ $status -eq 2 ] && grep -q "is given twice" "$tmp/err" && [ ! -e "$tmp/o1.csv" ]; then
+  pass sweep_option_twice_refused
+else
+  fail sweep_option_twice_refused "exit $status; $(head -c 200 "$tmp/err")"
+fi
+$RUN sweep "$small" --set 'M = [64]' --set 'M = [128]' -o "$tmp/s2.csv" 2>"$tmp/err"
+status=$?
+if [ $status -ne 0 ] && grep -q "E0396.*--set 2 gives axis .M. again" "$tmp/err"; then
+  pass sweep_set_axis_twice_refused
+else
+  fail sweep_set_axis_twice_refused "exit $status; $(head -c 200 "$tmp/err")"
+fi
 # GNU parallel, when installed, runs the same shards
 if command -v parallel >/dev/null 2>&1; then
   parallel --will-cite -j 3 "$RUN" sweep "$small" --shard {}/3 -j 1 -o "$tmp/gp{}.csv" ::: 1 2 3 2>/dev/null
