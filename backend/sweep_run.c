@@ -158,11 +158,29 @@ static bool read_rows(Arena *a, SourceManager *sm, const char *path, const IrSwe
             line++;
             continue;
         }
+        if (rows->text[point] && strcmp(rows->text[point], row) != 0) {
+            fprintf(stderr,
+                    "cmtc: error: %s:%d: point %lld appears twice with different rows; write to "
+                    "another file or remove one\n",
+                    path, line, (long long)point);
+            return false;
+        }
         if (!rows->text[point]) rows->count++;
         rows->text[point] = row;
         p = eol + 1;
         rows->good_len = (size_t)(p - text);
         line++;
+    }
+    /* the rows kept must be rows a plot can read: a value that is no
+     * number, or a status that is none, is reported at its line */
+    if (format == SWEEP_CSV && rows->count > 0) {
+        SweepTable table;
+        if (!sweep_table_parse(a, path, text, rows->good_len, &table, stderr)) {
+            fprintf(stderr, "cmtc: error: %s holds rows this sweep did not write; write to another "
+                            "file or remove it\n",
+                    path);
+            return false;
+        }
     }
     return true;
 }

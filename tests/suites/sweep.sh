@@ -117,6 +117,16 @@ if [ $status -ne 0 ] && grep -q "E0396.*--set 2 gives axis .M. again" "$tmp/err"
 else
   fail sweep_set_axis_twice_refused "exit $status; $(head -c 200 "$tmp/err")"
 fi
+# resuming from a file whose rows this sweep did not write: refused at the
+# line (a latency 'abc' had been kept, and the finished CSV failed to plot)
+{ head -1 "$tmp/j1.csv"; sed -n 2p "$tmp/j1.csv" | sed 's/,ok,/,weird,/'; } >"$tmp/corrupt.csv"
+$RUN sweep "$small" -j 1 -o "$tmp/corrupt.csv" 2>"$tmp/err"
+status=$?
+if [ $status -eq 2 ] && grep -q "corrupt.csv:2: error: column 'status'" "$tmp/err"; then
+  pass sweep_resume_refuses_foreign_rows
+else
+  fail sweep_resume_refuses_foreign_rows "exit $status; $(head -c 300 "$tmp/err")"
+fi
 # GNU parallel, when installed, runs the same shards
 if command -v parallel >/dev/null 2>&1; then
   parallel --will-cite -j 3 "$RUN" sweep "$small" --shard {}/3 -j 1 -o "$tmp/gp{}.csv" ::: 1 2 3 2>/dev/null
