@@ -97,6 +97,44 @@ static void send_result(LspServer *s, json_t *id, json_t *result) {
     send_json(s, json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result));
 }
 
+/* jansson refuses integers past 64 bits and reals past a double: valid
+ * JSON that it cannot hold (not a parse error of the client's). */
+static bool out_of_range_number(const json_error_t *je) {
+    return strstr(je->text, "too big") || strstr(je->text, "overflow");
+}
+
+/* The request's id read from the raw text, when the whole message cannot
+ * be decoded: the first member "id" whose value is an integer of at most
+ * 18 digits or a string without escapes; NULL when there is none (a
+ * notification, or an id too odd to echo). */
+static json_t *recover_id(const char *body, size_t len) {
+    const char *end = body + len;
+    for (const char *p = body; p + 4 <= end; p++) {
+        if (memcmp(p, "\"id\"", 4) != 0) continue;
+        const char *q = p + 4;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')) q++;
+        if (q >= end || *q != ':') continue;
+        q++;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')) q++;
+        if (q < end && *q == '"') {
+            const char *v = ++q;
+            while (q < end && *q != '"' && *q != '\\') q++;
+            if (q < end && *q == '"') return json_stringn(v, (size_t)(q - v));
+            return NULL;
+        }
+        const char *v = q;
+        if (q < end && *q == '-') q++;
+        const char *digits = q;
+        while (q < end && *q >= '0' && *q <= '9') q++;
+        if (q == digits || q - digits > 18) return NULL;
+        char num[24];
+        memcpy(num, v, (size_t)(q - v));
+        num[q - v] = '\0';
+        return json_integer(strtoll(num, NULL, 10));
+    }
+    return NULL;
+}
+
 static void send_error(LspServer *s, json_t *id, int code, const char *msg) {
     json_t *jid = id ? json_incref(id) : json_null();
     send_json(s, json_pack("{s:s,s:o,s:{s:i,s:o}}", "jsonrpc", "2.0", "id", jid, "error", "code",
@@ -963,6 +1001,16 @@ int cmd_lsp(int argc, char **argv) {
         }
         json_error_t je;
         json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &je);
+        if (!msg && out_of_range_number(&je)) {
+            /* valid JSON with a number beyond 64 bits (a position of 2^63,
+             * 1e400): the request is answered, not lost */
+            json_t *id = recover_id(body, len);
+            snprintf(err, sizeof err, "a number at byte %d is out of range: %.160s", je.position,
+                     je.text);
+            if (id) send_error(s, id, RPC_INVALID_PARAMS, err);
+            json_decref(id);
+            continue;
+        }
         if (!msg) {
             snprintf(err, sizeof err, "invalid JSON at byte %d: %.180s", je.position, je.text);
             send_error(s, NULL, RPC_PARSE_ERROR, err);

@@ -176,8 +176,9 @@ static bool read_rows(Arena *a, SourceManager *sm, const char *path, const IrSwe
     if (format == SWEEP_CSV && rows->count > 0) {
         SweepTable table;
         if (!sweep_table_parse(a, path, text, rows->good_len, &table, stderr)) {
-            fprintf(stderr, "cmtc: error: %s holds rows this sweep did not write; write to another "
-                            "file or remove it\n",
+            fprintf(stderr,
+                    "cmtc: error: %s holds rows this sweep did not write; write to another "
+                    "file or remove it\n",
                     path);
             return false;
         }

@@ -598,8 +598,8 @@ Program *check_program(Arena *arena, SourceManager *sm, DiagSink *diags, SourceF
             for (int j = 0; j < s->set_axis_count && !again; j++)
                 if (s->set_axes[j].kind == sd->axes[k].kind &&
                     s->set_axes[j].name.name == sd->axes[k].name.name) {
-                    diag_error(diags, SPAN_NONE, "E0396", "--set %d gives axis `%s` again",
-                               i + 1, sd->axes[k].name.name ? sd->axes[k].name.name : "?");
+                    diag_error(diags, SPAN_NONE, "E0396", "--set %d gives axis `%s` again", i + 1,
+                               sd->axes[k].name.name ? sd->axes[k].name.name : "?");
                     again = true;
                 }
         if (again) continue;
