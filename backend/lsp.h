@@ -29,6 +29,10 @@ typedef struct LspReader {
     char *buf;
     size_t start, end, cap;
     bool eof;
+    /* a framing error was reported: skip to the next header before the
+     * next message (not before reporting it, which would wait for more
+     * input) */
+    bool resync;
     /* Optional: called before each read of fd, returns once fd is
      * readable (false: stop reading, as at end of input).  The server
      * waits here for its optimizer worker too (backend/lsp_worker.c). */

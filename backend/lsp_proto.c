@@ -150,6 +150,10 @@ static size_t header_end(const char *p, size_t n, size_t *hdr_len) {
 }
 
 LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, size_t err_size) {
+    if (r->resync) {
+        r->resync = false;
+        if (!reader_resync(r)) return LSP_READ_EOF;
+    }
     for (;;) {
         /* stray line breaks and blanks between messages are harmless */
         while (r->start < r->end && (r->buf[r->start] == '\r' || r->buf[r->start] == '\n' ||
@@ -165,7 +169,7 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, 
                         "line",
                         LSP_MAX_HEADER);
                 r->start += 1;
-                if (!reader_resync(r)) r->start = r->end;
+                r->resync = true;
                 return LSP_READ_ERROR;
             }
             if (!reader_fill(r)) return LSP_READ_EOF;
@@ -204,9 +208,14 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, 
             return LSP_READ_ERROR;
         }
         if (length > LSP_MAX_BODY) {
-            set_err(err, err_size, "Content-Length %llu exceeds the limit of %u bytes",
-                    (unsigned long long)length, LSP_MAX_BODY);
-            if (!reader_resync(r)) r->start = r->end;
+            if (length < (UINT64_C(1) << 40))
+                set_err(err, err_size, "Content-Length %llu exceeds the limit of %u bytes",
+                        (unsigned long long)length, LSP_MAX_BODY);
+            else
+                set_err(err, err_size, "Content-Length of 2^40 bytes or more exceeds the limit "
+                                       "of %u bytes",
+                        LSP_MAX_BODY);
+            r->resync = true;
             return LSP_READ_ERROR;
         }
         size_t n = (size_t)length;

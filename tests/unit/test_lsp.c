@@ -152,7 +152,41 @@ static int read_all(const char *input, size_t len, char out[][64], int max, int 
     return n;
 }
 
+static int waits;
+static bool count_wait(void *ctx, int fd) {
+    (void)ctx;
+    (void)fd;
+    /* the first wait: the header is there to read; any later one would
+     * block on a client that sends nothing more */
+    return ++waits == 1;
+}
+
+/* A framing error is reported as soon as its header is read, not after
+ * more input arrives: the pipe stays open and the reader's wait hook
+ * counts the reads it would block on. */
+static void test_reader_reports_at_once(void) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const char hdr[] = "Content-Length: 99999999999999999999\r\n\r\n";
+    if (write(fds[1], hdr, sizeof hdr - 1) != (ssize_t)(sizeof hdr - 1)) return;
+    LspReader r;
+    lsp_reader_init(&r, fds[0]);
+    r.wait = count_wait;
+    char err[200];
+    const char *body;
+    size_t blen;
+    waits = 0;
+    /* the first read fills the buffer (one wait); the error needs no other */
+    LspReadStatus st = lsp_read(&r, &body, &blen, err, sizeof err);
+    CHECK(st == LSP_READ_ERROR && waits == 1, "reader_huge_length_reported_without_more_input");
+    CHECK(strstr(err, "2^40 bytes or more") != NULL, "reader_huge_length_not_truncated");
+    lsp_reader_close(&r);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 static void test_reader(void) {
+    test_reader_reports_at_once();
     char msgs[8][64];
     int errors;
     const char ok[] = "Content-Length: 3\r\n\r\n{a}Content-Length: 2\r\nX-Other: 1\r\n\r\n[]";
