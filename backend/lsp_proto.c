@@ -212,8 +212,9 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, char *err, 
                 set_err(err, err_size, "Content-Length %llu exceeds the limit of %u bytes",
                         (unsigned long long)length, LSP_MAX_BODY);
             else
-                set_err(err, err_size, "Content-Length of 2^40 bytes or more exceeds the limit "
-                                       "of %u bytes",
+                set_err(err, err_size,
+                        "Content-Length of 2^40 bytes or more exceeds the limit "
+                        "of %u bytes",
                         LSP_MAX_BODY);
             r->resync = true;
             return LSP_READ_ERROR;
