@@ -17,10 +17,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GNUPLOT_PACKAGE "gnuplot-nox"
@@ -833,6 +836,23 @@ static const char *find_gnuplot(Arena *a) {
     }
 }
 
+/* gnuplot draws one plot in well under a second; a run past this is
+ * stuck (a broken install, a terminal it waits on) and is ended. */
+#define GNUPLOT_SECONDS 120
+
+/* SIGINT or SIGTERM while gnuplot runs: the child is ended and the stage
+ * folder removed before cmtc ends by the same signal. */
+static volatile sig_atomic_t plots_signal;
+static void plots_on_signal(int sig) {
+    plots_signal = sig;
+}
+
+static double plots_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Runs gnuplot on BASE.gp in the stage folder, its standard error copied
  * to P->err line by line after `BASE.gp: `; false when it could not run
  * or did not succeed. */
@@ -852,7 +872,9 @@ static bool run_gnuplot(Plots *P, const char *base) {
         return false;
     }
     if (child == 0) {
-        /* only async-signal-safe calls between fork and exec */
+        /* only async-signal-safe calls between fork and exec; a group of
+         * its own, so that ending it ends what it started too */
+        setpgid(0, 0);
         int null_fd = open("/dev/null", O_RDWR);
         if (null_fd >= 0) {
             dup2(null_fd, STDIN_FILENO);
@@ -871,8 +893,19 @@ static bool run_gnuplot(Plots *P, const char *base) {
     close(pipe_fds[1]);
     char *text = NULL;
     size_t len = 0, cap = 0;
+    double deadline = plots_now() + GNUPLOT_SECONDS;
+    bool timed_out = false;
     for (;;) {
         char chunk[4096];
+        struct pollfd pf = {pipe_fds[0], POLLIN, 0};
+        int ready = poll(&pf, 1, 200);
+        if (plots_signal || plots_now() > deadline) {
+            timed_out = !plots_signal;
+            kill(-child, SIGKILL);
+            break;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
         ssize_t got = read(pipe_fds[0], chunk, sizeof chunk);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
@@ -889,7 +922,25 @@ static bool run_gnuplot(Plots *P, const char *base) {
     }
     close(pipe_fds[0]);
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    /* the pipe closes before gnuplot exits: wait, bounded the same way */
+    for (;;) {
+        pid_t w = waitpid(child, &status, WNOHANG);
+        if (w == child || (w < 0 && errno != EINTR)) break;
+        if (plots_signal || plots_now() > deadline) {
+            timed_out = timed_out || !plots_signal;
+            kill(-child, SIGKILL);
+            while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    if (plots_signal) return false; /* the caller cleans up and ends */
+    if (timed_out) {
+        fprintf(P->err, "%s/%s: error: gnuplot did not finish within %d s and was ended\n",
+                P->out_dir, script, GNUPLOT_SECONDS);
+        return false;
     }
     for (size_t i = 0; i < len;) {
         size_t e = i;
@@ -1040,8 +1091,24 @@ static int plots_run(const char *csv_path, const char *out_dir, FILE *err) {
         for (int s = 0; s < 5; s++) P.skipped[P.skipped_count++] = every_plot[s];
         done = move_into_place(&P);
     } else {
+        /* a signal while gnuplot runs ends it and leaves no stage folder */
+        struct sigaction on = {0}, old_int, old_term;
+        on.sa_handler = plots_on_signal;
+        sigemptyset(&on.sa_mask);
+        plots_signal = 0;
+        sigaction(SIGINT, &on, &old_int);
+        sigaction(SIGTERM, &on, &old_term);
         label_points(&P);
-        done = make_plots(&P) && move_into_place(&P);
+        done = make_plots(&P) && !plots_signal && move_into_place(&P);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (plots_signal) {
+            int sig = plots_signal;
+            remove_stage(&P);
+            arena_free_all(&arena);
+            raise(sig); /* as the signal would have ended cmtc */
+            return EXIT_USAGE;
+        }
     }
     remove_stage(&P);
     arena_free_all(&arena);

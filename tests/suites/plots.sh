@@ -41,6 +41,22 @@ else
     fail plots_no_gnuplot "exit $s: $(head -c 300 err)"
 fi
 
+# --- a gnuplot that never finishes, ended by SIGTERM: cmtc ends it and
+# what it started, and leaves no stage folder (needs no gnuplot)
+mkdir -p stuck
+printf '#!/bin/sh\nsleep 600\n' >stuck/gnuplot
+chmod +x stuck/gnuplot
+PATH="$tmp/stuck:/usr/bin:/bin" timeout -s TERM 2 $RUN plot "$fixture" --plots hung >out 2>err
+s=$?
+sleep 0.3
+left=$(ls -a hung 2>/dev/null | grep -c '^\.cmtc-plots-')
+if [ $s -eq 124 ] && [ "$left" -eq 0 ] && ! pgrep -f "$tmp/stuck/gnuplot" >/dev/null &&
+    ! pgrep -f "^sleep 600$" >/dev/null; then
+    pass plots_signal_cleans_up
+else
+    fail plots_signal_cleans_up "exit $s, $left stage folders left; $(pgrep -af "$tmp/stuck" | head -c 200)"
+fi
+
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "SKIP: plots: gnuplot is not installed (apt-get install -y --no-install-recommends gnuplot-nox)"
     exit 0
