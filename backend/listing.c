@@ -431,14 +431,20 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
                     ? "nothing: every activation is kept"
                     : "nothing: no gradient statement reads what it names");
     }
-    fprintf(out, "  overlap %-32s %s\n",
+    /* a reserve that no group used: say so rather than let it pass */
+    bool reserved = false;
+    for (int g = 0; g < s->group_count; g++) reserved = reserved || s->groups[g].reserved;
+    fprintf(out, "  overlap %-32s %s%s\n",
             m->reserve.total > 0
                 ? arena_printf(a, "%s reserve %lld of %lld", overlap_words[m->overlap],
                                (long long)m->reserve.units, (long long)m->reserve.total)
                 : overlap_words[m->overlap],
             m->overlap_chosen           ? "derived"
             : ir_given(m->overlap_span) ? "given"
-                                        : "default");
+                                        : "default",
+            m->reserve.total > 0 && !reserved
+                ? "   no group runs a collective beside its compute: every unit computes"
+                : "");
     fprintf(out, "  %-40s %s\n",
             arena_printf(a, "repeat %lld", (long long)(m->repeat > 0 ? m->repeat : 1)),
             ir_given(m->repeat_span) ? "given" : "default");
