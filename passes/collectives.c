@@ -298,6 +298,56 @@ static double masked_multicasts(const Schedule *s, const SchedNode *node, int le
     return multi;
 }
 
+/* An uneven split (docs/cost-model.md 1.1) along a dim a broadcast spans:
+ * the tensor does not have the split index i, so the instances move the
+ * same tile at the same steps of their walk over i, but the walk is the
+ * busiest instance's and the others' shares are shorter.  Past the second
+ * busiest's last tile only one instance moves it, a load, not a
+ * multicast.  So the multicasts are the visits with the loops over i
+ * (those outside the tile's innermost loop) at the second busiest's
+ * trips.  Only when one dim deals i (the common case). */
+static double uneven_multicasts(const Schedule *s, const SchedNode *node, int level,
+                                double count) {
+    const SchedStmt *ss = &s->stmts[node->stmt];
+    if (ss->mask) return count;
+    const SchedGroup *g = &s->groups[node->group];
+    const IrTensor *tn = &s->op->tensors[node->tensor];
+    int I = s->op->index_count;
+    int from = node->kind == SN_LOAD ? node->from_level : s->levels - 1;
+    for (int d = 0; d < s->arch->dim_count; d++) {
+        int i = ss->split[d];
+        if (i < 0 || !sched_dim_between(s, d, from, level) ||
+            sched_access_has_index(s, node->stmt, tn->id, i))
+            continue;
+        int dealers = 0;
+        for (int e = 0; e < s->arch->dim_count; e++) dealers += ss->split[e] == i;
+        if (dealers != 1) continue;
+        /* the level whose tile the dim deals, as sched_dim_busy reads it */
+        int enter = level;
+        while (enter > from + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
+        double parts = (double)s->arch->dims[d].size;
+        double block = sched_deal_block(s, node->stmt, enter, i);
+        double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
+        double blocks = ceil(len / block), run = ceil(blocks / parts);
+        double full = floor(blocks / run), rest = blocks - full * run;
+        if (full >= 2 || rest <= 0) continue; /* the second busiest walks as far */
+        double busiest = run * block < len ? run * block : len;
+        double second = len - busiest < rest * block ? len - busiest : rest * block;
+        SchedVisits v = sched_visits(s, g, node->stmt, tn, level);
+        double trips = 1, step = INFINITY;
+        for (int k = 0; k <= v.depth && k < g->loop_count; k++)
+            if (g->loops[k].index == i) {
+                trips *= g->loops[k].trips;
+                if (g->loops[k].step < step) step = g->loops[k].step;
+            }
+        if (trips <= 1 || !isfinite(step)) continue;
+        double walked = ceil(busiest / step), shorter = ceil(second / step);
+        if (walked > trips) walked = trips;
+        if (shorter < walked) count *= shorter / walked;
+    }
+    return count;
+}
+
 static void broadcasts(Schedule *s) {
     int count = s->node_count;
     for (int ni = 0; ni < count; ni++) {
@@ -305,6 +355,7 @@ static void broadcasts(Schedule *s) {
         if (node.kind == SN_LOAD) {
             double bytes, transfers = filled_pieces(s, &node, &bytes);
             transfers = masked_multicasts(s, &node, node.to_level, transfers);
+            transfers = uneven_multicasts(s, &node, node.to_level, transfers);
             broadcast_tile(s, node.group, node.position, node.stmt, node.tensor, node.from_level,
                            node.to_level, bytes, transfers, node.depth);
             continue;
@@ -326,7 +377,9 @@ static void broadcasts(Schedule *s) {
             SchedNode probe = node;
             probe.tensor = t;
             broadcast_tile(s, node.group, node.position, node.stmt, t, s->levels - 1, s->levels,
-                           bytes, masked_multicasts(s, &probe, s->levels, v.visits),
+                           bytes,
+                           uneven_multicasts(s, &probe, s->levels,
+                                             masked_multicasts(s, &probe, s->levels, v.visits)),
                            node.after_inner ? node.depth : v.depth);
         }
     }
