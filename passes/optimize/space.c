@@ -482,7 +482,11 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
             int64_t p = split_between(sp, split, st, lo, l, i);
             if (p == 1) *most = -1; /* must divide v */
             e = v / p > 0 ? v / p : 1;
-            share = (v + p - 1) / p;
+            /* over a split, a tile larger than the even share deals
+             * fewer, larger blocks: the instances past the last block idle
+             * (128-row tiles on 64 of 132 SMs fill a 64-row MMA that
+             * 63-row shares leave half empty) */
+            share = p > 1 ? v : (v + p - 1) / p;
             break;
         }
         g = gcd64(g, e);
