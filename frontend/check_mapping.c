@@ -793,8 +793,17 @@ static bool tile_covers_inner_split(MapCtx *c, int lv, int ix, int64_t t, Span w
                   "nothing of each tile",
                   name, dims, written_level(c, line, lv), (long long)(inner - busy),
                   (long long)inner);
-        diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`", name,
-                  (long long)(inner * block));
+        int64_t share = (extent + outer - 1) / outer;
+        if (inner * block < share)
+            diag_help(d, c->diags, "the smallest tile that gives every instance work: `%s %lld`",
+                      name, (long long)(inner * block));
+        else /* no tile of the index feeds them all in blocks that large */
+            diag_help(d, c->diags,
+                      "blocks of %lld cannot reach all %lld instances in `%s`'s %lld: leave the "
+                      "tile of `%s` at `%s` whole, or make the tile below at most %lld",
+                      (long long)block, (long long)inner, name, (long long)share, name,
+                      written_level(c, line, lv),
+                      (long long)(share / inner > 0 ? share / inner : 1));
         return false;
     }
     return true;

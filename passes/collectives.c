@@ -306,8 +306,7 @@ static double masked_multicasts(const Schedule *s, const SchedNode *node, int le
  * multicast.  So the multicasts are the visits with the loops over i
  * (those outside the tile's innermost loop) at the second busiest's
  * trips.  Only when one dim deals i (the common case). */
-static double uneven_multicasts(const Schedule *s, const SchedNode *node, int level,
-                                double count) {
+static double uneven_multicasts(const Schedule *s, const SchedNode *node, int level, double count) {
     const SchedStmt *ss = &s->stmts[node->stmt];
     if (ss->mask) return count;
     const SchedGroup *g = &s->groups[node->group];
