@@ -67,10 +67,14 @@ bool opt_report_stop(Program *p, const OptSpace *sp, Span where, long config_lim
         return true;
     }
     if (sp->stop == OPT_STOP_LIMIT) {
-        diag_error(p->diags, where, "E0373",
-                   "the space of mapping %s has more than %ld configurations of splits, tiles "
-                   "and orders",
-                   sp->m->name, config_limit);
+        Diag *d = diag_error(p->diags, where, "E0373",
+                             "the space of mapping %s has more than %ld configurations of "
+                             "splits, tiles and orders",
+                             sp->m->name, config_limit);
+        diag_help(d, p->diags,
+                  "fix some holes (a tile size, an order, a split), or search the outer and the "
+                  "inner level in two steps: solve with the inner level's tiles given, then "
+                  "paste the outer ones back and open the inner");
         return true;
     }
     return false;
