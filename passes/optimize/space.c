@@ -490,7 +490,10 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
              * fewer, larger blocks: the instances past the last block idle
              * (128-row tiles on 64 of 132 SMs fill a 64-row MMA that
              * 63-row shares leave half empty) */
-            share = p > 1 ? v : (v + p - 1) / p;
+            share = (v + p - 1) / p;
+            /* up to 4 even shares: enough to fill a matrix unit's shape
+             * and choose the waves, a bounded growth of the space */
+            if (p > 1) share = 4 * share < v ? 4 * share : v;
             break;
         }
         g = gcd64(g, e);
