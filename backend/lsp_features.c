@@ -1164,41 +1164,45 @@ static void hover_global(LspServer *s, LspDoc *d, Text *b, const Decl *g) {
 /* What the words of the language mean, for hover (language.md, 3-4). */
 static const char *describe_attribute(Name key) {
     static const char *const table[][2] = {
-        {"clock", "the arch's clock frequency (1 GHz); converts `cycles`"},
-        {"capacity", "bytes one instance of the memory holds (2 MiB); the outermost level may "
-                     "leave it out (unbounded)"},
-        {"bandwidth", "bytes per second one instance moves (64 GB/s)"},
-        {"read_energy", "energy per byte read (20 pJ/B)"},
-        {"write_energy", "energy per byte written (20 pJ/B)"},
+        {"clock", "the arch's clock frequency (for example 1 GHz); converts `cycles`"},
+        {"capacity",
+         "bytes one instance of the memory holds (for example 2 MiB); the outermost level may "
+         "leave it out (unbounded)"},
+        {"bandwidth", "bytes per second one instance moves (for example 64 GB/s)"},
+        {"read_energy", "energy per byte read (for example 20 pJ/B)"},
+        {"write_energy", "energy per byte written (for example 20 pJ/B)"},
         {"energy", "per byte, read and written (memory), or per MAC / op (compute unit)"},
-        {"link_bandwidth", "bytes per second per link and direction (32 GB/s)"},
-        {"hop_latency", "time per hop (5 cycles, 100 ns)"},
-        {"link_energy", "energy per byte per hop (0.5 pJ/B)"},
+        {"link_bandwidth", "bytes per second per link and direction (for example 32 GB/s)"},
+        {"hop_latency", "time per hop (for example 5 cycles, 100 ns)"},
+        {"link_energy", "energy per byte per hop (for example 0.5 pJ/B)"},
         {"launch_overhead", "time each fusion group (kernel) pays to launch and synchronise "
-                            "(4 us), added to its latency"},
-        {"price", "what the whole system costs (250 kUSD); sweeps report FLOP/s per USD"},
+                            "(for example 4 us), added to its latency"},
+        {"price",
+         "what the whole system costs (for example 250 kUSD); sweeps report FLOP/s per USD"},
         {"transfer_latency", "time a memory spends on each tile moved into or out of it, "
-                             "besides its bytes (500 ns)"},
+                             "besides its bytes (for example 500 ns)"},
         {"kind", "`buffer` (default): counts what is written into the memory and read out "
                  "of it; `stream` (a cache or staging level): what it exchanges with the level "
                  "above passes at its bandwidth once"},
-        {"call_latency", "time each collective call pays besides its hops (12 us)"},
+        {"call_latency", "time each collective call pays besides its hops (for example 12 us)"},
         {"channels", "parallel streams a collective call may use, each 1/channels of the link "
-                     "bandwidth (24)"},
-        {"channel_bytes", "the least a channel carries: a call of n bytes uses "
-                          "min(channels, max(1, n / channel_bytes)) of them (256 KiB)"},
+                     "bandwidth (for example 24)"},
+        {"channel_bytes",
+         "the least a channel carries: a call of n bytes uses "
+         "min(channels, max(for example 1, n / channel_bytes)) of them (for example 256 KiB)"},
         {"channel_growth", "how channels used grow with a call's n bytes: (n / channel_bytes) "
                            "to this power, in (0, 1] (default 1; NCCL on A100: 0.5)"},
         {"global_links", "a dragonfly's links joining each pair of its groups (default 1)"},
         {"global_bandwidth", "bytes per second per global link and direction of a dragonfly "
                              "(default: link_bandwidth)"},
-        {"throughput", "MAC or op per cycle (or per second) of one unit (4096 MAC/cycle)"},
-        {"efficiency", "the fraction of peak throughput real kernels reach (0.9)"},
+        {"throughput",
+         "MAC or op per cycle (or per second) of one unit (for example 4096 MAC/cycle)"},
+        {"efficiency", "the fraction of peak throughput real kernels reach (for example 0.9)"},
         {"count", "units per instance (default 1)"},
         {"cost", "element ops per call of each function on this vector unit (`cost exp 4`)"},
         {"array", "a systolic array `R x C`: latency by the fold formula instead of throughput"},
         {"shape", "a matrix unit's native operation `M x N x K` (a tensor core's MMA tile): "
-                  "compute tiles are padded up to whole operations (64 x 256 x 16)"},
+                  "compute tiles are padded up to whole operations (for example 64 x 256 x 16)"},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (key && strcmp(key, table[i][0]) == 0) return table[i][1];
@@ -1301,6 +1305,13 @@ json_t *lsp_hover(LspServer *s, LspDoc *d, uint32_t offset) {
         break;
     }
     case H_ATTR_KEY: {
+        /* the line as written (its value), then what the word means */
+        const char *text = d->file->text;
+        uint32_t from = h.span.start, to = from;
+        while (to < d->file->len && to - from < 200 && text[to] != ';' && text[to] != '\n' &&
+               text[to] != '}')
+            to++;
+        if (to > from) text_add(&b, "```cmt\n%.*s\n```\n", (int)(to - from), text + from);
         const char *what = describe_attribute(h.name);
         text_add(&b, "attribute `%s`%s%s\n", h.name, what ? ": " : "", what ? what : "");
         break;
