@@ -633,6 +633,26 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
                     return true;
                 }
             if (hit_expr(d, x, s->rhs, off, h)) return true;
+            /* `where n <= m + W`: its indices; `by R`: the route */
+            if (s->where) {
+                const Where *wh = s->where;
+                if (on_ident(wh->lhs, off)) {
+                    *h = (Hit){
+                        .kind = H_INDEX, .decl = x, .name = wh->lhs.name, .span = wh->lhs.span};
+                    return true;
+                }
+                const Expr *r = wh->rhs;
+                if (r && r->kind == EX_BINARY) r = r->u.binary.lhs;
+                if (r && r->kind == EX_NAME && in_span(r->span, off)) {
+                    *h = (Hit){.kind = H_INDEX, .decl = x, .name = r->u.name, .span = r->span};
+                    return true;
+                }
+                if (wh->rhs && hit_expr(d, x, wh->rhs, off, h)) return true;
+            }
+            if (s->by.name && on_ident(s->by, off)) {
+                *h = (Hit){.kind = H_TENSOR, .decl = x, .name = s->by.name, .span = s->by.span};
+                return true;
+            }
         }
         return false;
     }
