@@ -1902,6 +1902,47 @@ static bool use_completion(LspServer *s, LspDoc *d, uint32_t offset, Items *it, 
     return true;
 }
 
+/* In a mapping's header, `mapping NAME for OP<P = v, ...> on ARCH<...>`:
+ * after `for` the ops, after `on` the archs, inside `<...>` the
+ * parameters of the op or arch before it, else the two words. */
+static void mapping_header_completion(Items *it, LspDoc *d, uint32_t start, uint32_t offset) {
+    const char *t = d->file->text;
+    const char *h = arena_strndup(it->a, t + start, offset - start);
+    const char *open = strrchr(h, '<'), *close = strrchr(h, '>');
+    if (open && (!close || close < open)) {
+        /* the name before `<` */
+        const char *e = open;
+        while (e > h && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        const char *b = e;
+        while (b > h && word_char_c(b[-1])) b--;
+        const char *on = strstr(h, " on ");
+        int kind = on && on < open ? DK_ARCH : DK_OP;
+        const Decl *g = b < e ? find_global(d, intern(b, (size_t)(e - b)), kind) : NULL;
+        const Param *ps = g ? (kind == DK_OP ? g->u.op.params : g->u.arch.params) : NULL;
+        int n = g ? (kind == DK_OP ? g->u.op.param_count : g->u.arch.param_count) : 0;
+        for (int k = 0; k < n; k++)
+            if (ps[k].name.name) item(it, ps[k].name.name, CK_VARIABLE, "parameter");
+        return;
+    }
+    /* the word before the one being typed */
+    const char *end = h + strlen(h);
+    const char *w = end;
+    while (w > h && word_char_c(w[-1])) w--;
+    const char *pe = w;
+    while (pe > h && !word_char_c(pe[-1])) pe--;
+    const char *pb = pe;
+    while (pb > h && word_char_c(pb[-1])) pb--;
+    size_t pl = (size_t)(pe - pb);
+    if (pl == 3 && strncmp(pb, "for", 3) == 0) {
+        globals_of_kind(it, d, DK_OP);
+    } else if (pl == 2 && strncmp(pb, "on", 2) == 0) {
+        globals_of_kind(it, d, DK_ARCH);
+    } else {
+        item(it, "for", CK_KEYWORD, "keyword");
+        item(it, "on", CK_KEYWORD, "keyword");
+    }
+}
+
 /* Inside a mapping: what the line written so far asks for.  `tile L: `
  * and `order L: ` want indices, `tile ` a level, `tile L ` the word
  * `for`, `tile L for ` statements, `spatial ... -> ` a dimension, `fuse `
@@ -1979,6 +2020,13 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         extra[1] = level_done ? "for" : NULL;
     } else if (strncmp(line, "spatial", kw) == 0 && kw == 7) {
         bool for_list = strstr(line, " for ") != NULL && !colon;
+        /* `i -> (x, `: inside a dims list, still dims */
+        const char *lp = strrchr(line, '('), *rp = strrchr(line, ')');
+        if (lp && (!rp || rp < lp)) {
+            const char *q = lp;
+            while (q > line && (q[-1] == ' ' || q[-1] == '\t')) q--;
+            if (q - line >= 2 && q[-2] == '-' && q[-1] == '>') arrow = q - 2;
+        }
         want = for_list ? WANT_STMTS : arrow ? WANT_DIMS : WANT_INDICES;
         extra[0] = "?";
         extra[1] = !for_list && !arrow && !colon && !comma ? "for" : NULL;
@@ -1987,9 +2035,17 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
         extra[0] = "?";
         extra[1] = after_at ? NULL : "at";
     } else if (strncmp(line, "overlap", kw) == 0 && kw == 7) {
-        values = overlap_words;
-        value_count = overlap_count;
-        extra[0] = "?"; /* full or tiles, chosen (language.md 5.5) */
+        /* `overlap WORD [reserve R of U];`: after the word, `reserve` */
+        int words = 0;
+        for (const char *p = line + kw; *p; p++)
+            if ((word_char_c(*p) || *p == '?') && !word_char_c(p[-1]) && p[-1] != '?') words++;
+        if (words >= 1 && w < end) {
+            if (words == 1) extra[0] = "reserve"; /* units run the collectives (5.5) */
+        } else {
+            values = overlap_words;
+            value_count = overlap_count;
+            extra[0] = "?"; /* full or tiles, chosen (language.md 5.5) */
+        }
     } else if (strncmp(line, "objective", kw) == 0 && kw == 9) {
         values = objective_words;
         value_count = objective_count;
@@ -2141,17 +2197,19 @@ json_t *lsp_completion(LspServer *s, LspDoc *d, uint32_t offset) {
         globals_of_kind(&it, d, DK_ARCH);
         break;
     case DK_MAPPING: {
-        bool in_body = x ? false : true;
-        if (x) {
-            const char *brace =
-                memchr(d->file->text + x->span.start, '{', x->span.end - x->span.start);
-            in_body = brace && (uint32_t)(brace - d->file->text) < offset;
-        }
-        if (!in_body) {
-            item(&it, "for", CK_KEYWORD, "keyword");
-            item(&it, "on", CK_KEYWORD, "keyword");
-            globals_of_kind(&it, d, DK_OP);
-            globals_of_kind(&it, d, DK_ARCH);
+        /* the header (`mapping NAME for OP<...> on ARCH<...>`) runs from
+         * the word `mapping` to the first `{` */
+        const char *t = d->file->text;
+        uint32_t start = x ? x->span.start : offset;
+        if (!x)
+            for (uint32_t i = offset; i >= 7; i--)
+                if (strncmp(t + i - 7, "mapping", 7) == 0 && (i == 7 || !word_char_c(t[i - 8]))) {
+                    start = i - 7;
+                    break;
+                }
+        const char *brace = start < offset ? memchr(t + start, '{', offset - start) : NULL;
+        if (!brace) {
+            mapping_header_completion(&it, d, start, offset);
             break;
         }
         mapping_line_completion(&it, d, x, offset);
