@@ -2555,6 +2555,18 @@ static void collect_hints(LspDoc *d, HintSet *h, const IrMapping *m, const char 
                 int l = g >= 0 && m->fuse.level ? m->fuse.level[g] : -1;
                 if (l >= 0) hint_add(a, h, it->level.span.end, m->arch->levels[l].name);
             }
+            /* `fuse ... overlap ?`: the group's overlap as chosen */
+            if (it->value.hole && it->stmts.count > 0 && m->fuse.group && m->fuse.overlap) {
+                int st = stmt_id(m, it->stmts.items[0].name);
+                int g = st >= 0 ? m->fuse.group[st] : -1;
+                int ov = g >= 0 ? m->fuse.overlap[g] : -1;
+                if (ov >= 0) hint_add(a, h, hole_end(f, it->value.span), overlap_words[ov]);
+            }
+            break;
+        case MI_OVERLAP:
+            /* `overlap ?`: full or tiles, as the optimizer chose */
+            if (it->value.hole)
+                hint_add(a, h, hole_end(f, it->value.span), overlap_words[m->overlap]);
             break;
         default: break;
         }
