@@ -470,6 +470,49 @@ static void check_split_parts(MapCtx *c) {
         }
 }
 
+/* W0302: a `spatial for` line replaces the named statements' whole split
+ * (language.md 5.1), so an index the mapping-wide line splits over a dim
+ * that the `for` line leaves unassigned is no longer split there: the
+ * statement runs replicated along it.  Said once per line and index. */
+static void warn_dropped_splits(MapCtx *c) {
+    int dc = c->arch->dim_count, ic = c->op->index_count;
+    for (int ix = 0; ix < ic; ix++) {
+        const SpatialAssign *wide = c->split_assign_of[ix];
+        if (!wide || (wide->dims.count == 1 && wide->dims.items[0].hole)) continue;
+        const MapItem *said = NULL;
+        for (int st = 0; st < c->op->stmt_count; st++) {
+            const MapItem *line = c->spatial_for_of[st];
+            if (!line || line == said || !ir_stmt_uses_index(&c->op->stmts[st], ix)) continue;
+            bool kept = false, open = false;
+            const char *dims = "";
+            for (int k = 0; k < wide->dims.count; k++) {
+                int d = -1;
+                for (int e = 0; e < dc; e++)
+                    if (c->arch->dims[e].name == wide->dims.items[k].name) d = e;
+                if (d < 0) continue;
+                int v = *split_at(c, st, d);
+                if (v == ix) kept = true;
+                if (v == IR_UNSET) {
+                    open = true;
+                    dims = arena_printf(c->arena, "%s%s%s", dims, *dims ? ", " : "",
+                                        c->arch->dims[d].name);
+                }
+            }
+            if (kept || !open) continue;
+            said = line;
+            Diag *d = diag_warning(c->diags, line->span, "W0302",
+                                   "this `spatial for` line replaces the mapping's split of `%s`: "
+                                   "`%s` is no longer split over %s, where it runs replicated",
+                                   wide->index.name, c->op->stmts[st].name, dims);
+            diag_label(d, c->diags, wide->span, "the mapping's split");
+            diag_help(d, c->diags,
+                      "a `spatial for` line gives its statements' whole split: add `%s -> %s` to "
+                      "it to keep this one",
+                      wide->index.name, dims);
+        }
+    }
+}
+
 #define REPLICATION_WARN 32
 
 static void check_replication(MapCtx *c) {
@@ -2394,6 +2437,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
         /* after an error (a pipeline line that failed leaves its dim a
          * replication) the warnings would be about a mapping not meant */
         if (c->ok) check_replication(c);
+        if (c->ok) warn_dropped_splits(c);
     }
     record_split_only(c);
     if (c->overlap_line) m->overlap_span = c->overlap_line->span;
