@@ -28,6 +28,8 @@ typedef struct CommonOptions {
     bool json_diagnostics;   /* --diagnostics-format json */
     bool diagnostics_stdout; /* --diagnostics-output stdout */
     bool color;              /* their stream is a terminal and NO_COLOR unset */
+    bool lenient_includes;   /* lsp: a -I that is no folder is a warning (an
+                                editor's setting must not stop the server) */
 } CommonOptions;
 
 /* Consumes -I DIR, -IDIR, --diagnostics-format FMT, --diagnostics-output

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The pages of docs/errors, embedded at build time (build/gen/errors.c). */
@@ -29,6 +30,18 @@ bool common_apply(CommonOptions *o, int id, const char *value) {
         if (!*value) {
             fprintf(stderr, "cmtc: error: -I needs a folder\n");
             return false;
+        }
+        {
+            /* a folder that is not there (or a file) would be searched for
+             * nothing: every module it was meant for reported missing */
+            struct stat st;
+            errno = 0;
+            if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "cmtc: %s: -I '%s' is not a folder%s\n",
+                        o->lenient_includes ? "warning" : "error", value,
+                        errno == ENOENT ? " (it does not exist)" : "");
+                if (!o->lenient_includes) return false;
+            }
         }
         if (o->include_count == (int)(sizeof o->include_dirs / sizeof *o->include_dirs)) {
             fprintf(stderr, "cmtc: error: too many -I folders (at most 64)\n");

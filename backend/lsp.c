@@ -947,6 +947,7 @@ int cmd_lsp(int argc, char **argv) {
     s->utf16 = true;
     s->exit_code = 1;
     bool worker = false;
+    s->common.lenient_includes = true;
     for (int i = 0; i < argc;) {
         bool bad = false;
         if (common_option(&s->common, argc, argv, &i, &bad)) continue;

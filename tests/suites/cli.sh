@@ -303,6 +303,14 @@ if "$tmp/p/bin/cmtc" check "$tmp/uses_marker.cmt" >"$tmp/out" 2>&1 &&
 else
     fail stdlib_installed_copy_reads_its_share "$(head -c 300 "$tmp/out")"
 fi
+# --- -I naming no folder is refused (it had been searched for nothing)
+$RUN check "$root/examples/tutorial.cmt" -I "$tmp/no_such_folder" >/dev/null 2>"$tmp/err"
+status=$?
+if [ $status -eq 2 ] && grep -q "is not a folder (it does not exist)" "$tmp/err"; then
+    pass include_missing_folder_refused
+else
+    fail include_missing_folder_refused "exit $status: $(head -c 200 "$tmp/err")"
+fi
 # --- a budget in the environment that is no budget is refused, not replaced
 for bad in abc 0 -5; do
     if CMTC_OPT_BUDGET_MB=$bad $RUN check "$root/examples/tutorial.cmt" >/dev/null 2>"$tmp/err"; then
