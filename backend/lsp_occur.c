@@ -356,6 +356,12 @@ static void walk_mapping(Walk *w, const Decl *x) {
         for (int k = 0; k < it->order.count; k++)
             emit(w, LSYM_INDEX, it->order.items[k], w->op, false, false);
         emit(w, LSYM_VALUE, it->value, NULL, false, false);
+        if (it->reserve_given) { /* `reserve R of U` */
+            emit_span(w, LSYM_VALUE, it->reserve_word_span);
+            emit_span(w, LSYM_NUMBER, it->reserve_units_span);
+            emit_span(w, LSYM_VALUE, it->reserve_of_span);
+            emit_span(w, LSYM_NUMBER, it->reserve_total_span);
+        }
         if (it->count) {
             const Decl *op = w->op;
             w->op = NULL;

@@ -256,6 +256,8 @@ typedef struct MapItem {
     bool reserve_given;
     int64_t reserve_units, reserve_total;
     Span reserve_span;
+    /* the words and numbers of the clause, for the language server */
+    Span reserve_word_span, reserve_of_span, reserve_units_span, reserve_total_span;
 } MapItem;
 
 typedef struct ParamBinding {

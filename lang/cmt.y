@@ -269,6 +269,10 @@ static void reserve_clause(ParseState *ps, MapItem *m, const Ident *reserve, int
     m->reserve_given = true;
     m->reserve_units = units;
     m->reserve_total = total;
+    m->reserve_word_span = reserve->span;
+    m->reserve_of_span = of->span;
+    m->reserve_units_span = sp(ps, units_at);
+    m->reserve_total_span = sp(ps, total_at);
     m->reserve_span = span_join(sp(ps, units_at), sp(ps, total_at));
 }
 
