@@ -289,6 +289,13 @@ static double filled_pieces(const Schedule *s, const SchedNode *node, double *by
 static double masked_multicasts(const Schedule *s, const SchedNode *node, int level, double count) {
     const SchedStmt *ss = &s->stmts[node->stmt];
     if (!ss->mask) return count;
+    /* along a dim that splits nothing of the statement every replica moves
+     * every tile the walk moves: each move is a multicast (over those dims
+     * at least), never a load of one instance alone */
+    int from = node->kind == SN_LOAD ? node->from_level : s->levels - 1;
+    for (int d = 0; d < s->arch->dim_count; d++)
+        if (s->arch->dims[d].size > 1 && ss->split[d] < 0 && sched_dim_between(s, d, from, level))
+            return count;
     const SchedGroup *g = &s->groups[node->group];
     const IrTensor *tn = &s->op->tensors[node->tensor];
     SchedVisits v = sched_visits(s, g, node->stmt, tn, level);
