@@ -253,16 +253,14 @@ int options_next(OptionParser *p) {
         fprintf(stderr, "cmtc: error: %s takes no value\n", o->name);
         return OPT_BAD;
     }
-    /* once each, but -I (a list of folders) and --set (one axis each):
-     * a second -o or -m had silently replaced the first */
-    bool repeatable = o->id == OPT_INCLUDE || o->id == OPT_HELP ||
-                      (p->cmd->options && o->id == SW_SET && strcmp(p->cmd->name, "sweep") == 0);
-    if (!repeatable && o->id > -64 && o->id < 64 && o->id != 0) {
+    /* once each, but the repeatable ones (-I, --set) and -h: a second -o
+     * or -m had silently replaced the first */
+    bool repeatable = o->id == OPT_INCLUDE || o->id == OPT_HELP || strcmp(o->name, "--set") == 0;
+    if (!repeatable && o->id > -64 && o->id < 64) {
         unsigned long long *seen = o->id > 0 ? &p->seen_own : &p->seen_common;
         unsigned long long bit = 1ULL << (o->id > 0 ? o->id : -o->id);
         if (*seen & bit) {
-            fprintf(stderr, "cmtc: error: %s is given twice; give it once\n",
-                    o->alias ? o->name : o->name);
+            fprintf(stderr, "cmtc: error: %s is given twice; give it once\n", o->name);
             return OPT_BAD;
         }
         *seen |= bit;

@@ -98,8 +98,7 @@ double sched_stmt_useful_work(const Schedule *s, int st) {
     double split = 1;
     for (int d = 0; d < s->arch->dim_count; d++)
         if (ss->split[d] >= 0) split *= (double)s->arch->dims[d].size;
-    double copies = (double)s->total_instances / split;
-    return copies > 1 ? ss->total_work / copies : ss->total_work;
+    return ss->total_work * split / (double)s->total_instances;
 }
 
 double sched_elem_bytes(const IrTensor *t) {
@@ -161,14 +160,26 @@ double sched_deal(double len, double parts, double block) {
     return share < len ? share : len;
 }
 
+int sched_deal_range(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
+                     double *len, double *block) {
+    int i = ss->split[d];
+    int enter = inner;
+    while (enter > outer + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
+    int st = (int)(ss - s->stmts);
+    *block = sched_deal_block(s, st, enter, i);
+    *len = enter > 0 ? ss->tile[(enter - 1) * s->op->index_count + i]
+                     : (double)s->op->indices[i].extent;
+    return enter;
+}
+
 double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner) {
     int i = ss->split[d];
     double size = (double)s->arch->dims[d].size;
     if (i < 0) return size;
     /* the dims that deal index i at the level d enters, and those of them
      * after d (less significant) */
-    int enter = inner;
-    while (enter > outer + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
+    double len, block;
+    int enter = sched_deal_range(s, ss, d, outer, inner, &len, &block);
     double parts = 1, after = 1;
     for (int e = 0; e < s->arch->dim_count; e++) {
         if (ss->split[e] != i || !sched_dim_outside(s, e, enter)) continue;
@@ -176,10 +187,6 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
         parts *= (double)s->arch->dims[e].size;
         if (e > d) after *= (double)s->arch->dims[e].size;
     }
-    int I = s->op->index_count;
-    int st = (int)(ss - s->stmts);
-    double block = sched_deal_block(s, st, enter, i);
-    double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
     /* contiguous runs of ceil(blocks / parts): ceil(blocks / run) get one */
     double blocks = ceil(len / block), run = ceil(blocks / parts);
     double busy = ceil(blocks / run);

@@ -459,6 +459,11 @@ void sched_role_costs(const Schedule *s, double latency[4], double energy[4]);
 /* The bytes one instance of level 0 holds of tensor t as statement st
  * reads or writes it: its share under the statement's splits. */
 double sched_stmt_useful_work(const Schedule *s, int st);
+/* The range of index ss->split[d] that dim d deals between levels outer
+ * and inner (the tile of the level it enters, or the extent) and the
+ * block it deals it in; returns that level. */
+int sched_deal_range(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
+                     double *len, double *block);
 const char *sched_time_text(const Schedule *s, double seconds);
 double sched_share(const Schedule *s, int st, int t);
 /* True when dim d's cluster lies outside memory level `level`

@@ -318,7 +318,6 @@ static double uneven_multicasts(const Schedule *s, const SchedNode *node, int le
     if (ss->mask) return count;
     const SchedGroup *g = &s->groups[node->group];
     const IrTensor *tn = &s->op->tensors[node->tensor];
-    int I = s->op->index_count;
     int from = node->kind == SN_LOAD ? node->from_level : s->levels - 1;
     for (int d = 0; d < s->arch->dim_count; d++) {
         int i = ss->split[d];
@@ -328,12 +327,8 @@ static double uneven_multicasts(const Schedule *s, const SchedNode *node, int le
         int dealers = 0;
         for (int e = 0; e < s->arch->dim_count; e++) dealers += ss->split[e] == i;
         if (dealers != 1) continue;
-        /* the level whose tile the dim deals, as sched_dim_busy reads it */
-        int enter = level;
-        while (enter > from + 1 && sched_dim_outside(s, d, enter - 1)) enter--;
-        double parts = (double)s->arch->dims[d].size;
-        double block = sched_deal_block(s, node->stmt, enter, i);
-        double len = enter > 0 ? ss->tile[(enter - 1) * I + i] : (double)s->op->indices[i].extent;
+        double parts = (double)s->arch->dims[d].size, len, block;
+        sched_deal_range(s, ss, d, from, level, &len, &block);
         double blocks = ceil(len / block), run = ceil(blocks / parts);
         double full = floor(blocks / run), rest = blocks - full * run;
         if (full >= 2 || rest <= 0) continue; /* the second busiest walks as far */

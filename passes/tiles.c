@@ -9,6 +9,14 @@
 
 #include <math.h>
 
+/* Every memory of level l streams what the level above gives it. */
+static bool level_streams(const Schedule *s, int l) {
+    const IrLevel *lv = &s->arch->levels[l];
+    for (int k = 0; k < lv->memory_count; k++)
+        if (s->arch->memories[lv->first_memory + k].kind != MK_STREAM) return false;
+    return lv->memory_count > 0;
+}
+
 /* Is tensor t produced inside group g and kept at its fusion level? */
 static bool internal_to_group(const Schedule *s, int t, int g) {
     return s->tensor_group[t] == g;
@@ -18,14 +26,6 @@ static bool internal_to_group(const Schedule *s, int t, int g) {
  * each level in its statements' `order` (one order: the checker and the
  * optimizer keep a group's statements to one, E0333; else index order); a
  * loop takes the largest trip count of the statements that use its index. */
-/* Every memory of level l streams what the level above gives it. */
-static bool level_streams(const Schedule *s, int l) {
-    const IrLevel *lv = &s->arch->levels[l];
-    for (int k = 0; k < lv->memory_count; k++)
-        if (s->arch->memories[lv->first_memory + k].kind != MK_STREAM) return false;
-    return lv->memory_count > 0;
-}
-
 static void build_loops(Schedule *s, SchedGroup *g) {
     const IrOp *op = s->op;
     const IrMapping *m = s->m;
