@@ -552,7 +552,13 @@ static void print_map_item(Fmt *F, const MapItem *m) {
         for (int i = 0; i < m->assign_count; i++) {
             const SpatialAssign *a = &m->assigns[i];
             if (i) puts_(F, ",", false);
-            put_ident(F, a->index, true);
+            if (a->joint.count >= 2) { /* `(m, n) -> sm` */
+                puts_(F, "(", true);
+                print_idents(F, a->joint);
+                puts_(F, ")", false);
+            } else {
+                put_ident(F, a->index, true);
+            }
             puts_(F, "->", true);
             if (a->dims.count == 1) {
                 put_ident(F, a->dims.items[0], true);

@@ -296,6 +296,21 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
         if (who < 0) continue;
         for (int d = 0; d < s->arch->dim_count; d++)
             if (s->stmts[who].split[d] == i) dims[dc++] = d;
+        int ix[IR_MAX_JOINT], n = sched_dim_indices(&s->stmts[who], dims[0], ix);
+        if (n >= 2) { /* `(m, n) -> sm`: each index's share of the deal */
+            const char *names = op->indices[ix[0]].name, *shares = "";
+            for (int k = 0; k < n; k++) {
+                if (k) names = arena_printf(a, "%s, %s", names, op->indices[ix[k]].name);
+                shares = arena_printf(a, "%s%s%s: %lld -> %.0f", shares, k ? ", " : "",
+                                      op->indices[ix[k]].name, (long long)op->indices[ix[k]].extent,
+                                      s->stmts[who].extent[sched_li(s, s->levels, ix[k])]);
+            }
+            fprintf(out, "  %-40s %-9s %s per instance, dealt jointly (statement %s)\n",
+                    arena_printf(a, "spatial (%s) -> %s", names, sched_dims_text(a, s, dims, dc)),
+                    given, shares, op->stmts[who].name);
+            any = true;
+            continue;
+        }
         fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
                 arena_printf(a, "spatial %s -> %s", op->indices[i].name,
                              sched_dims_text(a, s, dims, dc)),

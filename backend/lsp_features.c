@@ -750,6 +750,9 @@ static bool hit_decl(LspDoc *d, const Decl *x, uint32_t off, Hit *h) {
             for (int k = 0; k < it->order.count && nw < 64; k++) words[nw++] = it->order.items[k];
             for (int k = 0; k < it->assign_count && nw < 64; k++) {
                 words[nw++] = it->assigns[k].index;
+                /* `(m, n) -> sm`: the first is `index` */
+                for (int j = 1; j < it->assigns[k].joint.count && nw < 64; j++)
+                    words[nw++] = it->assigns[k].joint.items[j];
                 for (int j = 0; j < it->assigns[k].dims.count && nw < 64; j++)
                     words[nw++] = it->assigns[k].dims.items[j];
             }

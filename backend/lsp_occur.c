@@ -342,6 +342,8 @@ static void walk_mapping(Walk *w, const Decl *x) {
             emit(w, LSYM_TENSOR, it->stmts.items[k], w->op, false, false);
         for (int k = 0; k < it->assign_count; k++) {
             emit(w, LSYM_INDEX, it->assigns[k].index, w->op, false, false);
+            for (int j = 1; j < it->assigns[k].joint.count; j++) /* `(m, n) -> sm` */
+                emit(w, LSYM_INDEX, it->assigns[k].joint.items[j], w->op, false, false);
             for (int j = 0; j < it->assigns[k].dims.count; j++)
                 emit_dim(w, it->assigns[k].dims.items[j]);
         }

@@ -27,6 +27,18 @@ static int effective_split(const IrMapping *m, int st, int d) {
     return idx;
 }
 
+/* The indices dealt jointly after index i over dim d (`(i, j) -> d`) by
+ * the statements that split i there, -1 past the last; NULL for none. */
+static const int *joint_partners(const IrMapping *m, int d, int i) {
+    if (!m->spatial.joint) return NULL;
+    int D = m->arch->dim_count;
+    for (int st = 0; st < m->op->stmt_count; st++) {
+        const int *j = &m->spatial.joint[(st * D + d) * (IR_MAX_JOINT - 1)];
+        if (effective_split(m, st, d) == i && j[0] >= 0) return j;
+    }
+    return NULL;
+}
+
 /* "i -> d, j -> (d1, d2)" for the (dim, index) pairs marked in has[d * I + i] */
 static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
     const IrOp *op = m->op;
@@ -35,9 +47,20 @@ static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
     bool first = true;
     for (int i = 0; i < I; i++) {
         int n = 0;
-        for (int d = 0; d < arch->dim_count; d++) n += has[d * I + i];
+        const int *joint = NULL;
+        for (int d = 0; d < arch->dim_count; d++) {
+            n += has[d * I + i];
+            if (has[d * I + i] && !joint) joint = joint_partners(m, d, i);
+        }
         if (!n) continue;
-        text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
+        if (joint) {
+            text_add(t, "%s(%s", first ? "" : ", ", op->indices[i].name);
+            for (int k = 0; k < IR_MAX_JOINT - 1 && joint[k] >= 0; k++)
+                text_add(t, ", %s", op->indices[joint[k]].name);
+            text_add(t, ") -> %s", n > 1 ? "(" : "");
+        } else {
+            text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
+        }
         int k = 0;
         for (int d = 0; d < arch->dim_count; d++)
             if (has[d * I + i]) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);

@@ -224,8 +224,9 @@ typedef struct ArchDecl {
 typedef enum MapItemKind { MI_ERROR, CMT_MAPPING_ITEMS(VOCAB_ENUM) } MapItemKind;
 
 typedef struct SpatialAssign {
-    Ident index;    /* may be a hole */
-    IdentList dims; /* one or more; a single hole ident for `i -> ?` */
+    Ident index;     /* may be a hole; the first of `joint` when it has any */
+    IdentList dims;  /* one or more; a single hole ident for `i -> ?` */
+    IdentList joint; /* `(m, n) -> sm`: every index dealt jointly, else empty */
     Span span;
 } SpatialAssign;
 

@@ -243,6 +243,195 @@ static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index
     }
 }
 
+static int *joint_at(MapCtx *c, int stmt, int dim) {
+    IrSpatial *sp = &c->m->spatial;
+    if (!sp->joint) {
+        int n = c->op->stmt_count * c->arch->dim_count * (IR_MAX_JOINT - 1);
+        sp->joint = ARENA_ARRAY(c->s->arena, int, n + 1);
+        for (int k = 0; k < n; k++) sp->joint[k] = -1;
+    }
+    return &sp->joint[(stmt * c->arch->dim_count + dim) * (IR_MAX_JOINT - 1)];
+}
+
+/* Whether a `spatial for` line names statement st (it replaces what the
+ * mapping-wide line gives it). */
+static bool named_by_spatial_for(MapCtx *c, int st) {
+    for (int i = 0; i < c->md->item_count; i++) {
+        const MapItem *it = c->md->items[i];
+        if (it->kind != MI_SPATIAL) continue;
+        for (int k = 0; k < it->stmts.count; k++)
+            if (it->stmts.items[k].name == c->op->stmts[st].name) return true;
+    }
+    return false;
+}
+
+/* `(m, n) -> sm`: the indices a statement uses of the line's deal its
+ * tile grid jointly over the dims (docs/language.md 5.1); a statement
+ * using one of them has it split alone.  The indices must be the
+ * statement's own (not reduced, not restricted by `where`): their parts
+ * are whole result tiles. */
+static void apply_joint(MapCtx *c, const SpatialAssign *as, const bool *named, bool is_for,
+                        const int *dims, int dim_count) {
+    int n = as->joint.count, ix[IR_MAX_JOINT];
+    if (n > IR_MAX_JOINT) {
+        map_error(c, as->span, "E0367", "a joint deal of %d indices; at most %d are dealt jointly",
+                  n, IR_MAX_JOINT);
+        return;
+    }
+    for (int k = 0; k < dim_count; k++)
+        if (c->arch->dims[dims[k]].cluster < c->arch->levels[0].clusters_outside) {
+            Diag *d = map_error(c, as->span, "E0367",
+                                "a joint deal over `%s`, outside the outermost memory",
+                                c->arch->dims[dims[k]].name);
+            diag_note(d, c->diags,
+                      "each instance there has its own `%s`: moving tiles dealt jointly between "
+                      "them is not modelled",
+                      c->arch->levels[0].name);
+            diag_help(d, c->diags,
+                      "deal jointly over dims inside `%s` (a GPU's SMs), or split "
+                      "each index over its own dims",
+                      c->arch->levels[0].name);
+            return;
+        }
+    for (int k = 0; k < n; k++) {
+        const Ident *id = &as->joint.items[k];
+        ix[k] = lookup_index(c, id);
+        if (ix[k] < 0) return;
+        for (int j = 0; j < k; j++)
+            if (ix[j] == ix[k]) {
+                map_error(c, id->span, "E0367", "`%s` appears twice in a joint deal", id->name);
+                return;
+            }
+        const SpatialAssign *first = is_for ? NULL : c->split_assign_of[ix[k]];
+        if (first && first != as) {
+            Diag *d = map_error(c, id->span, "E0321", "`%s` is split twice", id->name);
+            diag_label(d, c->diags, first->span, "first here");
+            return;
+        }
+        if (!is_for) c->split_assign_of[ix[k]] = as;
+    }
+    bool reported = false;
+    for (int st = 0; st < c->op->stmt_count; st++) {
+        if (is_for ? !named[st] : c->stmt_overridden[st] || named_by_spatial_for(c, st)) continue;
+        const IrStmt *is = &c->op->stmts[st];
+        int used[IR_MAX_JOINT], u = 0;
+        for (int k = 0; k < n; k++)
+            if (ir_stmt_uses_index(is, ix[k])) used[u++] = ix[k];
+        if (u == 0) {
+            if (is_for && !reported) {
+                reported = true;
+                map_error(c, as->span, "E0322",
+                          "statement `%s` uses none of the indices dealt here", is->name);
+            }
+            continue;
+        }
+        if (u == 1) { /* one of them: an ordinary split */
+            assign_split(c, as, st, used[0], dims, dim_count, false, &reported);
+            continue;
+        }
+        for (int k = 0; k < u && !reported; k++) {
+            const char *why =
+                ir_stmt_reduces(is, used[k]) ? "reduces"
+                : is->mask.cmp != PC_NONE && (is->mask.lhs == used[k] || is->mask.rhs == used[k])
+                    ? "restricts (`where`)"
+                    : NULL;
+            if (!why) continue;
+            reported = true;
+            Diag *d = map_error(c, as->span, "E0367",
+                                "statement `%s` %s `%s`, which this line deals jointly", is->name,
+                                why, c->op->indices[used[k]].name);
+            diag_label(d, c->diags, is->span, "statement `%s`", is->name);
+            diag_help(d, c->diags,
+                      "a joint deal shares out whole result tiles: deal indices of `%s`'s "
+                      "result, or give `%s` its own split with `spatial for %s: ...`",
+                      is->name, is->name, is->name);
+        }
+        if (reported) continue;
+        for (int k = 0; k < dim_count; k++) {
+            int *slot = split_at(c, st, dims[k]);
+            if (*slot >= 0) {
+                reported = true;
+                Diag *d = map_error(c, as->span, "E0312",
+                                    "cluster dimension `%s` would deal `%s` jointly and also "
+                                    "split `%s`",
+                                    c->arch->dims[dims[k]].name, c->op->indices[used[0]].name,
+                                    c->op->indices[*slot].name);
+                diag_label(d, c->diags, c->m->spatial.split_span[st * c->arch->dim_count + dims[k]],
+                           "`%s` is split here", c->op->indices[*slot].name);
+                break;
+            }
+            *slot = used[0];
+            c->m->spatial.split_span[st * c->arch->dim_count + dims[k]] = as->span;
+            int *j = joint_at(c, st, dims[k]);
+            for (int q = 1; q < IR_MAX_JOINT; q++) j[q - 1] = q < u ? used[q] : -1;
+        }
+    }
+}
+
+/* What a joint deal leaves out: a hole on its dims (the optimizer deals
+ * one index a dim), and a tensor made under it and read in the same
+ * group under another split of the same dims, which would be a
+ * redistribution of tiles the lowering does not model. */
+static void check_joint_deals(MapCtx *c) {
+    const IrSpatial *sp = &c->m->spatial;
+    if (!sp->joint) return;
+    int S = c->op->stmt_count, D = c->arch->dim_count;
+    for (int st = 0; st < S; st++)
+        for (int d = 0; d < D; d++) {
+            const int *j = joint_at(c, st, d);
+            if (j[0] < 0) continue;
+            /* E0310 for the deal: more instances than cells of one element */
+            int64_t cells = c->op->indices[sp->split[st * D + d]].extent, parts = 1;
+            for (int k = 0; k < IR_MAX_JOINT - 1 && j[k] >= 0; k++)
+                cells *= c->op->indices[j[k]].extent;
+            for (int e = 0; e < D; e++)
+                if (sp->split[st * D + e] == sp->split[st * D + d] &&
+                    memcmp(joint_at(c, st, e), j, sizeof(int) * (IR_MAX_JOINT - 1)) == 0)
+                    parts *= c->arch->dims[e].size;
+            if (cells < parts) {
+                map_error(c, sp->split_span[st * D + d], "E0310",
+                          "dealing %lld points jointly over %lld instances: %lld would never "
+                          "get any",
+                          (long long)cells, (long long)parts, (long long)(parts - cells));
+                return;
+            }
+            for (int r = 0; r < S; r++) {
+                int rs = sp->split[r * D + d];
+                if (rs == IR_HOLE) {
+                    Diag *e = map_error(c, sp->split_span[r * D + d], "E0367",
+                                        "a hole on `%s`, which deals indices jointly for `%s`",
+                                        c->arch->dims[d].name, c->op->stmts[st].name);
+                    diag_label(e, c->diags, sp->split_span[st * D + d], "the joint deal");
+                    return;
+                }
+                bool reads = false;
+                for (int t = 0; t < c->op->tensor_count; t++)
+                    if (c->op->tensors[t].producer == st && r != st &&
+                        ir_stmt_tensor_indices(c->op, &c->op->stmts[r], t))
+                        reads = true;
+                /* apart, the tensor meets the reader in the memory above */
+                int gs = c->m->fuse.group[st], gr = c->m->fuse.group[r];
+                if (!reads || (gs != IR_HOLE && gr != IR_HOLE && (gs != gr || gs == IR_UNSET)))
+                    continue;
+                const int *jr = joint_at(c, r, d);
+                bool same = rs == sp->split[st * D + d];
+                for (int k = 0; same && k < IR_MAX_JOINT - 1; k++) same = jr[k] == j[k];
+                if (same) continue;
+                Diag *e =
+                    map_error(c, sp->split_span[st * D + d], "E0367",
+                              "`%s` is made under a joint deal over `%s` and read by `%s` "
+                              "under another split of it",
+                              c->op->stmts[st].name, c->arch->dims[d].name, c->op->stmts[r].name);
+                diag_label(e, c->diags, c->op->stmts[r].span, "statement `%s`",
+                           c->op->stmts[r].name);
+                diag_help(e, c->diags,
+                          "deal both statements alike, or fuse them apart: the lowering does "
+                          "not move tiles dealt jointly between the instances");
+                return;
+            }
+        }
+}
+
 static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
     bool is_for = it->stmts.count > 0;
     if (is_for != for_lines) return;
@@ -266,7 +455,10 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             if (!c->stmt_overridden[st]) {
                 /* The statement's split comes from its `for` lines only. */
                 c->stmt_overridden[st] = true;
-                for (int d = 0; d < c->arch->dim_count; d++) *split_at(c, st, d) = IR_UNSET;
+                for (int d = 0; d < c->arch->dim_count; d++) {
+                    *split_at(c, st, d) = IR_UNSET;
+                    if (c->m->spatial.joint) joint_at(c, st, d)[0] = -1;
+                }
             }
         }
     }
@@ -333,6 +525,15 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             }
         }
         if (bad) continue;
+        if (as->joint.count >= 2) {
+            if (dims_hole) {
+                map_error(c, as->dims.items[0].span, "E0367",
+                          "a joint deal names its dims: `(%s, ...) -> sm`", as->index.name);
+                continue;
+            }
+            apply_joint(c, as, named, is_for, dims, dim_count);
+            continue;
+        }
         bool reported = false;
         for (int st = 0; st < stmt_count; st++) {
             if (is_for ? !named[st] : c->stmt_overridden[st]) continue;
@@ -418,6 +619,8 @@ static int64_t split_parts(MapCtx *c, int st, int ix, int clusters_outside) {
         if (clusters_outside >= 0 && c->arch->dims[d].cluster >= clusters_outside) continue;
         int v = *split_at(c, st, d);
         if (v == IR_HOLE) return 0;
+        /* a joint deal shares the dim among its indices (check_joint_deals) */
+        if (c->m->spatial.joint && joint_at(c, st, d)[0] >= 0) continue;
         if (v == ix) parts *= c->arch->dims[d].size;
     }
     return parts;
@@ -2433,6 +2636,7 @@ static IrMapping *check_mapping_with(Sema *s, const Decl *mapping_decl, const Ou
             }
         }
     if (!m->spatial.whole_hole) {
+        check_joint_deals(c);
         check_split_parts(c);
         /* after an error (a pipeline line that failed leaves its dim a
          * replication) the warnings would be about a mapping not meant */

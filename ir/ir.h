@@ -395,6 +395,11 @@ IR_VOCABULARY(Objective, objective);
 typedef enum Overlap { CMT_OVERLAPS(VOCAB_ENUM) } Overlap;
 IR_VOCABULARY(Overlap, overlap);
 
+/* Indices one `spatial (i, j) -> dims` line may deal jointly (two: the
+ * reads of an operand with one of them are counted exactly, cost-model.md
+ * 1.2). */
+#define IR_MAX_JOINT 2
+
 /* For each statement and cluster dim: which index is split over it. */
 typedef struct IrSpatial {
     int *split;       /* [stmt * dim_count + dim] = index id, IR_UNSET, IR_HOLE */
@@ -408,6 +413,10 @@ typedef struct IrSpatial {
     int split_only_words;
     bool whole_hole; /* `spatial ?;` */
     Span hole_span;
+    /* `(m, n) -> sm`: [(stmt * dim_count + dim) * (IR_MAX_JOINT - 1) + k],
+     * the indices dealt jointly with split[] over that dim, in the line's
+     * order, -1 past the last; NULL when no line deals jointly */
+    int *joint;
 } IrSpatial;
 
 /* Tiles and orders are per statement: the mapping-wide `tile L: ...` line

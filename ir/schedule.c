@@ -137,11 +137,99 @@ bool sched_dim_outside(const Schedule *s, int dim, int level) {
     return d->cluster < s->arch->levels[level].clusters_outside;
 }
 
+int sched_dim_indices(const SchedStmt *ss, int d, int out[IR_MAX_JOINT]) {
+    if (ss->split[d] < 0) return 0;
+    int n = 0;
+    out[n++] = ss->split[d];
+    for (int k = 0; k < IR_MAX_JOINT - 1 && ss->joint[d][k] >= 0; k++) out[n++] = ss->joint[d][k];
+    return n;
+}
+
+bool sched_dim_splits(const SchedStmt *ss, int d, int i) {
+    int ix[IR_MAX_JOINT], n = sched_dim_indices(ss, d, ix);
+    for (int k = 0; k < n; k++)
+        if (ix[k] == i) return true;
+    return false;
+}
+
+bool sched_access_split(const Schedule *s, int st, int tensor, int d) {
+    int ix[IR_MAX_JOINT], n = sched_dim_indices(&s->stmts[st], d, ix);
+    for (int k = 0; k < n; k++)
+        if (sched_access_has_index(s, st, tensor, ix[k])) return true;
+    return false;
+}
+
+void sched_joint_deal(int n, const double *len, const double *block, double parts, double *share) {
+    double cells = 1, blocks[IR_MAX_JOINT];
+    for (int k = 0; k < n; k++) {
+        double b = block[k] >= 1 ? block[k] : 1;
+        blocks[k] = ceil(len[k] / b);
+        cells *= blocks[k];
+    }
+    double run = parts > 1 ? ceil(cells / parts) : cells;
+    /* from the last (least significant) index: as many whole blocks as
+     * the run covers, the rest of the run along the indices before */
+    for (int k = n - 1; k >= 0; k--) {
+        double b = block[k] >= 1 ? block[k] : 1;
+        double take = fmin(blocks[k], run);
+        if (k > 0) take = ceil(take);
+        share[k] = fmin(len[k], ceil(take * b));
+        run /= take;
+    }
+}
+
+/* The range and block of each index of dim d's joint deal, the level it
+ * enters, and the instances of the line's dims between outer and inner. */
+static double joint_setup(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
+                          double len[IR_MAX_JOINT], double block[IR_MAX_JOINT],
+                          int ix[IR_MAX_JOINT]) {
+    int n = sched_dim_indices(ss, d, ix), st = (int)(ss - s->stmts);
+    double ignored, parts = 1;
+    int enter = sched_deal_range(s, ss, d, outer, inner, &ignored, &ignored);
+    for (int k = 0; k < n; k++) {
+        len[k] = enter > 0 ? ss->tile[(enter - 1) * s->op->index_count + ix[k]]
+                           : (double)s->op->indices[ix[k]].extent;
+        block[k] = sched_deal_block(s, st, enter, ix[k]);
+    }
+    for (int e = 0; e < s->arch->dim_count; e++)
+        if (ss->split[e] == ix[0] && sched_dim_between(s, e, outer, inner) &&
+            memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
+            parts *= (double)s->arch->dims[e].size;
+    return parts;
+}
+
+double sched_joint_spread(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
+                          int which) {
+    double len[IR_MAX_JOINT], block[IR_MAX_JOINT], share[IR_MAX_JOINT];
+    int ix[IR_MAX_JOINT];
+    double parts = joint_setup(s, ss, d, outer, inner, len, block, ix);
+    sched_joint_deal(2, len, block, parts, share);
+    double rows = ceil(len[0] / block[0]), cols = ceil(len[1] / block[1]);
+    double cells = rows * cols, run = ceil(cells / parts), sum = 0;
+    /* instance k holds cells [k run, (k+1) run) of the raster, the second
+     * index fastest: the rows it touches, and the columns (all of them
+     * once it wraps twice) */
+    for (double a = 0; a < cells; a += run) {
+        double b = fmin(a + run, cells);
+        double first = floor(a / cols), last = floor((b - 1) / cols), touched = last - first + 1;
+        if (which == 0)
+            sum += touched;
+        else if (touched == 1)
+            sum += b - a;
+        else if (touched == 2)
+            sum += fmin(cols, (cols - fmod(a, cols)) + (fmod(b - 1, cols) + 1));
+        else
+            sum += cols;
+    }
+    double busiest = share[which] / block[which];
+    return busiest > 0 ? sum / busiest : 1;
+}
+
 double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, int inner,
                            int index) {
     double p = 1;
     for (int d = 0; d < s->arch->dim_count; d++)
-        if (ss->split[d] == index && sched_dim_outside(s, d, inner) &&
+        if (sched_dim_splits(ss, d, index) && sched_dim_outside(s, d, inner) &&
             !sched_dim_outside(s, d, outer))
             p *= (double)s->arch->dims[d].size;
     return p;
@@ -176,6 +264,23 @@ double sched_dim_busy(const Schedule *s, const SchedStmt *ss, int d, int outer, 
     int i = ss->split[d];
     double size = (double)s->arch->dims[d].size;
     if (i < 0) return size;
+    if (ss->joint[d][0] >= 0) {
+        /* a joint deal (section 1.2): runs of ceil(cells / P) cells, with
+         * P the instances of the line's dims between the levels */
+        double len[IR_MAX_JOINT], block[IR_MAX_JOINT], cells = 1, after = 1;
+        int ix[IR_MAX_JOINT];
+        double parts = joint_setup(s, ss, d, outer, inner, len, block, ix);
+        int n = sched_dim_indices(ss, d, ix);
+        for (int k = 0; k < n; k++) cells *= ceil(len[k] / block[k]);
+        for (int e = d + 1; e < s->arch->dim_count; e++)
+            if (ss->split[e] == i && sched_dim_between(s, e, outer, inner) &&
+                memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
+                after *= (double)s->arch->dims[e].size;
+        double run = ceil(cells / parts), busy = ceil(cells / run);
+        /* the busy instances fill the line's dims outer first */
+        double along = ceil(busy / after);
+        return along < size ? along : size;
+    }
     /* the dims that deal index i at the level d enters, and those of them
      * after d (less significant) */
     double len, block;

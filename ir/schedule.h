@@ -342,6 +342,9 @@ typedef struct SchedStmt {
     int group;
     int position;              /* in its group's statement list */
     int split[SCHED_MAX_DIMS]; /* index id split over each dim, -1 none */
+    /* the indices dealt jointly with split[d] over dim d (`(m, n) -> sm`,
+     * docs/cost-model.md 1.2), -1 past the last */
+    int joint[SCHED_MAX_DIMS][IR_MAX_JOINT - 1];
     Provenance split_prov;
     double *extent; /* per-instance extent of each index at each level */
     double *tile;   /* tile resident at each level */
@@ -470,8 +473,31 @@ double sched_share(const Schedule *s, int st, int t);
  * (level == s->levels: the compute, inside every cluster). */
 bool sched_dim_outside(const Schedule *s, int dim, int level);
 
+/* The indices dim d deals for ss: its split, then those dealt jointly
+ * with it (`(m, n) -> sm`); returns how many (0: it splits nothing). */
+int sched_dim_indices(const SchedStmt *ss, int d, int out[IR_MAX_JOINT]);
+/* Whether dim d deals index i for ss, alone or jointly. */
+bool sched_dim_splits(const SchedStmt *ss, int d, int i);
+/* Whether statement st's access of `tensor` has an index dim d deals. */
+bool sched_access_split(const Schedule *s, int st, int tensor, int d);
+/* A joint deal (docs/cost-model.md section 1.2): n indices, ranges len[k]
+ * in blocks block[k], their grid of cells dealt over `parts` instances in
+ * contiguous runs of q = ceil(cells / parts), the first index most
+ * significant.  share[k]: the busiest instance's run as a rectangle of q
+ * cells in elements, whole blocks along every index but the first (the
+ * last index as long as the run allows, then the one before ...), the
+ * first taking what is left, so that the rectangle holds q cells. */
+void sched_joint_deal(int n, const double *len, const double *block, double parts, double *share);
+/* Under the joint deal of dim d between levels outer and inner, a tensor
+ * with one of its two indices (`which`, 0 the first): the blocks of that
+ * index the P instances' runs touch, summed, over the busiest instance's
+ * (its rectangle's): how many of the busiest's tiles of the tensor the
+ * outer level serves (section 1.2). */
+double sched_joint_spread(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
+                          int which);
 /* Product of the sizes of the dims that split `index` for statement ss and
- * lie inside level `outer` but outside level `inner`. */
+ * lie inside level `outer` but outside level `inner` (a dim dealing it
+ * jointly with others counts whole: its instances share the index). */
 double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, int inner, int index);
 /* True when dim lies between levels outer and inner (outer < inner). */
 bool sched_dim_between(const Schedule *s, int dim, int outer, int inner);

@@ -129,6 +129,12 @@ static Ident *held(ParseState *ps, Ident id) {
     return p;
 }
 
+static SpatialAssign *held_assign(ParseState *ps, SpatialAssign a) {
+    SpatialAssign *p = ARENA_NEW(&ps->scratch, SpatialAssign);
+    *p = a;
+    return p;
+}
+
 static Expr *new_expr(ParseState *ps, ExprKind kind, CmtLoc l) {
     Expr *e = arena_alloc(ps->arena, expr_size(kind));
     e->kind = kind;
@@ -500,7 +506,7 @@ static void finish_op(ParseState *ps, Decl *d, ItemList *params, ItemList *body)
 %type <stmt> stmt
 %type <where> where_opt
 %type <int_value> where_cmp
-%type <tagged> op_item
+%type <tagged> op_item assign
 %type <arch_parent> arch_parent_opt
 %type <sweep_values> sweep_values
 %type <ident> role_opt kind_opt at_opt by_opt size_sep
@@ -1480,13 +1486,21 @@ at_opt:
   ;
 
 assigns:
+    assign                      { $$ = list_push(ps, list_new(ps), $1, sizeof(SpatialAssign)); }
+  | assigns COMMA assign        { $$ = list_push(ps, $1, $3, sizeof(SpatialAssign)); }
+  ;
+
+/* `m -> x`, or `(m, n) -> sm`: several indices dealt jointly (their tile
+ * grid flattened, the first most significant) */
+assign:
     ident_or_hole ARROW dim_targets {
-        SpatialAssign a = {*$1, ident_list(ps, $3), sp(ps, @$)};
-        $$ = list_push(ps, list_new(ps), &a, sizeof a);
+        SpatialAssign a = {*$1, ident_list(ps, $3), {0}, span_join($1->span, sp(ps, @3))};
+        $$ = held_assign(ps, a);
     }
-  | assigns COMMA ident_or_hole ARROW dim_targets {
-        SpatialAssign a = {*$3, ident_list(ps, $5), span_join($3->span, sp(ps, @5))};
-        $$ = list_push(ps, $1, &a, sizeof a);
+  | LPAREN ident_list RPAREN ARROW dim_targets {
+        IdentList joint = ident_list(ps, $2);
+        SpatialAssign a = {joint.items[0], ident_list(ps, $5), joint, sp(ps, @$)};
+        $$ = held_assign(ps, a);
     }
   ;
 

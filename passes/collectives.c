@@ -42,8 +42,7 @@ static double link_sharers(const Schedule *s, const CollSite *site, const int *d
         for (int q = 0; q < count; q++) in |= dims[q] == j;
         if (in || a->dims[j].size <= 1 || a->clusters[a->dims[j].cluster].depth <= depth) continue;
         if (!sched_dim_between(s, j, site->outer, site->inner)) continue;
-        int sp = s->stmts[site->st].split[j];
-        if (sp < 0 || !sched_access_has_index(s, site->st, site->tensor, sp)) continue;
+        if (!sched_access_split(s, site->st, site->tensor, j)) continue;
         sharers *= (double)a->dims[j].size;
     }
     return sharers;
@@ -59,8 +58,7 @@ static double group_sharers(const Schedule *s, const CollSite *site, int d) {
     const IrCluster *c = &a->clusters[a->dims[d].cluster];
     if (c->dim_count < 2) return 1;
     int chips = c->first_dim + 1;
-    int sp = s->stmts[site->st].split[chips];
-    if (sp < 0 || !sched_access_has_index(s, site->st, site->tensor, sp)) return 1;
+    if (!sched_access_split(s, site->st, site->tensor, chips)) return 1;
     return (double)a->dims[chips].size;
 }
 
@@ -183,7 +181,7 @@ static void broadcast_tile(Schedule *s, int group, int position, int st, int ten
         if (!sched_dim_between(s, d, from, to)) continue;
         if (s->arch->dims[d].size <= 1) continue;
         int sp = ss->split[d];
-        if (sp >= 0 && sched_access_has_index(s, st, tensor, sp)) continue;
+        if (sched_access_split(s, st, tensor, d)) continue;
         /* a dim along which every tile dealt out leaves all but the first
          * instance idle has no one to deliver to */
         if (sp >= 0 && sched_dim_busy(s, ss, d, from, to) <= 1) continue;
@@ -321,7 +319,8 @@ static double uneven_multicasts(const Schedule *s, const SchedNode *node, int le
     int from = node->kind == SN_LOAD ? node->from_level : s->levels - 1;
     for (int d = 0; d < s->arch->dim_count; d++) {
         int i = ss->split[d];
-        if (i < 0 || !sched_dim_between(s, d, from, level) ||
+        /* (a joint deal: every move counted, an upper bound) */
+        if (i < 0 || ss->joint[d][0] >= 0 || !sched_dim_between(s, d, from, level) ||
             sched_access_has_index(s, node->stmt, tn->id, i))
             continue;
         int dealers = 0;

@@ -23,6 +23,12 @@ void pass_partition(Schedule *s) {
             } else {
                 ss->split[d] = -1;
             }
+            /* `(m, n) -> sm`: the others dealt with it (the checker kept
+             * only those the statement uses, none of them reduced) */
+            const int *j = m->spatial.joint && ss->split[d] >= 0
+                               ? &m->spatial.joint[(st * arch->dim_count + d) * (IR_MAX_JOINT - 1)]
+                               : NULL;
+            for (int k = 0; k < IR_MAX_JOINT - 1; k++) ss->joint[d][k] = j ? j[k] : -1;
         }
         /* the result along each dim */
         for (int d = 0; d < arch->dim_count; d++) {

@@ -39,8 +39,7 @@ static void fan_out(const Schedule *s, int st, const IrTensor *t, bool is_output
         double p = (double)s->arch->dims[d].size;
         *children *= p;
         bool same =
-            is_output ? ss->out_layout[d].kind != LAY_SPLIT
-                      : !(ss->split[d] >= 0 && sched_access_has_index(s, st, t->id, ss->split[d]));
+            is_output ? ss->out_layout[d].kind != LAY_SPLIT : !sched_access_split(s, st, t->id, d);
         if (same) *replicas *= p;
     }
 }
@@ -59,9 +58,31 @@ static double spread(const Schedule *s, int st, const IrTensor *t, bool is_outpu
     for (int d = 0; d < s->arch->dim_count; d++) {
         if (!sched_dim_between(s, d, outer, inner) || s->arch->dims[d].size <= 1) continue;
         int i = is_output ? (ss->out_layout[d].kind == LAY_SPLIT ? ss->out_layout[d].index : -1)
-                          : (ss->split[d] >= 0 && sched_access_has_index(s, st, t->id, ss->split[d])
-                                 ? ss->split[d]
-                                 : -1);
+                          : (sched_access_split(s, st, t->id, d) ? ss->split[d] : -1);
+        /* a joint deal (docs/cost-model.md 1.2): each child loads its own
+         * tiles.  With both indices the children hold every cell once: the
+         * ratio of all of them to the busiest child's; with one, the
+         * blocks of it their runs touch over the busiest's */
+        if (i >= 0 && ss->joint[d][0] >= 0) {
+            int ix[IR_MAX_JOINT], n = sched_dim_indices(ss, d, ix), has = 0, which = 0;
+            bool again = false;
+            for (int k = 0; k < nseen; k++) again |= seen[k] == ix[0];
+            if (again) continue;
+            for (int k = 0; k < n; k++) {
+                seen[nseen++] = ix[k];
+                if (is_output || sched_access_has_index(s, st, t->id, ix[k])) {
+                    has++;
+                    which = k;
+                }
+            }
+            if (has == n)
+                for (int k = 0; k < n; k++)
+                    f *= ss->extent[sched_li(s, outer, ix[k])] /
+                         ss->extent[sched_li(s, inner, ix[k])];
+            else
+                f *= sched_joint_spread(s, ss, d, outer, inner, which);
+            continue;
+        }
         bool again = false;
         for (int k = 0; k < nseen; k++) again |= seen[k] == i;
         if (i < 0 || again) continue;
@@ -464,8 +485,12 @@ static void add_rescale(Schedule *s, SchedGroup *g, int st, int pos) {
 /* The dimension of tensor t that statement st splits over cluster dim d
  * as it reads (or writes) it, -1 for none. */
 static int tensor_dim_split(const Schedule *s, int st, int t, int d) {
-    int ix = s->stmts[st].split[d];
-    return ix < 0 ? -1 : ir_stmt_tensor_dim(s->op, &s->op->stmts[st], t, ix);
+    int ix[IR_MAX_JOINT], n = sched_dim_indices(&s->stmts[st], d, ix);
+    for (int k = 0; k < n; k++) {
+        int r = ir_stmt_tensor_dim(s->op, &s->op->stmts[st], t, ix[k]);
+        if (r >= 0) return r;
+    }
+    return -1;
 }
 
 /* How many of the statement's visits of tensor t at this level find the

@@ -19,7 +19,10 @@ void pass_shapes(Schedule *s) {
                 ss->extent[sched_li(s, l, i)] = (double)op->indices[i].extent;
                 ss->trips[sched_li(s, l, i)] = 1;
             }
-        for (int d = 0; d < SCHED_MAX_DIMS; d++) ss->split[d] = -1;
+        for (int d = 0; d < SCHED_MAX_DIMS; d++) {
+            ss->split[d] = -1;
+            for (int k = 0; k < IR_MAX_JOINT - 1; k++) ss->joint[d][k] = -1;
+        }
         ss->unit = is->cls == SC_CONTRACTION ? ir_matrix_unit(s->arch) : ir_vector_unit(s->arch);
         if (!ss->unit) s->missing_unit = true;
         ss->group = -1;

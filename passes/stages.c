@@ -47,12 +47,10 @@ StepWeights step_weights(const IrMapping *m) {
  * over them). */
 static double link_bytes(const Schedule *s, int st, int t, int stage_cluster) {
     double bytes = sched_share(s, st, t);
-    const SchedStmt *ss = &s->stmts[st];
     for (int d = 0; d < s->arch->dim_count; d++) {
         const IrClusterDim *cd = &s->arch->dims[d];
         if (cd->cluster <= stage_cluster || !sched_dim_outside(s, d, 0)) continue;
-        int index = ss->split[d];
-        if (index >= 0 && sched_access_has_index(s, st, t, index)) bytes *= (double)cd->size;
+        if (sched_access_split(s, st, t, d)) bytes *= (double)cd->size;
     }
     return bytes;
 }

@@ -8,6 +8,7 @@
 #include "passes/passes.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Every memory of level l streams what the level above gives it. */
 static bool level_streams(const Schedule *s, int l) {
@@ -400,11 +401,15 @@ static void walk_tiles(Schedule *s, int st) {
     ss->class_cap = cap;
     ss->classes = ARENA_ARRAY(s->arena, SchedClass, I * cap);
     ss->class_count = ARENA_ARRAY(s->arena, int, I);
-    SchedClass *cur = ARENA_ARRAY(s->arena, SchedClass, cap);
-    SchedClass *next = ARENA_ARRAY(s->arena, SchedClass, cap);
+    /* each index's tiles by size at the level above, and at this one */
+    SchedClass *cur = ARENA_ARRAY(s->arena, SchedClass, I * cap);
+    SchedClass *next = ARENA_ARRAY(s->arena, SchedClass, I * cap);
+    int *ncur = ARENA_ARRAY(s->arena, int, I);
+    double *joint_share = ARENA_ARRAY(s->arena, double, I);
+    /* the dims outside the outermost memory deal the whole index out
+     * element by element: level 0 of each instance holds its share (no
+     * joint deal lies there: check_mapping.c) */
     for (int i = 0; i < I; i++) {
-        /* the dims outside the outermost memory deal the whole index out
-         * element by element: level 0 of each instance holds its share */
         double p0 = 1;
         for (int d = 0; d < s->arch->dim_count; d++)
             if (ss->split[d] == i && sched_dim_outside(s, d, 0))
@@ -414,13 +419,37 @@ static void walk_tiles(Schedule *s, int st) {
         ss->tile_prov[sched_li(s, 0, i)] = PV_DERIVED;
         ss->extent[sched_li(s, 0, i)] = e;
         ss->count[sched_li(s, 0, i)] = 1;
-        int n = 0;
-        add_class(cur, &n, cap, e, 1);
-        for (int l = 1; l <= s->levels; l++) {
+        ncur[i] = 0;
+        add_class(cur + i * cap, &ncur[i], cap, e, 1);
+    }
+    for (int l = 1; l <= s->levels; l++) {
+        /* the dims between l-1 and l that deal indices jointly: the
+         * busiest instance's rectangle of blocks (section 1.2) */
+        for (int i = 0; i < I; i++) joint_share[i] = -1;
+        for (int d = 0; d < s->arch->dim_count; d++) {
+            if (ss->joint[d][0] < 0 || !sched_dim_between(s, d, l - 1, l)) continue;
+            int ix[IR_MAX_JOINT], n = sched_dim_indices(ss, d, ix);
+            if (joint_share[ix[0]] >= 0) continue; /* dealt with an earlier dim of its line */
+            /* the line's dims deal together: (m, n) -> (x, y) */
+            double parts = 1;
+            for (int e = d; e < s->arch->dim_count; e++)
+                if (sched_dim_between(s, e, l - 1, l) && ss->split[e] == ix[0] &&
+                    memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
+                    parts *= (double)s->arch->dims[e].size;
+            double len[IR_MAX_JOINT], block[IR_MAX_JOINT], share[IR_MAX_JOINT];
+            for (int k = 0; k < n; k++) {
+                len[k] = ss->tile[sched_li(s, l - 1, ix[k])];
+                block[k] = sched_deal_block(s, st, l, ix[k]);
+            }
+            sched_joint_deal(n, len, block, parts, share);
+            for (int k = 0; k < n; k++) joint_share[ix[k]] = share[k];
+        }
+        for (int i = 0; i < I; i++) {
             double p = sched_split_between(s, ss, l - 1, l, i);
             int64_t given = l < s->levels ? m->tile.size[ir_tile_slot(m, st, l, i)] : IR_UNSET;
             double block = given >= 1 ? (double)given : 1;
-            double share = sched_deal(ss->tile[sched_li(s, l - 1, i)], p, block);
+            double above = ss->tile[sched_li(s, l - 1, i)];
+            double share = joint_share[i] >= 0 ? joint_share[i] : sched_deal(above, p, block);
             if (share < 1) share = 1;
             double t = share;
             Provenance pv = PV_DEFAULT;
@@ -433,27 +462,35 @@ static void walk_tiles(Schedule *s, int st) {
             ss->tile[sched_li(s, l, i)] = t;
             ss->tile_prov[sched_li(s, l, i)] = pv;
             ss->trips[sched_li(s, l, i)] = ceil(share / t);
+            SchedClass *c = cur + i * cap, *x = next + i * cap;
             int nn = 0;
-            for (int k = 0; k < n; k++) {
-                double sh = sched_deal(cur[k].size, p, block);
+            for (int k = 0; k < ncur[i]; k++) {
+                /* a jointly dealt partial tile: the busiest instance's
+                 * fraction of the full one, in whole blocks */
+                double sh = joint_share[i] < 0 ? sched_deal(c[k].size, p, block)
+                            : c[k].size >= above
+                                ? share
+                                : fmin(c[k].size, ceil(c[k].size * share / above / block) * block);
                 double whole = floor(sh / t);
-                add_class(next, &nn, cap, t, cur[k].count * whole);
-                add_class(next, &nn, cap, sh - whole * t, cur[k].count);
+                add_class(x, &nn, cap, t, c[k].count * whole);
+                add_class(x, &nn, cap, sh - whole * t, c[k].count);
             }
-            SchedClass *tmp = cur;
-            cur = next;
-            next = tmp;
-            n = nn;
+            ncur[i] = nn;
             double tiles = 0, elems = 0;
-            for (int k = 0; k < n; k++) {
-                tiles += cur[k].count;
-                elems += cur[k].size * cur[k].count;
+            for (int k = 0; k < nn; k++) {
+                tiles += x[k].count;
+                elems += x[k].size * x[k].count;
             }
             ss->count[sched_li(s, l, i)] = tiles;
             ss->extent[sched_li(s, l, i)] = elems;
         }
-        ss->class_count[i] = n;
-        for (int k = 0; k < n; k++) ss->classes[i * cap + k] = cur[k];
+        SchedClass *tmp = cur;
+        cur = next;
+        next = tmp;
+    }
+    for (int i = 0; i < I; i++) {
+        ss->class_count[i] = ncur[i];
+        for (int k = 0; k < ncur[i]; k++) ss->classes[i * cap + k] = cur[i * cap + k];
     }
     int idx[2 * IR_MAX_RANK];
     int n = ir_stmt_indices(is, idx);

@@ -2686,6 +2686,19 @@ int verify_print(FILE *out, Arena *a, const Schedule *s) {
                 s->op->name);
         return 0;
     }
+    for (int st = 0; st < s->op->stmt_count; st++)
+        for (int d = 0; d < s->arch->dim_count; d++)
+            if (s->stmts[st].joint[d][0] >= 0) {
+                /* an instance's run of cells is not a range per index,
+                 * the interpreter's instances */
+                fprintf(out,
+                        "  note: not verified: statement %s deals (%s, %s) jointly over %s, and "
+                        "an instance's run of cells is no range per index; "
+                        "tests/unit/test_joint.c checks the deal by hand\n",
+                        s->op->stmts[st].name, s->op->indices[s->stmts[st].split[d]].name,
+                        s->op->indices[s->stmts[st].joint[d][0]].name, s->arch->dims[d].name);
+                return 0;
+            }
     if (!verify_schedule(a, s, &r)) {
         fprintf(out,
                 "  note: too large to verify: about %.3g element steps, the interpreter's limit "

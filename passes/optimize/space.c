@@ -99,11 +99,19 @@ static bool dim_outside_level(const IrArch *a, int d, int level) {
     return a->dims[d].cluster < a->levels[level].clusters_outside;
 }
 
+/* A joint deal's dim (`(m, n) -> sm`, never a hole): its instances share
+ * the indices out by cells, so it bounds no index's tile on its own. */
+static bool joint_dim(const OptSpace *sp, int st, int d) {
+    const int *j = sp->m->spatial.joint;
+    return j && j[(st * sp->D + d) * (IR_MAX_JOINT - 1)] >= 0;
+}
+
 /* Per-instance extent of index i at level l for statement st. */
 static int64_t instance_extent(const OptSpace *sp, const int *split, int st, int l, int i) {
     int64_t e = sp->op->indices[i].extent;
     for (int d = 0; d < sp->D; d++)
-        if (split[st * sp->D + d] == i && dim_outside_level(sp->arch, d, l))
+        if (split[st * sp->D + d] == i && !joint_dim(sp, st, d) &&
+            dim_outside_level(sp->arch, d, l))
             e /= sp->arch->dims[d].size;
     return e;
 }
@@ -113,8 +121,8 @@ static int64_t split_between(const OptSpace *sp, const int *split, int st, int o
                              int i) {
     int64_t p = 1;
     for (int d = 0; d < sp->D; d++)
-        if (split[st * sp->D + d] == i && !dim_outside_level(sp->arch, d, outer) &&
-            dim_outside_level(sp->arch, d, inner))
+        if (split[st * sp->D + d] == i && !joint_dim(sp, st, d) &&
+            !dim_outside_level(sp->arch, d, outer) && dim_outside_level(sp->arch, d, inner))
             p *= sp->arch->dims[d].size;
     return p;
 }
@@ -504,6 +512,26 @@ static int64_t tile_bound(const OptSpace *sp, const int *split, const int64_t *h
     return g;
 }
 
+/* The instances of a joint deal inside the hole's level whose first
+ * index is the hole's (1: none): the others take divisors and powers of
+ * two, and the first the blocks that fill the wave beside them. */
+static int64_t joint_inside(const OptSpace *sp, int h) {
+    int l = sp->th_level[h], i = sp->th_index[h];
+    int64_t most = 1;
+    for (int st = 0; st < sp->S; st++) {
+        if (!ir_stmt_uses_index(&sp->op->stmts[st], i) || !opt_tile_hole_of(sp, h, st)) continue;
+        int64_t p = 1;
+        for (int d = 0; d < sp->D; d++) {
+            if (!joint_dim(sp, st, d) || dim_outside_level(sp->arch, d, l)) continue;
+            const int *j = &sp->m->spatial.joint[(st * sp->D + d) * (IR_MAX_JOINT - 1)];
+            (void)j;
+            if (sp->m->spatial.split[st * sp->D + d] == i) p *= sp->arch->dims[d].size;
+        }
+        if (p > most) most = p;
+    }
+    return most;
+}
+
 /* The most parts any statement of the hole splits its index into inside
  * the hole's level (1: none). */
 static int64_t split_inside(const OptSpace *sp, const int *split, int h) {
@@ -533,7 +561,8 @@ static bool inner_tiles_divide(const OptSpace *sp, const int *split, const int64
          * out, which E0310 limits (check_mapping.c's E0326 rule alike) */
         int64_t outer = 1;
         for (int d = 0; d < sp->D; d++)
-            if (split[st * sp->D + d] == i && dim_outside_level(sp->arch, d, l))
+            if (split[st * sp->D + d] == i && !joint_dim(sp, st, d) &&
+                dim_outside_level(sp->arch, d, l))
                 outer *= sp->arch->dims[d].size;
         if (t >= (sp->op->indices[i].extent + outer - 1) / outer) continue;
         /* contiguous runs of ceil(t / p) elements: every instance gets one */
@@ -827,6 +856,20 @@ static void enum_tiles(Enum *e, int h) {
             int64_t step = w ? parts : 1;
             if (sizes[k] > most / step) continue;
             for (int64_t t = sizes[k] * step; t <= most && n < 8 * 64; t *= 2) {
+                bool dup = g % t == 0;
+                for (int j = 0; j < n && !dup; j++) dup = extra[j] == t;
+                if (!dup) extra[n++] = t;
+                if (t > most / 2) break;
+            }
+        }
+    /* under a joint deal of P instances, a tile of the index holding
+     * floor(P / 2^j) blocks: with 2^j blocks of the other indices, one
+     * cell for every instance (a wave; docs/optimizer.md section 1) */
+    int64_t joint = joint_inside(sp, h);
+    for (int64_t q = joint; joint > 1 && q >= 2; q /= 2)
+        for (int k = 0; k < 4; k++) {
+            if (sizes[k] < 1) continue;
+            for (int64_t t = sizes[k] * q; t <= most && n < 8 * 64; t *= 2) {
                 bool dup = g % t == 0;
                 for (int j = 0; j < n && !dup; j++) dup = extra[j] == t;
                 if (!dup) extra[n++] = t;

@@ -1,0 +1,105 @@
+/* test_joint.c — joint deals, `spatial (m, n) -> x` (docs/cost-model.md
+ * section 1.2): the grid of blocks of two indices dealt over one dim in
+ * contiguous runs, as a GPU deals its output tiles to its SMs.  Every
+ * expected number is worked out in the comments from the formulas. */
+#include "tests/unit/program.h"
+#include "tests/unit/unit.h"
+
+#include <math.h>
+
+static const char *text =
+    "arch u4 {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 1 B/cycle; read_energy 1 pJ/B; write_energy 1 pJ/B; }\n"
+    "  cluster grid[x = 4] switch { link_bandwidth 1 B/cycle; hop_latency 1 cycles; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 1000 B/cycle; }\n"
+    "  compute mac matrix { throughput 1 MAC/cycle; energy 1 pJ/MAC; }\n"
+    "}\n"
+    "op g<M = 6, N = 10, K = 4> {\n"
+    "  in A[M, K] : int8;\n"
+    "  in B[K, N] : int8;\n"
+    "  out C[M, N] : int8;\n"
+    "  C[m, n] = A[m, k] * B[k, n];\n"
+    "}\n"
+    "mapping joint for g on u4 { spatial (m, n) -> x; tile GLB: m 2, n 2; }\n"
+    "mapping rows for g on u4 { spatial m -> x; tile GLB: m 2, n 2; }\n";
+
+static void test_deal(void) {
+    double len[2] = {6, 10}, block[2] = {2, 2}, share[2];
+    /* 3 x 5 = 15 cells over 4: runs of ceil(15/4) = 4; the second index
+     * takes min(5, 4) = 4 blocks (8 elements), the first 4/4 = 1 (2) */
+    sched_joint_deal(2, len, block, 4, share);
+    CHECK_EXACT(share[0], 2, "deal: m share 2");
+    CHECK_EXACT(share[1], 8, "deal: n share 8");
+    /* 64 x 16 cells (8192 x 4096 in 128 x 256) over 108 SMs: runs of
+     * ceil(1024/108) = 10, all along n (16 blocks): 128 x 2560 */
+    double l2[2] = {8192, 4096}, b2[2] = {128, 256};
+    sched_joint_deal(2, l2, b2, 108, share);
+    CHECK_EXACT(share[0], 128, "deal: A100 rows 128");
+    CHECK_EXACT(share[1], 2560, "deal: A100 columns 2560");
+    /* 4 x 4 cells over 2: runs of 8 = two whole rows of 4: the first
+     * index takes 8/4 = 2 blocks */
+    double l3[2] = {4, 4}, b3[2] = {1, 1};
+    sched_joint_deal(2, l3, b3, 2, share);
+    CHECK_EXACT(share[0], 2, "deal: two rows");
+    CHECK_EXACT(share[1], 4, "deal: whole columns");
+    /* 2 x 16 cells over 4, run 8: half a row of blocks of 4: 1 row x 8 */
+    double l4[2] = {8, 16}, b4[2] = {4, 1};
+    sched_joint_deal(2, l4, b4, 4, share);
+    CHECK_EXACT(share[0], 4, "deal: one block of rows");
+    CHECK_EXACT(share[1], 8, "deal: 8 columns");
+    /* 3 x 4 cells over 2, run 6: 4 columns, 6/4 = 1.5 blocks of 2 rows */
+    double l5[2] = {6, 4}, b5[2] = {2, 1};
+    sched_joint_deal(2, l5, b5, 2, share);
+    CHECK_EXACT(share[0], 3, "deal: a block and a half of rows");
+    CHECK_EXACT(share[1], 4, "deal: whole columns (run past a row)");
+}
+
+int main(void) {
+    Arena arena = {0};
+    SourceManager sm;
+    DiagSink diags;
+    Program *p = unit_load_named(&arena, &sm, &diags, "joint.cmt", text);
+    CHECK(p && diags.error_count == 0, "the joint mappings check");
+    if (!p || diags.error_count) return unit_finish();
+    test_deal();
+
+    /* M = 6, N = 10 in blocks of 2 x 2: 15 cells, runs of 4 over x = 4.
+     * Instance 0: cells 0-3 (row 0, columns 0-3); 1: cells 4-7 (row 0
+     * column 4, row 1 columns 0-2); 2: cells 8-11 (row 1 columns 3-4, row
+     * 2 columns 0-1); 3: cells 12-14 (row 2, columns 2-4). */
+    const Schedule *j = unit_lowered(&arena, p, "joint");
+    CHECK(j != NULL, "joint lowers");
+    if (j) {
+        const SchedStmt *c = &j->stmts[0];
+        int m = 0, n = 1;
+        CHECK_EXACT(c->extent[sched_li(j, j->levels, m)], 2, "joint: busiest has 2 rows");
+        CHECK_EXACT(c->extent[sched_li(j, j->levels, n)], 8, "joint: and 8 columns");
+        /* 2 x 8 x 4 = 64 MAC at 1 MAC/ns; energy counts all 6 x 10 x 4 */
+        CHECK_EXACT(c->work, 64, "joint: busiest work 64 MAC");
+        CHECK_EXACT(c->compute_s, 64e-9, "joint: compute 64 ns");
+        CHECK_EXACT(j->cost.compute_energy_j, 240e-12, "joint: compute energy 240 pJ");
+        /* all four instances get a run: ceil(15 / 4) = 4 busy */
+        CHECK_EXACT(sched_dim_busy(j, c, 0, 0, 1), 4, "joint: 4 busy instances");
+        /* A (rows only): the runs touch 1 + 2 + 2 + 1 = 6 row blocks, the
+         * busiest 1: each row block of A is 2 x 4 = 8 B, loaded once per
+         * instance (resident across its columns): 6 x 8 = 48 B from DRAM.
+         * B (columns only): 4 + 4 (column 4, columns 0-2) + 4 (3-4, 0-1)
+         * + 3 = 15 column blocks of 4 x 2 = 8 B: 120 B.  C: every cell
+         * once, 6 x 10 = 60 B.  No broadcast: each instance loads its own
+         * tiles. */
+        CHECK_EXACT(sched_joint_spread(j, c, 0, 0, 1, 0), 6, "joint: A spread 6");
+        CHECK_EXACT(sched_joint_spread(j, c, 0, 0, 1, 1), 15.0 / 4, "joint: B spread 15/4");
+        CHECK_EXACT(j->groups[0].mem_bytes[0], 48 + 120 + 60, "joint: DRAM moves 228 B");
+        CHECK(node_of(j, SN_COLLECTIVE, "A") == NULL && node_of(j, SN_COLLECTIVE, "B") == NULL,
+              "joint: no broadcast");
+    }
+    /* the same tiles with rows alone over x: 3 blocks of 2 rows over 4,
+     * the busiest 2 rows x all 10 columns = 80 MAC, 80 ns: the joint deal
+     * is 64 */
+    const Schedule *r = unit_lowered(&arena, p, "rows");
+    CHECK(r != NULL, "rows lowers");
+    if (r) CHECK_EXACT(r->stmts[0].compute_s, 80e-9, "rows: compute 80 ns");
+    arena_free_all(&arena);
+    return unit_finish();
+}
