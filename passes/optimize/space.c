@@ -133,7 +133,8 @@ static bool split_divides(const OptSpace *sp, const int *split) {
         const int *row = split + (size_t)st * (size_t)sp->D;
         for (int d = 0; d < sp->D; d++) {
             int i = row[d];
-            if (i < 0) continue;
+            /* a joint deal's cells (check_mapping.c checked them) */
+            if (i < 0 || joint_dim(sp, st, d)) continue;
             bool first = true; /* each index once per statement */
             for (int e = 0; e < d; e++)
                 if (row[e] == i) first = false;
