@@ -24,35 +24,31 @@ static const char *text =
     "mapping joint for g on u4 { spatial (m, n) -> x; tile GLB: m 2, n 2; }\n"
     "mapping rows for g on u4 { spatial m -> x; tile GLB: m 2, n 2; }\n";
 
+/* sched_joint_deal on lengths (l0, l1) in blocks (b0, b1) over `parts`:
+ * the busiest instance's shares. */
+static void check_deal(double l0, double l1, double b0, double b1, double parts, double want0,
+                       double want1, const char *what) {
+    double len[2] = {l0, l1}, block[2] = {b0, b1}, share[2];
+    sched_joint_deal(2, len, block, parts, share);
+    CHECK_EXACT(share[0], want0, what);
+    CHECK_EXACT(share[1], want1, what);
+}
+
 static void test_deal(void) {
-    double len[2] = {6, 10}, block[2] = {2, 2}, share[2];
     /* 3 x 5 = 15 cells over 4: runs of ceil(15/4) = 4; the second index
      * takes min(5, 4) = 4 blocks (8 elements), the first 4/4 = 1 (2) */
-    sched_joint_deal(2, len, block, 4, share);
-    CHECK_EXACT(share[0], 2, "deal: m share 2");
-    CHECK_EXACT(share[1], 8, "deal: n share 8");
+    check_deal(6, 10, 2, 2, 4, 2, 8, "deal: 2 rows x 8 columns");
     /* 64 x 16 cells (8192 x 4096 in 128 x 256) over 108 SMs: runs of
      * ceil(1024/108) = 10, all along n (16 blocks): 128 x 2560 */
-    double l2[2] = {8192, 4096}, b2[2] = {128, 256};
-    sched_joint_deal(2, l2, b2, 108, share);
-    CHECK_EXACT(share[0], 128, "deal: A100 rows 128");
-    CHECK_EXACT(share[1], 2560, "deal: A100 columns 2560");
+    check_deal(8192, 4096, 128, 256, 108, 128, 2560, "deal: A100 128 x 2560");
     /* 4 x 4 cells over 2: runs of 8 = two whole rows of 4: the first
      * index takes 8/4 = 2 blocks */
-    double l3[2] = {4, 4}, b3[2] = {1, 1};
-    sched_joint_deal(2, l3, b3, 2, share);
-    CHECK_EXACT(share[0], 2, "deal: two rows");
-    CHECK_EXACT(share[1], 4, "deal: whole columns");
+    check_deal(4, 4, 1, 1, 2, 2, 4, "deal: two whole rows");
     /* 2 x 16 cells over 4, run 8: half a row of blocks of 4: 1 row x 8 */
-    double l4[2] = {8, 16}, b4[2] = {4, 1};
-    sched_joint_deal(2, l4, b4, 4, share);
-    CHECK_EXACT(share[0], 4, "deal: one block of rows");
-    CHECK_EXACT(share[1], 8, "deal: 8 columns");
-    /* 3 x 4 cells over 2, run 6: 4 columns, 6/4 = 1.5 blocks of 2 rows */
-    double l5[2] = {6, 4}, b5[2] = {2, 1};
-    sched_joint_deal(2, l5, b5, 2, share);
-    CHECK_EXACT(share[0], 3, "deal: a block and a half of rows");
-    CHECK_EXACT(share[1], 4, "deal: whole columns (run past a row)");
+    check_deal(8, 16, 4, 1, 4, 4, 8, "deal: one block of rows x 8 columns");
+    /* 3 x 4 cells over 2, run 6: 4 columns, 6/4 = 1.5 blocks of 2 rows
+     * (3 rows, the run past a row's end) */
+    check_deal(6, 4, 2, 1, 2, 3, 4, "deal: a block and a half of rows");
 }
 
 int main(void) {
