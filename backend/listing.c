@@ -287,37 +287,42 @@ static void print_decisions(FILE *out, Arena *a, const Schedule *s, bool solved)
     const IrOp *op = s->op;
     /* spatial: per index, the dims and the per-instance extent */
     bool any = false;
-    for (int i = 0; i < op->index_count; i++) {
-        int dims[SCHED_MAX_DIMS], dc = 0;
-        int who = -1;
-        for (int st = 0; st < op->stmt_count && who < 0; st++)
+    /* a line per index split alone, and per joint deal, each shown by the
+     * first statement that takes it */
+    for (int i = 0; i < op->index_count; i++)
+        for (int joint = 0; joint < 2; joint++) {
+            int dims[SCHED_MAX_DIMS], dc = 0;
+            int who = -1;
+            for (int st = 0; st < op->stmt_count && who < 0; st++)
+                for (int d = 0; d < s->arch->dim_count; d++)
+                    if (s->stmts[st].split[d] == i && (s->stmts[st].joint[d][0] >= 0) == joint)
+                        who = st;
+            if (who < 0) continue;
             for (int d = 0; d < s->arch->dim_count; d++)
-                if (s->stmts[st].split[d] == i) who = st;
-        if (who < 0) continue;
-        for (int d = 0; d < s->arch->dim_count; d++)
-            if (s->stmts[who].split[d] == i) dims[dc++] = d;
-        int ix[IR_MAX_JOINT], n = sched_dim_indices(&s->stmts[who], dims[0], ix);
-        if (n >= 2) { /* `(m, n) -> sm`: each index's share of the deal */
-            const char *names = op->indices[ix[0]].name, *shares = "";
-            for (int k = 0; k < n; k++) {
-                if (k) names = arena_printf(a, "%s, %s", names, op->indices[ix[k]].name);
-                shares = arena_printf(a, "%s%s%s: %lld -> %.0f", shares, k ? ", " : "",
-                                      op->indices[ix[k]].name, (long long)op->indices[ix[k]].extent,
-                                      s->stmts[who].extent[sched_li(s, s->levels, ix[k])]);
-            }
-            fprintf(out, "  %-40s %-9s %s per instance, dealt jointly (statement %s)\n",
+                if (s->stmts[who].split[d] == i) dims[dc++] = d;
+            any = true;
+            if (joint) { /* `(m, n) -> sm`: each index's share of the deal */
+                int ix[IR_MAX_JOINT], n = sched_dim_indices(&s->stmts[who], dims[0], ix);
+                const char *names = op->indices[ix[0]].name, *shares = "";
+                for (int k = 0; k < n; k++) {
+                    if (k) names = arena_printf(a, "%s, %s", names, op->indices[ix[k]].name);
+                    shares =
+                        arena_printf(a, "%s%s%s: %lld -> %.4g", shares, k ? ", " : "",
+                                     op->indices[ix[k]].name, (long long)op->indices[ix[k]].extent,
+                                     s->stmts[who].extent[sched_li(s, s->levels, ix[k])]);
+                }
+                fprintf(
+                    out, "  %-40s %-9s %s per instance, dealt jointly (statement %s)\n",
                     arena_printf(a, "spatial (%s) -> %s", names, sched_dims_text(a, s, dims, dc)),
                     given, shares, op->stmts[who].name);
-            any = true;
-            continue;
+                continue;
+            }
+            fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
+                    arena_printf(a, "spatial %s -> %s", op->indices[i].name,
+                                 sched_dims_text(a, s, dims, dc)),
+                    given, op->indices[i].name, (long long)op->indices[i].extent,
+                    s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
         }
-        fprintf(out, "  %-40s %-9s %s: %lld -> %.0f per instance (statement %s)\n",
-                arena_printf(a, "spatial %s -> %s", op->indices[i].name,
-                             sched_dims_text(a, s, dims, dc)),
-                given, op->indices[i].name, (long long)op->indices[i].extent,
-                s->stmts[who].extent[sched_li(s, s->levels, i)], op->stmts[who].name);
-        any = true;
-    }
     if (!any) fprintf(out, "  %-40s default   every instance runs everything\n", "spatial (none)");
     /* tiles: a line per level, and one per `tile L for ...` line naming
      * statements there, each over the statements it gives tiles to (the

@@ -21,49 +21,49 @@ void text_add(Text *t, const char *fmt, ...) {
     t->len += n;
 }
 
-static int effective_split(const IrMapping *m, int st, int d) {
-    int idx = m->spatial.split ? m->spatial.split[st * m->arch->dim_count + d] : IR_UNSET;
+/* A statement's split over a dim as one value, a key: -1 none, the index
+ * id i, or I + i * I + j for `(i, j) -> d` (a joint deal), so that a joint
+ * deal and a split of its first index alone are told apart. */
+static int split_key(const IrMapping *m, int st, int d) {
+    int D = m->arch->dim_count, I = m->op->index_count;
+    int idx = m->spatial.split ? m->spatial.split[st * D + d] : IR_UNSET;
     if (idx < 0 || !ir_stmt_uses_index(&m->op->stmts[st], idx)) return -1;
-    return idx;
+    const int *j = m->spatial.joint ? &m->spatial.joint[(st * D + d) * (IR_MAX_JOINT - 1)] : NULL;
+    return j && j[0] >= 0 ? I + idx * I + j[0] : idx;
 }
 
-/* The indices dealt jointly after index i over dim d (`(i, j) -> d`) by
- * the statements that split i there, -1 past the last; NULL for none. */
-static const int *joint_partners(const IrMapping *m, int d, int i) {
-    if (!m->spatial.joint) return NULL;
-    int D = m->arch->dim_count;
-    for (int st = 0; st < m->op->stmt_count; st++) {
-        const int *j = &m->spatial.joint[(st * D + d) * (IR_MAX_JOINT - 1)];
-        if (effective_split(m, st, d) == i && j[0] >= 0) return j;
-    }
-    return NULL;
+static int key_count(const IrMapping *m) {
+    int I = m->op->index_count;
+    return I + I * I;
 }
 
-/* "i -> d, j -> (d1, d2)" for the (dim, index) pairs marked in has[d * I + i] */
+/* Whether statement st uses an index of the key. */
+static bool key_used(const IrMapping *m, int st, int key) {
+    int I = m->op->index_count;
+    const IrStmt *s = &m->op->stmts[st];
+    if (key < I) return ir_stmt_uses_index(s, key);
+    return ir_stmt_uses_index(s, (key - I) / I) || ir_stmt_uses_index(s, (key - I) % I);
+}
+
+/* "i -> d, (j, k) -> (d1, d2)" for the (dim, key) pairs marked in
+ * has[d * K + key] */
 static void spatial_clause(Text *t, const IrMapping *m, const bool *has) {
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
-    int I = op->index_count;
+    int I = op->index_count, K = key_count(m);
     bool first = true;
-    for (int i = 0; i < I; i++) {
+    for (int key = 0; key < K; key++) {
         int n = 0;
-        const int *joint = NULL;
-        for (int d = 0; d < arch->dim_count; d++) {
-            n += has[d * I + i];
-            if (has[d * I + i] && !joint) joint = joint_partners(m, d, i);
-        }
+        for (int d = 0; d < arch->dim_count; d++) n += has[d * K + key];
         if (!n) continue;
-        if (joint) {
-            text_add(t, "%s(%s", first ? "" : ", ", op->indices[i].name);
-            for (int k = 0; k < IR_MAX_JOINT - 1 && joint[k] >= 0; k++)
-                text_add(t, ", %s", op->indices[joint[k]].name);
-            text_add(t, ") -> %s", n > 1 ? "(" : "");
-        } else {
-            text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[i].name, n > 1 ? "(" : "");
-        }
+        if (key >= I)
+            text_add(t, "%s(%s, %s) -> %s", first ? "" : ", ", op->indices[(key - I) / I].name,
+                     op->indices[(key - I) % I].name, n > 1 ? "(" : "");
+        else
+            text_add(t, "%s%s -> %s", first ? "" : ", ", op->indices[key].name, n > 1 ? "(" : "");
         int k = 0;
         for (int d = 0; d < arch->dim_count; d++)
-            if (has[d * I + i]) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
+            if (has[d * K + key]) text_add(t, "%s%s", k++ ? ", " : "", arch->dims[d].name);
         if (n > 1) text_add(t, ")");
         first = false;
     }
@@ -77,54 +77,55 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
     if (m->recompute) text_add(&t, "recompute %s; ", m->recompute);
     const IrOp *op = m->op;
     const IrArch *arch = m->arch;
-    int D = arch->dim_count, S = op->stmt_count, I = op->index_count;
-    /* the main spatial line: along each dim, every index that all the
-     * statements using it split there (no statement using two of them),
-     * most used first; other statements get `spatial for` lines */
-    bool *base = ARENA_ARRAY(a, bool, D *I + 1);
+    int D = arch->dim_count, S = op->stmt_count, I = op->index_count, K = key_count(m);
+    /* the main spatial line: along each dim, every split (an index, or a
+     * joint deal) that all the statements using it take there (no
+     * statement using two of them), most used first; other statements get
+     * `spatial for` lines */
+    bool *base = ARENA_ARRAY(a, bool, D *K + 1);
     for (int d = 0; d < D; d++) {
-        bool *tried = ARENA_ARRAY(a, bool, I + 1);
+        bool *tried = ARENA_ARRAY(a, bool, K + 1);
         for (;;) {
             int best = -1, best_votes = 0;
-            for (int i = 0; i < I; i++) {
-                if (tried[i]) continue;
+            for (int key = 0; key < K; key++) {
+                if (tried[key]) continue;
                 int votes = 0;
-                for (int st = 0; st < S; st++) votes += effective_split(m, st, d) == i;
+                for (int st = 0; st < S; st++) votes += split_key(m, st, d) == key;
                 if (votes > best_votes) {
                     best_votes = votes;
-                    best = i;
+                    best = key;
                 }
             }
             if (best < 0) break;
             tried[best] = true;
             bool ok = true;
             for (int st = 0; st < S && ok; st++) {
-                if (!ir_stmt_uses_index(&op->stmts[st], best)) continue;
-                if (effective_split(m, st, d) != best) ok = false;
-                for (int j = 0; j < I; j++)
-                    if (base[d * I + j] && ir_stmt_uses_index(&op->stmts[st], j)) ok = false;
+                if (!key_used(m, st, best)) continue;
+                if (split_key(m, st, d) != best) ok = false;
+                for (int j = 0; j < K; j++)
+                    if (base[d * K + j] && key_used(m, st, j)) ok = false;
             }
-            if (ok) base[d * I + best] = true;
+            if (ok) base[d * K + best] = true;
         }
     }
     bool any = false;
-    for (int k = 0; k < D * I; k++) any |= base[k];
+    for (int k = 0; k < D * K; k++) any |= base[k];
     if (any) {
         text_add(&t, "spatial ");
         spatial_clause(&t, m, base);
         text_add(&t, "; ");
     }
     bool *done = ARENA_ARRAY(a, bool, S);
-    bool *want = ARENA_ARRAY(a, bool, D *I + 1);
+    bool *want = ARENA_ARRAY(a, bool, D *K + 1);
     for (int st = 0; st < S; st++) {
         bool deviates = false, splits = false;
-        memset(want, 0, sizeof(bool) * (size_t)(D * I));
+        memset(want, 0, sizeof(bool) * (size_t)(D * K));
         for (int d = 0; d < D; d++) {
             int expect = -1;
-            for (int i = 0; i < I; i++)
-                if (base[d * I + i] && ir_stmt_uses_index(&op->stmts[st], i)) expect = i;
-            int have = effective_split(m, st, d);
-            if (have >= 0) want[d * I + have] = true;
+            for (int key = 0; key < K; key++)
+                if (base[d * K + key] && key_used(m, st, key)) expect = key;
+            int have = split_key(m, st, d);
+            if (have >= 0) want[d * K + have] = true;
             deviates |= have != expect;
             splits |= have >= 0;
         }
@@ -133,10 +134,10 @@ const char *mapping_to_cmt(Arena *a, const IrMapping *m) {
         for (int o = st + 1; o < S; o++) {
             bool same = true;
             for (int d = 0; d < D; d++) {
-                int have = effective_split(m, o, d);
+                int have = split_key(m, o, d);
                 int mine = -1;
-                for (int i = 0; i < I; i++)
-                    if (want[d * I + i]) mine = i;
+                for (int key = 0; key < K; key++)
+                    if (want[d * K + key]) mine = key;
                 same &= have == mine;
             }
             if (same) {

@@ -341,14 +341,28 @@ static void apply_joint(MapCtx *c, const SpatialAssign *as, const bool *named, b
                                 "statement `%s` %s `%s`, which this line deals jointly", is->name,
                                 why, c->op->indices[used[k]].name);
             diag_label(d, c->diags, is->span, "statement `%s`", is->name);
-            diag_help(d, c->diags,
-                      "a joint deal shares out whole result tiles: deal indices of `%s`'s "
-                      "result, or give `%s` its own split with `spatial for %s: ...`",
-                      is->name, is->name, is->name);
+            if (ir_stmt_reduces(is, used[k]))
+                diag_help(d, c->diags,
+                          "a joint deal shares out whole result tiles: deal indices of `%s`'s "
+                          "result, or give `%s` its own split with `spatial for %s: ...`",
+                          is->name, is->name, is->name);
+            else
+                diag_help(d, c->diags,
+                          "a joint deal cannot deal an index that `where` restricts: give `%s` "
+                          "its own split with `spatial for %s: ...`",
+                          is->name, is->name);
         }
         if (reported) continue;
         for (int k = 0; k < dim_count; k++) {
             int *slot = split_at(c, st, dims[k]);
+            if (*slot == IR_HOLE) {
+                reported = true;
+                Diag *d = map_error(c, c->m->spatial.split_span[st * c->arch->dim_count + dims[k]],
+                                    "E0367", "a hole on `%s`, which this line deals jointly",
+                                    c->arch->dims[dims[k]].name);
+                diag_label(d, c->diags, as->span, "the joint deal");
+                break;
+            }
             if (*slot >= 0) {
                 reported = true;
                 Diag *d = map_error(c, as->span, "E0312",
@@ -390,10 +404,54 @@ static void check_joint_deals(MapCtx *c) {
                     parts *= c->arch->dims[e].size;
             if (cells < parts) {
                 map_error(c, sp->split_span[st * D + d], "E0310",
-                          "dealing %lld points jointly over %lld instances: %lld would never "
+                          "dealing %lld point%s jointly over %lld instances: %lld would never "
                           "get any",
-                          (long long)cells, (long long)parts, (long long)(parts - cells));
+                          (long long)cells, cells == 1 ? "" : "s", (long long)parts,
+                          (long long)(parts - cells));
                 return;
+            }
+            /* E0326 for the deal: given tiles of the level above it that
+             * hold fewer cells than it has instances leave some idle in
+             * every tile */
+            int above = -1, below = -1, cl = c->arch->dims[d].cluster;
+            for (int l = 0; l < c->arch->level_count; l++) {
+                if (c->arch->levels[l].clusters_outside <= cl)
+                    above = l;
+                else if (below < 0)
+                    below = l;
+            }
+            int64_t tile_cells = 1;
+            bool tiled = false;
+            int ix[IR_MAX_JOINT] = {sp->split[st * D + d], j[0]};
+            for (int k = 0; k < IR_MAX_JOINT; k++) {
+                int64_t len = c->op->indices[ix[k]].extent, b = 1;
+                int64_t t = above > 0 ? c->m->tile.size[ir_tile_slot(c->m, st, above, ix[k])] : -1;
+                if (t >= 1 && t < len) {
+                    len = t;
+                    tiled = true;
+                }
+                int64_t tb = below > 0 && below < c->arch->level_count
+                                 ? c->m->tile.size[ir_tile_slot(c->m, st, below, ix[k])]
+                                 : -1;
+                if (tb >= 1) b = tb;
+                tile_cells *= (len + b - 1) / b;
+            }
+            /* a warning, and only when half of them or more idle: the
+             * optimizer may choose a wave of 104 cells on 108 SMs over one
+             * of 108 in longer tiles */
+            if (tiled && 2 * tile_cells <= parts) {
+                Diag *e = diag_warning(c->diags, sp->split_span[st * D + d], "W0357",
+                                       "the tiles of `%s` make %lld cell%s for the %lld-way joint "
+                                       "deal inside it",
+                                       c->arch->levels[above].name, (long long)tile_cells,
+                                       tile_cells == 1 ? "" : "s", (long long)parts);
+                diag_note(e, c->diags, "%lld of the %lld instances would get nothing of each tile",
+                          (long long)(parts - tile_cells), (long long)parts);
+                diag_help(e, c->diags,
+                          "make the tiles of `%s` and `%s` at `%s` hold at least %lld blocks "
+                          "together, or leave them whole",
+                          c->op->indices[ix[0]].name, c->op->indices[ix[1]].name,
+                          c->arch->levels[above].name, (long long)parts);
             }
             for (int r = 0; r < S; r++) {
                 int rs = sp->split[r * D + d];
@@ -404,26 +462,35 @@ static void check_joint_deals(MapCtx *c) {
                     diag_label(e, c->diags, sp->split_span[st * D + d], "the joint deal");
                     return;
                 }
-                bool reads = false;
-                for (int t = 0; t < c->op->tensor_count; t++)
-                    if (c->op->tensors[t].producer == st && r != st &&
-                        ir_stmt_tensor_indices(c->op, &c->op->stmts[r], t))
-                        reads = true;
-                /* apart, the tensor meets the reader in the memory above */
-                int gs = c->m->fuse.group[st], gr = c->m->fuse.group[r];
-                if (!reads || (gs != IR_HOLE && gr != IR_HOLE && (gs != gr || gs == IR_UNSET)))
-                    continue;
-                const int *jr = joint_at(c, r, d);
-                bool same = rs == sp->split[st * D + d];
-                for (int k = 0; same && k < IR_MAX_JOINT - 1; k++) same = jr[k] == j[k];
+            }
+        }
+    /* a tensor made and read in one group, either side dealing jointly */
+    for (int st = 0; st < S; st++)
+        for (int r = 0; r < S; r++) {
+            bool reads = false;
+            for (int t = 0; t < c->op->tensor_count; t++)
+                if (c->op->tensors[t].producer == st && r != st &&
+                    ir_stmt_tensor_indices(c->op, &c->op->stmts[r], t))
+                    reads = true;
+            /* apart, the tensor meets the reader in the memory above */
+            int gs = c->m->fuse.group[st], gr = c->m->fuse.group[r];
+            if (!reads || (gs != IR_HOLE && gr != IR_HOLE && (gs != gr || gs == IR_UNSET)))
+                continue;
+            for (int d = 0; d < D; d++) {
+                const int *jm = joint_at(c, st, d), *jr = joint_at(c, r, d);
+                if (jm[0] < 0 && jr[0] < 0) continue;
+                bool same = sp->split[r * D + d] == sp->split[st * D + d];
+                for (int k = 0; same && k < IR_MAX_JOINT - 1; k++) same = jr[k] == jm[k];
                 if (same) continue;
-                Diag *e =
-                    map_error(c, sp->split_span[st * D + d], "E0367",
-                              "`%s` is made under a joint deal over `%s` and read by `%s` "
-                              "under another split of it",
-                              c->op->stmts[st].name, c->arch->dims[d].name, c->op->stmts[r].name);
-                diag_label(e, c->diags, c->op->stmts[r].span, "statement `%s`",
-                           c->op->stmts[r].name);
+                int joint = jm[0] >= 0 ? st : r, other = joint == st ? r : st;
+                Diag *e = map_error(c, sp->split_span[joint * D + d], "E0367",
+                                    "`%s` deals jointly over `%s` and `%s` %s under another "
+                                    "split of it, in the same group",
+                                    c->op->stmts[joint].name, c->arch->dims[d].name,
+                                    c->op->stmts[other].name,
+                                    joint == st ? "reads its result" : "makes what it reads");
+                diag_label(e, c->diags, c->op->stmts[other].span, "statement `%s`",
+                           c->op->stmts[other].name);
                 diag_help(e, c->diags,
                           "deal both statements alike, or fuse them apart: the lowering does "
                           "not move tiles dealt jointly between the instances");
@@ -528,7 +595,9 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
         if (as->joint.count >= 2) {
             if (dims_hole) {
                 map_error(c, as->dims.items[0].span, "E0367",
-                          "a joint deal names its dims: `(%s, ...) -> sm`", as->index.name);
+                          "a joint deal names its dims: `(%s, ...) -> DIM`, DIM a cluster "
+                          "dimension of the arch",
+                          as->index.name);
                 continue;
             }
             apply_joint(c, as, named, is_for, dims, dim_count);
@@ -549,6 +618,15 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
                     }
                 for (int k = 0; k < dim_count; k++) {
                     int *slot = split_at(c, st, dims[k]);
+                    if (c->m->spatial.joint && joint_at(c, st, dims[k])[0] >= 0 && !reported) {
+                        reported = true;
+                        Diag *d = map_error(c, as->span, "E0367",
+                                            "a hole on `%s`, which deals indices jointly for `%s`",
+                                            c->arch->dims[dims[k]].name, c->op->stmts[st].name);
+                        diag_label(d, c->diags,
+                                   c->m->spatial.split_span[st * c->arch->dim_count + dims[k]],
+                                   "the joint deal");
+                    }
                     if (*slot == IR_UNSET) {
                         *slot = IR_HOLE;
                         c->m->spatial.split_span[st * c->arch->dim_count + dims[k]] = as->span;
@@ -754,10 +832,15 @@ static void check_replication(MapCtx *c) {
                                "statement `%s` is computed redundantly on %lld instances: none "
                                "of its indices is split over %s",
                                c->op->stmts[st].name, (long long)factor, dims);
+        bool split_elsewhere = false;
+        for (int e = 0; e < dc; e++) {
+            int v = *split_at(c, st, e);
+            split_elsewhere |= v >= 0 && ir_stmt_uses_index(&c->op->stmts[st], v);
+        }
         diag_note(d, c->diags,
-                  "each of the %lld instances computes the whole of `%s` (the energy counts "
-                  "every copy)",
-                  (long long)factor, c->op->stmts[st].name);
+                  "each of the %lld instances computes %s `%s` (the energy counts every copy)",
+                  (long long)factor, split_elsewhere ? "the same share of" : "the whole of",
+                  c->op->stmts[st].name);
         diag_help(d, c->diags,
                   "split one of its indices over %s (`spatial for %s: INDEX -> DIM`), or "
                   "leave it replicated on purpose",
@@ -1114,6 +1197,15 @@ static void check_tiles(MapCtx *c) {
                         int64_t inside_lv = split_parts(c, s2, ix, outside);
                         if (inside_outer > 0 && inside_lv > 0 && inside_lv / inside_outer > between)
                             between = inside_lv / inside_outer;
+                        /* a joint deal between them deals the outer tile too */
+                        for (int d = 0; c->m->spatial.joint && d < c->arch->dim_count; d++) {
+                            int cl = c->arch->dims[d].cluster;
+                            const int *j = joint_at(c, s2, d);
+                            if (j[0] >= 0 && (*split_at(c, s2, d) == ix || j[0] == ix) &&
+                                cl >= c->arch->levels[outer].clusters_outside && cl < outside &&
+                                between < 2)
+                                between = 2;
+                        }
                     }
                     /* split between the two levels: the dims deal the outer
                      * tile out in whole blocks (section 1.1), so an inner

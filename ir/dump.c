@@ -48,9 +48,13 @@ void schedule_dump(FILE *out, const Schedule *s, const char *after_pass) {
                 "  stmt %s: %s unit=%s group=%d work=%.6g compute=%.6g split=", op->stmts[st].name,
                 op->stmts[st].cls == SC_CONTRACTION ? "contraction" : "vector",
                 ss->unit ? ss->unit->name : "-", ss->group, ss->work, ss->compute_s);
-        for (int d = 0; d < s->arch->dim_count; d++)
+        for (int d = 0; d < s->arch->dim_count; d++) {
             fprintf(out, "%s%s:%s", d ? "," : "", s->arch->dims[d].name,
                     ss->split[d] >= 0 ? op->indices[ss->split[d]].name : "-");
+            /* a joint deal: `x:m+n` */
+            for (int k = 0; k < IR_MAX_JOINT - 1 && ss->joint[d][k] >= 0; k++)
+                fprintf(out, "+%s", op->indices[ss->joint[d][k]].name);
+        }
         fprintf(out, " (%s)\n", provenance_name(ss->split_prov));
         if (op->stmts[st].source) fprintf(out, "   derived %s\n", op->stmts[st].source);
         const IrStmt *is = &op->stmts[st];

@@ -173,7 +173,9 @@ void sched_joint_deal(int n, const double *len, const double *block, double part
         double b = block[k] >= 1 ? block[k] : 1;
         double take = fmin(blocks[k], run);
         if (k > 0) take = ceil(take);
-        share[k] = fmin(len[k], ceil(take * b));
+        /* the first index's share may be a fraction of an element: the
+         * rectangle holds the run's q cells, so its work is theirs */
+        share[k] = fmin(len[k], take * b);
         run /= take;
     }
 }
@@ -207,22 +209,23 @@ double sched_joint_spread(const Schedule *s, const SchedStmt *ss, int d, int out
     double rows = ceil(len[0] / block[0]), cols = ceil(len[1] / block[1]);
     double cells = rows * cols, run = ceil(cells / parts), sum = 0;
     /* instance k holds cells [k run, (k+1) run) of the raster, the second
-     * index fastest: the rows it touches, and the columns (all of them
-     * once it wraps twice) */
+     * index fastest: the elements of the row blocks it touches, and of the
+     * column blocks (all of them once it wraps twice); a last block may
+     * be short */
     for (double a = 0; a < cells; a += run) {
         double b = fmin(a + run, cells);
-        double first = floor(a / cols), last = floor((b - 1) / cols), touched = last - first + 1;
+        double first = floor(a / cols), last = floor((b - 1) / cols);
+        double c0 = fmod(a, cols), c1 = fmod(b - 1, cols);
         if (which == 0)
-            sum += touched;
-        else if (touched == 1)
-            sum += b - a;
-        else if (touched == 2)
-            sum += fmin(cols, (cols - fmod(a, cols)) + (fmod(b - 1, cols) + 1));
+            sum += fmin(len[0], (last + 1) * block[0]) - first * block[0];
+        else if (last == first)
+            sum += fmin(len[1], (c1 + 1) * block[1]) - c0 * block[1];
+        else if (last == first + 1 && c1 + 1 < c0)
+            sum += (len[1] - c0 * block[1]) + fmin(len[1], (c1 + 1) * block[1]);
         else
-            sum += cols;
+            sum += len[1];
     }
-    double busiest = share[which] / block[which];
-    return busiest > 0 ? sum / busiest : 1;
+    return share[which] > 0 ? sum / share[which] : 1;
 }
 
 double sched_split_between(const Schedule *s, const SchedStmt *ss, int outer, int inner,

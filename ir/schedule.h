@@ -486,13 +486,14 @@ bool sched_access_split(const Schedule *s, int st, int tensor, int d);
  * significant.  share[k]: the busiest instance's run as a rectangle of q
  * cells in elements, whole blocks along every index but the first (the
  * last index as long as the run allows, then the one before ...), the
- * first taking what is left, so that the rectangle holds q cells. */
+ * first taking what is left, a fraction allowed, so that the rectangle
+ * holds q cells. */
 void sched_joint_deal(int n, const double *len, const double *block, double parts, double *share);
 /* Under the joint deal of dim d between levels outer and inner, a tensor
- * with one of its two indices (`which`, 0 the first): the blocks of that
- * index the P instances' runs touch, summed, over the busiest instance's
- * (its rectangle's): how many of the busiest's tiles of the tensor the
- * outer level serves (section 1.2). */
+ * with one of its two indices (`which`, 0 the first): the elements of that
+ * index in the blocks the P instances' runs touch, summed, over the
+ * busiest instance's share: how many times the busiest's bytes of the
+ * tensor the outer level serves (section 1.2). */
 double sched_joint_spread(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
                           int which);
 /* Product of the sizes of the dims that split `index` for statement ss and

@@ -378,6 +378,22 @@ static void add_class(SchedClass *cl, int *n, int cap, double size, double count
     if (*n < cap) cl[(*n)++] = (SchedClass){size, count};
 }
 
+/* A partial level-(l-1) tile of index i (`size` elements) under a joint
+ * deal: dealt with the other index's full tile, the busiest instance's
+ * share of it. */
+static double joint_partial(const Schedule *s, const SchedStmt *ss, int l, int i, double size,
+                            const double *parts, const double *block, const int *other,
+                            const int *place) {
+    int o = other[i], k = place[i];
+    double len[2], blk[2], share[2];
+    len[k] = size;
+    len[1 - k] = ss->tile[sched_li(s, l - 1, o)];
+    blk[k] = block[i];
+    blk[1 - k] = block[o];
+    sched_joint_deal(2, len, blk, parts[i], share);
+    return share[k];
+}
+
 /* The tiles of every index of statement st, level by level, for the
  * busiest instance (docs/cost-model.md sections 1.1 and 2).  The dims
  * between levels l-1 and l deal each level-(l-1) tile out in whole blocks
@@ -406,6 +422,12 @@ static void walk_tiles(Schedule *s, int st) {
     SchedClass *next = ARENA_ARRAY(s->arena, SchedClass, I * cap);
     int *ncur = ARENA_ARRAY(s->arena, int, I);
     double *joint_share = ARENA_ARRAY(s->arena, double, I);
+    /* per index under a joint deal at this level: the deal's instances,
+     * its other index, its place in the deal and its block */
+    double *joint_parts = ARENA_ARRAY(s->arena, double, I);
+    double *joint_block = ARENA_ARRAY(s->arena, double, I);
+    int *joint_other = ARENA_ARRAY(s->arena, int, I);
+    int *joint_place = ARENA_ARRAY(s->arena, int, I);
     /* the dims outside the outermost memory deal the whole index out
      * element by element: level 0 of each instance holds its share (no
      * joint deal lies there: check_mapping.c) */
@@ -442,7 +464,13 @@ static void walk_tiles(Schedule *s, int st) {
                 block[k] = sched_deal_block(s, st, l, ix[k]);
             }
             sched_joint_deal(n, len, block, parts, share);
-            for (int k = 0; k < n; k++) joint_share[ix[k]] = share[k];
+            for (int k = 0; k < n; k++) {
+                joint_share[ix[k]] = share[k];
+                joint_parts[ix[k]] = parts;
+                joint_block[ix[k]] = block[k];
+                joint_other[ix[k]] = ix[1 - k];
+                joint_place[ix[k]] = k;
+            }
         }
         for (int i = 0; i < I; i++) {
             double p = sched_split_between(s, ss, l - 1, l, i);
@@ -470,7 +498,8 @@ static void walk_tiles(Schedule *s, int st) {
                 double sh = joint_share[i] < 0 ? sched_deal(c[k].size, p, block)
                             : c[k].size >= above
                                 ? share
-                                : fmin(c[k].size, ceil(c[k].size * share / above / block) * block);
+                                : joint_partial(s, ss, l, i, c[k].size, joint_parts, joint_block,
+                                                joint_other, joint_place);
                 double whole = floor(sh / t);
                 add_class(x, &nn, cap, t, c[k].count * whole);
                 add_class(x, &nn, cap, sh - whole * t, c[k].count);

@@ -22,7 +22,10 @@ static const char *text =
     "  C[m, n] = A[m, k] * B[k, n];\n"
     "}\n"
     "mapping joint for g on u4 { spatial (m, n) -> x; tile GLB: m 2, n 2; }\n"
-    "mapping rows for g on u4 { spatial m -> x; tile GLB: m 2, n 2; }\n";
+    "mapping rows for g on u4 { spatial m -> x; tile GLB: m 2, n 2; }\n"
+    "mapping short_blocks for g<M = 5, N = 7, K = 3> on u4 {\n"
+    "  spatial (m, n) -> x; tile GLB: m 2, n 3;\n}\n"
+    "mapping fraction for g<M = 10, N = 16, K = 1> on u4 { spatial (m, n) -> x; }\n";
 
 /* sched_joint_deal on lengths (l0, l1) in blocks (b0, b1) over `parts`:
  * the busiest instance's shares. */
@@ -96,6 +99,30 @@ int main(void) {
     const Schedule *r = unit_lowered(&arena, p, "rows");
     CHECK(r != NULL, "rows lowers");
     if (r) CHECK_EXACT(r->stmts[0].compute_s, 80e-9, "rows: compute 80 ns");
+    /* blocks cut short by the ranges: M = 5, N = 7 in blocks of 2 x 3 are
+     * 3 x 3 cells (the last row block 1 row, the last column block 1
+     * column) over 4, runs of 3: one row of blocks each, the fourth
+     * instance idle.  The busiest holds 2 rows x 7 columns x 3 = 42 MAC.
+     * A: the runs' rows, 2 + 2 + 1 = 5 of them x 3 B = 15 B (all of A
+     * once); B: every run reads all 7 columns, 3 x 7 x 3 B = 63 B (the
+     * elements, not the 3 blocks x 3 a block count would make 81); C:
+     * 35 B.  DRAM 15 + 63 + 35 = 113 B. */
+    const Schedule *sb = unit_lowered(&arena, p, "short_blocks");
+    CHECK(sb != NULL, "short blocks lowers");
+    if (sb) {
+        CHECK_EXACT(sb->stmts[0].work, 42, "short blocks: busiest 42 MAC");
+        CHECK_EXACT(sb->groups[0].mem_bytes[0], 15 + 63 + 35, "short blocks: DRAM 113 B");
+    }
+    /* one-element blocks: 10 x 16 cells over 4, runs of 40 = 2.5 rows of
+     * 16, so the busiest computes 40 MAC (not 3 rows, 48); its rows touch
+     * 3 + 3 + 3 + 3 = 12 of A's (12 B), every run all of B (4 x 16 B) */
+    const Schedule *fr = unit_lowered(&arena, p, "fraction");
+    CHECK(fr != NULL, "fraction lowers");
+    if (fr) {
+        CHECK_EXACT(fr->stmts[0].extent[sched_li(fr, fr->levels, 0)], 2.5, "fraction: 2.5 rows");
+        CHECK_EXACT(fr->stmts[0].work, 40, "fraction: busiest 40 MAC");
+        CHECK_EXACT(fr->groups[0].mem_bytes[0], 12 + 64 + 160, "fraction: DRAM 236 B");
+    }
     arena_free_all(&arena);
     return unit_finish();
 }
