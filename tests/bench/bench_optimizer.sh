@@ -11,6 +11,8 @@
 #      DFModel's published seconds.
 #   3. Scaling: tests/opt/scaling.cmt, statements x holes x chips, up to a
 #      96-layer GPT-3 on 1024 chips: time and model size.
+#   4. A GPU GEMM's output tiles dealt jointly over 132 SMs against the
+#      same SMs as a 12 x 11 grid (examples/gemm_h100.cmt): time, space.
 # Goals on the 2-core machine: every COMET case < 1 s, GPT-3 layer < 5 s,
 # 1024 chips < 60 s.  Times are wall-clock seconds of one run (the whole
 # `cmtc compile -m`, parse to listing).
@@ -108,4 +110,15 @@ for m in mlp_8 mlp_64 layernorm_8 attention_64 gpt_8 gpt_8_tiles gpt_64 gpt_1024
   low=$(sed -n 's/.* \([0-9]*\) lowerings.*/\1/p' "$tmp/stats")
   rows=$(field "s.get('rows', '-')"); cols=$(field "s.get('columns', '-')")
   printf '%-14s %6s %-26s %6s %8s %6s %9s %6s %6s %9s\n' "$m" "$stmts" "$holes" "${chips:-?}" "${cfg:--}" "${arcs:--}" "${low:--}" "$rows" "$cols" "$(cat "$tmp/secs")"
+done
+
+echo
+echo "4. A GPU GEMM's output tiles dealt to the SMs (examples/gemm_h100.cmt):"
+echo "   jointly over std.arch.h100's 132 SMs (waves) against a 12 x 11 grid (best)"
+printf '%-10s %9s %12s %10s %s\n' "mapping" "solve s" "candidates" "latency" "complete mapping"
+for m in waves best; do
+  run examples/gemm_h100.cmt "$m"
+  printf '%-10s %9s %12s %10s %s\n' "$m" "$(cat "$tmp/secs")" \
+    "$(field "s.get('candidates', '-')")" "$(field "'%.3f ms' % (m['latency_s'] * 1e3)")" \
+    "$(field "m['mapping']")"
 done
