@@ -2030,9 +2030,11 @@ static void mapping_line_completion(Items *it, LspDoc *d, const Decl *x, uint32_
             while (q > line && (q[-1] == ' ' || q[-1] == '\t')) q--;
             if (q - line >= 2 && q[-2] == '-' && q[-1] == '>') arrow = q - 2;
         }
+        /* `(m, `: inside a joint deal's indices, which take no hole */
+        bool joint = lp && (!rp || rp < lp) && !arrow;
         want = for_list ? WANT_STMTS : arrow ? WANT_DIMS : WANT_INDICES;
-        extra[0] = "?";
-        extra[1] = !for_list && !arrow && !colon && !comma ? "for" : NULL;
+        extra[0] = joint ? NULL : "?";
+        extra[1] = !for_list && !arrow && !colon && !comma && !joint ? "for" : NULL;
     } else if (strncmp(line, "fuse", kw) == 0 && kw == 4) {
         want = after_at ? WANT_LEVELS : WANT_STMTS;
         extra[0] = "?";
