@@ -390,6 +390,8 @@ static void check_joint_deals(MapCtx *c) {
     const IrSpatial *sp = &c->m->spatial;
     if (!sp->joint) return;
     int S = c->op->stmt_count, D = c->arch->dim_count;
+    uint32_t warned_at[64];
+    int warned_count = 0;
     for (int st = 0; st < S; st++)
         for (int d = 0; d < D; d++) {
             const int *j = joint_at(c, st, d);
@@ -436,22 +438,43 @@ static void check_joint_deals(MapCtx *c) {
                 if (tb >= 1) b = tb;
                 tile_cells *= (len + b - 1) / b;
             }
-            /* a warning, and only when half of them or more idle: the
-             * optimizer may choose a wave of 104 cells on 108 SMs over one
-             * of 108 in longer tiles */
-            if (tiled && 2 * tile_cells <= parts) {
+            /* the instances of the line's dims between the same two
+             * levels as d (a deal over (sm, w) with a memory between them
+             * deals at each level apart), counted once, at the first */
+            int64_t level_parts = 1;
+            bool first_of_level = true;
+            for (int e = 0; e < D; e++) {
+                bool same =
+                    sp->split[st * D + e] == sp->split[st * D + d] && joint_at(c, st, e)[0] == j[0];
+                int e_above = -1;
+                for (int l = 0; l < c->arch->level_count; l++)
+                    if (c->arch->levels[l].clusters_outside <= c->arch->dims[e].cluster)
+                        e_above = l;
+                if (!same || e_above != above) continue;
+                level_parts *= c->arch->dims[e].size;
+                if (e < d) first_of_level = false;
+            }
+            /* a warning, once a line, and only when half of them or more
+             * idle: the optimizer may choose a wave of 104 cells on 108
+             * SMs over one of 108 in longer tiles */
+            bool warned = false;
+            for (int k = 0; k < warned_count; k++)
+                warned |= warned_at[k] == sp->split_span[st * D + d].start;
+            if (tiled && first_of_level && !warned && 2 * tile_cells <= level_parts) {
+                if (warned_count < 64) warned_at[warned_count++] = sp->split_span[st * D + d].start;
                 Diag *e = diag_warning(c->diags, sp->split_span[st * D + d], "W0357",
                                        "the tiles of `%s` make %lld cell%s for the %lld-way joint "
-                                       "deal inside it",
+                                       "deal inside it (statement `%s`)",
                                        c->arch->levels[above].name, (long long)tile_cells,
-                                       tile_cells == 1 ? "" : "s", (long long)parts);
+                                       tile_cells == 1 ? "" : "s", (long long)level_parts,
+                                       c->op->stmts[st].name);
                 diag_note(e, c->diags, "%lld of the %lld instances would get nothing of each tile",
-                          (long long)(parts - tile_cells), (long long)parts);
+                          (long long)(level_parts - tile_cells), (long long)level_parts);
                 diag_help(e, c->diags,
                           "make the tiles of `%s` and `%s` at `%s` hold at least %lld blocks "
                           "together, or leave them whole",
                           c->op->indices[ix[0]].name, c->op->indices[ix[1]].name,
-                          c->arch->levels[above].name, (long long)parts);
+                          c->arch->levels[above].name, (long long)level_parts);
             }
             for (int r = 0; r < S; r++) {
                 int rs = sp->split[r * D + d];

@@ -379,19 +379,21 @@ static void add_class(SchedClass *cl, int *n, int cap, double size, double count
 }
 
 /* A partial level-(l-1) tile of index i (`size` elements) under a joint
- * deal: dealt with the other index's full tile, the busiest instance's
- * share of it. */
+ * deal: its cells with the other index's full tile are dealt in runs of
+ * q' = ceil(cells' / P), and the busiest instance keeps the other index's
+ * share of the full tile (the walk's tiles are per index), so index i
+ * takes q' cells' worth beside it, a fraction of a block allowed: the
+ * work of the partial tile's busiest run exactly (cost-model.md 1.2). */
 static double joint_partial(const Schedule *s, const SchedStmt *ss, int l, int i, double size,
-                            const double *parts, const double *block, const int *other,
-                            const int *place) {
-    int o = other[i], k = place[i];
-    double len[2], blk[2], share[2];
-    len[k] = size;
-    len[1 - k] = ss->tile[sched_li(s, l - 1, o)];
-    blk[k] = block[i];
-    blk[1 - k] = block[o];
-    sched_joint_deal(2, len, blk, parts[i], share);
-    return share[k];
+                            const double *parts, const double *block, const double *share,
+                            const int *other) {
+    int o = other[i];
+    double other_len = ss->tile[sched_li(s, l - 1, o)];
+    double cells = ceil(size / block[i]) * ceil(other_len / block[o]);
+    double run = ceil(cells / parts[i]);
+    double other_blocks = share[o] / block[o];
+    if (!(other_blocks > 0)) return size;
+    return fmin(size, run / other_blocks * block[i]);
 }
 
 /* The tiles of every index of statement st, level by level, for the
@@ -423,11 +425,10 @@ static void walk_tiles(Schedule *s, int st) {
     int *ncur = ARENA_ARRAY(s->arena, int, I);
     double *joint_share = ARENA_ARRAY(s->arena, double, I);
     /* per index under a joint deal at this level: the deal's instances,
-     * its other index, its place in the deal and its block */
+     * its other index and its block */
     double *joint_parts = ARENA_ARRAY(s->arena, double, I);
     double *joint_block = ARENA_ARRAY(s->arena, double, I);
     int *joint_other = ARENA_ARRAY(s->arena, int, I);
-    int *joint_place = ARENA_ARRAY(s->arena, int, I);
     /* the dims outside the outermost memory deal the whole index out
      * element by element: level 0 of each instance holds its share (no
      * joint deal lies there: check_mapping.c) */
@@ -469,7 +470,6 @@ static void walk_tiles(Schedule *s, int st) {
                 joint_parts[ix[k]] = parts;
                 joint_block[ix[k]] = block[k];
                 joint_other[ix[k]] = ix[1 - k];
-                joint_place[ix[k]] = k;
             }
         }
         for (int i = 0; i < I; i++) {
@@ -499,7 +499,7 @@ static void walk_tiles(Schedule *s, int st) {
                             : c[k].size >= above
                                 ? share
                                 : joint_partial(s, ss, l, i, c[k].size, joint_parts, joint_block,
-                                                joint_other, joint_place);
+                                                joint_share, joint_other);
                 double whole = floor(sh / t);
                 add_class(x, &nn, cap, t, c[k].count * whole);
                 add_class(x, &nn, cap, sh - whole * t, c[k].count);

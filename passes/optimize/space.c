@@ -163,8 +163,15 @@ static bool split_divides(const OptSpace *sp, const int *split) {
     return true;
 }
 
-/* May the hole of statement st on dim d take index i? */
+/* May the hole of statement st on dim d take index i?  Not an index the
+ * statement deals jointly on another dim: `(m, n) -> c, n -> r` splits n
+ * twice (E0321). */
 static bool may_take(const OptSpace *sp, int st, int d, int i) {
+    for (int e = 0; sp->m->spatial.joint && e < sp->D; e++)
+        if (e != d && joint_dim(sp, st, e) &&
+            (sp->m->spatial.split[st * sp->D + e] == i ||
+             sp->m->spatial.joint[(st * sp->D + e) * (IR_MAX_JOINT - 1)] == i))
+            return false;
     if (!sp->split_allowed) return true;
     const uint64_t *set = sp->split_allowed + (size_t)(st * sp->D + d) * (size_t)sp->allowed_words;
     bool any = true;

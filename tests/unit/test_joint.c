@@ -25,7 +25,17 @@ static const char *text =
     "mapping rows for g on u4 { spatial m -> x; tile GLB: m 2, n 2; }\n"
     "mapping short_blocks for g<M = 5, N = 7, K = 3> on u4 {\n"
     "  spatial (m, n) -> x; tile GLB: m 2, n 3;\n}\n"
-    "mapping fraction for g<M = 10, N = 16, K = 1> on u4 { spatial (m, n) -> x; }\n";
+    "mapping fraction for g<M = 10, N = 16, K = 1> on u4 { spatial (m, n) -> x; }\n"
+    "arch u4l2 {\n"
+    "  clock 1 GHz;\n"
+    "  memory DRAM { bandwidth 1 B/cycle; }\n"
+    "  memory L2 { capacity 1 MiB; bandwidth 1000 B/cycle; }\n"
+    "  cluster grid[x = 4] switch { link_bandwidth 1 B/cycle; hop_latency 1 cycles; }\n"
+    "  memory GLB { capacity 64 KiB; bandwidth 1000 B/cycle; }\n"
+    "  compute mac matrix { throughput 1 MAC/cycle; }\n"
+    "}\n"
+    "mapping partial_above for g<M = 256, N = 128, K = 64> on u4l2 {\n"
+    "  spatial (m, n) -> x; tile L2: m 192; tile GLB: m 64, n 64;\n}\n";
 
 /* sched_joint_deal on lengths (l0, l1) in blocks (b0, b1) over `parts`:
  * the busiest instance's shares. */
@@ -123,6 +133,14 @@ int main(void) {
         CHECK_EXACT(fr->stmts[0].work, 40, "fraction: busiest 40 MAC");
         CHECK_EXACT(fr->groups[0].mem_bytes[0], 12 + 64 + 160, "fraction: DRAM 236 B");
     }
+    /* a partial tile above the deal: M = 256 in L2 tiles of 192 rows, so
+     * tiles of 3 x 2 and 1 x 2 cells of 64 x 64 over 4.  The first: runs
+     * of 2, the busiest 2 cells; the last: runs of 1, 1 cell.  3 cells of
+     * 64 x 64 x 64 = 786432 MAC (not 4, as if the last tile's busiest
+     * still had the first's two columns of blocks) */
+    const Schedule *pa = unit_lowered(&arena, p, "partial_above");
+    CHECK(pa != NULL, "partial above lowers");
+    if (pa) CHECK_EXACT(pa->stmts[0].work, 786432, "partial above: busiest 3 cells");
     arena_free_all(&arena);
     return unit_finish();
 }
