@@ -19,7 +19,7 @@ SRC      = $(wildcard $(addsuffix /*.c,$(LAYER_DIRS)))
 MAIN_SRC = backend/main.c
 LIB_SRC  = $(filter-out $(MAIN_SRC),$(SRC))
 GEN_C    = $(BUILD)/gen/cmt.lex.c $(BUILD)/gen/cmt.tab.c
-ERROR_PAGES = $(sort $(wildcard docs/errors/E*.md))
+ERROR_PAGES = $(sort $(wildcard docs/errors/[EW]*.md))
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) \
            $(BUILD)/obj/gen/cmt.lex.o $(BUILD)/obj/gen/cmt.tab.o \
            $(BUILD)/obj/gen/errors.o

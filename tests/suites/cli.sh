@@ -321,4 +321,14 @@ for bad in abc 0 -5; do
         fail "budget_env_refused: $bad" "$(head -c 200 "$tmp/err")"
     fi
 done
+# --- every diagnostic's page explains itself, warnings too (only the E
+# pages had been embedded: `cmtc explain W0301` was "no diagnostic code")
+for page in "$root"/docs/errors/W*.md; do
+    code=$(basename "$page" .md)
+    if $RUN explain "$code" 2>"$tmp/err" | cmp -s - "$page"; then
+        pass "explain_warning: $code"
+    else
+        fail "explain_warning: $code" "$(head -c 200 "$tmp/err")"
+    fi
+done
 exit 0
