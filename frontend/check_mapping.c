@@ -243,6 +243,32 @@ static void assign_split(MapCtx *c, const SpatialAssign *as, int stmt, int index
     }
 }
 
+/* The help of E0321 for an index split by two assignments: one split over
+ * the dims of both, `m -> (c, r)`, or `(m, n) -> (c, r)` when either deals
+ * it jointly. */
+static void help_one_split(MapCtx *c, Diag *d, const SpatialAssign *a, const SpatialAssign *b) {
+    const SpatialAssign *joint = a->joint.count >= 2 ? a : b->joint.count >= 2 ? b : NULL;
+    const char *lhs = a->index.name;
+    if (joint)
+        lhs = arena_printf(c->arena, "(%s, %s)", joint->joint.items[0].name,
+                           joint->joint.items[1].name);
+    const char *dims = "";
+    int n = 0;
+    const SpatialAssign *both[2] = {a, b};
+    for (int q = 0; q < 2; q++)
+        for (int k = 0; k < both[q]->dims.count; k++) {
+            const Ident *id = &both[q]->dims.items[k];
+            bool seen = !id->name;
+            for (int p = 0; p < q && !seen; p++) /* (names are interned) */
+                for (int j = 0; j < both[p]->dims.count; j++)
+                    seen |= both[p]->dims.items[j].name == id->name;
+            if (seen) continue;
+            dims = arena_printf(c->arena, "%s%s%s", dims, n++ ? ", " : "", id->name);
+        }
+    diag_help(d, c->diags, "give all its dims in one split: `%s -> %s%s%s`", lhs, n > 1 ? "(" : "",
+              dims, n > 1 ? ")" : "");
+}
+
 static int *joint_at(MapCtx *c, int stmt, int dim) {
     IrSpatial *sp = &c->m->spatial;
     if (!sp->joint) {
@@ -306,6 +332,7 @@ static void apply_joint(MapCtx *c, const SpatialAssign *as, const bool *named, b
         if (first && first != as) {
             Diag *d = map_error(c, id->span, "E0321", "`%s` is split twice", id->name);
             diag_label(d, c->diags, first->span, "first here");
+            help_one_split(c, d, first, as);
             return;
         }
         if (!is_for) c->split_assign_of[ix[k]] = as;
@@ -574,8 +601,7 @@ static void apply_spatial(MapCtx *c, const MapItem *it, bool for_lines) {
             if (first && first != as && !same) { /* (the same split: assign_split says so) */
                 Diag *d = map_error(c, as->span, "E0321", "`%s` is split twice", as->index.name);
                 diag_label(d, c->diags, first->span, "first here");
-                diag_help(d, c->diags, "give all its dims in one split: `%s -> (x, y)`",
-                          as->index.name);
+                help_one_split(c, d, first, as);
                 continue;
             }
             if (!is_for) c->split_assign_of[index] = as;
