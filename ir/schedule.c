@@ -180,24 +180,29 @@ void sched_joint_deal(int n, const double *len, const double *block, double part
     }
 }
 
+double sched_joint_parts(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner) {
+    double parts = 1;
+    for (int e = 0; e < s->arch->dim_count; e++)
+        if (ss->split[e] == ss->split[d] && sched_dim_between(s, e, outer, inner) &&
+            memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
+            parts *= (double)s->arch->dims[e].size;
+    return parts;
+}
+
 /* The range and block of each index of dim d's joint deal, the level it
  * enters, and the instances of the line's dims between outer and inner. */
 static double joint_setup(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,
                           double len[IR_MAX_JOINT], double block[IR_MAX_JOINT],
                           int ix[IR_MAX_JOINT]) {
     int n = sched_dim_indices(ss, d, ix), st = (int)(ss - s->stmts);
-    double ignored, parts = 1;
+    double ignored;
     int enter = sched_deal_range(s, ss, d, outer, inner, &ignored, &ignored);
     for (int k = 0; k < n; k++) {
         len[k] = enter > 0 ? ss->tile[(enter - 1) * s->op->index_count + ix[k]]
                            : (double)s->op->indices[ix[k]].extent;
         block[k] = sched_deal_block(s, st, enter, ix[k]);
     }
-    for (int e = 0; e < s->arch->dim_count; e++)
-        if (ss->split[e] == ix[0] && sched_dim_between(s, e, outer, inner) &&
-            memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
-            parts *= (double)s->arch->dims[e].size;
-    return parts;
+    return sched_joint_parts(s, ss, d, outer, inner);
 }
 
 double sched_joint_spread(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner,

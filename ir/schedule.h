@@ -480,6 +480,10 @@ int sched_dim_indices(const SchedStmt *ss, int d, int out[IR_MAX_JOINT]);
 bool sched_dim_splits(const SchedStmt *ss, int d, int i);
 /* Whether statement st's access of `tensor` has an index dim d deals. */
 bool sched_access_split(const Schedule *s, int st, int tensor, int d);
+/* The instances of the joint deal of dim d between levels outer and inner:
+ * the sizes of the dims there that deal the same indices (`(m, n) ->
+ * (x, y)` deals over x and y together). */
+double sched_joint_parts(const Schedule *s, const SchedStmt *ss, int d, int outer, int inner);
 /* A joint deal (docs/cost-model.md section 1.2): n indices, ranges len[k]
  * in blocks block[k], their grid of cells dealt over `parts` instances in
  * contiguous runs of q = ceil(cells / parts), the first index most

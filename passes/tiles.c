@@ -454,11 +454,7 @@ static void walk_tiles(Schedule *s, int st) {
             int ix[IR_MAX_JOINT], n = sched_dim_indices(ss, d, ix);
             if (joint_share[ix[0]] >= 0) continue; /* dealt with an earlier dim of its line */
             /* the line's dims deal together: (m, n) -> (x, y) */
-            double parts = 1;
-            for (int e = d; e < s->arch->dim_count; e++)
-                if (sched_dim_between(s, e, l - 1, l) && ss->split[e] == ix[0] &&
-                    memcmp(ss->joint[e], ss->joint[d], sizeof ss->joint[d]) == 0)
-                    parts *= (double)s->arch->dims[e].size;
+            double parts = sched_joint_parts(s, ss, d, l - 1, l);
             double len[IR_MAX_JOINT], block[IR_MAX_JOINT], share[IR_MAX_JOINT];
             for (int k = 0; k < n; k++) {
                 len[k] = ss->tile[sched_li(s, l - 1, ix[k])];

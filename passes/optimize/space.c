@@ -531,8 +531,6 @@ static int64_t joint_inside(const OptSpace *sp, int h) {
         int64_t p = 1;
         for (int d = 0; d < sp->D; d++) {
             if (!joint_dim(sp, st, d) || dim_outside_level(sp->arch, d, l)) continue;
-            const int *j = &sp->m->spatial.joint[(st * sp->D + d) * (IR_MAX_JOINT - 1)];
-            (void)j;
             if (sp->m->spatial.split[st * sp->D + d] == i) p *= sp->arch->dims[d].size;
         }
         if (p > most) most = p;
